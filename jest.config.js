@@ -1,0 +1,27 @@
+/**
+ * Two projects: `unit` (pure code, the emulator, tools on temp dirs) needs no server;
+ * `temporal` runs against one real Temporal dev server started for the whole run.
+ */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testTimeout: 60_000,
+  maxWorkers: 1,
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+    },
+    {
+      displayName: 'temporal',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/workflow/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/kit/global-setup.ts',
+      globalTeardown: '<rootDir>/test/kit/global-teardown.ts',
+    },
+  ],
+};

@@ -1,0 +1,156 @@
+/**
+ * JSON-safe Anthropic Messages API wire types, with zod schemas for validating them at
+ * boundaries. Workflow-safe: no SDK import (the SDK is Node-only and its types drift).
+ *
+ * Rule: validate, don't transform. Callers check `schema.safeParse(x).success` and keep
+ * using `x` itself, because a parsed copy may reorder or drop fields, and a cached prompt
+ * prefix must reach the provider exactly as the parent sent it.
+ */
+import { z } from 'zod';
+
+export const cacheControlSchema = z.looseObject({
+  type: z.literal('ephemeral'),
+  ttl: z.enum(['5m', '1h']).optional(),
+});
+export type CacheControl = z.infer<typeof cacheControlSchema>;
+
+const cacheable = { cache_control: cacheControlSchema.nullish() };
+
+export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string(), ...cacheable });
+export const imageBlockSchema = z.looseObject({ type: z.literal('image'), source: z.looseObject({ type: z.string() }), ...cacheable });
+export const documentBlockSchema = z.looseObject({ type: z.literal('document'), source: z.looseObject({ type: z.string() }), ...cacheable });
+export const toolUseBlockSchema = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.unknown(),
+  ...cacheable,
+});
+export const toolResultBlockSchema = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema, documentBlockSchema]))]).optional(),
+  is_error: z.boolean().optional(),
+  ...cacheable,
+});
+export const thinkingBlockSchema = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() });
+export const redactedThinkingBlockSchema = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
+
+export const contentBlockSchema = z.discriminatedUnion('type', [
+  textBlockSchema,
+  imageBlockSchema,
+  documentBlockSchema,
+  toolUseBlockSchema,
+  toolResultBlockSchema,
+  thinkingBlockSchema,
+  redactedThinkingBlockSchema,
+]);
+
+export const messageParamSchema = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(contentBlockSchema)]),
+});
+
+export const toolDefinitionSchema = z.looseObject({
+  name: z.string().min(1).max(128),
+  description: z.string().optional(),
+  input_schema: z.looseObject({ type: z.literal('object') }),
+  ...cacheable,
+});
+
+export const systemParamSchema = z.union([z.string(), z.array(textBlockSchema)]);
+
+export const thinkingConfigSchema = z.union([
+  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024) }),
+  z.looseObject({ type: z.literal('disabled') }),
+  z.looseObject({ type: z.literal('adaptive') }),
+]);
+
+export type TextBlock = z.infer<typeof textBlockSchema>;
+export type ImageBlock = z.infer<typeof imageBlockSchema>;
+export type DocumentBlock = z.infer<typeof documentBlockSchema>;
+export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
+export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
+export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
+export type RedactedThinkingBlock = z.infer<typeof redactedThinkingBlockSchema>;
+export type ContentBlock = z.infer<typeof contentBlockSchema>;
+export type MessageParam = z.infer<typeof messageParamSchema>;
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+export type SystemParam = z.infer<typeof systemParamSchema>;
+export type ThinkingConfig = z.infer<typeof thinkingConfigSchema>;
+
+export type StopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
+
+/** The request body forkflow sends to `POST /v1/messages` (the fields it uses). */
+export interface MessagesRequest {
+  model: string;
+  max_tokens: number;
+  messages: MessageParam[];
+  system?: SystemParam;
+  tools?: ToolDefinition[];
+  tool_choice?: Record<string, unknown>;
+  thinking?: ThinkingConfig;
+  metadata?: Record<string, unknown>;
+  stop_sequences?: string[];
+  stream?: boolean;
+}
+
+/** Token usage in forkflow's camel-case form (the public `status` contract). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+}
+
+export const ZERO_USAGE: Usage = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadInputTokens: 0,
+  cacheCreationInputTokens: 0,
+});
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
+    cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+  };
+}
+
+/** All input tokens of a request: uncached + cache read + cache write. */
+export function totalInputTokens(u: Usage): number {
+  return u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens;
+}
+
+/** `read / (read + creation + input)`, or 0 when nothing was sent. */
+export function cacheHitRatio(u: Usage): number {
+  const total = totalInputTokens(u);
+  return total === 0 ? 0 : u.cacheReadInputTokens / total;
+}
+
+/** Content of a message as a block list (a string is one text block, as the API reads it). */
+export function blocksOf(message: MessageParam): ContentBlock[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+export function toolUsesOf(message: MessageParam): ToolUseBlock[] {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return [];
+  return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+}
+
+/** The text of a message's text blocks, joined by newlines. */
+export function textOf(message: MessageParam): string {
+  return blocksOf(message)
+    .filter((b): b is TextBlock => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
+}

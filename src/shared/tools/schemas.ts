@@ -1,0 +1,93 @@
+/**
+ * One zod schema per tool: it yields the JSON Schema the model sees, the parser the
+ * activity runs, and the TypeScript type. Names are provider-neutral and arguments flat.
+ * Workflow-safe (the workflow offers these definitions when a fork has no snapshot).
+ */
+import { z } from 'zod';
+import type { ToolDefinition } from '../anthropic';
+
+const filePath = z
+  .string()
+  .min(1)
+  .describe('Path of the file: absolute, or relative to the workspace root.');
+
+export const readInput = z.strictObject({
+  file_path: filePath,
+  offset: z.number().int().min(1).optional().describe('First line to read, 1-based. Default 1.'),
+  limit: z.number().int().min(1).max(5000).optional().describe('Number of lines to read. Default 2000.'),
+});
+
+export const globInput = z.strictObject({
+  pattern: z.string().min(1).describe('Glob pattern such as "src/**/*.ts".'),
+  path: z.string().min(1).optional().describe('Directory to search in. Default: the workspace root.'),
+});
+
+export const grepInput = z.strictObject({
+  pattern: z.string().min(1).describe('Regular expression (JavaScript syntax) to search for.'),
+  path: z.string().min(1).optional().describe('File or directory to search. Default: the workspace root.'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts".'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('"content" shows matching lines, "files_with_matches" (default) lists files, "count" counts per file.'),
+  case_insensitive: z.boolean().optional().describe('Match case-insensitively.'),
+  context: z.number().int().min(0).max(20).optional().describe('Lines of context around each match (content mode).'),
+  head_limit: z.number().int().min(1).optional().describe('Return at most this many lines/files.'),
+});
+
+export const bashInput = z.strictObject({
+  command: z.string().min(1).describe('The shell command to run (bash).'),
+  timeout_ms: z.number().int().min(100).max(600_000).optional().describe('Kill the command after this long. Default 120000.'),
+  description: z.string().optional().describe('What the command does, in a few words.'),
+});
+
+export const fileEditInput = z.strictObject({
+  file_path: z.string().min(1).describe('Absolute path of the file to edit.'),
+  old_string: z.string().describe('Exact text to replace; must occur exactly once unless replace_all is set.'),
+  new_string: z.string().describe('Replacement text.'),
+  replace_all: z.boolean().optional().describe('Replace every occurrence.'),
+});
+
+export const fileWriteInput = z.strictObject({
+  file_path: z.string().min(1).describe('Absolute path of the file to create or overwrite.'),
+  content: z.string().describe('The whole new content of the file.'),
+});
+
+export const toolInputSchemas = {
+  Read: readInput,
+  Glob: globInput,
+  Grep: grepInput,
+  Bash: bashInput,
+  FileEdit: fileEditInput,
+  FileWrite: fileWriteInput,
+} as const;
+
+export type BuiltinToolName = keyof typeof toolInputSchemas;
+export type ReadInput = z.infer<typeof readInput>;
+export type GlobInput = z.infer<typeof globInput>;
+export type GrepInput = z.infer<typeof grepInput>;
+export type BashInput = z.infer<typeof bashInput>;
+export type FileEditInput = z.infer<typeof fileEditInput>;
+export type FileWriteInput = z.infer<typeof fileWriteInput>;
+
+export const READ_ONLY_TOOLS: readonly BuiltinToolName[] = ['Read', 'Glob', 'Grep'];
+
+const descriptions: Record<BuiltinToolName, string> = {
+  Read: 'Read a text file from the workspace, with line numbers. Use offset/limit for large files.',
+  Glob: 'List files matching a glob pattern, newest first.',
+  Grep: 'Search file contents with a regular expression.',
+  Bash: 'Run a shell command in the workspace and return its output.',
+  FileEdit: 'Replace an exact string in a file.',
+  FileWrite: 'Create or overwrite a file.',
+};
+
+export function isBuiltinTool(name: string): name is BuiltinToolName {
+  return Object.prototype.hasOwnProperty.call(toolInputSchemas, name);
+}
+
+/** The Anthropic tool definition of a built-in tool (stable bytes: the cache depends on them). */
+export function toolDefinition(name: BuiltinToolName): ToolDefinition {
+  const schema = z.toJSONSchema(toolInputSchemas[name], { target: 'draft-7' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return { name, description: descriptions[name], input_schema: { type: 'object', ...schema } };
+}
