@@ -1,0 +1,21 @@
+# The forkflow worker image: compiled TypeScript on Node 20, production dependencies only.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+# git for worktree isolation; ca-certificates for TLS to Temporal Cloud and Anthropic.
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/lib ./lib
+COPY package.json ./
+COPY bin ./bin
+USER node
+ENV NODE_ENV=production FORKFLOW_WORKSPACE=/workspace
+ENTRYPOINT ["node", "bin/forkflow.js"]
+CMD ["worker"]

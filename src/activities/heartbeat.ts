@@ -1,0 +1,16 @@
+/**
+ * Keeps a long activity's heartbeat going. Cancellation reaches an activity only through
+ * heartbeat responses, so the beat is frequent (the worker's throttle decides how many
+ * actually reach the server); stop it in `finally`.
+ */
+import { Context } from '@temporalio/activity';
+
+export function startHeartbeat(details?: () => unknown): () => void {
+  const ctx = Context.current();
+  const timeoutMs = ctx.info.heartbeatTimeoutMs ?? 0;
+  if (!timeoutMs) return () => undefined;
+  const beat = () => ctx.heartbeat(details?.());
+  beat();
+  const timer = setInterval(beat, Math.min(500, Math.max(50, timeoutMs / 2)));
+  return () => clearInterval(timer);
+}

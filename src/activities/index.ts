@@ -1,0 +1,27 @@
+/**
+ * All of forkflow's activities, built from injected dependencies (an Anthropic client, a
+ * Temporal client for reading conversations, the workspace root). Workflows import only
+ * the type `ForkflowActivities`.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Client } from '@temporalio/client';
+import { ConversationSource } from './conversation';
+import { createModelActivities } from './model/call-model';
+import { createToolActivities } from './run-tool';
+
+export interface ActivityDeps {
+  anthropic: Anthropic;
+  client: Client;
+  workspaceRoot: string;
+  stream?: boolean;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  const conversations = new ConversationSource(deps.client);
+  return {
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
+    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot }),
+  };
+}
+
+export type ForkflowActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,84 @@
+/**
+ * The model activity: one Anthropic Messages API call per turn. Its input is a reference;
+ * the conversation and request context come from the workflow (see ../conversation.ts).
+ * It streams (heartbeating on every event), passes the activity's AbortSignal to the
+ * request, and returns the assistant message in request-param form plus usage.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { ContentBlock, StopReason } from '../../shared/anthropic';
+import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
+import { buildMessagesRequest } from '../../shared/request';
+import type { ConversationSource } from '../conversation';
+import { startHeartbeat } from '../heartbeat';
+import { classifyModelError } from './errors';
+
+export interface ModelDeps {
+  anthropic: Anthropic;
+  conversations: ConversationSource;
+  /** Stream responses (default). Off only for endpoints without SSE. */
+  stream?: boolean;
+}
+
+type ResponseBlock = Anthropic.Messages.ContentBlock;
+
+/** Response blocks → request params: what the next request must send back, nothing more. */
+export function toParamBlock(block: ResponseBlock): ContentBlock {
+  switch (block.type) {
+    case 'text':
+      return block.citations ? { type: 'text', text: block.text, citations: block.citations } : { type: 'text', text: block.text };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    default:
+      return block as unknown as ContentBlock;
+  }
+}
+
+export function createModelActivities(deps: ModelDeps) {
+  return {
+    async callModel(input: ModelCallInput): Promise<ModelCallResult> {
+      const ctx = Context.current();
+      const [context, messages] = await Promise.all([
+        deps.conversations.context(input.run, input.contextKey),
+        deps.conversations.messages(input.run, input.messageCount),
+      ]);
+      const stream = deps.stream !== false;
+      const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+      let events = 0;
+      const stopHeartbeat = startHeartbeat(() => ({ turn: input.turn, events }));
+      try {
+        const options = { signal: ctx.cancellationSignal };
+        const message = stream
+          ? await deps.anthropic.messages
+              .stream(body as Anthropic.Messages.MessageStreamParams, options)
+              .on('streamEvent', () => {
+                events++;
+              })
+              .finalMessage()
+          : await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
+        const usage = message.usage;
+        return {
+          message: { role: 'assistant', content: message.content.map(toParamBlock) },
+          stopReason: message.stop_reason as StopReason | null,
+          usage: {
+            inputTokens: usage.input_tokens,
+            outputTokens: usage.output_tokens,
+            cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+            cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+          },
+          model: message.model,
+          requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
+        };
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`model call of turn ${input.turn} cancelled`);
+        throw classifyModelError(err);
+      } finally {
+        stopHeartbeat();
+      }
+    },
+  };
+}

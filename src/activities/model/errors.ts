@@ -1,0 +1,72 @@
+/**
+ * Provider errors → Temporal failures. Temporal owns retries (the SDK client runs with
+ * maxRetries 0): transient errors are retryable with the provider's `retry-after` as the
+ * next delay; errors that a retry cannot fix are non-retryable and carry the provider's
+ * own message, so the fork fails with something a person can act on.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+
+const NON_RETRYABLE = new Set([400, 401, 403, 404, 413, 422]);
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: 'ModelInvalidRequest',
+  401: 'ModelAuthentication',
+  403: 'ModelPermission',
+  404: 'ModelNotFound',
+  408: 'ModelTimeout',
+  409: 'ModelConflict',
+  413: 'ModelRequestTooLarge',
+  422: 'ModelUnprocessable',
+  429: 'ModelRateLimited',
+  504: 'ModelTimeout',
+  529: 'ModelOverloaded',
+};
+
+/** Seconds or an HTTP date in `retry-after`, or milliseconds in `retry-after-ms`. */
+export function retryDelayMs(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const raw = headers.get('retry-after');
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+interface ErrorBody {
+  error?: { type?: string; message?: string };
+  request_id?: string;
+}
+
+/** The provider's own words, not the SDK's `400 {json}` rendering. */
+export function providerMessage(err: InstanceType<typeof Anthropic.APIError>): string {
+  const body = err.error as ErrorBody | undefined;
+  return body?.error?.message ?? err.message;
+}
+
+export function classifyModelError(err: unknown): ApplicationFailure {
+  if (err instanceof Anthropic.APIConnectionError) {
+    return ApplicationFailure.create({ type: 'ModelConnectionError', message: `Could not reach the model API: ${err.message}`, cause: err });
+  }
+  if (err instanceof Anthropic.APIError) {
+    const body = err.error as ErrorBody | undefined;
+    const details = [{ status: err.status ?? null, errorType: body?.error?.type ?? null, requestId: body?.request_id ?? err.requestID ?? null }];
+    const message = providerMessage(err);
+    // A mid-stream `event: error` has no HTTP status; its body says what it was (e.g. overloaded).
+    if (err.status === undefined) {
+      return ApplicationFailure.create({ type: 'ModelStreamError', message: `${body?.error?.type ?? 'stream error'}: ${message}`, details });
+    }
+    const type = TYPE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'ModelServerError' : 'ModelError');
+    if (NON_RETRYABLE.has(err.status)) {
+      return ApplicationFailure.create({ type, message, nonRetryable: true, details });
+    }
+    const delay = retryDelayMs(err.headers);
+    return ApplicationFailure.create({ type, message, details, ...(delay !== undefined ? { nextRetryDelay: delay } : {}) });
+  }
+  if (err instanceof ApplicationFailure) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return ApplicationFailure.create({ type: 'ModelCallError', message, cause: err instanceof Error ? err : undefined });
+}

@@ -1,0 +1,52 @@
+/**
+ * The tool activity: runs one built-in tool call in this worker's workspace. Large tool
+ * inputs are read from the conversation instead of travelling in the activity input.
+ * A tool's own failures come back as data (`isError`); cancellation propagates.
+ */
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { toolUsesOf } from '../shared/anthropic';
+import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
+import type { ConversationSource } from './conversation';
+import { startHeartbeat } from './heartbeat';
+import { runBuiltinTool } from './tools';
+import type { WritePolicy } from './tools/types';
+
+export interface ToolDeps {
+  conversations: ConversationSource;
+  /** Default workspace root of this worker. */
+  workspaceRoot: string;
+}
+
+async function toolInput(deps: ToolDeps, input: ToolCallInput): Promise<unknown> {
+  if (!input.inputAt) return input.input;
+  const messages = await deps.conversations.messages(input.run, input.inputAt.messageIndex + 1);
+  const message = messages[input.inputAt.messageIndex];
+  const use = message ? toolUsesOf(message).find((u) => u.id === input.toolUseId) : undefined;
+  if (!use) throw new Error(`tool_use ${input.toolUseId} not found at message ${input.inputAt.messageIndex}`);
+  return use.input;
+}
+
+export function createToolActivities(deps: ToolDeps) {
+  return {
+    async runTool(input: ToolCallInput): Promise<ToolCallResult> {
+      const ctx = Context.current();
+      const raw = await toolInput(deps, input);
+      const root = input.workspaceRoot ?? deps.workspaceRoot;
+      const writePolicy: WritePolicy = input.writePolicy.kind === 'workspace' ? { kind: 'workspace' } : { kind: 'none' };
+      const stopHeartbeat = startHeartbeat(() => ({ tool: input.name }));
+      try {
+        return await runBuiltinTool(input.name, raw, {
+          root,
+          signal: ctx.cancellationSignal,
+          heartbeat: (details?: unknown) => ctx.heartbeat(details),
+          writePolicy,
+        });
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`${input.name} cancelled`);
+        throw err;
+      } finally {
+        stopHeartbeat();
+      }
+    },
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * Operator commands on agents: fork, status, send, cancel, list, transcript, result.
+ * Each prints a table or short lines for people, or JSON with `--json`.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { AgentNotFoundError, ForkflowClient, InvalidForkInputError, type ForkParams, type ForkResult } from '../../client';
+import { textOf } from '../../shared/anthropic';
+import { durationSchema } from '../../shared/duration';
+import { forkInputJsonSchema } from '../../shared/fork-input';
+import { CliError, EXIT } from '../exit';
+import { formatUsage, printJson, table, truncate } from '../output';
+
+export interface GlobalOptions {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+  json?: boolean;
+}
+
+/** Runs `fn` with a connected client; maps forkflow errors to exit codes and hints. */
+export async function withClient<T>(opts: GlobalOptions, fn: (client: ForkflowClient) => Promise<T>): Promise<T> {
+  let client: ForkflowClient;
+  try {
+    client = await ForkflowClient.connect({ address: opts.address, namespace: opts.namespace, taskQueue: opts.taskQueue });
+  } catch (err) {
+    throw new CliError(
+      `Cannot reach Temporal (${(err as Error).message}). Start one with \`forkflow dev\`, or set TEMPORAL_ADDRESS / --address.`,
+      EXIT.unavailable,
+    );
+  }
+  try {
+    return await fn(client);
+  } catch (err) {
+    if (err instanceof AgentNotFoundError) throw new CliError(err.message, EXIT.notFound);
+    if (err instanceof InvalidForkInputError) throw new CliError(err.message, EXIT.usage);
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+const positiveInt = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} must be a non-negative integer, got "${v}"`, EXIT.usage);
+  return n;
+};
+
+function printResult(result: ForkResult, json?: boolean): void {
+  if (json) return printJson(result);
+  process.stdout.write(
+    `${result.agentId}: ${result.status} (${result.stopReason}) after ${result.turns} turns, ${result.toolUses} tool calls, ${result.durationMs} ms\n` +
+      `usage: ${formatUsage(result.usage)}\n${result.error ? `error: ${result.error}\n` : ''}\n${result.text}\n`,
+  );
+}
+
+function exitFor(result: ForkResult): void {
+  if (result.status !== 'completed') process.exitCode = EXIT.forkNotCompleted;
+}
+
+interface ForkFlags {
+  file?: string;
+  prompt?: string;
+  label?: string;
+  maxTurns?: number;
+  timeout?: string;
+  readOnly?: boolean;
+  agentId?: string;
+  workspace?: string;
+  wait?: boolean;
+}
+
+function forkParams(flags: ForkFlags): ForkParams {
+  let params: Record<string, unknown> = {};
+  if (flags.file) {
+    try {
+      params = JSON.parse(readFileSync(flags.file === '-' ? 0 : flags.file, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new CliError(`Cannot read fork input from ${flags.file}: ${(err as Error).message}`, EXIT.usage);
+    }
+  }
+  if (flags.prompt) params.prompt = flags.prompt;
+  if (flags.label) params.forkLabel = flags.label;
+  if (flags.maxTurns !== undefined) params.maxTurns = flags.maxTurns;
+  if (flags.timeout) {
+    if (!durationSchema.safeParse(flags.timeout).success) throw new CliError(`--timeout: expected a duration like 90s or 5m, got "${flags.timeout}"`, EXIT.usage);
+    params.timeout = flags.timeout;
+  }
+  if (flags.readOnly) params.toolFilter = 'readOnly';
+  if (flags.agentId) params.agentId = flags.agentId;
+  if (flags.workspace) params.workspace = { ...(params.workspace as object), root: flags.workspace };
+  if (!params.prompt) throw new CliError('A fork needs a directive: --prompt "..." or a JSON file with "prompt" (--file).', EXIT.usage);
+  return params as ForkParams;
+}
+
+export function registerAgentCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('fork')
+    .description('start a fork (from flags or a JSON input file); --wait to wait for its result')
+    .option('-f, --file <path>', 'JSON input for forkWorkflow (see `forkflow schema`); - reads stdin')
+    .option('-p, --prompt <text>', 'the directive')
+    .option('-l, --label <label>', 'fork label')
+    .option('--max-turns <n>', 'maximum model calls', positiveInt('--max-turns'))
+    .option('--timeout <duration>', 'wall-clock limit, e.g. 5m')
+    .option('--read-only', 'only Read, Glob and Grep')
+    .option('--agent-id <id>', 'agent (and workflow) id')
+    .option('--workspace <dir>', 'workspace root on the tool worker')
+    .option('-w, --wait', 'wait for the result')
+    .action((flags: ForkFlags) =>
+      withClient(globals(), async (client) => {
+        const params = forkParams(flags);
+        const handle = await client.start(params);
+        if (!flags.wait) {
+          if (globals().json) printJson({ agentId: handle.agentId, runId: handle.runId });
+          else process.stdout.write(`started ${handle.agentId}\n`);
+          return;
+        }
+        const result = await handle.result();
+        printResult(result, globals().json);
+        exitFor(result);
+      }),
+    );
+
+  program
+    .command('status <agentId>')
+    .description("an agent's live status (query `status`)")
+    .action((agentId: string) =>
+      withClient(globals(), async (client) => {
+        const s = await client.status(agentId);
+        if (globals().json) return printJson(s);
+        process.stdout.write(
+          table(
+            ['field', 'value'],
+            [
+              ['agent', s.agentId],
+              ['state', s.state],
+              ['label', s.forkLabel],
+              ['turns', `${s.turns}/${s.maxTurns}${s.maxTurnsReached ? ' (max reached)' : ''}`],
+              ['tool calls', s.toolUses],
+              ['usage', formatUsage(s.usage)],
+              ['cache hit ratio', s.cacheHitRatio.toFixed(3)],
+              ['pending messages', s.pendingMessages],
+              ['now', s.activity],
+              ['parent', s.parentAgentId],
+              ['error', s.error],
+              ['rejected signals', s.rejectedSignals.length ? s.rejectedSignals.map((r) => r.issues.join('; ')).join(' | ') : undefined],
+              ['last text', truncate(s.lastText, 100)],
+            ],
+          ) + '\n',
+        );
+      }),
+    );
+
+  program
+    .command('send <agentId> <message>')
+    .description('send a message; it enters the conversation at the next turn boundary')
+    .option('-s, --summary <text>', 'a few words for UIs')
+    .option('--from <who>', 'sender', 'operator')
+    .action((agentId: string, message: string, flags: { summary?: string; from?: string }) =>
+      withClient(globals(), async (client) => {
+        await client.sendMessage(agentId, { message, summary: flags.summary, from: flags.from });
+        if (globals().json) printJson({ agentId, queued: true });
+        else process.stdout.write(`queued for ${agentId}\n`);
+      }),
+    );
+
+  program
+    .command('cancel <agentId>')
+    .description('cancel an agent (and its subtree); it ends killed with its partial result')
+    .action((agentId: string) =>
+      withClient(globals(), async (client) => {
+        await client.cancel(agentId);
+        if (globals().json) printJson({ agentId, cancelRequested: true });
+        else process.stdout.write(`cancellation requested for ${agentId}\n`);
+      }),
+    );
+
+  program
+    .command('list')
+    .description('agents matching a visibility query, e.g. "ForkState = \'running\'"')
+    .option('-q, --query <query>', 'visibility query (the Web UI search box language)')
+    .option('-n, --limit <n>', 'at most this many', positiveInt('--limit'), 50)
+    .action((flags: { query?: string; limit: number }) =>
+      withClient(globals(), async (client) => {
+        const rows = await client.list({ query: flags.query, limit: flags.limit });
+        if (globals().json) return printJson(rows);
+        process.stdout.write(
+          table(
+            ['agent', 'label', 'state', 'temporal', 'parent', 'started'],
+            rows.map((r) => [r.agentId, r.label, r.state, r.temporalStatus, r.parentId, r.startTime]),
+          ) + '\n',
+        );
+      }),
+    );
+
+  program
+    .command('transcript <agentId>')
+    .description("an agent's conversation (query `transcript`)")
+    .action((agentId: string) =>
+      withClient(globals(), async (client) => {
+        const messages = await client.transcript(agentId);
+        if (globals().json) return printJson(messages);
+        for (const m of messages) process.stdout.write(`--- ${m.role}\n${textOf(m) || JSON.stringify(m.content).slice(0, 400)}\n`);
+      }),
+    );
+
+  program
+    .command('result <agentId>')
+    .description("wait for and print an agent's result")
+    .action((agentId: string) =>
+      withClient(globals(), async (client) => {
+        const result = await client.result(agentId);
+        printResult(result, globals().json);
+        exitFor(result);
+      }),
+    );
+
+  program
+    .command('schema')
+    .description('the JSON Schema of forkWorkflow input (for other SDKs and `temporal workflow start`)')
+    .action(() => printJson(forkInputJsonSchema()));
+}
+

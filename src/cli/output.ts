@@ -1,0 +1,23 @@
+/** Output for people (tables, short lines) and for machines (`--json`). */
+import Table from 'cli-table3';
+import type { Usage } from '../shared/anthropic';
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function table(head: string[], rows: (string | number | undefined)[][]): string {
+  const t = new Table({ head, style: { head: ['cyan'], border: ['grey'] } });
+  for (const row of rows) t.push(row.map((c) => (c === undefined ? '' : String(c))));
+  return t.toString();
+}
+
+export function formatUsage(u: Usage): string {
+  return `in ${u.inputTokens} · cache read ${u.cacheReadInputTokens} · cache write ${u.cacheCreationInputTokens} · out ${u.outputTokens}`;
+}
+
+export function truncate(text: string | undefined, max: number): string {
+  if (!text) return '';
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}

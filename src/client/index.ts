@@ -1,0 +1,198 @@
+/**
+ * The typed API backend services use: start forks (sync or fire-and-forget), message them,
+ * read their status and transcript, cancel them, list them. A thin layer over the Temporal
+ * client that speaks forkflow's public contract (workflow type, signal and query names).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import type { MessageParam } from '../shared/anthropic';
+import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
+import { validateForkInput, type ForkInputJson } from '../shared/fork-input';
+import { sendMessageSchema, sendMessageSignal, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
+import { SA } from '../shared/search-attributes';
+import type { ForkResult, ForkStatus } from '../shared/status';
+import { temporalSettings } from '../worker/config';
+import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
+import { toAgentRow, type AgentRow } from './rows';
+
+export * from './errors';
+export type { AgentRow } from './rows';
+export type { ForkInputJson } from '../shared/fork-input';
+export type { ForkResult, ForkStatus } from '../shared/status';
+
+/** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */
+export type ForkParams = ForkInputJson & { agentId?: string };
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'fork';
+}
+
+function firstLine(text: string, max = 120): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Maps Temporal's outcome of a fork run to forkflow's result (a failed fork is a result too). */
+async function decodeResult(handle: WorkflowHandle, agentId: string): Promise<ForkResult> {
+  try {
+    return (await handle.result()) as ForkResult;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new AgentNotFoundError(agentId);
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
+      if (err.cause.type === 'ForkFailed' && err.cause.details?.[0]) return err.cause.details[0] as ForkResult;
+      if (err.cause.type === 'InvalidForkInput') {
+        const issues = (err.cause.details?.[0] as { issues?: string[] } | undefined)?.issues ?? [err.cause.message];
+        throw new InvalidForkInputError(issues);
+      }
+      throw new ForkflowError(`Agent ${agentId} failed: ${err.cause.message}`);
+    }
+    if (err instanceof WorkflowFailedError) throw new ForkflowError(`Agent ${agentId} did not complete: ${err.cause?.message ?? err.message}`);
+    throw err;
+  }
+}
+
+/** A started fork. Its result can be taken once (`result()`); status and messages any time. */
+export class ForkHandle {
+  private taken = false;
+  constructor(
+    private readonly client: ForkflowClient,
+    readonly agentId: string,
+    readonly runId: string | undefined,
+  ) {}
+
+  get workflowId(): string {
+    return this.agentId;
+  }
+
+  async result(): Promise<ForkResult> {
+    if (this.taken) throw new ResultAlreadyTakenError(this.agentId);
+    this.taken = true;
+    return this.client.result(this.agentId);
+  }
+
+  status(): Promise<ForkStatus> {
+    return this.client.status(this.agentId);
+  }
+
+  sendMessage(args: SendMessageArgs): Promise<void> {
+    return this.client.sendMessage(this.agentId, args);
+  }
+
+  cancel(): Promise<void> {
+    return this.client.cancel(this.agentId);
+  }
+}
+
+export interface ForkflowClientOptions {
+  taskQueue?: string;
+}
+
+export class ForkflowClient {
+  readonly taskQueue: string;
+  private ownedConnection?: Connection;
+
+  constructor(
+    readonly temporal: Client,
+    opts: ForkflowClientOptions = {},
+  ) {
+    this.taskQueue = opts.taskQueue ?? TASK_QUEUE;
+  }
+
+  /** Connects with `@temporalio/envconfig` settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS, API key). */
+  static async connect(opts: ForkflowClientOptions & { address?: string; namespace?: string } = {}): Promise<ForkflowClient> {
+    const settings = temporalSettings(opts);
+    const connection = await Connection.connect(settings.connectionOptions);
+    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace }), opts);
+    client.ownedConnection = connection;
+    return client;
+  }
+
+  async close(): Promise<void> {
+    await this.ownedConnection?.close();
+  }
+
+  private handleOf(agentId: string): WorkflowHandle {
+    return this.temporal.workflow.getHandle(agentId);
+  }
+
+  /** Validates and starts a fork; returns its handle at once. */
+  async start(params: ForkParams, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
+    const { agentId: shorthand, ...input } = params;
+    const agentId = shorthand ?? input.overrides?.agentId ?? `fork-${slug(input.forkLabel ?? 'fork')}-${randomUUID().slice(0, 8)}`;
+    const withId: ForkInputJson = { ...input, overrides: { ...input.overrides, agentId } };
+    const validated = validateForkInput(withId);
+    if (!validated.ok) throw new InvalidForkInputError(validated.issues);
+    const v = validated.value;
+    const handle = await this.temporal.workflow.start(WORKFLOW_TYPES.fork, {
+      args: [withId],
+      taskQueue: opts.taskQueue ?? this.taskQueue,
+      workflowId: agentId,
+      staticSummary: `${v.forkLabel}: ${firstLine(v.prompt)}`,
+      staticDetails: `**Directive**\n\n${v.prompt}`,
+      typedSearchAttributes: [
+        { key: SA.agentId, value: agentId },
+        { key: SA.rootId, value: v.rootAgentId ?? agentId },
+        { key: SA.label, value: v.forkLabel },
+        { key: SA.querySource, value: v.querySource },
+        { key: SA.state, value: 'running' },
+        ...(v.parentAgentId ? [{ key: SA.parentId, value: v.parentAgentId }] : []),
+      ],
+    });
+    return new ForkHandle(this, agentId, handle.firstExecutionRunId);
+  }
+
+  /** `sync` waits for and returns the result; `forget` returns a handle whose result can be taken once. */
+  fork(params: ForkParams, opts: { mode: 'sync'; taskQueue?: string }): Promise<ForkResult>;
+  fork(params: ForkParams, opts: { mode: 'forget'; taskQueue?: string }): Promise<ForkHandle>;
+  async fork(params: ForkParams, opts: { mode: 'sync' | 'forget'; taskQueue?: string }): Promise<ForkResult | ForkHandle> {
+    const handle = await this.start(params, opts);
+    return opts.mode === 'sync' ? handle.result() : handle;
+  }
+
+  /** Waits for an agent's result (any number of times, unlike a handle's). */
+  result(agentId: string): Promise<ForkResult> {
+    return decodeResult(this.handleOf(agentId), agentId);
+  }
+
+  /** Queues a message; it enters the conversation at the agent's next turn boundary. */
+  async sendMessage(agentId: string, args: SendMessageArgs): Promise<void> {
+    const parsed = sendMessageSchema.safeParse(args);
+    if (!parsed.success) throw new ForkflowError(`Invalid message: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    await this.call(agentId, (h) => h.signal(sendMessageSignal, parsed.data));
+  }
+
+  status(agentId: string): Promise<ForkStatus> {
+    return this.call(agentId, (h) => h.query(statusQuery));
+  }
+
+  transcript(agentId: string): Promise<MessageParam[]> {
+    return this.call(agentId, (h) => h.query(transcriptQuery));
+  }
+
+  /** Cancels the agent (and, through Temporal, its subtree); it ends `killed` with its partial result. */
+  async cancel(agentId: string): Promise<void> {
+    await this.call(agentId, (h) => h.cancel());
+  }
+
+  /** Agents matching a visibility query (same language as the Web UI's search box). */
+  async list(opts: { query?: string; limit?: number } = {}): Promise<AgentRow[]> {
+    const base = `WorkflowType = '${WORKFLOW_TYPES.fork}'`;
+    const query = opts.query ? `${base} AND (${opts.query})` : base;
+    const rows: AgentRow[] = [];
+    for await (const info of this.temporal.workflow.list({ query })) {
+      rows.push(toAgentRow(info));
+      if (rows.length >= (opts.limit ?? 100)) break;
+    }
+    return rows;
+  }
+
+  private async call<T>(agentId: string, fn: (h: WorkflowHandle) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.handleOf(agentId));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new AgentNotFoundError(agentId);
+      throw err;
+    }
+  }
+}

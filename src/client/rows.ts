@@ -1,0 +1,39 @@
+/** A listed agent: what `forkflow list` and `client.list()` show, from visibility alone. */
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { SA } from '../shared/search-attributes';
+
+export interface AgentRow {
+  agentId: string;
+  workflowId: string;
+  runId: string;
+  label?: string;
+  state?: string;
+  parentId?: string;
+  rootId?: string;
+  querySource?: string;
+  /** Temporal's own execution status (RUNNING, COMPLETED, FAILED, ...). */
+  temporalStatus: string;
+  startTime: string;
+  closeTime?: string;
+  turns?: number;
+  totalTokens?: number;
+}
+
+export function toAgentRow(info: WorkflowExecutionInfo): AgentRow {
+  const sa = info.typedSearchAttributes;
+  return {
+    agentId: sa.get(SA.agentId) ?? info.workflowId,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    label: sa.get(SA.label),
+    state: sa.get(SA.state),
+    parentId: sa.get(SA.parentId),
+    rootId: sa.get(SA.rootId),
+    querySource: sa.get(SA.querySource),
+    temporalStatus: info.status.name,
+    startTime: info.startTime.toISOString(),
+    closeTime: info.closeTime?.toISOString(),
+    turns: sa.get(SA.turns),
+    totalTokens: sa.get(SA.totalTokens),
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Inputs and results of forkflow's activities. Inputs stay small and reference the
+ * conversation instead of carrying it (ARCHITECTURE "History must grow linearly"): each
+ * message is recorded in history once, as the result that produced it.
+ */
+import type { MessageParam, StopReason, Usage } from './anthropic';
+import type { BlockPosition } from './fork-messages';
+
+/** A workflow run whose state answers the `messages` and `requestContext` queries. */
+export interface RunRef {
+  workflowId: string;
+  runId: string;
+}
+
+export interface ModelCallInput {
+  run: RunRef;
+  agentId: string;
+  turn: number;
+  /** The request covers messages [0, messageCount) of the run's conversation. */
+  messageCount: number;
+  /** Hash of the run's RequestContext; the worker caches contexts by it. */
+  contextKey: string;
+  sharedPrefixEnd?: BlockPosition;
+}
+
+export interface ModelCallResult {
+  message: MessageParam & { role: 'assistant' };
+  stopReason: StopReason | null;
+  usage: Usage;
+  model: string;
+  requestId?: string;
+}
+
+export type WritePolicySpec = { kind: 'workspace' } | { kind: 'none' };
+
+export interface ToolCallInput {
+  run: RunRef;
+  agentId: string;
+  turn: number;
+  toolUseId: string;
+  name: string;
+  /** The tool input when small; otherwise read from the conversation at `inputAt`. */
+  input?: unknown;
+  inputAt?: { messageIndex: number };
+  workspaceRoot?: string;
+  writePolicy: WritePolicySpec;
+}
+
+export interface ToolCallResult {
+  content: string;
+  isError: boolean;
+  /** Canonical paths the call wrote (for audits). */
+  touched?: string[];
+}
+
+/** Tool inputs larger than this travel by reference. */
+export const INLINE_TOOL_INPUT_BYTES = 2048;

@@ -1,0 +1,28 @@
+/** Names and defaults that are part of forkflow's public contract. */
+
+/** Default task queue for fork workflows and their activities. */
+export const TASK_QUEUE = 'forkflow';
+
+/** Workflow type names (other SDKs and the `temporal` CLI start them by these names). */
+export const WORKFLOW_TYPES = {
+  fork: 'forkWorkflow',
+} as const;
+
+/** The query source that marks a fork child (one half of the recursion guard). */
+export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
+
+export const DEFAULTS = {
+  model: 'claude-sonnet-5-5',
+  maxTurns: 30,
+  /** `max_tokens` of each model call when neither the input nor the parent snapshot says. */
+  maxOutputTokens: 8192,
+  forkLabel: 'fork',
+  /** Bounded records kept in workflow state. */
+  rejectedSignalsKept: 20,
+} as const;
+
+/** Activity timeouts, one profile per kind of work (a model call and a grep differ). */
+export const ACTIVITY_PROFILES = {
+  model: { startToCloseMs: 10 * 60_000, heartbeatMs: 10_000 },
+  tool: { startToCloseMs: 11 * 60_000, heartbeatMs: 10_000 },
+} as const;

@@ -1,0 +1,118 @@
+/**
+ * The single argument of `forkWorkflow`, as a zod schema. Exported as JSON Schema
+ * (`forkflow schema`) so Python/Go services and the `temporal` CLI can build it.
+ */
+import { z } from 'zod';
+import {
+  messageParamSchema,
+  systemParamSchema,
+  thinkingConfigSchema,
+  toolDefinitionSchema,
+  type MessageParam,
+  type SystemParam,
+  type ThinkingConfig,
+  type ToolDefinition,
+} from './anthropic';
+import { DEFAULTS, FORK_QUERY_SOURCE } from './constants';
+import { durationSchema } from './duration';
+
+/**
+ * A snapshot of the parent's last model request: everything that must be byte-identical
+ * for the provider's prompt cache to carry across the fork boundary.
+ */
+export const cacheSafeParamsSchema = z.looseObject({
+  system: systemParamSchema,
+  tools: z.array(toolDefinitionSchema),
+  model: z.string().min(1),
+  thinking: thinkingConfigSchema.optional(),
+  toolChoice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']) }).optional(),
+  messages: z.array(messageParamSchema),
+  /** The parent's `max_tokens`; not part of the cache key. */
+  maxTokens: z.number().int().positive().optional(),
+  /** Sampling settings older callers may carry: never sent under API 2026-10-21, never hashed. */
+  temperature: z.number().optional(),
+  topP: z.number().optional(),
+  topK: z.number().optional(),
+});
+export interface CacheSafeParams {
+  system: SystemParam;
+  tools: ToolDefinition[];
+  model: string;
+  thinking?: ThinkingConfig;
+  toolChoice?: { type: 'auto' | 'any' | 'tool' | 'none'; [k: string]: unknown };
+  messages: MessageParam[];
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+}
+
+export const toolFilterSchema = z.enum(['allowAll', 'readOnly']);
+export type ToolFilter = z.infer<typeof toolFilterSchema>;
+
+export const forkInputSchema = z.strictObject({
+  /** The child directive: what this fork is to do. */
+  prompt: z.string().min(1, 'prompt (the directive) must not be empty'),
+  /** The parent's cache-safe snapshot. Absent on the parent's first turn: the fork then uses its own system prompt and tools. */
+  parent: cacheSafeParamsSchema.optional(),
+  /** Fallbacks used only when there is no parent snapshot (a fork never overrides a snapshot's model/tools/thinking). */
+  system: systemParamSchema.optional(),
+  tools: z.array(toolDefinitionSchema).optional(),
+  model: z.string().min(1).optional(),
+  thinking: thinkingConfigSchema.optional(),
+  maxOutputTokens: z.number().int().min(1).max(128_000).optional(),
+
+  forkLabel: z.string().min(1).max(200).default(DEFAULTS.forkLabel),
+  querySource: z.string().min(1).max(200).default(FORK_QUERY_SOURCE),
+  maxTurns: z.number().int().min(0).max(10_000).default(DEFAULTS.maxTurns),
+  /** Wall-clock limit for the whole fork; on expiry it is cancelled and reports `timeout`. */
+  timeout: durationSchema.optional(),
+  /** After finishing, wait this long for a message that resumes it (state `idle`). Default 0. */
+  idleTimeout: durationSchema.optional(),
+  /** Do not serve this fork's transcript (memory forks); it also is not counted as a session. */
+  skipTranscript: z.boolean().default(false),
+  overrides: z
+    .strictObject({
+      agentId: z.string().min(1).max(200).optional(),
+      /** Re-sent to the model at every turn boundary, after the cached prefix. */
+      criticalSystemReminder: z.string().min(1).optional(),
+    })
+    .optional(),
+  toolFilter: toolFilterSchema.default('allowAll'),
+  workspace: z
+    .strictObject({
+      /** Absolute directory on the tool worker; default: that worker's configured root. */
+      root: z.string().min(1).optional(),
+      /** Task queue of the worker that owns the workspace (tool activities go there). */
+      taskQueue: z.string().min(1).optional(),
+    })
+    .optional(),
+  parentAgentId: z.string().min(1).optional(),
+  rootAgentId: z.string().min(1).optional(),
+});
+
+export type ForkInputJson = z.input<typeof forkInputSchema>;
+export type ForkInput = Omit<z.output<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };
+
+/** zod issues as one readable line each: `path: message`. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`);
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; issues: string[] };
+
+/**
+ * Validates a fork input. The parent snapshot is returned as the caller's own object, not a
+ * zod copy, so its bytes reach the provider unchanged (see src/shared/anthropic.ts).
+ */
+export function validateForkInput(raw: unknown): Validated<ForkInput> {
+  const parsed = forkInputSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
+  const parent = (raw as { parent?: CacheSafeParams }).parent;
+  return { ok: true, value: { ...parsed.data, parent } };
+}
+
+/** JSON Schema of the workflow input, for other-language clients. */
+export function forkInputJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(forkInputSchema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+}

@@ -1,0 +1,95 @@
+/**
+ * Building a fork's opening messages from its parent's history so that every sibling from
+ * one parent turn shares the parent's bytes up to the directive (SEMANTICS "Building a
+ * fork's messages"). The wording is forkflow's own.
+ */
+import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock } from './anthropic';
+import { blocksOf, toolUsesOf } from './anthropic';
+
+/** The tag that marks a fork's directive; also the second half of the recursion guard. */
+export const FORK_TAG = 'forkflow-worker';
+
+/** Identical in every sibling, so their requests differ only after the last placeholder. */
+export const PLACEHOLDER_RESULT = 'Handed to a forked worker; its report arrives separately.';
+
+const WORKER_RULES = [
+  'You are a forked worker, not the main agent. The conversation above is context you inherited; the directive below is your whole job.',
+  'Rules:',
+  '1. Do not start or fork sub-agents; do the work yourself.',
+  '2. Do not converse or ask questions; nobody will answer. Act.',
+  '3. Use your tools directly, and read files before changing them.',
+  '4. Commit changes only if the directive asks for a commit.',
+  '5. Keep the final report short. Start it with "Scope:" and use these lines:',
+  '   Scope: the directive in one line',
+  '   Result: what you found or did',
+  '   Key files: the files that matter',
+  '   Files changed: paths, or none',
+  '   Issues: problems or open questions, or none',
+  'The directive is the text after this block.',
+].join('\n');
+
+const WORKTREE_NOTICE =
+  'You work in a separate git worktree. Paths in the inherited conversation point at the parent\'s directory: translate them to your worktree and re-read files before you edit them.';
+
+/** The text block holding the boilerplate and the child directive. */
+export function directiveText(directive: string, opts: { worktree?: boolean } = {}): string {
+  const notice = opts.worktree ? `\n${WORKTREE_NOTICE}` : '';
+  return `<${FORK_TAG}>\n${WORKER_RULES}${notice}\n</${FORK_TAG}>\n${directive}`;
+}
+
+/** True when a message carries fork boilerplate (a fork child sees this in its own history). */
+export function hasForkTag(message: MessageParam): boolean {
+  return message.role === 'user' && blocksOf(message).some((b) => b.type === 'text' && b.text.includes(`<${FORK_TAG}>`));
+}
+
+/** Where the part shared by all siblings ends: the last block every sibling has in common. */
+export interface BlockPosition {
+  messageIndex: number;
+  blockIndex: number;
+}
+
+export interface ForkOpening {
+  /** The fork's whole starting conversation. */
+  messages: MessageParam[];
+  /** How many leading messages are the parent's, unchanged. */
+  inheritedCount: number;
+  /** Last block shared by every sibling (absent when the parent history is empty). */
+  sharedPrefixEnd?: BlockPosition;
+}
+
+/**
+ * The three parent-history shapes:
+ * - ends with an assistant turn with tool calls → that turn unchanged, then one user message
+ *   with a placeholder result per call and the directive;
+ * - ends with an assistant turn without tool calls → a user message with the directive;
+ * - ends with a user turn → the directive is appended to it (no two user turns in a row,
+ *   nothing dropped).
+ */
+export function buildForkOpening(history: MessageParam[], directive: string, opts: { worktree?: boolean } = {}): ForkOpening {
+  const directiveBlock: TextBlock = { type: 'text', text: directiveText(directive, opts) };
+  const last = history[history.length - 1];
+  if (!last) return { messages: [{ role: 'user', content: [directiveBlock] }], inheritedCount: 0 };
+
+  if (last.role === 'assistant') {
+    const uses = toolUsesOf(last);
+    const placeholders: ToolResultBlock[] = uses.map((u) => ({
+      type: 'tool_result',
+      tool_use_id: u.id,
+      content: [{ type: 'text', text: PLACEHOLDER_RESULT }],
+    }));
+    const opening: MessageParam = { role: 'user', content: [...placeholders, directiveBlock] };
+    const sharedPrefixEnd =
+      placeholders.length > 0
+        ? { messageIndex: history.length, blockIndex: placeholders.length - 1 }
+        : { messageIndex: history.length - 1, blockIndex: blocksOf(last).length - 1 };
+    return { messages: [...history, opening], inheritedCount: history.length, sharedPrefixEnd };
+  }
+
+  const lastBlocks: ContentBlock[] = blocksOf(last);
+  const merged: MessageParam = { ...last, content: [...lastBlocks, directiveBlock] };
+  return {
+    messages: [...history.slice(0, -1), merged],
+    inheritedCount: history.length - 1,
+    sharedPrefixEnd: { messageIndex: history.length - 1, blockIndex: lastBlocks.length - 1 },
+  };
+}

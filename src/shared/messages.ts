@@ -1,0 +1,47 @@
+/**
+ * Signal, query and update definitions shared by workflows, activities and clients.
+ * The names are the public contract (other SDKs and the `temporal` CLI use them).
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
+import type { ForkStatus } from './status';
+
+export const sendMessageSchema = z.strictObject({
+  message: z.string().min(1, 'message must not be empty').max(200_000),
+  /** A few words for UIs and notifications. */
+  summary: z.string().min(1).max(200).optional(),
+  /** Who sent it: an agent id, a name or `operator`. */
+  from: z.string().min(1).max(200).optional(),
+});
+export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
+
+/** Queue a message for the agent; it enters the conversation at the next turn boundary. */
+export const sendMessageSignal = defineSignal<[SendMessageArgs]>('sendMessage');
+
+export const statusQuery = defineQuery<ForkStatus>('status');
+/** The conversation as Anthropic message params. */
+export const transcriptQuery = defineQuery<MessageParam[]>('transcript');
+
+/** Everything but the messages that a model request needs; fetched once per worker and cached. */
+export interface RequestContext {
+  model: string;
+  system: SystemParam;
+  tools: ToolDefinition[];
+  thinking?: ThinkingConfig;
+  toolChoice?: Record<string, unknown>;
+  maxTokens: number;
+  /** Hash of the cache-relevant parts (system + block policies, tools, model, thinking). */
+  cacheKeyHash: string;
+}
+
+/** Internal: the request context of a run (read by the model activity). */
+export const requestContextQuery = defineQuery<RequestContext>('requestContext');
+
+export interface MessagesPage {
+  from: number;
+  messages: MessageParam[];
+  total: number;
+}
+/** Internal: messages [from, to) of a run's conversation (read by the model activity). */
+export const messagesQuery = defineQuery<MessagesPage, [{ from: number; to: number }]>('messages');

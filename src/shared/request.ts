@@ -1,0 +1,141 @@
+/**
+ * Turns a request context and a conversation into the exact Messages API body. Pure and
+ * shared, so a parent and its forks (and any process, any replay) build identical bytes:
+ * tool-call pairing is repaired here, cache breakpoints are placed here, and sampling
+ * settings never reach API 2026-10-21.
+ */
+import type { CacheControl, ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolResultBlock } from './anthropic';
+import { blocksOf, toolUsesOf } from './anthropic';
+import type { BlockPosition } from './fork-messages';
+import type { RequestContext } from './messages';
+
+export const MAX_CACHE_BREAKPOINTS = 4;
+export const INTERRUPTED_RESULT = 'No result was recorded for this tool call (interrupted).';
+const EPHEMERAL: CacheControl = { type: 'ephemeral' };
+
+export interface BuildOptions {
+  /** Last block shared by all siblings of a fork: gets its own breakpoint. */
+  sharedPrefixEnd?: BlockPosition;
+  stream?: boolean;
+}
+
+/**
+ * Every assistant `tool_use` must be answered by a `tool_result` in the next user message.
+ * Unanswered calls (a snapshot taken mid-round, a crash) get an error result, added the same
+ * way wherever the history is replayed, so parent and fork bytes stay identical.
+ */
+export function repairToolPairing(messages: MessageParam[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    out.push(message);
+    const uses = toolUsesOf(message);
+    if (uses.length === 0) continue;
+    const next = messages[i + 1];
+    if (i === messages.length - 1) break; // a trailing assistant turn is the caller's business
+    const answered = new Set(
+      next && next.role === 'user' ? blocksOf(next).filter((b): b is ToolResultBlock => b.type === 'tool_result').map((b) => b.tool_use_id) : [],
+    );
+    const missing: ToolResultBlock[] = uses
+      .filter((u) => !answered.has(u.id))
+      .map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: INTERRUPTED_RESULT, is_error: true }));
+    if (missing.length === 0) continue;
+    if (next && next.role === 'user') {
+      const blocks = blocksOf(next);
+      const results = blocks.filter((b) => b.type === 'tool_result');
+      const rest = blocks.filter((b) => b.type !== 'tool_result');
+      out.push({ ...next, content: [...results, ...missing, ...rest] });
+      i++;
+    } else {
+      out.push({ role: 'user', content: missing });
+    }
+  }
+  return out;
+}
+
+function canCarryCacheControl(block: ContentBlock): boolean {
+  return block.type !== 'thinking' && block.type !== 'redacted_thinking';
+}
+
+function withoutCacheControl(message: MessageParam): MessageParam {
+  if (typeof message.content === 'string') return message;
+  if (!message.content.some((b) => 'cache_control' in b)) return message;
+  return {
+    ...message,
+    content: message.content.map((b) => {
+      if (!('cache_control' in b)) return b;
+      const { cache_control: _dropped, ...rest } = b as Record<string, unknown>;
+      return rest as ContentBlock;
+    }),
+  };
+}
+
+/** Last block of a message that may carry a marker, or undefined. */
+function lastMarkable(message: MessageParam): number | undefined {
+  const blocks = blocksOf(message);
+  for (let b = blocks.length - 1; b >= 0; b--) if (canCarryCacheControl(blocks[b]!)) return b;
+  return undefined;
+}
+
+function markBlock(messages: MessageParam[], at: BlockPosition): boolean {
+  const message = messages[at.messageIndex];
+  if (!message) return false;
+  const blocks = blocksOf(message);
+  const block = blocks[at.blockIndex];
+  if (!block || !canCarryCacheControl(block) || ('cache_control' in block && block.cache_control)) return false;
+  const content = blocks.slice();
+  content[at.blockIndex] = { ...block, cache_control: EPHEMERAL } as ContentBlock;
+  messages[at.messageIndex] = { ...message, content };
+  return true;
+}
+
+/** Marker positions in priority order: shared fork prefix, request end, previous request end. */
+function messageBreakpoints(messages: MessageParam[], shared?: BlockPosition): BlockPosition[] {
+  const points: BlockPosition[] = [];
+  if (shared) points.push(shared);
+  const lastIndex = messages.length - 1;
+  const endBlock = lastIndex >= 0 ? lastMarkable(messages[lastIndex]!) : undefined;
+  if (endBlock !== undefined) points.push({ messageIndex: lastIndex, blockIndex: endBlock });
+  // The end of the previous request (the user turn before the latest assistant turn) keeps a
+  // fork's own growing prefix reachable even when one round adds more than the look-back.
+  for (let m = lastIndex - 2; m >= 0; m--) {
+    if (messages[m]!.role === 'user' && messages[m + 1]!.role === 'assistant') {
+      const b = lastMarkable(messages[m]!);
+      if (b !== undefined) points.push({ messageIndex: m, blockIndex: b });
+      break;
+    }
+  }
+  return points;
+}
+
+/** Builds the `POST /v1/messages` body for a context and conversation. */
+export function buildMessagesRequest(ctx: RequestContext, conversation: MessageParam[], opts: BuildOptions = {}): MessagesRequest {
+  const messages = repairToolPairing(conversation).map(withoutCacheControl);
+  let system = ctx.system;
+  const tools = ctx.tools;
+  let used =
+    (typeof system === 'string' ? 0 : system.filter((b) => b.cache_control).length) + tools.filter((t) => t.cache_control).length;
+
+  // End of tools + system: the part every request of this cache key shares.
+  if (used === 0) {
+    if (typeof system === 'string' && system.length > 0) system = [{ type: 'text', text: system, cache_control: EPHEMERAL }];
+    else if (Array.isArray(system) && system.length > 0) {
+      const blocks: TextBlock[] = system.slice();
+      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1]!, cache_control: EPHEMERAL };
+      system = blocks;
+    }
+    if (system !== ctx.system) used++;
+  }
+  for (const point of messageBreakpoints(messages, opts.sharedPrefixEnd)) {
+    if (used >= MAX_CACHE_BREAKPOINTS) break;
+    if (markBlock(messages, point)) used++;
+  }
+
+  const body: MessagesRequest = { model: ctx.model, max_tokens: ctx.maxTokens, messages };
+  if (!(typeof system === 'string' && system.length === 0)) body.system = system;
+  if (tools.length > 0) body.tools = tools;
+  if (ctx.thinking) body.thinking = ctx.thinking;
+  if (ctx.toolChoice) body.tool_choice = ctx.toolChoice;
+  if (opts.stream) body.stream = true;
+  return body;
+}

@@ -1,0 +1,60 @@
+/** The shapes of `status` (query) and the workflow result: the public read contract. */
+import type { Usage } from './anthropic';
+
+export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
+export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
+
+/** Why a fork stopped (a completed fork may have stopped for several reasons). */
+export type StopReason = 'end_turn' | 'max_turns' | 'budget_exhausted' | 'cancelled' | 'timeout' | 'error';
+
+export interface RejectedSignal {
+  signal: string;
+  at: string;
+  issues: string[];
+}
+
+export interface ForkStatus {
+  agentId: string;
+  state: ForkState;
+  turns: number;
+  toolUses: number;
+  usage: Usage;
+  cacheHitRatio: number;
+  pendingMessages: number;
+  lastText?: string;
+  error?: string;
+  forkLabel: string;
+  querySource: string;
+  parentAgentId?: string;
+  rootAgentId: string;
+  model: string;
+  cacheKeyHash: string;
+  /** False when the parent had no snapshot yet and the fork used its own system prompt and tools. */
+  usedParentSnapshot: boolean;
+  maxTurns: number;
+  maxTurnsReached: boolean;
+  /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */
+  activity?: string;
+  messages: number;
+  rejectedSignals: RejectedSignal[];
+  startedAt: string;
+}
+
+export interface ForkResult {
+  agentId: string;
+  status: TerminalStatus;
+  /** The final assistant text, or the latest one for a killed/timed-out fork. */
+  text: string;
+  usage: Usage;
+  turns: number;
+  toolUses: number;
+  durationMs: number;
+  stopReason: StopReason;
+  maxTurnsReached: boolean;
+  forkLabel: string;
+  error?: string;
+}
+
+export function isTerminal(state: ForkState): state is TerminalStatus {
+  return state === 'completed' || state === 'failed' || state === 'killed' || state === 'timeout';
+}

@@ -1,0 +1,159 @@
+/**
+ * Starts `temporal server start-dev` (the demo: persistent SQLite file; tests: in memory),
+ * with the Web UI and forkflow's search attributes, waits until it answers, and stops it
+ * cleanly on request, on process exit, or on Ctrl-C. Spawning the binary ourselves (rather
+ * than through the SDK) gives us a start-up wait longer than the SDK's fixed 5 s, a known
+ * port, the server's log, and restarts on the same database file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { SA, searchAttributeFlags } from '../shared/search-attributes';
+import { resolveTemporalCli, type TemporalCli } from './temporal-cli';
+
+export interface DevServerOptions {
+  /** SQLite file for persistence; omit for an in-memory server. */
+  dbFile?: string;
+  ip?: string;
+  /** Front-end gRPC port; default a free port. */
+  port?: number;
+  /** Web UI port; default a free port. Ignored when `headless`. */
+  uiPort?: number;
+  headless?: boolean;
+  namespace?: string;
+  /** `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.error': 500 }`. */
+  dynamicConfig?: Record<string, unknown>;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Where the server's own output goes (default: discarded, last lines kept for errors). */
+  output?: 'inherit' | 'ignore';
+  /** How long to wait for the server to answer (default 60 s). */
+  startTimeoutMs?: number;
+  cli?: TemporalCli;
+}
+
+export interface DevServer {
+  readonly address: string;
+  readonly namespace: string;
+  readonly uiUrl?: string;
+  readonly dbFile?: string;
+  readonly options: DevServerOptions;
+  stop(): Promise<void>;
+}
+
+export async function freePort(ip = '127.0.0.1'): Promise<number> {
+  const server = createServer();
+  server.listen(0, ip);
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('could not allocate a port');
+  return address.port;
+}
+
+/** Polls the front end until `GetSystemInfo` answers (a start-up wait, not test sync). */
+async function waitForFrontend(address: string, namespace: string, deadline: number, exited: () => string | undefined): Promise<void> {
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const why = exited();
+    if (why) throw new Error(why);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`Temporal dev server at ${address} did not answer in time: ${String(lastError)}`);
+}
+
+function devServerArgs(o: Required<Pick<DevServerOptions, 'ip' | 'port' | 'namespace' | 'logLevel'>> & DevServerOptions): string[] {
+  const args = ['server', 'start-dev', '--ip', o.ip, '--port', String(o.port), '--log-level', o.logLevel, '--namespace', o.namespace];
+  if (o.headless) args.push('--headless');
+  else args.push('--ui-port', String(o.uiPort), '--ui-disable-news-fetch');
+  if (o.dbFile) args.push('--db-filename', o.dbFile);
+  for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
+  for (const [key, value] of Object.entries(o.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  return args;
+}
+
+/** Starts a dev server; resolves once it accepts connections. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const ip = options.ip ?? '127.0.0.1';
+  const namespace = options.namespace ?? 'default';
+  const port = options.port ?? (await freePort(ip));
+  const uiPort = options.headless ? undefined : (options.uiPort ?? (await freePort(ip)));
+  const cli = options.cli ?? resolveTemporalCli();
+  const resolved = { ...options, ip, namespace, port, uiPort, logLevel: options.logLevel ?? 'warn' };
+  const address = `${ip}:${port}`;
+  const uiUrl = uiPort ? `http://${ip}:${uiPort}` : undefined;
+  if (cli.kind === 'sdk-download') return startThroughSdk(resolved, address, uiUrl);
+
+  const child = spawn(cli.path, devServerArgs(resolved), { stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
+    tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    tail.splice(0, Math.max(0, tail.length - 20));
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exit: string | undefined;
+  child.once('exit', (code, signal) => {
+    exit = `Temporal dev server exited (${signal ?? `code ${code}`}): ${tail.join(' | ') || 'no output'}`;
+  });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  try {
+    await waitForFrontend(address, namespace, Date.now() + (options.startTimeoutMs ?? 60_000), () => exit);
+  } catch (err) {
+    child.kill('SIGKILL');
+    process.removeListener('exit', killOnExit);
+    throw err;
+  }
+  return {
+    address,
+    namespace,
+    uiUrl,
+    dbFile: options.dbFile,
+    options: resolved,
+    stop: () => stopChild(child, killOnExit),
+  };
+}
+
+async function stopChild(child: ChildProcess, killOnExit: () => void): Promise<void> {
+  process.removeListener('exit', killOnExit);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Fallback on machines with internet but no local CLI: the SDK downloads and runs it. */
+async function startThroughSdk(o: DevServerOptions & { ip: string; port: number; namespace: string; uiPort?: number }, address: string, uiUrl?: string): Promise<DevServer> {
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'cached-download' },
+      ip: o.ip,
+      port: o.port,
+      ui: !o.headless,
+      uiPort: o.uiPort,
+      dbFilename: o.dbFile,
+      namespace: o.namespace,
+      searchAttributes: Object.values(SA),
+      extraArgs: Object.entries(o.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+    },
+  });
+  return { address, namespace: o.namespace, uiUrl, dbFile: o.dbFile, options: o, stop: () => env.teardown() };
+}

@@ -1,0 +1,76 @@
+/**
+ * The whole local stack in one process: a dev server (persistent by default), the model
+ * (Anthropic when ANTHROPIC_API_KEY is set, else the offline emulator on loopback) and a
+ * worker. Used by `forkflow dev` and the demo.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { ForkflowClient } from '../client';
+import { startOfflineModel, type OfflineModel } from '../offline';
+import { TASK_QUEUE } from '../shared/constants';
+import { startDevServer, type DevServer, type DevServerOptions } from './dev-server';
+import { createModelClient } from './model-client';
+import { createForkflowWorker } from './worker';
+
+export interface DevStackOptions {
+  server?: DevServerOptions;
+  taskQueue?: string;
+  workspaceRoot: string;
+  /** Real Anthropic when set; otherwise the offline model. */
+  anthropicApiKey?: string;
+  anthropicBaseUrl?: string;
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+export interface DevStack {
+  server: DevServer;
+  offlineModel?: OfflineModel;
+  modelEndpoint: string;
+  client: ForkflowClient;
+  worker: Worker;
+  taskQueue: string;
+  stop(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger(o.logLevel ?? 'WARN') });
+    runtimeInstalled = true;
+  }
+  const taskQueue = o.taskQueue ?? TASK_QUEUE;
+  const [server, offlineModel] = await Promise.all([
+    startDevServer(o.server),
+    o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel({ latencyMs: 150, streamChunkDelayMs: 15 }),
+  ]);
+  const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
+  const connection = await Connection.connect({ address: server.address });
+  const temporal = new Client({ connection, namespace: server.namespace });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await createForkflowWorker({
+    connection: nativeConnection,
+    client: temporal,
+    namespace: server.namespace,
+    taskQueue,
+    anthropic: createModelClient({ apiKey: o.anthropicApiKey ?? 'offline', baseURL: offlineModel?.url ?? o.anthropicBaseUrl }),
+    workspaceRoot: o.workspaceRoot,
+  });
+  const running = worker.run();
+  return {
+    server,
+    offlineModel,
+    modelEndpoint,
+    client: new ForkflowClient(temporal, { taskQueue }),
+    worker,
+    taskQueue,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await nativeConnection.close();
+      await connection.close();
+      await offlineModel?.close();
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Builds a forkflow worker: workflows + activities on one task queue. Heartbeats are
+ * flushed at least every second so a cancellation reaches a running model or tool call
+ * within about a second.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Client } from '@temporalio/client';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+
+export interface ForkflowWorkerOptions {
+  connection: NativeConnection;
+  client: Client;
+  namespace: string;
+  taskQueue: string;
+  anthropic: Anthropic;
+  workspaceRoot: string;
+  /** A pre-built workflow bundle (tests bundle once per run); default: bundle src at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  identity?: string;
+}
+
+export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: o.connection,
+    namespace: o.namespace,
+    taskQueue: o.taskQueue,
+    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot }),
+    maxHeartbeatThrottleInterval: '1s',
+    defaultHeartbeatThrottleInterval: '1s',
+    ...(o.identity ? { identity: o.identity } : {}),
+  });
+}

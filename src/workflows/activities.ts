@@ -1,0 +1,30 @@
+/**
+ * Activity proxies, one per timeout profile (a model call and a grep need different
+ * timeouts and retries). Activities are imported as types only: their code never enters
+ * the workflow bundle.
+ */
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import type { ForkflowActivities } from '../activities';
+import { ACTIVITY_PROFILES } from '../shared/constants';
+
+/**
+ * Model calls: Temporal owns retries (the SDK client runs with maxRetries 0). Cancellation
+ * waits for the activity to confirm, so "killed" means the HTTP request was really aborted.
+ */
+export const model = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
+  startToCloseTimeout: ACTIVITY_PROFILES.model.startToCloseMs,
+  heartbeatTimeout: ACTIVITY_PROFILES.model.heartbeatMs,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
+});
+
+/**
+ * Tool calls: a tool's own failures come back as data (is_error), so retries here only cover
+ * infrastructure (a lost worker); the task queue is chosen per call (workspace affinity).
+ */
+export const tools = proxyActivities<Pick<ForkflowActivities, 'runTool'>>({
+  startToCloseTimeout: ACTIVITY_PROFILES.tool.startToCloseMs,
+  heartbeatTimeout: ACTIVITY_PROFILES.tool.heartbeatMs,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
+});

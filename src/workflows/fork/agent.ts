@@ -1,0 +1,114 @@
+/**
+ * A fork's state inside its workflow: the conversation (append-only), counters, usage, the
+ * inbox, and the status it reports. JSON-safe by construction (arrays and plain objects only),
+ * so it can cross continue-as-new unchanged.
+ */
+import { workflowInfo } from '@temporalio/workflow';
+import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
+import { DEFAULTS } from '../../shared/constants';
+import type { ForkInput } from '../../shared/fork-input';
+import type { BlockPosition } from '../../shared/fork-messages';
+import type { RequestContext, SendMessageArgs } from '../../shared/messages';
+import type { ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
+import { isoNow } from '../clock';
+
+export interface QueuedMessage extends SendMessageArgs {
+  receivedAt: string;
+}
+
+export class ForkAgent {
+  readonly agentId: string;
+  readonly rootAgentId: string;
+  readonly messages: MessageParam[];
+  state: ForkState = 'running';
+  turns = 0;
+  toolUses = 0;
+  usage: Usage = ZERO_USAGE;
+  lastText?: string;
+  error?: string;
+  activity?: string;
+  stopReason?: StopReason;
+  maxTurnsReached = false;
+  readonly inbox: QueuedMessage[] = [];
+  readonly rejectedSignals: RejectedSignal[] = [];
+  readonly startedAt = isoNow();
+
+  constructor(
+    readonly input: ForkInput,
+    readonly context: RequestContext,
+    readonly contextKey: string,
+    opening: MessageParam[],
+    readonly sharedPrefixEnd: BlockPosition | undefined,
+    readonly usedParentSnapshot: boolean,
+  ) {
+    this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
+    this.rootAgentId = input.rootAgentId ?? this.agentId;
+    this.messages = opening;
+  }
+
+  append(message: MessageParam): void {
+    this.messages.push(message);
+    if (message.role === 'assistant') {
+      const text = textOf(message).trim();
+      if (text) this.lastText = text;
+    }
+  }
+
+  recordModelCall(usage: Usage): void {
+    this.turns += 1;
+    this.usage = addUsage(this.usage, usage);
+  }
+
+  enqueue(message: SendMessageArgs): void {
+    this.inbox.push({ ...message, receivedAt: isoNow() });
+  }
+
+  rejectSignal(signal: string, issues: string[]): void {
+    this.rejectedSignals.push({ signal, at: isoNow(), issues });
+    if (this.rejectedSignals.length > DEFAULTS.rejectedSignalsKept) this.rejectedSignals.shift();
+  }
+
+  /** Takes every queued message as text blocks, oldest first. */
+  drainInbox(): TextBlock[] {
+    return this.inbox.splice(0).map((m) => ({ type: 'text', text: renderQueuedMessage(m) }));
+  }
+
+  /** Blocks re-sent after the cached prefix at every boundary (criticalSystemReminder). */
+  reminderBlocks(): TextBlock[] {
+    const reminder = this.input.overrides?.criticalSystemReminder;
+    return reminder ? [{ type: 'text', text: `<system-reminder>\n${reminder}\n</system-reminder>` }] : [];
+  }
+
+  status(): ForkStatus {
+    return {
+      agentId: this.agentId,
+      state: this.state,
+      turns: this.turns,
+      toolUses: this.toolUses,
+      usage: this.usage,
+      cacheHitRatio: cacheHitRatio(this.usage),
+      pendingMessages: this.inbox.length,
+      lastText: this.lastText,
+      error: this.error,
+      forkLabel: this.input.forkLabel,
+      querySource: this.input.querySource,
+      parentAgentId: this.input.parentAgentId,
+      rootAgentId: this.rootAgentId,
+      model: this.context.model,
+      cacheKeyHash: this.context.cacheKeyHash,
+      usedParentSnapshot: this.usedParentSnapshot,
+      maxTurns: this.input.maxTurns,
+      maxTurnsReached: this.maxTurnsReached,
+      activity: this.activity,
+      messages: this.messages.length,
+      rejectedSignals: this.rejectedSignals,
+      startedAt: this.startedAt,
+    };
+  }
+}
+
+/** How a queued message reads to the model: who sent it, then the text as sent. */
+export function renderQueuedMessage(m: SendMessageArgs): string {
+  const header = [m.from ? `from ${m.from}` : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
+  return header ? `[message ${header}]\n${m.message}` : m.message;
+}

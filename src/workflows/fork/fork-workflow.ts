@@ -1,0 +1,108 @@
+/**
+ * `forkWorkflow`: one sub-agent fork as a durable workflow. Validates its input (a bad input
+ * fails the workflow at once, never a task-retry loop), runs the turn loop inside a
+ * cancellation scope (workflow cancel → `killed`, the fork's own limit → `timeout`), and
+ * records the terminal state before anything slow happens.
+ */
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { toMs } from '../../shared/duration';
+import { validateForkInput, type ForkInputJson } from '../../shared/fork-input';
+import type { ForkResult, StopReason, TerminalStatus } from '../../shared/status';
+import { workflowNow } from '../clock';
+import { ForkAgent } from './agent';
+import { registerHandlers } from './handlers';
+import { setUpFork } from './setup';
+import { runTurns } from './turn-loop';
+import { publishIdentity, setState } from './visibility';
+
+/** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
+async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
+  const idleMs = agent.input.idleTimeout === undefined ? 0 : toMs(agent.input.idleTimeout);
+  for (;;) {
+    const reason = await runTurns(agent);
+    if (reason !== 'end_turn' || idleMs === 0) return reason;
+    setState(agent, 'idle');
+    const resumed = await condition(() => agent.inbox.length > 0, idleMs);
+    if (!resumed) return reason;
+    setState(agent, 'running');
+  }
+}
+
+function providerMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReason): ForkResult {
+  return {
+    agentId: agent.agentId,
+    status,
+    text: agent.lastText ?? '',
+    usage: agent.usage,
+    turns: agent.turns,
+    toolUses: agent.toolUses,
+    durationMs: workflowNow() - workflowInfo().runStartTime.getTime(),
+    stopReason,
+    maxTurnsReached: agent.maxTurnsReached,
+    forkLabel: agent.input.forkLabel,
+    error: agent.error,
+  };
+}
+
+export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
+  const validated = validateForkInput(raw);
+  if (!validated.ok) {
+    throw ApplicationFailure.create({
+      type: 'InvalidForkInput',
+      message: `Invalid forkWorkflow input: ${validated.issues.join('; ')}`,
+      nonRetryable: true,
+      details: [{ issues: validated.issues }],
+    });
+  }
+  const input = validated.value;
+  const setup = setUpFork(input);
+  const agent = new ForkAgent(input, setup.context, setup.contextKey, setup.opening, setup.sharedPrefixEnd, setup.usedParentSnapshot);
+  registerHandlers(agent);
+  publishIdentity(agent);
+
+  const timeoutMs = input.timeout === undefined ? undefined : toMs(input.timeout);
+  let status: TerminalStatus;
+  let stopReason: StopReason;
+  try {
+    stopReason = timeoutMs
+      ? await CancellationScope.withTimeout(timeoutMs, () => runUntilDone(agent))
+      : await CancellationScope.cancellable(() => runUntilDone(agent));
+    if (stopReason === 'max_turns') agent.maxTurnsReached = true;
+    status = 'completed';
+  } catch (err) {
+    if (isCancellation(err)) {
+      // The root scope is cancelled only by a workflow cancellation request; otherwise our own timer fired.
+      const killed = CancellationScope.current().consideredCancelled;
+      status = killed ? 'killed' : 'timeout';
+      stopReason = killed ? 'cancelled' : 'timeout';
+    } else if (err instanceof ActivityFailure) {
+      status = 'failed';
+      stopReason = 'error';
+      agent.error = providerMessage(err);
+    } else {
+      throw err; // a bug, not bad input: fail the task so a fixed worker can continue the fork
+    }
+  }
+  agent.activity = undefined;
+  setState(agent, status);
+  const result = resultOf(agent, status, stopReason);
+  // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  if (status === 'failed') {
+    throw ApplicationFailure.create({ type: 'ForkFailed', message: agent.error ?? 'fork failed', nonRetryable: true, details: [result] });
+  }
+  return result;
+}

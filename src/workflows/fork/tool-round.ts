@@ -1,0 +1,97 @@
+/**
+ * One tool round: every tool_use of an assistant turn becomes a tool_result, in order.
+ * The filter decides per call here (pure, no activity needed to say no); allowed calls run
+ * as activities on the workspace's task queue. Tool failures become `is_error` results the
+ * model can act on; only cancellation propagates.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
+import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult, type WritePolicySpec } from '../../shared/activity-io';
+import { canonicalJson, utf8Length } from '../../shared/hash';
+import { isBuiltinTool, READ_ONLY_TOOLS, type BuiltinToolName } from '../../shared/tools/schemas';
+import { tools } from '../activities';
+import type { ForkAgent } from './agent';
+
+type Decision = { allow: true; writePolicy: WritePolicySpec } | { allow: false; message: string };
+
+/** The fork's tool filter, decided per call. */
+export function decide(agent: ForkAgent, name: string): Decision {
+  if (!isBuiltinTool(name)) {
+    return { allow: false, message: `Tool "${name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.` };
+  }
+  if (agent.input.toolFilter === 'readOnly') {
+    if (!READ_ONLY_TOOLS.includes(name)) {
+      return { allow: false, message: `${name} is denied: this agent is read-only. Use ${READ_ONLY_TOOLS.join(', ')} instead.` };
+    }
+    return { allow: true, writePolicy: { kind: 'none' } };
+  }
+  return { allow: true, writePolicy: { kind: 'workspace' } };
+}
+
+function availableTools(agent: ForkAgent): string[] {
+  return agent.context.tools.map((t) => t.name).filter((n) => isBuiltinTool(n) && decide(agent, n).allow);
+}
+
+function errorResult(toolUseId: string, message: string): ToolResultBlock {
+  return { type: 'tool_result', tool_use_id: toolUseId, content: message, is_error: true };
+}
+
+function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
+  return r.isError ? errorResult(toolUseId, r.content) : { type: 'tool_result', tool_use_id: toolUseId, content: r.content };
+}
+
+/** Read-only tools may run side by side; anything that writes runs alone, in order. */
+function concurrencySafe(name: string): boolean {
+  return isBuiltinTool(name) && READ_ONLY_TOOLS.includes(name as BuiltinToolName);
+}
+
+async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<ToolResultBlock> {
+  const decision = decide(agent, use.name);
+  agent.toolUses += 1;
+  if (!decision.allow) return errorResult(use.id, decision.message);
+  const info = workflowInfo();
+  const small = utf8Length(canonicalJson(use.input)) <= INLINE_TOOL_INPUT_BYTES;
+  const input: ToolCallInput = {
+    run: { workflowId: info.workflowId, runId: info.runId },
+    agentId: agent.agentId,
+    turn: agent.turns,
+    toolUseId: use.id,
+    name: use.name,
+    ...(small ? { input: use.input } : { inputAt: { messageIndex } }),
+    workspaceRoot: agent.input.workspace?.root,
+    writePolicy: decision.writePolicy,
+  };
+  agent.activity = `tool ${use.name}`;
+  try {
+    const result = await tools.runTool.executeWithOptions(
+      { summary: `turn ${agent.turns} · ${use.name}`, taskQueue: agent.input.workspace?.taskQueue ?? info.taskQueue },
+      [input],
+    );
+    return toResult(use.id, result);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const cause = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : String(err);
+    return errorResult(use.id, `${use.name} failed and was not retried further: ${cause}`);
+  }
+}
+
+/** Runs a round of tool calls from the assistant message at `messageIndex`. */
+export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messageIndex: number): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  let batch: ToolUseBlock[] = [];
+  const flush = async () => {
+    results.push(...(await Promise.all(batch.map((u) => runOne(agent, u, messageIndex)))));
+    batch = [];
+  };
+  for (const use of uses) {
+    if (concurrencySafe(use.name)) {
+      batch.push(use);
+      continue;
+    }
+    await flush();
+    results.push(await runOne(agent, use, messageIndex));
+  }
+  await flush();
+  agent.activity = undefined;
+  return results;
+}

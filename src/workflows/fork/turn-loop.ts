@@ -1,0 +1,78 @@
+/**
+ * The turn loop, split into steps: a model step, a tool round, and the turn boundary where
+ * queued messages enter the conversation. Each turn ends in a discriminated outcome; stop
+ * conditions are small predicates checked before every model call.
+ */
+import { workflowInfo } from '@temporalio/workflow';
+import { toolUsesOf, type ContentBlock } from '../../shared/anthropic';
+import type { ModelCallResult } from '../../shared/activity-io';
+import type { StopReason } from '../../shared/status';
+import { model } from '../activities';
+import type { ForkAgent } from './agent';
+import { runToolRound } from './tool-round';
+import { publishProgress } from './visibility';
+
+export type TurnOutcome =
+  | { kind: 'run_again' } // tools ran (or messages arrived): call the model again
+  | { kind: 'final' } //     the model finished and nothing is queued
+  | { kind: 'stop'; reason: StopReason };
+
+type StopCondition = (agent: ForkAgent) => StopReason | undefined;
+
+/** Checked before each model call; the first that fires ends the loop normally. */
+export const stopConditions: StopCondition[] = [(a) => (a.turns >= a.input.maxTurns ? 'max_turns' : undefined)];
+
+async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
+  const info = workflowInfo();
+  const turn = agent.turns + 1;
+  agent.activity = `model turn ${turn}`;
+  publishProgress(agent);
+  const result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.context.model}` }, [
+    {
+      run: { workflowId: info.workflowId, runId: info.runId },
+      agentId: agent.agentId,
+      turn,
+      messageCount: agent.messages.length,
+      contextKey: agent.contextKey,
+      sharedPrefixEnd: agent.sharedPrefixEnd,
+    },
+  ]);
+  agent.recordModelCall(result.usage);
+  agent.append(result.message);
+  agent.activity = undefined;
+  return result;
+}
+
+/** The turn boundary: tool results first, then queued messages, then the reminder. */
+function boundaryBlocks(agent: ForkAgent, results: ContentBlock[]): ContentBlock[] {
+  return [...results, ...agent.drainInbox(), ...agent.reminderBlocks()];
+}
+
+export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
+  for (const condition of stopConditions) {
+    const reason = condition(agent);
+    if (reason) return { kind: 'stop', reason };
+  }
+  const reply = await modelStep(agent);
+  const uses = toolUsesOf(reply.message);
+  if (uses.length > 0) {
+    const results = await runToolRound(agent, uses, agent.messages.length - 1);
+    agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
+    publishProgress(agent);
+    return { kind: 'run_again' };
+  }
+  if (agent.inbox.length > 0) {
+    agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
+    return { kind: 'run_again' };
+  }
+  return { kind: 'final' };
+}
+
+/** Runs turns until the model finishes or a stop condition fires. */
+export async function runTurns(agent: ForkAgent): Promise<StopReason> {
+  for (;;) {
+    const outcome = await runTurn(agent);
+    if (outcome.kind === 'final') return 'end_turn';
+    if (outcome.kind === 'stop') return outcome.reason;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What operators see without decoding anything: search attributes (for filtering), the
+ * current details line (turn, state, tokens), kept cheap — search attributes change only on
+ * state transitions, so they cost a handful of history events per fork, not one per turn.
+ */
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { totalInputTokens } from '../../shared/anthropic';
+import { SA } from '../../shared/search-attributes';
+import type { ForkState } from '../../shared/status';
+import type { ForkAgent } from './agent';
+
+function compact(n: number): string {
+  return n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+/** Current details (Web UI "Current details"; markdown). Not recorded in history. */
+export function publishProgress(agent: ForkAgent): void {
+  const u = agent.usage;
+  const lines = [
+    `**${agent.input.forkLabel}** · ${agent.state} · turn ${agent.turns}/${agent.input.maxTurns} · ${agent.toolUses} tool calls`,
+    `tokens: in ${compact(totalInputTokens(u))} (cache read ${compact(u.cacheReadInputTokens)}, write ${compact(u.cacheCreationInputTokens)}) · out ${compact(u.outputTokens)}`,
+  ];
+  if (agent.activity) lines.push(`now: ${agent.activity}`);
+  if (agent.inbox.length) lines.push(`queued messages: ${agent.inbox.length}`);
+  if (agent.error) lines.push(`error: ${agent.error}`);
+  setCurrentDetails(lines.join('\n\n'));
+}
+
+/** Sets identity attributes once (skipped when the starter already set them). */
+export function publishIdentity(agent: ForkAgent): void {
+  const current = workflowInfo().typedSearchAttributes;
+  const wanted: SearchAttributeUpdatePair[] = [
+    { key: SA.agentId, value: agent.agentId },
+    { key: SA.rootId, value: agent.rootAgentId },
+    { key: SA.label, value: agent.input.forkLabel },
+    { key: SA.querySource, value: agent.input.querySource },
+    { key: SA.state, value: agent.state },
+  ];
+  if (agent.input.parentAgentId) wanted.push({ key: SA.parentId, value: agent.input.parentAgentId });
+  const missing = wanted.filter((p) => current.get(p.key as typeof SA.agentId) !== p.value);
+  if (missing.length > 0) upsertSearchAttributes(missing);
+  publishProgress(agent);
+}
+
+export function setState(agent: ForkAgent, state: ForkState): void {
+  if (agent.state === state) return;
+  agent.state = state;
+  const pairs: SearchAttributeUpdatePair[] = [{ key: SA.state, value: state }];
+  if (state !== 'running' && state !== 'awaiting_approval') {
+    pairs.push({ key: SA.turns, value: agent.turns }, { key: SA.totalTokens, value: totalInputTokens(agent.usage) + agent.usage.outputTokens });
+  }
+  upsertSearchAttributes(pairs);
+  publishProgress(agent);
+}

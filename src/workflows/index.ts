@@ -1,0 +1,5 @@
+/**
+ * The workflow bundle's entry point: every workflow type forkflow registers. Code reachable
+ * from here runs in Temporal's deterministic sandbox (see src/workflows/README.md).
+ */
+export { forkWorkflow } from './fork/fork-workflow';

@@ -1,0 +1,110 @@
+/**
+ * The one test kit for Temporal tests: connects to the run's dev server, starts the offline
+ * model and a worker on a task queue of the test's own, and hands back clients. Real parts
+ * only: a real server, the real SDKs, the emulator over HTTP.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { ForkflowClient } from '../../src/client';
+import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
+import { createModelClient } from '../../src/worker/model-client';
+import { createForkflowWorker } from '../../src/worker/worker';
+
+export interface TestEnvFile {
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  bundlePath: string;
+  dir: string;
+}
+
+export function testEnv(): TestEnvFile {
+  const path = process.env.FORKFLOW_TEST_ENV;
+  if (!path) throw new Error('FORKFLOW_TEST_ENV is not set: run Temporal tests through jest (the `temporal` project starts the server).');
+  return JSON.parse(readFileSync(path, 'utf8')) as TestEnvFile;
+}
+
+let runtimeReady = false;
+/** Quiet worker logs (warnings and errors only), once per test file. */
+function installRuntime(): void {
+  if (runtimeReady) return;
+  runtimeReady = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed in this process by an earlier test file: keep it.
+  }
+}
+
+let counter = 0;
+export function uniqueTaskQueue(name: string): string {
+  counter += 1;
+  return `test-${name}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export function tempDir(prefix = 'ws'): string {
+  return mkdtempSync(join(tmpdir(), `forkflow-${prefix}-`));
+}
+
+export interface Harness {
+  env: TestEnvFile;
+  client: Client;
+  forkflow: ForkflowClient;
+  model: OfflineModel;
+  taskQueue: string;
+  workspaceRoot: string;
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  name: string;
+  model?: OfflineModelOptions;
+  workspaceRoot?: string;
+  /** Start without a worker (tests that run their own worker process). */
+  noWorker?: boolean;
+}
+
+/** A running worker against the shared dev server, on a task queue of its own. */
+export async function startHarness(opts: HarnessOptions): Promise<Harness> {
+  installRuntime();
+  const env = testEnv();
+  const model = await startOfflineModel(opts.model);
+  const connection = await Connection.connect({ address: env.address });
+  const client = new Client({ connection, namespace: env.namespace });
+  const taskQueue = uniqueTaskQueue(opts.name);
+  const forkflow = new ForkflowClient(client, { taskQueue });
+  const workspaceRoot = opts.workspaceRoot ?? tempDir();
+  const nativeConnection = await NativeConnection.connect({ address: env.address });
+  const worker = await createForkflowWorker({
+    connection: nativeConnection,
+    client,
+    namespace: env.namespace,
+    taskQueue,
+    anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
+    workspaceRoot,
+    workflowBundle: { codePath: env.bundlePath },
+  });
+  const running = opts.noWorker ? Promise.resolve() : worker.run();
+  return {
+    env,
+    client,
+    forkflow,
+    model,
+    taskQueue,
+    workspaceRoot,
+    worker,
+    async close() {
+      if (!opts.noWorker) {
+        worker.shutdown();
+        await running;
+      }
+      await nativeConnection.close();
+      await connection.close();
+      await model.close();
+    },
+  };
+}

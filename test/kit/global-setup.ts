@@ -1,0 +1,35 @@
+/**
+ * Once per jest run (the `temporal` project): start one in-memory Temporal dev server with
+ * the Web UI, bundle the workflow code once, and publish both to the test files through a
+ * small JSON file named in FORKFLOW_TEST_ENV.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../../src/worker/dev-server';
+import type { TestEnvFile } from './env';
+
+export default async function globalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'forkflow-test-'));
+  const [server, bundle] = await Promise.all([
+    startDevServer({ logLevel: 'error' }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger }),
+  ]);
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+  const env: TestEnvFile = { address: server.address, namespace: server.namespace, uiUrl: server.uiUrl, bundlePath, dir };
+  const envPath = join(dir, 'env.json');
+  writeFileSync(envPath, JSON.stringify(env));
+  process.env.FORKFLOW_TEST_ENV = envPath;
+  (globalThis as { __forkflowDevServer?: { stop(): Promise<void> } }).__forkflowDevServer = server;
+}
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};
