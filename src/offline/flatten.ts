@@ -1,0 +1,118 @@
+/**
+ * Flattens a Messages request into the block sequence the prompt cache works on:
+ * tools → system → messages, each block with its token estimate, the cache key of the
+ * prefix that ends with it, and the cache breakpoints.
+ */
+import type { CacheControl, ContentBlock, MessageParam, SystemParam, ToolDefinition } from '../shared/anthropic';
+import { canonicalJson, chainDigest, sha256Hex } from '../shared/hash';
+import { MESSAGE_OVERHEAD_TOKENS, estimateJsonTokens } from '../shared/tokens';
+
+/** The request fields the cache looks at (a validated request body). */
+export interface CacheableRequest {
+  model: string;
+  messages: MessageParam[];
+  system?: SystemParam;
+  tools?: ToolDefinition[];
+  tool_choice?: unknown;
+  thinking?: unknown;
+  cache_control?: CacheControl | null;
+}
+
+export type CacheLevel = 'tools' | 'system' | 'messages';
+export type CacheTtl = '5m' | '1h';
+
+export interface Breakpoint {
+  /** Index of the marked block in {@link FlatRequest.keys}. */
+  index: number;
+  ttl: CacheTtl;
+}
+
+export interface FlatRequest {
+  /** `keys[i]`: cache key of the prefix made of blocks 0..i. */
+  keys: string[];
+  /** `cumulative[i]`: estimated tokens of blocks 0..i. */
+  cumulative: number[];
+  /** Sorted by index, at most one per block. */
+  breakpoints: Breakpoint[];
+  totalTokens: number;
+}
+
+interface Flat {
+  level: CacheLevel;
+  item: unknown;
+  tokens: number;
+  cacheControl?: CacheControl | null;
+}
+
+/** A string (system or message content) is one text block, as the API reads it. */
+function asBlocks(content: string | ContentBlock[]): ContentBlock[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+}
+
+/** A block without its cache markers, nested ones (tool_result content) included. */
+function stripCacheControl(block: Record<string, unknown>): Record<string, unknown> {
+  const { cache_control: _ignored, ...rest } = block;
+  if (Array.isArray(rest.content)) {
+    rest.content = rest.content.map((c: unknown) =>
+      c !== null && typeof c === 'object' ? stripCacheControl(c as Record<string, unknown>) : c,
+    );
+  }
+  return rest;
+}
+
+function flatBlocks(req: CacheableRequest): Flat[] {
+  const out: Flat[] = [];
+  const push = (level: CacheLevel, raw: Record<string, unknown>, extra: Record<string, unknown>, overhead: number): void => {
+    const stripped = stripCacheControl(raw);
+    out.push({
+      level,
+      item: { level, ...extra, block: stripped },
+      tokens: estimateJsonTokens(stripped) + overhead,
+      cacheControl: raw.cache_control as CacheControl | null | undefined,
+    });
+  };
+  for (const tool of req.tools ?? []) push('tools', tool, {}, 0);
+  if (req.system !== undefined) for (const b of asBlocks(req.system)) push('system', b, {}, 0);
+  for (const message of req.messages) {
+    asBlocks(message.content).forEach((b, i) => {
+      // The role and the message boundary are part of the prefix; the per-message
+      // overhead is charged to the message's first block.
+      push('messages', b, { role: message.role, first: i === 0 }, i === 0 ? MESSAGE_OVERHEAD_TOKENS : 0);
+    });
+  }
+  return out;
+}
+
+/**
+ * Flattens a request. Keys hash the model and every block (cache_control stripped) of the
+ * prefix; message-level keys also hash `tool_choice` and `thinking`, because changing
+ * those invalidates the messages level only.
+ */
+export function flattenRequest(req: CacheableRequest): FlatRequest {
+  const blocks = flatBlocks(req);
+  const messageParams = canonicalJson({ tool_choice: req.tool_choice, thinking: req.thinking });
+  let digest = sha256Hex(canonicalJson({ cache: 'forkflow-offline:v1', model: req.model }));
+  let total = 0;
+  const keys: string[] = [];
+  const cumulative: number[] = [];
+  const marks = new Map<number, CacheTtl>();
+  blocks.forEach((b, i) => {
+    digest = chainDigest(digest, b.item);
+    keys.push(b.level === 'messages' ? sha256Hex(`${digest}|${messageParams}`) : digest);
+    total += b.tokens;
+    cumulative.push(total);
+    if (b.cacheControl) marks.set(i, b.cacheControl.ttl ?? '5m');
+  });
+  // Automatic caching: the top-level marker applies to the last block (a marker already
+  // on that block wins).
+  if (req.cache_control && blocks.length > 0 && !marks.has(blocks.length - 1)) {
+    marks.set(blocks.length - 1, req.cache_control.ttl ?? '5m');
+  }
+  const breakpoints = [...marks].map(([index, ttl]) => ({ index, ttl })).sort((a, b) => a.index - b.index);
+  return { keys, cumulative, breakpoints, totalTokens: total };
+}
+
+/** Number of `cache_control` markers in a request (the API allows at most 4). */
+export function countCacheMarkers(req: CacheableRequest): number {
+  return flatBlocks(req).filter((b) => b.cacheControl).length + (req.cache_control ? 1 : 0);
+}

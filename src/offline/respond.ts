@@ -1,0 +1,111 @@
+/**
+ * Writes a planned reply to the HTTP response and records in the request log how it went:
+ * JSON bodies, SSE streams (with per-event delay and mid-stream errors), error bodies and
+ * dropped connections. Also commits the request's cache writes when its response begins.
+ */
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PromptCache } from './cache';
+import { type ApiError, errorBody } from './errors';
+import type { RequestLog, RequestLogEntry } from './log';
+import type { Reply } from './reply';
+import { formatEvent, messageEvents } from './sse';
+
+export interface ResponderDeps {
+  log: RequestLog;
+  cache: PromptCache;
+  now: () => number;
+  streamChunkDelayMs: number;
+}
+
+/** Per-exchange state shared with the server, which releases cache writes on abort. */
+export interface Exchange {
+  entry: RequestLogEntry;
+  res: ServerResponse;
+  signal: AbortSignal;
+  /** Set once the response has begun (cache writes committed). */
+  began: boolean;
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Writes, and waits for the socket to drain when its buffer is full. */
+async function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
+  if (!res.write(chunk)) await once(res, 'drain', { signal });
+}
+
+export function sendError(deps: ResponderDeps, ex: Exchange, error: ApiError): void {
+  const { entry } = ex;
+  const now = deps.now();
+  deps.log.update(entry, {
+    status: error.status,
+    outcome: error.options.outcome ?? 'rejected',
+    error: { type: error.type, message: error.message },
+    responseBeganAt: now,
+    endedAt: now,
+  });
+  writeJson(ex.res, error.status, errorBody(error.type, error.message, entry.requestId), error.options.headers);
+}
+
+/** Sends `reply`. Rejects with an AbortError if the client goes away mid-stream. */
+export async function sendReply(deps: ResponderDeps, ex: Exchange, reply: Reply): Promise<void> {
+  const { entry, res } = ex;
+  switch (reply.kind) {
+    case 'error':
+      return sendError(deps, ex, reply.error);
+    case 'drop':
+      deps.log.update(entry, { outcome: 'fault', endedAt: deps.now() });
+      res.socket?.destroy();
+      return;
+    case 'json': {
+      const now = deps.now();
+      deps.log.update(entry, { status: 200, outcome: 'completed', responseBeganAt: now, endedAt: now });
+      return writeJson(res, 200, reply.body);
+    }
+    case 'message':
+      if (reply.stream) return stream(deps, ex, reply);
+      deps.cache.commit(reply.ticket);
+      ex.began = true;
+      {
+        const now = deps.now();
+        const { message } = reply;
+        deps.log.update(entry, { status: 200, outcome: 'completed', response: message, usage: message.usage, responseBeganAt: now, endedAt: now });
+        return writeJson(res, 200, message);
+      }
+  }
+}
+
+async function stream(deps: ResponderDeps, ex: Exchange, reply: Extract<Reply, { kind: 'message' }>): Promise<void> {
+  const { entry, res, signal } = ex;
+  const { message } = reply;
+  const events = messageEvents(message);
+  // An error can replace any event but the last: after message_stop the stream is done.
+  const errorAt = reply.streamErrorAfter === undefined ? -1 : Math.min(Math.max(0, reply.streamErrorAfter), events.length - 1);
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  deps.log.update(entry, { status: 200, response: message, usage: message.usage });
+  for (let i = 0; i < events.length; i++) {
+    if (i > 0 && deps.streamChunkDelayMs > 0) await sleep(deps.streamChunkDelayMs, undefined, { signal });
+    if (i === errorAt) {
+      const error = { type: 'overloaded_error', message: 'Overloaded (mid-stream error injected by the offline model).' };
+      deps.log.update(entry, { outcome: 'fault', error, endedAt: deps.now() });
+      await write(res, formatEvent({ event: 'error', data: errorBody(error.type, error.message, entry.requestId) }), signal);
+      res.end();
+      return;
+    }
+    if (i === events.length - 1) deps.log.update(entry, { outcome: 'completed', endedAt: deps.now() });
+    const flushed = res.write(formatEvent(events[i] as (typeof events)[number]));
+    if (i === 0) {
+      // message_start is on its way: the prompt has been "processed", its cache entries are live.
+      deps.cache.commit(reply.ticket);
+      ex.began = true;
+      deps.log.update(entry, { responseBeganAt: deps.now() });
+    }
+    if (!flushed) await once(res, 'drain', { signal });
+  }
+  res.end();
+}

@@ -1,0 +1,210 @@
+/**
+ * The loopback HTTP server: accepts a request, logs it, reads its body, lets faults and
+ * the routes decide the reply, applies delays, and hands the reply to the writer. It
+ * notices clients that hang up (the log records `aborted`) and closes every socket on
+ * `close()`.
+ */
+import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PromptCache } from './cache';
+import { ApiError, defaultFaultMessage, invalidRequest, isApiError } from './errors';
+import { type FaultDecision, Faults } from './faults';
+import { requestId } from './ids';
+import { RequestLog, type RequestLogEntry } from './log';
+import type { PlannedReply } from './reply';
+import { type Exchange, type ResponderDeps, sendError, sendReply } from './respond';
+import { checkAuth, checkVersion } from './routes/headers';
+import { planCountTokens, planMessages } from './routes/messages';
+
+/** The real API refuses bodies over 32 MB. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface ServerSettings {
+  host: string;
+  port: number;
+  now: () => number;
+  latencyMs: number;
+  streamChunkDelayMs: number;
+  minCacheableTokens: (model: string) => number;
+  apiKey?: string;
+  maxLogEntries: number;
+}
+
+type Route = 'messages' | 'count_tokens' | undefined;
+
+function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function routeOf(method: string, url: string): Route {
+  if (method !== 'POST') return undefined;
+  const path = new URL(url, 'http://offline').pathname.replace(/\/+$/, '');
+  if (path === '/v1/messages') return 'messages';
+  if (path === '/v1/messages/count_tokens') return 'count_tokens';
+  return undefined;
+}
+
+/** Reads the whole body; `tooLarge` past the limit (the bytes are drained, not kept). */
+function readBody(req: IncomingMessage, signal: AbortSignal): Promise<{ raw: string; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onAbort = (): void => reject(new Error('The client closed the connection while sending the body.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve({ raw: size > MAX_BODY_BYTES ? '' : Buffer.concat(chunks).toString('utf8'), tooLarge: size > MAX_BODY_BYTES });
+    });
+  });
+}
+
+export class OfflineServer {
+  readonly log: RequestLog;
+  readonly faults = new Faults();
+  readonly cache: PromptCache;
+  private readonly attempts = new Map<string, number>();
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly responder: ResponderDeps;
+  private seq = 0;
+  private closing?: Promise<void>;
+
+  constructor(private readonly settings: ServerSettings) {
+    this.log = new RequestLog(settings.maxLogEntries);
+    this.cache = new PromptCache(settings.now);
+    this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs };
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Starts listening; resolves with the base URL (no `/v1`). */
+  async listen(): Promise<string> {
+    const { host, port } = this.settings;
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.server.address() as AddressInfo;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  }
+
+  /** Stops accepting connections and destroys open ones (in-flight requests become `aborted`). */
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      for (const socket of this.sockets) socket.destroy();
+    });
+    return this.closing;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const now = this.settings.now;
+    const seq = ++this.seq;
+    const entry = this.log.add({
+      seq,
+      requestId: requestId(seq),
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: lowerCaseHeaders(req.headers),
+      rawBody: '',
+      body: undefined,
+      stream: false,
+      receivedAt: now(),
+      outcome: 'pending',
+    });
+    const abort = new AbortController();
+    const ex: Exchange = { entry, res, signal: abort.signal, began: false };
+    let planned: PlannedReply | undefined;
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      abort.abort();
+      if (entry.outcome === 'pending' || entry.outcome === 'completed') this.log.update(entry, { outcome: 'aborted', endedAt: now() });
+    });
+    res.setHeader('request-id', entry.requestId);
+    try {
+      const { raw, tooLarge } = await readBody(req, abort.signal);
+      const route = routeOf(entry.method, entry.path);
+      let body: unknown;
+      let jsonError: string | undefined;
+      try {
+        body = raw === '' ? undefined : (JSON.parse(raw) as unknown);
+      } catch (e) {
+        jsonError = (e as Error).message;
+      }
+      const stream = route === 'messages' && (body as { stream?: unknown } | undefined)?.stream === true;
+      this.log.update(entry, { rawBody: raw, body, stream });
+      const decision = this.faults.take({ ...entry });
+      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream }, decision);
+      const delay = this.settings.latencyMs + decision.latencyMs + planned.delayMs;
+      if (delay > 0) await sleep(delay, undefined, { signal: abort.signal });
+      await sendReply(this.responder, ex, planned.reply);
+    } catch (e) {
+      if (!abort.signal.aborted) this.internalError(ex, e);
+    } finally {
+      // A request that ends before its response began leaves no cache entry behind.
+      const reply = planned?.reply;
+      if (reply?.kind === 'message' && !ex.began) this.cache.release(reply.ticket);
+    }
+  }
+
+  /** Decides the reply: injected faults first, then routing, headers, body and the route. */
+  private plan(
+    entry: RequestLogEntry,
+    route: Route,
+    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean },
+    decision: FaultDecision,
+  ): PlannedReply {
+    const error = (e: ApiError): PlannedReply => ({ reply: { kind: 'error', error: e }, delayMs: 0 });
+    const fault = decision.terminal;
+    if (fault?.kind === 'status') {
+      const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+      return error(new ApiError(fault.status, fault.message ?? defaultFaultMessage(fault.status), { headers, outcome: 'fault' }));
+    }
+    if (fault?.kind === 'drop') return { reply: { kind: 'drop' }, delayMs: 0 };
+    if (fault?.kind === 'stream_error' && !input.stream) return error(new ApiError(529, defaultFaultMessage(529), { outcome: 'fault' }));
+    try {
+      if (!route) {
+        throw new ApiError(
+          404,
+          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages and POST /v1/messages/count_tokens.`,
+        );
+      }
+      checkAuth(entry.headers, this.settings.apiKey);
+      const version = checkVersion(entry.headers);
+      if (input.tooLarge) throw new ApiError(413, `Request body exceeds the ${MAX_BODY_BYTES} byte limit.`);
+      if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
+      if (route === 'count_tokens') return planCountTokens(input.body, version);
+      const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens };
+      const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
+      return planMessages(input.body, version, deps, entry.seq, afterEvents);
+    } catch (e) {
+      if (isApiError(e)) return error(e);
+      throw e;
+    }
+  }
+
+  /** A bug in the emulator: answer 500 and say so in the log rather than hang the client. */
+  private internalError(ex: Exchange, e: unknown): void {
+    const message = `Offline model internal error: ${e instanceof Error ? e.message : String(e)}`;
+    if (ex.res.headersSent) {
+      this.log.update(ex.entry, { outcome: 'fault', error: { type: 'api_error', message }, endedAt: this.settings.now() });
+      ex.res.destroy();
+      return;
+    }
+    sendError(this.responder, ex, new ApiError(500, message, { outcome: 'fault' }));
+  }
+}

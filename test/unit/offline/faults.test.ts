@@ -1,0 +1,115 @@
+/**
+ * Programmatic faults and delays: error statuses with their types and retry-after, mid-
+ * stream errors, dropped connections, latency, and how each shows up in the SDK and the log.
+ */
+import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import { startOfflineModel } from '../../../src/offline';
+import { apiError, ask, clientFor, errorOf, useOfflineModel } from './helpers';
+
+describe('offline model: faults', () => {
+  const t = useOfflineModel();
+
+  it('answers a status fault once, with retry-after visible to the SDK', async () => {
+    t.model.faults.add({ kind: 'status', status: 429, retryAfterSeconds: 7 });
+    const err = await apiError(t.client.messages.create(ask('@reply hi')));
+    expect(err.status).toBe(429);
+    expect(err.headers?.get('retry-after')).toBe('7');
+    expect(errorOf(err)).toEqual({ type: 'rate_limit_error', message: expect.stringContaining('injected') as unknown });
+    expect(err.requestID).toBe(t.model.log.entries()[0]?.requestId);
+    expect(t.model.log.entries()[0]).toMatchObject({ status: 429, outcome: 'fault', error: { type: 'rate_limit_error' } });
+    // Used up: the next request succeeds.
+    expect((await t.client.messages.create(ask('@reply hi'))).content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(t.model.faults.size()).toBe(0);
+  });
+
+  it.each([
+    [500, 'api_error'],
+    [529, 'overloaded_error'],
+    [504, 'timeout_error'],
+    [413, 'request_too_large'],
+    [403, 'permission_error'],
+    [503, 'api_error'],
+  ])('maps status %i to %s', async (status, type) => {
+    t.model.faults.add({ kind: 'status', status, message: `boom ${status}` });
+    const err = await apiError(t.client.messages.create(ask('@reply hi')));
+    expect(err.status).toBe(status);
+    expect(errorOf(err)).toEqual({ type, message: `boom ${status}` });
+    expect(err.headers?.get('retry-after')).toBeNull();
+  });
+
+  it('honours times and match', async () => {
+    t.model.faults.add({ kind: 'status', status: 500, times: 2, match: (e) => JSON.stringify(e.body).includes('target') });
+    expect((await t.client.messages.create(ask('@reply other'))).content).toEqual([{ type: 'text', text: 'other' }]);
+    expect((await apiError(t.client.messages.create(ask('@reply target')))).status).toBe(500);
+    expect((await apiError(t.client.messages.create(ask('@reply target')))).status).toBe(500);
+    expect((await t.client.messages.create(ask('@reply target'))).content).toEqual([{ type: 'text', text: 'target' }]);
+  });
+
+  it('clear() removes queued faults', async () => {
+    t.model.faults.add({ kind: 'drop', times: Infinity });
+    t.model.faults.clear();
+    expect((await t.client.messages.create(ask('@reply fine'))).content).toEqual([{ type: 'text', text: 'fine' }]);
+    expect(() => t.model.faults.add({ kind: 'status', status: 200 })).toThrow(/HTTP error status/);
+  });
+
+  it('makes the SDK throw on a mid-stream overloaded_error, after the given number of events', async () => {
+    t.model.faults.add({ kind: 'stream_error', afterEvents: 3 });
+    const seen: string[] = [];
+    const stream = t.client.messages.stream(ask('@reply a fairly long answer'));
+    stream.on('streamEvent', (e) => void seen.push(e.type));
+    const err = await stream.finalMessage().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBeUndefined();
+    expect(errorOf(err as APIError).type).toBe('overloaded_error');
+    expect(seen).toEqual(['message_start', 'content_block_start']);
+    expect(t.model.log.entries()[0]).toMatchObject({ status: 200, outcome: 'fault', stream: true, error: { type: 'overloaded_error' } });
+  });
+
+  it('answers a stream_error fault on a JSON request with 529', async () => {
+    t.model.faults.add({ kind: 'stream_error' });
+    const err = await apiError(t.client.messages.create(ask('@reply hi')));
+    expect(err.status).toBe(529);
+    expect(errorOf(err).type).toBe('overloaded_error');
+  });
+
+  it('drops the connection: the SDK reports a connection error', async () => {
+    t.model.faults.add({ kind: 'drop' });
+    const err = await t.client.messages.create(ask('@reply hi')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIConnectionError);
+    const entry = await t.model.log.waitFor((e) => e.outcome !== 'pending');
+    expect(entry.outcome).toBe('fault');
+    expect(entry.status).toBeUndefined();
+    expect(entry.responseBeganAt).toBeUndefined();
+  });
+
+  it('adds latency from a fault and from the latencyMs option', async () => {
+    t.model.faults.add({ kind: 'latency', ms: 150 });
+    t.model.faults.add({ kind: 'status', status: 500 });
+    // A latency fault delays and combines with the terminal fault queued after it.
+    expect((await apiError(t.client.messages.create(ask('@reply hi')))).status).toBe(500);
+    const [delayed] = t.model.log.entries();
+    expect((delayed?.responseBeganAt ?? 0) - (delayed?.receivedAt ?? 0)).toBeGreaterThanOrEqual(145);
+
+    const slow = await startOfflineModel({ latencyMs: 120 });
+    try {
+      await clientFor(slow).messages.create(ask('@reply hi'));
+      const [e] = slow.log.entries();
+      expect((e?.responseBeganAt ?? 0) - (e?.receivedAt ?? 0)).toBeGreaterThanOrEqual(115);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('spaces SSE events by streamChunkDelayMs', async () => {
+    const slow = await startOfflineModel({ streamChunkDelayMs: 20 });
+    try {
+      const msg = await clientFor(slow).messages.stream(ask('@reply spaced out')).finalMessage();
+      expect(msg.content).toEqual([{ type: 'text', text: 'spaced out' }]);
+      const [e] = slow.log.entries();
+      // 9 events (start, ping, block start, 3 deltas, block stop, delta, stop): 8 gaps.
+      expect((e?.endedAt ?? 0) - (e?.responseBeganAt ?? 0)).toBeGreaterThanOrEqual(8 * 20 - 10);
+    } finally {
+      await slow.close();
+    }
+  });
+});
