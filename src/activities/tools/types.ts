@@ -1,0 +1,54 @@
+/**
+ * The contract between the built-in tools and whoever runs them (a Temporal activity in
+ * production, a test directly): what a tool call may touch, how it reports progress and
+ * cancellation, and what it returns. Node-only code; the JSON-safe parts (`WritePolicy`,
+ * `ToolOutcome`) may cross the activity boundary as they are.
+ */
+
+/**
+ * Where file tools (FileEdit, FileWrite) may write. Read tools are never restricted.
+ *
+ * - `workspace`: anywhere under the workspace root (canonically: symlinks resolved).
+ * - `within`: only inside `dir`, the AutoMem memory directory. Paths must be absolute
+ *   strings. `canonicalDir`, when set (see `pinWritePolicy`), is the canonical form taken
+ *   when the fork started; if `dir` later resolves elsewhere, every write is refused.
+ * - `none`: no writes at all.
+ */
+export type WritePolicy =
+  | { kind: 'workspace' }
+  | { kind: 'within'; dir: string; canonicalDir?: string }
+  | { kind: 'none' };
+
+/** Verdict of the read-only shell classifier (written elsewhere, injected here). */
+export interface ShellVerdict {
+  readOnly: boolean;
+  /** Why the command is not read-only; shown to the model when Bash is denied. */
+  reason?: string;
+}
+
+/** Decides whether a shell command only reads. Must fail closed (readOnly false) on doubt. */
+export type ShellClassifier = (command: string) => Promise<ShellVerdict>;
+
+/** Everything a tool call needs from its caller. */
+export interface ToolContext {
+  /** Absolute workspace root; relative paths resolve against it, Bash runs in it. */
+  root: string;
+  /** The activity's cancellation. When it aborts, the tool stops and throws an AbortError. */
+  signal: AbortSignal;
+  /** Called about once a second during long work; details are small and JSON-safe. */
+  heartbeat: (details?: unknown) => void;
+  writePolicy: WritePolicy;
+  /**
+   * Consulted for Bash when `writePolicy.kind !== 'workspace'`: the command runs only if
+   * this says it is read-only. Absent means Bash is denied under those policies.
+   */
+  classifyShell?: ShellClassifier;
+}
+
+/** What a tool call returns to the model; failures it can act on have `isError: true`. */
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+  /** Canonical paths of the files this call wrote (FileEdit, FileWrite). */
+  touched?: string[];
+}
