@@ -114,5 +114,5 @@ export function validateForkInput(raw: unknown): Validated<ForkInput> {
 
 /** JSON Schema of the workflow input, for other-language clients. */
 export function forkInputJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(forkInputSchema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  return z.toJSONSchema(forkInputSchema, { io: 'input', target: 'draft-7' });
 }

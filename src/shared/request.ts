@@ -84,7 +84,7 @@ function markBlock(messages: MessageParam[], at: BlockPosition): boolean {
   const block = blocks[at.blockIndex];
   if (!block || !canCarryCacheControl(block) || ('cache_control' in block && block.cache_control)) return false;
   const content = blocks.slice();
-  content[at.blockIndex] = { ...block, cache_control: EPHEMERAL } as ContentBlock;
+  content[at.blockIndex] = { ...block, cache_control: EPHEMERAL };
   messages[at.messageIndex] = { ...message, content };
   return true;
 }

@@ -6,7 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { CancelledFailure, Context } from '@temporalio/activity';
-import type { ContentBlock, StopReason } from '../../shared/anthropic';
+import type { ContentBlock } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { buildMessagesRequest } from '../../shared/request';
 import type { ConversationSource } from '../conversation';
@@ -63,7 +63,7 @@ export function createModelActivities(deps: ModelDeps) {
         const usage = message.usage;
         return {
           message: { role: 'assistant', content: message.content.map(toParamBlock) },
-          stopReason: message.stop_reason as StopReason | null,
+          stopReason: message.stop_reason,
           usage: {
             inputTokens: usage.input_tokens,
             outputTokens: usage.output_tokens,

@@ -4,7 +4,7 @@
  * next delay; errors that a retry cannot fix are non-retryable and carry the provider's
  * own message, so the fork fails with something a person can act on.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 
 const NON_RETRYABLE = new Set([400, 401, 403, 404, 413, 422]);
@@ -41,32 +41,42 @@ interface ErrorBody {
   request_id?: string;
 }
 
+/** The parsed error body, if the provider sent one of the documented shape. */
+function errorBody(err: APIError): ErrorBody | undefined {
+  const raw: unknown = err.error;
+  return raw !== null && typeof raw === 'object' ? raw : undefined;
+}
+
 /** The provider's own words, not the SDK's `400 {json}` rendering. */
-export function providerMessage(err: InstanceType<typeof Anthropic.APIError>): string {
-  const body = err.error as ErrorBody | undefined;
-  return body?.error?.message ?? err.message;
+export function providerMessage(err: APIError): string {
+  const message = errorBody(err)?.error?.message;
+  return typeof message === 'string' ? message : err.message;
 }
 
 export function classifyModelError(err: unknown): ApplicationFailure {
-  if (err instanceof Anthropic.APIConnectionError) {
+  if (err instanceof APIConnectionError) {
     return ApplicationFailure.create({ type: 'ModelConnectionError', message: `Could not reach the model API: ${err.message}`, cause: err });
   }
-  if (err instanceof Anthropic.APIError) {
-    const body = err.error as ErrorBody | undefined;
-    const details = [{ status: err.status ?? null, errorType: body?.error?.type ?? null, requestId: body?.request_id ?? err.requestID ?? null }];
-    const message = providerMessage(err);
-    // A mid-stream `event: error` has no HTTP status; its body says what it was (e.g. overloaded).
-    if (err.status === undefined) {
-      return ApplicationFailure.create({ type: 'ModelStreamError', message: `${body?.error?.type ?? 'stream error'}: ${message}`, details });
-    }
-    const type = TYPE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'ModelServerError' : 'ModelError');
-    if (NON_RETRYABLE.has(err.status)) {
-      return ApplicationFailure.create({ type, message, nonRetryable: true, details });
-    }
-    const delay = retryDelayMs(err.headers);
-    return ApplicationFailure.create({ type, message, details, ...(delay !== undefined ? { nextRetryDelay: delay } : {}) });
+  if (err instanceof APIError) {
+    return classifyApiError(err as APIError);
   }
   if (err instanceof ApplicationFailure) return err;
   const message = err instanceof Error ? err.message : String(err);
   return ApplicationFailure.create({ type: 'ModelCallError', message, cause: err instanceof Error ? err : undefined });
+}
+
+function classifyApiError(err: APIError): ApplicationFailure {
+  const body = errorBody(err);
+  const details = [{ status: err.status ?? null, errorType: body?.error?.type ?? null, requestId: body?.request_id ?? err.requestID ?? null }];
+  const message = providerMessage(err);
+  // A mid-stream `event: error` has no HTTP status; its body says what it was (e.g. overloaded).
+  if (err.status === undefined) {
+    return ApplicationFailure.create({ type: 'ModelStreamError', message: `${body?.error?.type ?? 'stream error'}: ${message}`, details });
+  }
+  const type = TYPE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'ModelServerError' : 'ModelError');
+  if (NON_RETRYABLE.has(err.status)) {
+    return ApplicationFailure.create({ type, message, nonRetryable: true, details });
+  }
+  const delay = retryDelayMs(err.headers);
+  return ApplicationFailure.create({ type, message, details, ...(delay !== undefined ? { nextRetryDelay: delay } : {}) });
 }

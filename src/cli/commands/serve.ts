@@ -61,9 +61,11 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .description('run a worker against a Temporal cluster (TEMPORAL_ADDRESS etc.) and Anthropic (ANTHROPIC_API_KEY)')
     .option('--workspace <dir>', 'workspace root for tools (default FORKFLOW_WORKSPACE or cwd)')
     .option('--identity <id>', 'worker identity shown in the Web UI')
-    .action(async (flags: { workspace?: string; identity?: string }) => {
+    .option('--workflow-bundle <file>', 'a pre-built workflow bundle (default FORKFLOW_WORKFLOW_BUNDLE, else bundle at start)')
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string }) => {
       const settings = forkflowSettings();
       const temporal = temporalSettings(globals());
+      const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
       Runtime.install({ logger: new DefaultLogger((process.env.FORKFLOW_LOG_LEVEL as 'INFO' | undefined) ?? 'INFO') });
       const connection = await Connection.connect(temporal.connectionOptions);
       const added = await ensureSearchAttributes(connection, temporal.namespace);
@@ -77,6 +79,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.anthropicBaseUrl }),
         workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
         identity: flags.identity,
+        ...(bundle ? { workflowBundle: { codePath: resolve(bundle) } } : {}),
       });
       process.stdout.write(`worker polling ${worker.options.taskQueue} on ${temporal.address} (${temporal.namespace})\n`);
       const running = worker.run();

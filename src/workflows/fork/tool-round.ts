@@ -8,7 +8,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } fro
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult, type WritePolicySpec } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
-import { isBuiltinTool, READ_ONLY_TOOLS, type BuiltinToolName } from '../../shared/tools/schemas';
+import { isBuiltinTool, READ_ONLY_TOOLS } from '../../shared/tools/schemas';
 import { tools } from '../activities';
 import type { ForkAgent } from './agent';
 
@@ -42,7 +42,7 @@ function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
 
 /** Read-only tools may run side by side; anything that writes runs alone, in order. */
 function concurrencySafe(name: string): boolean {
-  return isBuiltinTool(name) && READ_ONLY_TOOLS.includes(name as BuiltinToolName);
+  return isBuiltinTool(name) && READ_ONLY_TOOLS.includes(name);
 }
 
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<ToolResultBlock> {

@@ -1,0 +1,82 @@
+/**
+ * The public contract as an operator (or another-language backend) meets it: the real
+ * `temporal` CLI binary starting `forkWorkflow` with JSON input, signalling `sendMessage`,
+ * querying `status`, and cancelling.
+ */
+import { startHarness, type Harness } from '../kit/env';
+import { runTemporal } from '../kit/processes';
+import { waitFor } from '../kit/wait';
+
+jest.setTimeout(60_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ name: 'operator' });
+});
+afterAll(() => h.close());
+
+async function temporal(...args: string[]): Promise<string> {
+  const r = await runTemporal([...args, '--address', h.env.address, '--namespace', h.env.namespace]);
+  if (r.status !== 0) throw new Error(`temporal ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** `temporal workflow query -o json` prints the query result as JSON. */
+interface StatusView {
+  state: string;
+  turns: number;
+  pendingMessages: number;
+  agentId: string;
+  forkLabel: string;
+}
+async function queryStatus(workflowId: string): Promise<StatusView> {
+  const out = JSON.parse(await temporal('workflow', 'query', '-w', workflowId, '--type', 'status', '-o', 'json')) as { queryResult: unknown[] };
+  return out.queryResult[0] as StatusView;
+}
+
+test('start with JSON input, signal sendMessage, query status: a message resumes the conversation', async () => {
+  const input = JSON.stringify({ prompt: 'Answer twice.\n@sleep 2000 @reply first', forkLabel: 'cli-fork' });
+  await temporal('workflow', 'start', '--type', 'forkWorkflow', '--task-queue', h.taskQueue, '-w', 'op-signal', '--input', input);
+  await h.model.log.waitFor((e) => e.outcome === 'pending');
+
+  const running = await queryStatus('op-signal');
+  expect(running).toMatchObject({ agentId: 'op-signal', state: 'running', forkLabel: 'cli-fork', turns: 0 });
+
+  await temporal('workflow', 'signal', '-w', 'op-signal', '--name', 'sendMessage', '--input', JSON.stringify({ message: '@reply second', from: 'operator' }));
+  expect(await waitFor(async () => (await queryStatus('op-signal')).pendingMessages === 1 || undefined, 'the signal to be queued')).toBe(true);
+
+  const result = JSON.parse(await temporal('workflow', 'result', '-w', 'op-signal', '-o', 'json')) as { result: { status: string; text: string; turns: number } };
+  expect(result.result).toMatchObject({ status: 'completed', text: 'second', turns: 2 });
+  expect(await queryStatus('op-signal')).toMatchObject({ state: 'completed', pendingMessages: 0 });
+});
+
+test('workflow cancel ends the fork killed, with its result readable', async () => {
+  await temporal('workflow', 'start', '--type', 'forkWorkflow', '--task-queue', h.taskQueue, '-w', 'op-cancel', '--input', JSON.stringify({ prompt: 'Hang.\n@sleep 60000 @reply never' }));
+  await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Hang.'));
+  await temporal('workflow', 'cancel', '-w', 'op-cancel');
+  const result = await h.forkflow.result('op-cancel');
+  expect(result).toMatchObject({ status: 'killed', stopReason: 'cancelled' });
+  expect((await queryStatus('op-cancel')).state).toBe('killed');
+});
+
+test('a bad signal from the CLI is rejected without harming the fork', async () => {
+  await temporal('workflow', 'start', '--type', 'forkWorkflow', '--task-queue', h.taskQueue, '-w', 'op-badsignal', '--input', JSON.stringify({ prompt: 'Slow.\n@sleep 2000 @reply ok' }));
+  await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Slow.'));
+  await temporal('workflow', 'signal', '-w', 'op-badsignal', '--name', 'sendMessage', '--input', '"just a string"');
+  const result = await h.forkflow.result('op-badsignal');
+  expect(result).toMatchObject({ status: 'completed', text: 'ok' });
+  const status = await h.forkflow.status('op-badsignal');
+  expect(status.rejectedSignals).toHaveLength(1);
+});
+
+test('invalid JSON input from the CLI fails the workflow with the validation issues', async () => {
+  await temporal('workflow', 'start', '--type', 'forkWorkflow', '--task-queue', h.taskQueue, '-w', 'op-invalid', '--input', JSON.stringify({ prompt: 'x', maxTurns: 'many' }));
+  const r = await runTemporal(['workflow', 'result', '-w', 'op-invalid', '--address', h.env.address, '-o', 'json']);
+  expect(r.status).not.toBe(0);
+  type Failure = { message: string; applicationFailureInfo: { type: string; nonRetryable: boolean } };
+  const out = JSON.parse(r.stdout) as { status: string; closeEvent: { workflowExecutionFailedEventAttributes: { failure: Failure } } };
+  expect(out.status).toBe('FAILED');
+  const failure = out.closeEvent.workflowExecutionFailedEventAttributes.failure;
+  expect(failure.applicationFailureInfo).toMatchObject({ type: 'InvalidForkInput', nonRetryable: true });
+  expect(failure.message).toContain('maxTurns');
+});

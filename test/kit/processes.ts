@@ -1,0 +1,89 @@
+/**
+ * Real processes for end-to-end tests: the forkflow CLI (from source) as a worker or a
+ * one-shot command, and the `temporal` CLI binary. A worker is "ready" when it says so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { resolveTemporalCli } from '../../src/worker/temporal-cli';
+
+const root = join(__dirname, '..', '..');
+const cliEntry = join(__dirname, 'forkflow-cli.ts');
+
+export function forkflowArgs(args: string[]): string[] {
+  return ['-r', require.resolve('tsx/cjs'), cliEntry, ...args];
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `forkflow worker` in its own process and resolves once it is polling. */
+export async function startWorkerProcess(opts: { address: string; taskQueue: string; modelUrl: string; workspace: string; bundlePath: string; extraEnv?: Record<string, string> }): Promise<WorkerProcess> {
+  const child = spawn(
+    process.execPath,
+    forkflowArgs(['--address', opts.address, '--task-queue', opts.taskQueue, 'worker', '--workspace', opts.workspace, '--workflow-bundle', opts.bundlePath]),
+    {
+      cwd: root,
+      env: { ...process.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.modelUrl, FORKFLOW_LOG_LEVEL: 'WARN', ...opts.extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('worker polling')) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`worker exited early (${code}): ${out}`)));
+  });
+  await ready;
+  return {
+    child,
+    output: () => out,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export interface ProcessResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command to completion without blocking this process's event loop (a worker
+ * running in the test process must keep answering queries meanwhile).
+ */
+export async function run(command: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<ProcessResult> {
+  const child = spawn(command, args, { cwd: opts.cwd ?? root, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+  const [status] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  return { status, stdout, stderr };
+}
+
+/** Runs the forkflow CLI (from source) to completion. */
+export function runForkflow(args: string[], env: Record<string, string> = {}): Promise<ProcessResult> {
+  return run(process.execPath, forkflowArgs(args), { env: { ...process.env, ...env } });
+}
+
+/** Runs the real `temporal` CLI binary. */
+export function runTemporal(args: string[]): Promise<ProcessResult> {
+  const cli = resolveTemporalCli({ allowDownload: false });
+  if (cli.kind !== 'binary') throw new Error('no temporal binary');
+  return run(cli.path, args, { timeoutMs: 60_000 });
+}

@@ -1,0 +1,29 @@
+/**
+ * Determinism guard: every committed history under test/fixtures/histories/ must replay
+ * against the current workflow code. A failure here means a change to src/workflows would
+ * break forks already running in production: version it with `patched()` instead.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { testEnv } from '../kit/env';
+import { HISTORY_FIXTURES } from '../kit/histories';
+
+const files = readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json')).sort();
+
+test('history fixtures exist for the main workflow paths', () => {
+  expect(files.length).toBeGreaterThanOrEqual(8);
+});
+
+test('every committed history replays against the current workflow code', async () => {
+  const histories = files.map((file) => ({
+    workflowId: file.replace(/\.json$/, ''),
+    history: historyFromJSON(JSON.parse(readFileSync(join(HISTORY_FIXTURES, file), 'utf8'))),
+  }));
+  const failures: string[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: testEnv().bundlePath } }, histories)) {
+    if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+  }
+  expect(failures).toEqual([]);
+});
