@@ -1,0 +1,177 @@
+/**
+ * Walks the bash parse tree with a positive list of node types. Lists, pipelines,
+ * subshells, `{ }` groups, `!`, if/while/until/for are walked part by part (the whole is
+ * read-only only if every part is); simple commands go to the program rules; every
+ * other node type (function definitions, `case`, `[[`, `((`, declarations, ERROR...)
+ * is refused. Anonymous tokens are checked too, so syntax the walker has not been
+ * taught cannot slip through as an unexpected child.
+ */
+import type { Node } from 'web-tree-sitter';
+import { checkAssignable } from './assignments';
+import { deny } from './deny';
+import { own } from './options';
+import { classifyWords } from './programs/registry';
+import type { CommandContext } from './programs/types';
+import { checkTestWords } from './programs/coreutils';
+import { checkRedirect, type RedirectChecks } from './redirects';
+import { evalWord, quote, type ShellWord } from './words';
+
+/** Tokens that only separate or group the statements around them. */
+const SEPARATORS = new Set([';', '&', '&&', '||', '|', '|&', '\n', '(', ')', '{', '}', '!', 'do', 'done', 'then', 'fi', 'elif', 'else', 'if', 'while', 'until']);
+const CONTAINERS = new Set(['program', 'list', 'pipeline', 'subshell', 'compound_statement', 'negated_command', 'do_group', 'if_statement', 'elif_clause', 'else_clause', 'while_statement']);
+const WORDS = new Set(['word', 'string', 'raw_string', 'number', 'concatenation', 'simple_expansion', 'expansion', 'ansi_c_string', 'brace_expression', 'command_substitution', 'process_substitution', 'arithmetic_expansion', 'translated_string']);
+
+const REFUSED: Readonly<Record<string, string>> = {
+  function_definition: 'defining a function is not allowed; run the commands directly',
+  declaration_command: '`export`/`declare`/`local`/`readonly`/`typeset` change variables and attributes; leave them out',
+  unset_command: '`unset` is not allowed; leave it out',
+  case_statement: '`case` is not supported by the read-only checker; use separate commands or `[ ... ] &&`',
+  c_style_for_statement: 'C-style `for ((...))` uses arithmetic, which is not allowed; use `for x in ...`',
+  ERROR: 'the command could not be parsed; fix the shell syntax',
+};
+
+export class TreeWalker {
+  private readonly ctx: CommandContext;
+  private readonly redirects: RedirectChecks;
+
+  /** `source` is the command text the tree was parsed from (redirect checks re-read it). */
+  constructor(source: string) {
+    this.ctx = { run: classifyWords, exec: false, xargs: false, depth: 0 };
+    this.redirects = { source, walk: (n) => this.statement(n) };
+  }
+
+  statement(node: Node): void {
+    if (node.isMissing) deny('the command is incomplete (a token is missing); fix the shell syntax');
+    const refused = own(REFUSED, node.type);
+    if (refused) deny(refused);
+    switch (node.type) {
+      case 'comment':
+        return;
+      case 'command':
+        return this.command(node, []);
+      case 'redirected_statement':
+        return this.redirected(node);
+      case 'variable_assignment':
+        return this.assignment(node);
+      case 'variable_assignments':
+        return this.children(node, (c) => this.assignment(c));
+      case 'test_command':
+        return this.test(node);
+      case 'for_statement':
+        return this.forLoop(node);
+      case 'compound_statement':
+        if (node.child(0)?.type === '((') deny(`arithmetic command ${quote(node.text)} is not allowed; compute values yourself`);
+        return this.container(node);
+      default:
+        if (CONTAINERS.has(node.type)) return this.container(node);
+        deny(`unsupported shell syntax (${node.type}) in ${quote(node.text)}`);
+    }
+  }
+
+  private container(node: Node): void {
+    this.children(node, (c) => this.statement(c));
+  }
+
+  /** Visit named children; anonymous children must be known separators. */
+  private children(node: Node, visit: (child: Node) => void): void {
+    for (const child of node.children) {
+      if (!child) continue;
+      if (child.isNamed) visit(child);
+      else if (!SEPARATORS.has(child.type)) deny(`unsupported shell syntax \`${child.type}\` in ${quote(node.text)}`);
+    }
+  }
+
+  private redirected(node: Node): void {
+    const body = node.childForFieldName('body');
+    if (!body) deny('a redirection without a command is not allowed');
+    const extras: Node[] = [];
+    for (let i = 0; i < node.childCount; i++) {
+      const field = node.fieldNameForChild(i);
+      if (field === 'body') continue;
+      if (field !== 'redirect') deny(`unsupported shell syntax in ${quote(node.text)}`);
+      extras.push(...checkRedirect(node.child(i)!, this.redirects));
+    }
+    if (body.type === 'command') return this.command(body, extras);
+    // Words after a redirect belong to the command it is attached to; on a group or a
+    // list that attachment is unclear, so refuse.
+    if (extras.length > 0) deny(`words after a redirection in ${quote(node.text)}; put arguments before redirections`);
+    this.statement(body);
+  }
+
+  /** A simple command; `extraArgs` are words the parser hung on a redirect. */
+  private command(node: Node, extraArgs: readonly Node[]): void {
+    let name: Node | undefined;
+    const args: Node[] = [...extraArgs];
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!;
+      const field = node.fieldNameForChild(i);
+      if (field === 'name') name = child;
+      else if (field === 'argument') args.push(child);
+      else if (field === 'redirect') args.push(...checkRedirect(child, this.redirects));
+      else if (child.type === 'variable_assignment') this.assignment(child);
+      else deny(`unsupported shell syntax \`${child.type}\` in ${quote(node.text)}`);
+    }
+    if (!name) deny('a command without a program name is not allowed');
+    if (name.childCount !== 1) deny(`unsupported command name ${quote(name.text)}`);
+    args.sort((a, b) => a.startIndex - b.startIndex);
+    const words = [evalWord(name.child(0)!), ...args.map((a) => this.word(a))];
+    classifyWords(words, this.ctx);
+  }
+
+  private word(node: Node): ShellWord {
+    if (node.type === '$') deny('locale strings ($"...") are not allowed; use ordinary quotes');
+    if (!WORDS.has(node.type)) deny(`unsupported argument syntax (${node.type}) in ${quote(node.text)}`);
+    return evalWord(node);
+  }
+
+  private assignment(node: Node): void {
+    if (node.type !== 'variable_assignment') deny(`unsupported assignment ${quote(node.text)}`);
+    const name = node.childForFieldName('name');
+    if (name?.type !== 'variable_name') deny(`assignment ${quote(node.text)} is not allowed (only plain variable names)`);
+    checkAssignable(name.text);
+    const value = node.childForFieldName('value');
+    if (value?.type === 'array') deny('array assignments are not allowed; leave them out');
+    if (value) this.word(value);
+    for (const child of node.children) {
+      if (child && child.id !== name.id && child.id !== value?.id && child.type !== '=' && child.type !== '+=') {
+        deny(`unsupported assignment ${quote(node.text)}`);
+      }
+    }
+  }
+
+  /** `[ ... ]`: flatten the parsed expression back into the words `[` receives. */
+  private test(node: Node): void {
+    if (node.child(0)?.type !== '[') deny('`[[ ... ]]` evaluates arithmetic on variable contents, which can run code; use `[ ... ]` or `test`');
+    const words: ShellWord[] = [];
+    const flatten = (n: Node): void => {
+      for (const child of n.children) {
+        if (!child) continue;
+        if (child.type === 'unary_expression' || child.type === 'binary_expression') flatten(child);
+        else if (child.type === 'test_operator' || ['!', '=', '==', '!='].includes(child.type)) words.push({ kind: 'static', value: child.text, text: child.text });
+        else if (child.type === '<' || child.type === '>') deny('`<` and `>` inside `[ ]` are redirections; use `-lt`/`-gt` or quote them');
+        else if (WORDS.has(child.type)) words.push(evalWord(child));
+        else deny(`unsupported test syntax \`${child.type}\` in ${quote(node.text)}`);
+      }
+    };
+    for (let i = 1; i < node.childCount - 1; i++) {
+      const child = node.child(i)!;
+      if (child.type === 'unary_expression' || child.type === 'binary_expression') flatten(child);
+      else if (WORDS.has(child.type)) words.push(evalWord(child));
+      else deny(`unsupported test syntax \`${child.type}\` in ${quote(node.text)}`);
+    }
+    if (node.child(node.childCount - 1)?.type !== ']') deny('`[` must end with `]`');
+    checkTestWords(words, false);
+  }
+
+  private forLoop(node: Node): void {
+    if (node.child(0)?.type !== 'for') deny('`select` is interactive; use `for x in ...`');
+    for (let i = 0; i < node.childCount; i++) {
+      const child = node.child(i)!;
+      const field = node.fieldNameForChild(i);
+      if (field === 'variable') checkAssignable(child.text);
+      else if (field === 'value') this.word(child);
+      else if (field === 'body') this.statement(child);
+      else if (child.isNamed || !['for', 'in', ';', '\n'].includes(child.type)) deny(`unsupported for-loop syntax in ${quote(node.text)}`);
+    }
+  }
+}

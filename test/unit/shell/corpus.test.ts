@@ -1,0 +1,37 @@
+/**
+ * The acceptance figures on the labelled corpus (test/data/shell-corpus.jsonl):
+ * every adversarial command is denied, and the false-denial rate on the everyday
+ * read-only commands stays at or under 5%. Failures list the offending commands.
+ */
+import { resolve } from 'node:path';
+import { corpusReport, type CorpusReport } from '../../../src/activities/tools/shell/corpus-report';
+
+const CORPUS = resolve(__dirname, '..', '..', 'data', 'shell-corpus.jsonl');
+
+describe('shell classifier on the labelled corpus', () => {
+  let report: CorpusReport;
+
+  beforeAll(async () => {
+    report = await corpusReport(CORPUS);
+  });
+
+  it('has at least 300 adversarial and 100 everyday commands', () => {
+    expect(report.adversarial).toBeGreaterThanOrEqual(300);
+    expect(report.everyday).toBeGreaterThanOrEqual(100);
+  });
+
+  it('allows no adversarial command (0 bypasses)', () => {
+    const slipped = report.list.filter((m) => m.kind === 'bypass').map((m) => `[${m.category}] ${JSON.stringify(m.cmd)}`);
+    expect(slipped).toEqual([]);
+  });
+
+  it('keeps the false-denial rate on everyday commands at or under 5%', () => {
+    const denied = report.list.filter((m) => m.kind === 'false-denial');
+    const pct = (report.falseDenialRate * 100).toFixed(1);
+    console.log(
+      `false denials: ${report.falseDenials}/${report.everyday} (${pct}%)\n` +
+        denied.map((m) => `  ${JSON.stringify(m.cmd)} -- ${m.reason ?? ''}`).join('\n'),
+    );
+    expect(report.falseDenialRate).toBeLessThanOrEqual(0.05);
+  });
+});
