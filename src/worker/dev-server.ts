@@ -13,6 +13,18 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SA, searchAttributeFlags } from '../shared/search-attributes';
 import { resolveTemporalCli, type TemporalCli } from './temporal-cli';
 
+/**
+ * Latency tuning applied to every dev server forkflow starts (callers' values win). The dev
+ * server is a single history shard, and by default that shard reads new transfer tasks at
+ * most 20 times a second, which adds ~30 ms to every workflow task (measured: a bare
+ * activity round trip falls from 42.7 ms to 10.7 ms with this raised). Self-hosted clusters
+ * with few shards benefit from the same setting.
+ */
+export const DEV_SERVER_TUNING: Readonly<Record<string, unknown>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'history.timerProcessorMaxPollRPS': 1000,
+};
+
 export interface DevServerOptions {
   /** SQLite file for persistence; omit for an in-memory server. */
   dbFile?: string;
@@ -82,7 +94,7 @@ function devServerArgs(o: Required<Pick<DevServerOptions, 'ip' | 'port' | 'names
   else args.push('--ui-port', String(o.uiPort), '--ui-disable-news-fetch');
   if (o.dbFile) args.push('--db-filename', o.dbFile);
   for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
-  for (const [key, value] of Object.entries(o.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_TUNING, ...o.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   return args;
 }
 
@@ -152,7 +164,7 @@ async function startThroughSdk(o: DevServerOptions & { ip: string; port: number;
       dbFilename: o.dbFile,
       namespace: o.namespace,
       searchAttributes: Object.values(SA),
-      extraArgs: Object.entries(o.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+      extraArgs: Object.entries({ ...DEV_SERVER_TUNING, ...o.dynamicConfig }).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
     },
   });
   return { address, namespace: o.namespace, uiUrl, dbFile: o.dbFile, options: o, stop: () => env.teardown() };
