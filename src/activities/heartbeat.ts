@@ -9,8 +9,8 @@ export function startHeartbeat(details?: () => unknown): () => void {
   const ctx = Context.current();
   const timeoutMs = ctx.info.heartbeatTimeoutMs ?? 0;
   if (!timeoutMs) return () => undefined;
+  // No beat at start: a short activity is done before it matters, and each beat is an RPC.
   const beat = () => ctx.heartbeat(details?.());
-  beat();
   const timer = setInterval(beat, Math.min(500, Math.max(50, timeoutMs / 2)));
   return () => clearInterval(timer);
 }

@@ -13,11 +13,19 @@ import { runTemporal } from './processes';
 
 export const HISTORY_FIXTURES = join(__dirname, '..', 'fixtures', 'histories');
 
+/**
+ * Recordings go to the folder of the current workflow-code generation; older generations
+ * stay and keep being replayed. Start a new generation when workflow code changes shape
+ * (behind `patched()`), so both the old and the new path stay covered.
+ */
+export const CURRENT_GENERATION = 'v2-local-read-tools';
+
 export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.FORKFLOW_RECORD_HISTORIES !== '1') return;
   const env = testEnv();
   const shown = await runTemporal(['workflow', 'show', '-w', handle.workflowId, '--output', 'json', '--address', env.address, '--namespace', env.namespace]);
   if (shown.status !== 0) throw new Error(`temporal workflow show failed: ${shown.stderr}`);
-  mkdirSync(HISTORY_FIXTURES, { recursive: true });
-  writeFileSync(join(HISTORY_FIXTURES, `${name}.json`), shown.stdout);
+  const dir = join(HISTORY_FIXTURES, CURRENT_GENERATION);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.json`), shown.stdout);
 }

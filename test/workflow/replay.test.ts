@@ -10,15 +10,19 @@ import { Worker } from '@temporalio/worker';
 import { testEnv } from '../kit/env';
 import { HISTORY_FIXTURES } from '../kit/histories';
 
-const files = readdirSync(HISTORY_FIXTURES).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(HISTORY_FIXTURES, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
-test('history fixtures exist for the main workflow paths', () => {
-  expect(files.length).toBeGreaterThanOrEqual(8);
+test('history fixtures exist for the main workflow paths, in every generation', () => {
+  const generations = new Set(files.map((f) => f.split('/')[0]));
+  expect(generations.size).toBeGreaterThanOrEqual(2);
+  for (const g of generations) expect(files.filter((f) => f.startsWith(`${g}/`)).length).toBeGreaterThanOrEqual(8);
 });
 
 test('every committed history replays against the current workflow code', async () => {
   const histories = files.map((file) => ({
-    workflowId: file.replace(/\.json$/, ''),
+    workflowId: file.replace(/\.json$/, '').replace('/', ':'),
     history: historyFromJSON(JSON.parse(readFileSync(join(HISTORY_FIXTURES, file), 'utf8'))),
   }));
   const failures: string[] = [];

@@ -4,13 +4,16 @@
  * as activities on the workspace's task queue. Tool failures become `is_error` results the
  * model can act on; only cancellation propagates.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult, type WritePolicySpec } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import { isBuiltinTool, READ_ONLY_TOOLS } from '../../shared/tools/schemas';
-import { tools } from '../activities';
+import { localTools, tools } from '../activities';
 import type { ForkAgent } from './agent';
+
+/** Histories from before read tools ran as local activities replay on the old path. */
+const LOCAL_READ_TOOLS_PATCH = 'read-tools-as-local-activities';
 
 type Decision = { allow: true; writePolicy: WritePolicySpec } | { allow: false; message: string };
 
@@ -62,11 +65,13 @@ async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number)
     writePolicy: decision.writePolicy,
   };
   agent.activity = `tool ${use.name}`;
+  const summary = `turn ${agent.turns} · ${use.name}`;
+  const taskQueue = agent.input.workspace?.taskQueue ?? info.taskQueue;
   try {
-    const result = await tools.runTool.executeWithOptions(
-      { summary: `turn ${agent.turns} · ${use.name}`, taskQueue: agent.input.workspace?.taskQueue ?? info.taskQueue },
-      [input],
-    );
+    const result =
+      taskQueue === info.taskQueue && concurrencySafe(use.name) && patched(LOCAL_READ_TOOLS_PATCH)
+        ? await localTools.runTool.executeWithOptions({ summary }, [input])
+        : await tools.runTool.executeWithOptions({ summary, taskQueue }, [input]);
     return toResult(use.id, result);
   } catch (err) {
     if (isCancellation(err)) throw err;
