@@ -2,47 +2,67 @@
  * Where activities get a run's conversation and request context: from the workflow itself,
  * through queries answered from its state, with a per-worker cache. Activity inputs carry
  * only a reference, so each message is recorded in history once (ARCHITECTURE.md,
- * "History must grow linearly"). A run's conversation is append-only, so (runId, count)
- * names a prefix exactly and cached prefixes never go stale.
+ * "History must grow linearly").
+ *
+ * The common turn needs no query at all: this worker remembers the assistant message it
+ * returned last turn, the workflow sends the small turn-boundary message inline, and the
+ * chained digest in the input proves the assembled copy exact. Anything that does not
+ * verify (another worker ran last turn, a retry produced a different reply) falls back to
+ * the query.
  */
 import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
-import type { RunRef } from '../shared/activity-io';
+import type { ModelCallInput, RunRef } from '../shared/activity-io';
+import { chainDigest, EMPTY_DIGEST } from '../shared/hash';
 import { messagesQuery, requestContextQuery, type RequestContext } from '../shared/messages';
+import { Lru } from './lru';
 
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
+interface CachedRun {
+  messages: MessageParam[];
+  /** digests[i] = chained digest of messages [0, i]. */
+  digests: string[];
+  /** This worker's own model reply at `index`, not yet confirmed by the workflow. */
+  pending?: { index: number; message: MessageParam };
 }
 
 export interface ConversationStats {
   queries: number;
   messagesFetched: number;
+  /** Model calls whose conversation was assembled locally and verified, without a query. */
+  localHits: number;
+}
+
+function digestAt(run: CachedRun, count: number): string {
+  return count === 0 ? EMPTY_DIGEST : run.digests[count - 1]!;
+}
+
+function appendVerified(run: CachedRun, messages: MessageParam[]): void {
+  for (const m of messages) {
+    run.digests.push(chainDigest(digestAt(run, run.messages.length), m));
+    run.messages.push(m);
+  }
 }
 
 export class ConversationSource {
   private readonly contexts = new Lru<RequestContext>(128);
-  private readonly conversations = new Lru<MessageParam[]>(256);
-  private readonly inflight = new Map<string, Promise<MessageParam[]>>();
-  readonly stats: ConversationStats = { queries: 0, messagesFetched: 0 };
+  private readonly runs = new Lru<CachedRun>(256);
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  readonly stats: ConversationStats = { queries: 0, messagesFetched: 0, localHits: 0 };
 
   constructor(private readonly client: Client) {}
 
   private handle(run: RunRef) {
     return this.client.workflow.getHandle(run.workflowId, run.runId);
+  }
+
+  private cached(run: RunRef): CachedRun {
+    const key = `${run.workflowId}/${run.runId}`;
+    let entry = this.runs.get(key);
+    if (!entry) {
+      entry = { messages: [], digests: [] };
+      this.runs.set(key, entry);
+    }
+    return entry;
   }
 
   /** The run's request context, cached by its hash (`contextKey`). */
@@ -55,36 +75,76 @@ export class ConversationSource {
     return context;
   }
 
+  /** Remembers this worker's model reply, which the workflow will append at `index`. */
+  remember(run: RunRef, index: number, message: MessageParam): void {
+    this.cached(run).pending = { index, message };
+  }
+
+  /** The conversation a model call covers, verified against its digest. */
+  forModelCall(input: ModelCallInput): Promise<MessageParam[]> {
+    const entry = this.cached(input.run);
+    const local = this.assemble(entry, input);
+    if (local) {
+      this.stats.localHits++;
+      return Promise.resolve(local);
+    }
+    return this.messages(input.run, input.messageCount, input.digest);
+  }
+
+  private assemble(entry: CachedRun, input: ModelCallInput): MessageParam[] | undefined {
+    const candidate: MessageParam[] = [];
+    let length = entry.messages.length;
+    if (length > input.messageCount) return undefined;
+    if (entry.pending?.index === length && length < input.messageCount) {
+      candidate.push(entry.pending.message);
+      length++;
+    }
+    if (input.tail && input.tail.from === length) {
+      candidate.push(...input.tail.messages);
+      length += input.tail.messages.length;
+    }
+    if (length !== input.messageCount) return undefined;
+    let digest = digestAt(entry, entry.messages.length);
+    for (const m of candidate) digest = chainDigest(digest, m);
+    if (digest !== input.digest) return undefined;
+    appendVerified(entry, candidate);
+    entry.pending = undefined;
+    return entry.messages.slice(0, input.messageCount);
+  }
+
   /** Messages [0, count) of the run's conversation; only the part not cached is fetched. */
-  async messages(run: RunRef, count: number): Promise<MessageParam[]> {
+  async messages(run: RunRef, count: number, expectedDigest?: string): Promise<MessageParam[]> {
     const key = `${run.workflowId}/${run.runId}`;
     // One fetch per run at a time: parallel tool activities of one round share it.
     const pending = this.inflight.get(key);
     if (pending) await pending.catch(() => undefined);
-    const cached = this.conversations.get(key) ?? [];
-    if (cached.length >= count) return cached.slice(0, count);
-    const fetching = this.fetchFrom(run, cached, count);
-    this.inflight.set(key, fetching);
-    try {
-      const all = await fetching;
-      this.conversations.set(key, all);
-      return all.slice(0, count);
-    } finally {
-      this.inflight.delete(key);
+    const entry = this.cached(run);
+    if (entry.messages.length < count) {
+      const fetching = this.fetchInto(run, entry, count);
+      this.inflight.set(key, fetching);
+      try {
+        await fetching;
+      } finally {
+        this.inflight.delete(key);
+      }
     }
+    if (expectedDigest !== undefined && digestAt(entry, count) !== expectedDigest) {
+      // A cached copy that no longer matches the workflow is dropped, never used.
+      this.runs.set(key, { messages: [], digests: [] });
+      throw new Error(`conversation of ${run.workflowId} does not match its digest at ${count} messages; refetching on retry`);
+    }
+    return entry.messages.slice(0, count);
   }
 
-  private async fetchFrom(run: RunRef, cached: MessageParam[], count: number): Promise<MessageParam[]> {
-    const all = cached.slice();
-    while (all.length < count) {
+  private async fetchInto(run: RunRef, entry: CachedRun, count: number): Promise<void> {
+    while (entry.messages.length < count) {
       this.stats.queries++;
-      const page = await this.handle(run).query(messagesQuery, { from: all.length, to: count });
-      if (page.from !== all.length || page.messages.length === 0) {
+      const page = await this.handle(run).query(messagesQuery, { from: entry.messages.length, to: count });
+      if (page.from !== entry.messages.length || page.messages.length === 0) {
         throw new Error(`conversation of ${run.workflowId} has ${page.total} messages; ${count} were expected`);
       }
-      all.push(...page.messages);
+      appendVerified(entry, page.messages);
       this.stats.messagesFetched += page.messages.length;
     }
-    return all;
   }
 }

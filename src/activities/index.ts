@@ -6,6 +6,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { ConversationSource } from './conversation';
+
+export { ConversationSource } from './conversation';
 import { createModelActivities } from './model/call-model';
 import { createToolActivities } from './run-tool';
 
@@ -14,10 +16,12 @@ export interface ActivityDeps {
   client: Client;
   workspaceRoot: string;
   stream?: boolean;
+  /** Pass one in to read its stats (cache hits, queries); default: a new one. */
+  conversations?: ConversationSource;
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const conversations = new ConversationSource(deps.client);
+  const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot }),

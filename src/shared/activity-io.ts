@@ -18,6 +18,13 @@ export interface ModelCallInput {
   turn: number;
   /** The request covers messages [0, messageCount) of the run's conversation. */
   messageCount: number;
+  /** Chained digest of those messages (src/shared/hash.ts `chainDigest`): proves a cached copy exact. */
+  digest: string;
+  /**
+   * The newest messages inline when small (the turn boundary: tool results and queued
+   * messages), so a worker holding the rest needs no query. Absent when large.
+   */
+  tail?: { from: number; messages: MessageParam[] };
   /** Hash of the run's RequestContext; the worker caches contexts by it. */
   contextKey: string;
   sharedPrefixEnd?: BlockPosition;
@@ -55,3 +62,6 @@ export interface ToolCallResult {
 
 /** Tool inputs larger than this travel by reference. */
 export const INLINE_TOOL_INPUT_BYTES = 2048;
+
+/** A turn-boundary message up to this size rides along in the model activity's input. */
+export const INLINE_TAIL_BYTES = 2048;

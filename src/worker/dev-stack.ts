@@ -5,8 +5,9 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { ConversationSource } from '../activities';
 import { ForkflowClient } from '../client';
-import { startOfflineModel, type OfflineModel } from '../offline';
+import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
 import { startDevServer, type DevServer, type DevServerOptions } from './dev-server';
 import { createModelClient } from './model-client';
@@ -19,6 +20,8 @@ export interface DevStackOptions {
   /** Real Anthropic when set; otherwise the offline model. */
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
+  /** Options of the offline model (when no API key); default: a little latency, so the demo looks live. */
+  offlineModel?: OfflineModelOptions;
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
@@ -29,6 +32,8 @@ export interface DevStack {
   client: ForkflowClient;
   worker: Worker;
   taskQueue: string;
+  /** The worker's conversation cache (its stats show queries saved). */
+  conversations: ConversationSource;
   stop(): Promise<void>;
 }
 
@@ -42,12 +47,13 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const taskQueue = o.taskQueue ?? TASK_QUEUE;
   const [server, offlineModel] = await Promise.all([
     startDevServer(o.server),
-    o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel({ latencyMs: 150, streamChunkDelayMs: 15 }),
+    o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
   const connection = await Connection.connect({ address: server.address });
   const temporal = new Client({ connection, namespace: server.namespace });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const conversations = new ConversationSource(temporal);
   const worker = await createForkflowWorker({
     connection: nativeConnection,
     client: temporal,
@@ -55,6 +61,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     taskQueue,
     anthropic: createModelClient({ apiKey: o.anthropicApiKey ?? 'offline', baseURL: offlineModel?.url ?? o.anthropicBaseUrl }),
     workspaceRoot: o.workspaceRoot,
+    conversations,
   });
   const running = worker.run();
   return {
@@ -64,6 +71,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     client: new ForkflowClient(temporal, { taskQueue }),
     worker,
     taskQueue,
+    conversations,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);

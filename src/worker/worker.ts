@@ -6,7 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { createActivities, type ConversationSource } from '../activities';
 
 export interface ForkflowWorkerOptions {
   connection: NativeConnection;
@@ -18,6 +18,7 @@ export interface ForkflowWorkerOptions {
   /** A pre-built workflow bundle (tests bundle once per run); default: bundle src at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
+  conversations?: ConversationSource;
 }
 
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
@@ -26,7 +27,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations }),
     maxHeartbeatThrottleInterval: '1s',
     defaultHeartbeatThrottleInterval: '1s',
     ...(o.identity ? { identity: o.identity } : {}),

@@ -44,7 +44,7 @@ export function createModelActivities(deps: ModelDeps) {
       const ctx = Context.current();
       const [context, messages] = await Promise.all([
         deps.conversations.context(input.run, input.contextKey),
-        deps.conversations.messages(input.run, input.messageCount),
+        deps.conversations.forModelCall(input),
       ]);
       const stream = deps.stream !== false;
       const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
@@ -61,8 +61,10 @@ export function createModelActivities(deps: ModelDeps) {
               .finalMessage()
           : await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
         const usage = message.usage;
+        const reply = { role: 'assistant' as const, content: message.content.map(toParamBlock) };
+        deps.conversations.remember(input.run, input.messageCount, reply);
         return {
-          message: { role: 'assistant', content: message.content.map(toParamBlock) },
+          message: reply,
           stopReason: message.stop_reason,
           usage: {
             inputTokens: usage.input_tokens,

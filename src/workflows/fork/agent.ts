@@ -6,6 +6,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
+import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
@@ -29,6 +30,8 @@ export class ForkAgent {
   activity?: string;
   stopReason?: StopReason;
   maxTurnsReached = false;
+  /** Chained digest of `messages` (see ModelCallInput.digest). */
+  digest = EMPTY_DIGEST;
   readonly inbox: QueuedMessage[] = [];
   readonly rejectedSignals: RejectedSignal[] = [];
   readonly startedAt = isoNow();
@@ -43,11 +46,13 @@ export class ForkAgent {
   ) {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
-    this.messages = opening;
+    this.messages = [];
+    for (const message of opening) this.append(message);
   }
 
   append(message: MessageParam): void {
     this.messages.push(message);
+    this.digest = chainDigest(this.digest, message);
     if (message.role === 'assistant') {
       const text = textOf(message).trim();
       if (text) this.lastText = text;

@@ -5,7 +5,8 @@
  */
 import { workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type ContentBlock } from '../../shared/anthropic';
-import type { ModelCallResult } from '../../shared/activity-io';
+import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
+import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
 import { model } from '../activities';
 import type { ForkAgent } from './agent';
@@ -22,9 +23,18 @@ type StopCondition = (agent: ForkAgent) => StopReason | undefined;
 /** Checked before each model call; the first that fires ends the loop normally. */
 export const stopConditions: StopCondition[] = [(a) => (a.turns >= a.input.maxTurns ? 'max_turns' : undefined)];
 
+/** The newest message inline when it is a small turn boundary (see ModelCallInput.tail). */
+function inlineTail(agent: ForkAgent): ModelCallInput['tail'] {
+  const last = agent.messages.length - 1;
+  const message = agent.messages[last];
+  if (!message || message.role !== 'user' || agent.messages[last - 1]?.role !== 'assistant') return undefined;
+  return utf8Length(canonicalJson(message)) <= INLINE_TAIL_BYTES ? { from: last, messages: [message] } : undefined;
+}
+
 async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
   const info = workflowInfo();
   const turn = agent.turns + 1;
+  const tail = inlineTail(agent);
   agent.activity = `model turn ${turn}`;
   publishProgress(agent);
   const result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.context.model}` }, [
@@ -33,6 +43,8 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
       agentId: agent.agentId,
       turn,
       messageCount: agent.messages.length,
+      digest: agent.digest,
+      ...(tail ? { tail } : {}),
       contextKey: agent.contextKey,
       sharedPrefixEnd: agent.sharedPrefixEnd,
     },
