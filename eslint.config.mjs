@@ -16,7 +16,7 @@ const ioLibraries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['lib/', 'node_modules/', '.tools/', 'coverage/', 'test-artifacts/', 'bin/', 'test/fixtures/'] },
+  { ignores: ['lib/', 'node_modules/', '.tools/', '.scratch/', '.forkflow/', 'coverage/', 'test-artifacts/', 'bin/', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

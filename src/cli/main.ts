@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
+import { registerDemoCommand } from './commands/demo';
 import { registerServeCommands } from './commands/serve';
 import { CliError, EXIT } from './exit';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   const globals = () => program.opts<GlobalOptions>();
   registerAgentCommands(program, globals);
   registerServeCommands(program, globals);
+  registerDemoCommand(program, globals);
   return program;
 }
 

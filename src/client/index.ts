@@ -8,8 +8,8 @@ import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@t
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
-import { validateForkInput, type ForkInputJson } from '../shared/fork-input';
-import { sendMessageSchema, sendMessageSignal, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
+import { validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
+import { requestContextQuery, sendMessageSchema, sendMessageSignal, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { temporalSettings } from '../worker/config';
@@ -18,7 +18,7 @@ import { toAgentRow, type AgentRow } from './rows';
 
 export * from './errors';
 export type { AgentRow } from './rows';
-export type { ForkInputJson } from '../shared/fork-input';
+export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
 export type { ForkResult, ForkStatus } from '../shared/status';
 
 /** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */
@@ -168,6 +168,19 @@ export class ForkflowClient {
 
   transcript(agentId: string): Promise<MessageParam[]> {
     return this.call(agentId, (h) => h.query(transcriptQuery));
+  }
+
+  /**
+   * The cache-safe snapshot of an agent's conversation: its system prompt, tools, model and
+   * thinking config exactly as it sent them, and its whole transcript. Forks started from it
+   * share the agent's cached prefix.
+   */
+  async snapshotOf(agentId: string): Promise<CacheSafeParams> {
+    const [context, messages] = await Promise.all([this.call(agentId, (h) => h.query(requestContextQuery)), this.transcript(agentId)]);
+    const snapshot: CacheSafeParams = { system: context.system, tools: context.tools, model: context.model, messages, maxTokens: context.maxTokens };
+    if (context.thinking) snapshot.thinking = context.thinking;
+    if (context.toolChoice) snapshot.toolChoice = context.toolChoice as CacheSafeParams['toolChoice'];
+    return snapshot;
   }
 
   /** Cancels the agent (and, through Temporal, its subtree); it ends `killed` with its partial result. */

@@ -91,7 +91,8 @@ export const forkInputSchema = z.strictObject({
   rootAgentId: z.string().min(1).optional(),
 });
 
-export type ForkInputJson = z.input<typeof forkInputSchema>;
+/** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
+export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };
 export type ForkInput = Omit<z.output<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };
 
 /** zod issues as one readable line each: `path: message`. */

@@ -1,0 +1,52 @@
+/** `forkflow demo`: the main job — dev server + worker + model + the live scenario. */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { forkflowSettings } from '../../worker/config';
+import { startDevStack } from '../../worker/dev-stack';
+import { runDemo } from '../demo/run-demo';
+import type { GlobalOptions } from './agents';
+import { DEFAULT_DEV_DB, untilSignal } from './serve';
+
+export function registerDemoCommand(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('demo')
+    .description('boot a dev server, a worker and the model, and run the fork demo on this repository')
+    .option('--db <file>', 'SQLite file for the dev server', DEFAULT_DEV_DB)
+    .option('--in-memory', 'do not persist the dev server')
+    .option('--port <port>', 'gRPC port (default: 7233, or a free one if taken)', (v) => Number(v))
+    .option('--ui-port <port>', 'Web UI port (default: 8233, or a free one if taken)', (v) => Number(v))
+    .option('--workspace <dir>', 'repository the agents look at', process.cwd())
+    .option('--exit', 'stop after the scenario instead of serving until Ctrl-C')
+    .action(async (flags: { db: string; inMemory?: boolean; port?: number; uiPort?: number; workspace: string; exit?: boolean }) => {
+      const settings = forkflowSettings();
+      const dbFile = flags.inMemory ? undefined : resolve(flags.db);
+      if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
+      const offline = !settings.anthropicApiKey;
+      process.stdout.write(`forkflow demo · model: ${offline ? 'offline emulator (set ANTHROPIC_API_KEY for Anthropic)' : `Anthropic (${settings.model ?? 'default model'})`}\nstarting Temporal dev server, worker and model...\n`);
+      const stack = await startDevStack({
+        server: { dbFile, port: flags.port, uiPort: flags.uiPort },
+        taskQueue: globals().taskQueue ?? settings.taskQueue,
+        workspaceRoot: resolve(flags.workspace),
+        anthropicApiKey: settings.anthropicApiKey,
+        anthropicBaseUrl: settings.anthropicBaseUrl,
+      });
+      let failed = false;
+      try {
+        process.stdout.write(`Temporal ${stack.server.address} · Web UI ${stack.server.uiUrl} · worker on "${stack.taskQueue}"\n`);
+        const runId = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
+        await runDemo({ client: stack.client, offline, uiUrl: stack.server.uiUrl, namespace: stack.server.namespace, runId });
+        if (!flags.exit) {
+          process.stdout.write(`\nThe dev server and worker keep serving: open ${stack.server.uiUrl}, or try \`forkflow list\` in another shell. Ctrl-C to stop.\n`);
+          await untilSignal();
+        }
+      } catch (err) {
+        failed = true;
+        process.stderr.write(`demo failed: ${(err as Error).message}\n`);
+      } finally {
+        process.stdout.write('stopping...\n');
+        await stack.stop();
+      }
+      if (failed) process.exitCode = 1;
+    });
+}

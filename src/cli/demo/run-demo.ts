@@ -1,0 +1,89 @@
+/**
+ * The demo (the README's first command): a parent agent surveys this repository; three
+ * sibling forks start from its snapshot (sharing its cached prefix); one receives a message
+ * mid-run, one is cancelled; a live table follows them; reports, usage and Web UI links at
+ * the end.
+ */
+import type { ForkflowClient, ForkHandle, ForkResult } from '../../client';
+import type { ForkStatus } from '../../shared/status';
+import { isTerminal } from '../../shared/status';
+import { formatUsage } from '../output';
+import { LiveView, renderStatuses } from './live-table';
+import { demoScenario } from './scenario';
+
+export interface DemoOptions {
+  client: ForkflowClient;
+  offline: boolean;
+  uiUrl?: string;
+  namespace: string;
+  /** Unique per run (the demo's dev server persists across runs). */
+  runId: string;
+  out?: (line: string) => void;
+}
+
+export interface DemoOutcome {
+  parent: ForkResult;
+  forks: ForkResult[];
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 250));
+
+function uiLink(o: DemoOptions, workflowId: string): string {
+  return o.uiUrl ? `${o.uiUrl}/namespaces/${o.namespace}/workflows/${encodeURIComponent(workflowId)}` : workflowId;
+}
+
+export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
+  const say = o.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const scenario = demoScenario(o.offline);
+  const parentId = `demo-${o.runId}-parent`;
+
+  say(`\n1. A parent agent surveys the repository (${parentId})`);
+  const parent = await o.client.fork({ agentId: parentId, forkLabel: 'parent', prompt: scenario.parentPrompt, toolFilter: 'readOnly', maxTurns: 8 }, { mode: 'sync' });
+  say(`   ${parent.status} after ${parent.turns} turns: ${parent.text}`);
+
+  say('\n2. Three sibling forks start from its snapshot (same system, tools, model and messages: one cached prefix)');
+  const snapshot = await o.client.snapshotOf(parentId);
+  const handles: ForkHandle[] = await Promise.all(
+    scenario.forks.map((f) =>
+      o.client.start({ agentId: `demo-${o.runId}-${f.label}`, parent: snapshot, forkLabel: f.label, prompt: f.prompt, toolFilter: 'readOnly', maxTurns: 10, parentAgentId: parentId, rootAgentId: parentId }),
+    ),
+  );
+
+  const view = new LiveView();
+  const notes: (string | undefined)[] = [undefined, undefined, undefined];
+  let messaged = false;
+  let cancelled = false;
+  let statuses: (ForkStatus | undefined)[] = [];
+  for (;;) {
+    statuses = await Promise.all(handles.map((h) => h.status().catch(() => undefined)));
+    const [, second, third] = statuses;
+    if (!messaged && second && second.turns >= 1 && second.state === 'running') {
+      messaged = true;
+      await handles[1]!.sendMessage({ message: scenario.message, summary: 'also check fault injection', from: 'demo' });
+      notes[1] = 'message sent';
+    }
+    if (!cancelled && third && third.turns >= 1 && third.state === 'running') {
+      cancelled = true;
+      await handles[2]!.cancel();
+      notes[2] = 'cancel requested';
+    }
+    const rows = scenario.forks.map((f, i) => ({ label: f.label, status: statuses[i], note: statuses[i] && isTerminal(statuses[i].state) ? undefined : notes[i] }));
+    view.show(renderStatuses(rows), rows.map((r) => `${r.status?.state}/${r.status?.turns}/${r.note}`).join(','));
+    if (statuses.every((s) => s && isTerminal(s.state))) break;
+    await tick();
+  }
+  view.done();
+
+  const results = await Promise.all(handles.map((h) => h.result()));
+  say('\n3. Reports');
+  results.forEach((r, i) => {
+    say(`\n── ${scenario.forks[i]!.label} · ${r.status}${r.status === 'killed' ? ' (partial result)' : ''} · ${r.turns} turns, ${r.toolUses} tool calls`);
+    say(r.text || '(no text yet)');
+  });
+  say('\n4. Usage per fork (tokens)');
+  results.forEach((r, i) => say(`   ${scenario.forks[i]!.label.padEnd(14)} ${formatUsage(r.usage)}`));
+  say('\n5. In the Temporal Web UI');
+  say(`   parent  ${uiLink(o, parentId)}`);
+  handles.forEach((h, i) => say(`   ${scenario.forks[i]!.label.padEnd(14)} ${uiLink(o, h.agentId)}`));
+  return { parent, forks: results };
+}
