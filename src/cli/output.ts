@@ -7,7 +7,9 @@ export function printJson(value: unknown): void {
 }
 
 export function table(head: string[], rows: (string | number | undefined)[][]): string {
-  const t = new Table({ head, style: { head: ['cyan'], border: ['grey'] } });
+  // Colours only on a terminal: piped output (scripts, CI logs) stays plain text.
+  const style = process.stdout.isTTY ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] };
+  const t = new Table({ head, style });
   for (const row of rows) t.push(row.map((c) => (c === undefined ? '' : String(c))));
   return t.toString();
 }

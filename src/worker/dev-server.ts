@@ -65,6 +65,20 @@ export async function freePort(ip = '127.0.0.1'): Promise<number> {
   return address.port;
 }
 
+/** `preferred` when nothing listens there, otherwise a free port (so a second stack still starts). */
+export async function preferredPort(preferred: number, ip = '127.0.0.1'): Promise<number> {
+  const server = createServer();
+  try {
+    server.listen(preferred, ip);
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
+    server.close();
+    await once(server, 'close');
+    return preferred;
+  } catch {
+    return freePort(ip);
+  }
+}
+
 /** Polls the front end until `GetSystemInfo` answers (a start-up wait, not test sync). */
 async function waitForFrontend(address: string, namespace: string, deadline: number, exited: () => string | undefined): Promise<void> {
   let lastError: unknown;

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { forkflowSettings } from '../../worker/config';
+import { preferredPort } from '../../worker/dev-server';
 import { startDevStack } from '../../worker/dev-stack';
 import { runDemo } from '../demo/run-demo';
 import type { GlobalOptions } from './agents';
@@ -25,7 +26,7 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
       const offline = !settings.anthropicApiKey;
       process.stdout.write(`forkflow demo · model: ${offline ? 'offline emulator (set ANTHROPIC_API_KEY for Anthropic)' : `Anthropic (${settings.model ?? 'default model'})`}\nstarting Temporal dev server, worker and model...\n`);
       const stack = await startDevStack({
-        server: { dbFile, port: flags.port, uiPort: flags.uiPort },
+        server: { dbFile, port: flags.port ?? (await preferredPort(7233)), uiPort: flags.uiPort ?? (await preferredPort(8233)) },
         taskQueue: globals().taskQueue ?? settings.taskQueue,
         workspaceRoot: resolve(flags.workspace),
         anthropicApiKey: settings.anthropicApiKey,

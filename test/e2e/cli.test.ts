@@ -1,0 +1,78 @@
+/**
+ * The `forkflow` CLI as an operator uses it (run from source in its own process): tables and
+ * `--json`, exit codes, and errors that say what to do.
+ */
+import { startHarness, type Harness } from '../kit/env';
+import { runForkflow, type ProcessResult } from '../kit/processes';
+import { waitFor } from '../kit/wait';
+
+jest.setTimeout(90_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ name: 'cli' });
+});
+afterAll(() => h.close());
+
+const cli = (...args: string[]): Promise<ProcessResult> => runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, ...args]);
+const json = <T>(r: ProcessResult): T => JSON.parse(r.stdout) as T;
+
+test('fork --wait --json prints the result and exits 0; status, transcript and list agree', async () => {
+  const r = await cli('--json', 'fork', '--prompt', 'Say hi.\n@reply hi there', '--label', 'cli-test', '--agent-id', 'cli-one', '--wait');
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  expect(json<{ status: string; text: string }>(r)).toMatchObject({ status: 'completed', text: 'hi there' });
+
+  const status = await cli('--json', 'status', 'cli-one');
+  expect(json<{ state: string; forkLabel: string }>(status)).toMatchObject({ state: 'completed', forkLabel: 'cli-test' });
+  const table = await cli('status', 'cli-one');
+  expect(table.stdout).toMatch(/state\s+│\s+completed/);
+
+  const transcript = json<{ role: string }[]>(await cli('--json', 'transcript', 'cli-one'));
+  expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
+
+  const rows = await waitFor(async () => {
+    const listed = json<{ agentId: string; state: string }[]>(await cli('--json', 'list', '--query', "ForkLabel = 'cli-test'"));
+    return listed.length > 0 ? listed : undefined;
+  }, 'visibility to list the fork');
+  expect(rows[0]).toMatchObject({ agentId: 'cli-one', state: 'completed' });
+});
+
+test('send queues a message; cancel then result exits 4 with the killed result', async () => {
+  const started = await cli('--json', 'fork', '--prompt', 'Hang.\n@sleep 60000 @reply never', '--agent-id', 'cli-two');
+  expect(json<{ agentId: string }>(started).agentId).toBe('cli-two');
+  await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Hang.'));
+
+  const sent = await cli('send', 'cli-two', 'a note', '--summary', 'note');
+  expect(sent.stdout).toContain('queued for cli-two');
+  expect((await h.forkflow.status('cli-two')).pendingMessages).toBe(1);
+
+  expect((await cli('cancel', 'cli-two')).status).toBe(0);
+  const result = await cli('--json', 'result', 'cli-two');
+  expect(result.status).toBe(4);
+  expect(json<{ status: string }>(result).status).toBe('killed');
+});
+
+test('errors: a missing directive is a usage error (2), an unknown agent is 3, no server is 5', async () => {
+  const usage = await cli('fork', '--label', 'x');
+  expect(usage.status).toBe(2);
+  expect(usage.stderr).toContain('--prompt');
+
+  const unknown = await cli('status', 'no-such-agent');
+  expect(unknown.status).toBe(3);
+  expect(unknown.stderr).toContain('forkflow list');
+
+  const badTimeout = await cli('fork', '--prompt', 'x', '--timeout', 'soon');
+  expect(badTimeout.status).toBe(2);
+  expect(badTimeout.stderr).toContain('--timeout');
+
+  const down = await runForkflow(['--address', '127.0.0.1:1', 'status', 'x']);
+  expect(down.status).toBe(5);
+  expect(down.stderr).toContain('forkflow dev');
+});
+
+test('schema prints the JSON Schema of the workflow input', async () => {
+  const schema = json<{ properties: Record<string, unknown>; required: string[] }>(await cli('schema'));
+  expect(schema.required).toContain('prompt');
+  expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['prompt', 'parent', 'forkLabel', 'maxTurns', 'timeout', 'toolFilter', 'workspace']));
+});

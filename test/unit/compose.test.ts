@@ -1,0 +1,45 @@
+/**
+ * docker-compose.yml is a valid, production-like stack: `docker compose config` (the real
+ * Compose v2 CLI plugin, installed by scripts/install-compose.sh) accepts it, the worker is
+ * built from this repository, and ANTHROPIC_API_KEY is passed through, required.
+ */
+import { join } from 'node:path';
+import { run } from '../kit/processes';
+
+jest.setTimeout(15 * 60_000); // a cold machine builds the compose plugin first (minutes, once)
+
+const root = join(__dirname, '..', '..');
+const dockerConfig = join(root, '.tools', 'docker');
+
+interface ComposeModel {
+  services: Record<string, { image?: string; build?: { context: string }; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: unknown[] }>;
+}
+
+beforeAll(async () => {
+  const installed = await run('bash', [join(root, 'scripts', 'install-compose.sh')], { timeoutMs: 14 * 60_000 });
+  if (installed.status !== 0) throw new Error(`install-compose.sh failed: ${installed.stderr}`);
+});
+
+const compose = (env: NodeJS.ProcessEnv) => run('docker', ['compose', '-f', join(root, 'docker-compose.yml'), 'config', '--format', 'json'], { env: { ...env, DOCKER_CONFIG: dockerConfig } });
+
+test('docker compose config accepts the stack: Temporal on PostgreSQL, the Web UI, the worker from this repo', async () => {
+  const { ANTHROPIC_API_KEY: _ignored, ...env } = process.env;
+  const r = await compose({ ...env, ANTHROPIC_API_KEY: 'sk-test-passthrough' });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const model = JSON.parse(r.stdout) as ComposeModel;
+  expect(Object.keys(model.services).sort()).toEqual(['forkflow-worker', 'postgresql', 'temporal', 'temporal-ui']);
+  expect(model.services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+  expect(model.services.temporal!.depends_on).toMatchObject({ postgresql: { condition: 'service_healthy' } });
+  expect(model.services['temporal-ui']!.environment).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233' });
+  const worker = model.services['forkflow-worker']!;
+  expect(worker.build?.context).toBe(root);
+  expect(worker.environment).toMatchObject({ ANTHROPIC_API_KEY: 'sk-test-passthrough', TEMPORAL_ADDRESS: 'temporal:7233', FORKFLOW_TASK_QUEUE: 'forkflow' });
+});
+
+test('without ANTHROPIC_API_KEY the stack refuses to render, saying what to set', async () => {
+  const { ANTHROPIC_API_KEY: _ignored, ...env } = process.env;
+  const r = await compose(env);
+  expect(r.status).not.toBe(0);
+  expect(r.stderr).toContain('ANTHROPIC_API_KEY');
+});
