@@ -27,14 +27,22 @@ if (major < 20 || (major === 20 && minor < 3)) {
   process.exit(1);
 }
 
-// 1. npm packages, exactly as locked.
-const lock = readFileSync(join(root, 'package-lock.json'));
-const lockHash = createHash('sha256').update(lock).digest('hex');
+// 1. npm packages, exactly as locked. Not `npm ci`: registry mirrors that serve only this
+// platform's optional binaries (as here) yield locks without other platforms' entries, which
+// `npm ci` rejects. `npm install` against the lock installs the same versions; the check
+// below makes sure it did not re-resolve anything.
+const lockPath = join(root, 'package-lock.json');
+const lockHash = () => createHash('sha256').update(readFileSync(lockPath)).digest('hex');
+const locked = lockHash();
 const marker = join(root, 'node_modules', '.forkflow-lock-sha256');
-if (!existsSync(marker) || readFileSync(marker, 'utf8') !== lockHash) {
-  say('installing npm packages (npm ci)...');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
-  writeFileSync(marker, lockHash);
+if (!existsSync(marker) || readFileSync(marker, 'utf8') !== locked) {
+  say('installing npm packages as locked...');
+  run('npm', ['install', '--no-audit', '--no-fund']);
+  if (lockHash() !== locked) {
+    say('package-lock.json changed during install: package.json and the lock disagree. Commit the updated lock, or revert package.json.');
+    process.exit(1);
+  }
+  writeFileSync(marker, locked);
 }
 
 // 2. Compiled CLI and library.
