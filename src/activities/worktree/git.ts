@@ -1,0 +1,102 @@
+/**
+ * Running `git` for the worktree functions: `execFile` (no shell, so no quoting to get
+ * wrong), a fixed environment, and failures turned into {@link WorktreeError}s.
+ */
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { WorktreeError } from './errors';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Enough for `git status` listing about a million untracked paths. */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** A bound so a hung git cannot hold the per-repository lock forever; checkouts of big trees fit. */
+const GIT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * The caller's environment without any `GIT_*` variable, plus our settings. A worker
+ * started from a git hook or an IDE can carry `GIT_DIR`, `GIT_WORK_TREE`,
+ * `GIT_INDEX_FILE` or `GIT_CONFIG_PARAMETERS`, each of which would point our commands at
+ * another repository or change their behaviour. `LC_ALL=C` keeps git's messages in
+ * English, since we match a few of them.
+ */
+export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (!key.toUpperCase().startsWith('GIT_')) env[key] = value;
+  }
+  return {
+    ...env,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_CONFIG_NOSYSTEM: '1',
+    // `git status` would otherwise refresh and rewrite the index; nobody needs that here.
+    GIT_OPTIONAL_LOCKS: '0',
+    LC_ALL: 'C',
+  };
+}
+
+/**
+ * Runs `git args…` in `cwd`. Resolves with the exit code whatever it is (callers decide
+ * which codes are fine); rejects only when git could not run at all.
+ */
+export function git(args: readonly string[], cwd: string): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, env: gitEnv(), encoding: 'utf8', maxBuffer: MAX_OUTPUT_BYTES, timeout: GIT_TIMEOUT_MS, windowsHide: true },
+      (err, stdout, stderr) => {
+        if (err === null) {
+          resolve({ code: 0, stdout, stderr });
+        } else if (typeof err.code === 'number') {
+          resolve({ code: err.code, stdout, stderr });
+        } else if (err.code === 'ENOENT') {
+          // The cwd is checked before any call (see gitToplevel), so ENOENT means git itself.
+          reject(new WorktreeError('git-missing', 'git is not installed or not on the PATH of this worker: install git (2.18 or newer) where the workspace lives.', { cause: err }));
+        } else {
+          const why = err.killed ? `killed after ${GIT_TIMEOUT_MS / 1000} s or for output over ${MAX_OUTPUT_BYTES} bytes` : err.message;
+          reject(new WorktreeError('git-failed', `git ${args.join(' ')} in ${cwd} failed: ${why}`, { cause: err }));
+        }
+      },
+    );
+  });
+}
+
+/** Runs git and returns stdout; a non-zero exit becomes a `git-failed` error with git's message. */
+export async function gitOk(args: readonly string[], cwd: string): Promise<string> {
+  const r = await git(args, cwd);
+  if (r.code !== 0) throw gitFailed(args, cwd, r);
+  return r.stdout;
+}
+
+/** A `git-failed` error quoting git's own words (stderr, else stdout, else the exit code). */
+export function gitFailed(args: readonly string[], cwd: string, r: GitResult): WorktreeError {
+  const said = r.stderr.trim() || r.stdout.trim() || `exit code ${r.code}`;
+  return new WorktreeError('git-failed', `git ${args.join(' ')} in ${cwd} failed: ${said}`);
+}
+
+/**
+ * The top level of the working tree that contains `dir`, as git prints it (symlinks
+ * resolved). A subdirectory of a repository is accepted and means that repository.
+ */
+export async function gitToplevel(dir: string): Promise<string> {
+  const abs = path.resolve(dir);
+  const info = await stat(abs).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    throw new WorktreeError('not-a-repo', `${abs} is not a directory: pass the root of a git repository as repoRoot.`);
+  }
+  const r = await git(['rev-parse', '--show-toplevel'], abs);
+  const top = r.stdout.trim();
+  if (r.code !== 0 || top === '') {
+    const said = r.stderr.trim() || 'no working tree';
+    throw new WorktreeError('not-a-repo', `${abs} is not inside a git working tree (git said: ${said}). Worktree isolation needs a non-bare git repository with at least one commit; run \`git init\` and commit, or turn isolation off.`);
+  }
+  return path.resolve(top);
+}

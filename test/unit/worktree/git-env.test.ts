@@ -1,0 +1,67 @@
+/** The sanitised git environment and the per-repository lock, without touching a repository. */
+import { gitEnv } from '../../../src/activities/worktree/git';
+import { lockedRepoCount, withRepoLock } from '../../../src/activities/worktree/repo-lock';
+
+describe('gitEnv', () => {
+  it('drops every GIT_* variable of the caller and sets ours', () => {
+    const env = gitEnv({ PATH: '/bin', HOME: '/home/u', GIT_DIR: '/x/.git', GIT_WORK_TREE: '/x', git_index_file: 'i', GIT_CONFIG_PARAMETERS: "'core.bare'='true'", PAGER: 'less' });
+    expect(env).toEqual({
+      PATH: '/bin',
+      HOME: '/home/u',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_PAGER: 'cat',
+      PAGER: 'cat',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_OPTIONAL_LOCKS: '0',
+      LC_ALL: 'C',
+    });
+  });
+});
+
+/** A promise and its resolver, to hold a locked section open as long as a test needs. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/** Lets every pending callback run (a turn of the event loop, not a timed sleep). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('withRepoLock', () => {
+  it('runs calls for one repository one at a time, in order, and others alongside', async () => {
+    const events: string[] = [];
+    const a = gate();
+    const first = withRepoLock('/repo', async () => {
+      events.push('a start');
+      await a.promise;
+      events.push('a end');
+    });
+    const second = withRepoLock('/repo', () => {
+      events.push('b start');
+      return Promise.resolve('b');
+    });
+    const elsewhere = withRepoLock('/other', () => {
+      events.push('other start');
+      return Promise.resolve();
+    });
+    await settle();
+    await elsewhere;
+    expect(events).toEqual(['a start', 'other start']);
+    a.open();
+    await first;
+    expect(await second).toBe('b');
+    expect(events).toEqual(['a start', 'other start', 'a end', 'b start']);
+    expect(lockedRepoCount()).toBe(0);
+  });
+
+  it('releases the lock when a call fails', async () => {
+    const failed = withRepoLock('/repo', () => Promise.reject(new Error('boom')));
+    const next = withRepoLock('/repo', () => Promise.resolve('ran'));
+    await expect(failed).rejects.toThrow('boom');
+    expect(await next).toBe('ran');
+    expect(lockedRepoCount()).toBe(0);
+  });
+});
