@@ -147,6 +147,24 @@ export function toolUsesOf(message: MessageParam): ToolUseBlock[] {
   return message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }
 
+/** `o` without its `cache_control` member; `o` itself when it has none (no needless copies). */
+function omitCacheControl<T extends object>(o: T): T {
+  if (!('cache_control' in o)) return o;
+  const { cache_control: _dropped, ...rest } = o as T & { cache_control?: unknown };
+  return rest as T;
+}
+
+/**
+ * A block without cache markers, including markers on blocks nested in a `tool_result`'s
+ * content (those count toward the API's limit of 4 too). Returns the same object when there
+ * is nothing to strip.
+ */
+export function stripCacheControl(block: ContentBlock): ContentBlock {
+  const out = omitCacheControl(block);
+  if (out.type !== 'tool_result' || !Array.isArray(out.content) || !out.content.some((c) => 'cache_control' in c)) return out;
+  return { ...out, content: out.content.map(omitCacheControl) };
+}
+
 /** The text of a message's text blocks, joined by newlines. */
 export function textOf(message: MessageParam): string {
   return blocksOf(message)

@@ -2,7 +2,7 @@
  * The cache key of a fork: what must match for a provider prompt-cache hit across the fork
  * boundary. A pure hash of canonical JSON, so it is the same in every process and replay.
  */
-import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
+import { stripCacheControl, type MessageParam, type SystemParam, type ThinkingConfig, type ToolDefinition } from './anthropic';
 import { hashJson } from './hash';
 
 export interface CacheKeyParts {
@@ -20,7 +20,9 @@ function keyTools(tools: ToolDefinition[]): unknown[] {
 /** A string system prompt and one uncached text block are the same prompt to the provider. */
 function keySystem(system: SystemParam): unknown {
   if (typeof system === 'string') return [{ type: 'text', text: system }];
-  return system.map((b) => ({ type: 'text', text: b.text, cache_control: b.cache_control ?? null }));
+  // `?? undefined`, not `?? null`: canonicalJson drops undefined members, so an unmarked
+  // block hashes exactly like the string form above (null would make them differ).
+  return system.map((b) => ({ type: 'text', text: b.text, cache_control: b.cache_control ?? undefined }));
 }
 
 /**
@@ -51,12 +53,5 @@ export function messagePrefixHash(messages: MessageParam[]): string {
 
 function stripMessageCacheControl(m: MessageParam): unknown {
   if (typeof m.content === 'string') return { role: m.role, content: [{ type: 'text', text: m.content }] };
-  return {
-    role: m.role,
-    content: m.content.map((b) => {
-      if (!('cache_control' in b)) return b;
-      const { cache_control: _ignored, ...rest } = b as Record<string, unknown>;
-      return rest;
-    }),
-  };
+  return { role: m.role, content: m.content.map(stripCacheControl) };
 }

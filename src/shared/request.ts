@@ -5,7 +5,7 @@
  * settings never reach API 2026-10-21.
  */
 import type { CacheControl, ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolResultBlock } from './anthropic';
-import { blocksOf, toolUsesOf } from './anthropic';
+import { blocksOf, stripCacheControl, toolUsesOf } from './anthropic';
 import type { BlockPosition } from './fork-messages';
 import type { RequestContext } from './messages';
 
@@ -19,16 +19,32 @@ export interface BuildOptions {
   stream?: boolean;
 }
 
+/** A repaired conversation, and where a block of the original conversation ended up in it. */
+interface Repaired {
+  messages: MessageParam[];
+  /** Maps a position in the input conversation to the same block in `messages`. */
+  position(at: BlockPosition): BlockPosition | undefined;
+}
+
 /**
  * Every assistant `tool_use` must be answered by a `tool_result` in the next user message.
  * Unanswered calls (a snapshot taken mid-round, a crash) get an error result, added the same
  * way wherever the history is replayed, so parent and fork bytes stay identical.
  */
 export function repairToolPairing(messages: MessageParam[]): MessageParam[] {
+  return repair(messages).messages;
+}
+
+function repair(messages: MessageParam[]): Repaired {
   const out: MessageParam[] = [];
+  // For each input message: its index in `out`, and (when its blocks were reordered) where
+  // each of its blocks went. Repair inserts messages and moves blocks, so a position taken on
+  // the input (a fork's shared-prefix end) must be translated before it is marked.
+  const moved: { index: number; blocks?: number[] }[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
     out.push(message);
+    moved[i] = { index: out.length - 1 };
     const uses = toolUsesOf(message);
     if (uses.length === 0) continue;
     const next = messages[i + 1];
@@ -45,12 +61,23 @@ export function repairToolPairing(messages: MessageParam[]): MessageParam[] {
       const results = blocks.filter((b) => b.type === 'tool_result');
       const rest = blocks.filter((b) => b.type !== 'tool_result');
       out.push({ ...next, content: [...results, ...missing, ...rest] });
+      let r = 0;
+      let o = results.length + missing.length;
+      moved[i + 1] = { index: out.length - 1, blocks: blocks.map((b) => (b.type === 'tool_result' ? r++ : o++)) };
       i++;
     } else {
       out.push({ role: 'user', content: missing });
     }
   }
-  return out;
+  return {
+    messages: out,
+    position(at) {
+      const m = moved[at.messageIndex];
+      if (!m) return undefined;
+      const blockIndex = m.blocks ? m.blocks[at.blockIndex] : at.blockIndex;
+      return blockIndex === undefined ? undefined : { messageIndex: m.index, blockIndex };
+    },
+  };
 }
 
 function canCarryCacheControl(block: ContentBlock): boolean {
@@ -59,15 +86,8 @@ function canCarryCacheControl(block: ContentBlock): boolean {
 
 function withoutCacheControl(message: MessageParam): MessageParam {
   if (typeof message.content === 'string') return message;
-  if (!message.content.some((b) => 'cache_control' in b)) return message;
-  return {
-    ...message,
-    content: message.content.map((b) => {
-      if (!('cache_control' in b)) return b;
-      const { cache_control: _dropped, ...rest } = b as Record<string, unknown>;
-      return rest as ContentBlock;
-    }),
-  };
+  const content = message.content.map(stripCacheControl);
+  return content.every((b, i) => b === message.content[i]) ? message : { ...message, content };
 }
 
 /** Last block of a message that may carry a marker, or undefined. */
@@ -110,7 +130,9 @@ function messageBreakpoints(messages: MessageParam[], shared?: BlockPosition): B
 
 /** Builds the `POST /v1/messages` body for a context and conversation. */
 export function buildMessagesRequest(ctx: RequestContext, conversation: MessageParam[], opts: BuildOptions = {}): MessagesRequest {
-  const messages = repairToolPairing(conversation).map(withoutCacheControl);
+  const repaired = repair(conversation);
+  const messages = repaired.messages.map(withoutCacheControl);
+  const shared = opts.sharedPrefixEnd && repaired.position(opts.sharedPrefixEnd);
   let system = ctx.system;
   const tools = ctx.tools;
   let used =
@@ -126,7 +148,7 @@ export function buildMessagesRequest(ctx: RequestContext, conversation: MessageP
     }
     if (system !== ctx.system) used++;
   }
-  for (const point of messageBreakpoints(messages, opts.sharedPrefixEnd)) {
+  for (const point of messageBreakpoints(messages, shared)) {
     if (used >= MAX_CACHE_BREAKPOINTS) break;
     if (markBlock(messages, point)) used++;
   }
