@@ -1,0 +1,152 @@
+/**
+ * Turns parsed frontmatter into an AgentDefinition one field at a time. A bad field is
+ * reported and left out, and the agent still loads; only a bad `name` or `description`
+ * skips the file. Tool restrictions fail closed: when a tool field cannot be read, the
+ * agent gets no tools rather than all of them.
+ */
+import {
+  AGENT_COLORS,
+  EFFORT_LEVELS,
+  INHERIT_MODEL,
+  ISOLATION_MODES,
+  MEMORY_SCOPES,
+  PERMISSION_MODES,
+  agentDefinitionSchema,
+  agentFieldSchemas,
+  skillNameSchema,
+  toolNameSchema,
+  type AgentDefinition,
+  type AgentProblem,
+} from '../../shared/agents';
+import { DEFAULTS } from '../../shared/constants';
+import { parseList, preview, type ListKind, type Report } from './lists';
+
+type OptionalKey = Exclude<keyof typeof agentFieldSchemas, 'name' | 'description'>;
+
+interface ScalarField {
+  key: OptionalKey;
+  /** What a valid value looks like, for the problem and the fix. */
+  expected: string;
+  /** What happens when the field is left out. */
+  whenAbsent: string;
+}
+
+const oneOf = (values: readonly string[]): string => `one of ${values.join(', ')}`;
+
+/** Frontmatter field name → how to check it. Keys are the spelling used in files. */
+const SCALAR_FIELDS: Record<string, ScalarField> = {
+  context: { key: 'context', expected: '"fork"', whenAbsent: 'the file is a named agent' },
+  model: { key: 'model', expected: `a model id such as ${DEFAULTS.model}, or inherit`, whenAbsent: "the caller's model is used" },
+  effort: { key: 'effort', expected: oneOf(EFFORT_LEVELS), whenAbsent: 'the default effort applies' },
+  permissionMode: { key: 'permissionMode', expected: oneOf(PERMISSION_MODES), whenAbsent: 'the default permission mode applies' },
+  maxTurns: { key: 'maxTurns', expected: 'a whole number from 1 to 10000', whenAbsent: 'the default turn limit applies' },
+  memory: { key: 'memory', expected: oneOf(MEMORY_SCOPES), whenAbsent: 'the agent has no memory' },
+  background: { key: 'background', expected: 'true or false', whenAbsent: 'it runs in the background only when the call asks' },
+  isolation: { key: 'isolation', expected: oneOf(ISOLATION_MODES), whenAbsent: "it runs in the caller's directory" },
+  color: { key: 'color', expected: oneOf(AGENT_COLORS), whenAbsent: 'no colour is shown' },
+  initialPrompt: { key: 'initialPrompt', expected: 'non-empty text', whenAbsent: 'nothing is added to the first turn' },
+};
+
+interface ListField {
+  key: OptionalKey;
+  /** How an unreadable value fails (see lists.ts). */
+  kind: ListKind;
+}
+
+/** Fields holding lists of names. */
+const LIST_FIELDS: Record<string, ListField> = {
+  tools: { key: 'tools', kind: 'allow' },
+  'allowed-tools': { key: 'allowedTools', kind: 'allow' },
+  disallowedTools: { key: 'disallowedTools', kind: 'deny' },
+  skills: { key: 'skills', kind: 'skills' },
+};
+
+/** Claude Code fields that forkflow deliberately does not implement. */
+const UNSUPPORTED = new Set(['hooks', 'mcpServers', 'requiredMcpServers']);
+const KNOWN_FIELDS = ['name', 'description', ...Object.keys(SCALAR_FIELDS), ...Object.keys(LIST_FIELDS)];
+const NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
+
+/**
+ * Builds the definition for one file. `definition` is absent when the file is skipped;
+ * `problems` lists everything reported, in field order.
+ */
+export function buildDefinition(
+  file: string,
+  data: Record<string, unknown>,
+  body: string,
+): { definition?: AgentDefinition; problems: AgentProblem[] } {
+  const problems: AgentProblem[] = [];
+  const report: Report = (p) => problems.push({ file, ...p });
+
+  const name = checkName(data.name, report);
+  const description = agentFieldSchemas.description.safeParse(data.description);
+  if (!description.success) {
+    report({
+      field: 'description',
+      outcome: 'skipped',
+      problem: data.description == null ? 'description is missing' : `description must be non-empty text, got ${preview(data.description)}`,
+      fix: 'Add description: saying when to use this agent; the model reads it to choose one.',
+    });
+  }
+  if (name === undefined || !description.success) return { problems };
+
+  const fields: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(data)) {
+    // A blank value (`model:`) is the same as leaving the field out.
+    if (field === 'name' || field === 'description' || value == null) continue;
+    // hasOwn: a field called `constructor` must not find Object.prototype's.
+    const scalar = Object.hasOwn(SCALAR_FIELDS, field) ? SCALAR_FIELDS[field] : undefined;
+    const list = Object.hasOwn(LIST_FIELDS, field) ? LIST_FIELDS[field] : undefined;
+    if (scalar) {
+      const parsed = agentFieldSchemas[scalar.key].safeParse(value);
+      if (parsed.success) fields[scalar.key] = parsed.data;
+      else
+        report({
+          field,
+          outcome: 'ignored',
+          problem: `${field} is ${preview(value)}; expected ${scalar.expected}`,
+          fix: `Use ${scalar.expected}, or delete the line (then ${scalar.whenAbsent}).`,
+        });
+    } else if (list) {
+      const names = parseList(field, value, list.kind === 'skills' ? skillNameSchema : toolNameSchema, list.kind, report);
+      if (names) fields[list.key] = names;
+    } else {
+      report({ field, outcome: 'ignored', ...unknownField(field) });
+    }
+  }
+
+  // A fork shares its caller's prompt cache, which a different model would break.
+  if (fields.context === 'fork' && fields.model !== undefined && fields.model !== INHERIT_MODEL) {
+    delete fields.model;
+    report({
+      field: 'model',
+      outcome: 'ignored',
+      problem: "a context: fork command always runs on its caller's model (its prompt cache depends on it)",
+      fix: 'Delete model:, or remove context: fork to make this a named agent with its own model.',
+    });
+  }
+
+  const definition = agentDefinitionSchema.parse({ ...fields, name, description: description.data, systemPrompt: body, sourceFile: file });
+  return { definition, problems };
+}
+
+function checkName(value: unknown, report: Report): string | undefined {
+  const parsed = agentFieldSchemas.name.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const slug = typeof value === 'string' ? value.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) : '';
+  report({
+    field: 'name',
+    outcome: 'skipped',
+    problem: value == null ? 'name is missing' : `name ${preview(value)} is not valid: use ${NAME_RULE}`,
+    fix: `Set name: to ${slug ? `"${slug}"` : 'a name such as "code-reviewer"'}; the model passes it as subagent_type.`,
+  });
+  return undefined;
+}
+
+function unknownField(field: string): { problem: string; fix: string } {
+  if (UNSUPPORTED.has(field)) return { problem: `forkflow does not support ${field}`, fix: 'Delete the field; it has no effect here.' };
+  const normal = (f: string): string => f.toLowerCase().replace(/[-_]/g, '');
+  const match = KNOWN_FIELDS.find((known) => normal(known) === normal(field));
+  if (match) return { problem: `unknown field ${field}`, fix: `Rename it to ${match} (fields are case-sensitive).` };
+  return { problem: `unknown field ${field}`, fix: `Delete it or correct the spelling; known fields: ${KNOWN_FIELDS.join(', ')}.` };
+}

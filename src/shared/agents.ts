@@ -1,0 +1,286 @@
+/**
+ * Named agent definitions as plain data, and the pure rules around them: which model a
+ * named agent runs on, which tools it gets, how a tool access policy is parsed, and the
+ * text that lists the agents in the Agent tool's description.
+ *
+ * Workflow-safe (no Node builtins, no I/O) and JSON-safe, so definitions can travel in
+ * workflow inputs and across continue-as-new. The files are read by `src/activities/agents`.
+ */
+import { z } from 'zod';
+import { plainIssues } from './plain-issues';
+
+/** Accepted values of the enumerated frontmatter fields. */
+export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'bubble', 'plan', 'bypassPermissions'] as const;
+export const MEMORY_SCOPES = ['user', 'project', 'local'] as const;
+export const ISOLATION_MODES = ['worktree', 'remote'] as const;
+/** The colours a UI can show an agent in. */
+export const AGENT_COLORS = ['red', 'orange', 'yellow', 'green', 'cyan', 'blue', 'purple', 'pink'] as const;
+/** The `model` value that means "the caller's model". */
+export const INHERIT_MODEL = 'inherit';
+
+export type EffortLevel = (typeof EFFORT_LEVELS)[number];
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+export type IsolationMode = (typeof ISOLATION_MODES)[number];
+export type AgentColor = (typeof AGENT_COLORS)[number];
+
+/** Agent names are what the model passes as `subagent_type`, so they stay plain. */
+export const agentNameSchema = z.string().max(64).regex(/^[a-z0-9][a-z0-9-]*$/);
+/**
+ * A tool name, `*` (every tool) or a prefix ending in `*` (`mcp__github__*`). Argument
+ * patterns such as `Bash(git *)` are not tool names: the loader handles them itself.
+ */
+export const toolNameSchema = z.string().regex(/^(?:\*|[A-Za-z0-9_.:-]{1,128}\*?)$/);
+/** A skill name; plugin skills may carry a `plugin:` namespace. */
+export const skillNameSchema = z.string().max(200).regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/);
+/** A model id or alias as the provider spells it (checked against allowlists elsewhere). */
+export const modelIdSchema = z.string().max(200).regex(/^\S+$/);
+
+/** One schema per field, shared by the file loader and by {@link agentDefinitionSchema}. */
+export const agentFieldSchemas = {
+  name: agentNameSchema,
+  description: z.string().trim().min(1),
+  context: z.literal('fork'),
+  tools: z.array(toolNameSchema),
+  disallowedTools: z.array(toolNameSchema),
+  allowedTools: z.array(toolNameSchema),
+  model: modelIdSchema,
+  effort: z.enum(EFFORT_LEVELS),
+  permissionMode: z.enum(PERMISSION_MODES),
+  maxTurns: z.number().int().min(1).max(10_000),
+  memory: z.enum(MEMORY_SCOPES),
+  background: z.boolean(),
+  isolation: z.enum(ISOLATION_MODES),
+  color: z.enum(AGENT_COLORS),
+  initialPrompt: z.string().trim().min(1),
+  skills: z.array(skillNameSchema),
+} as const;
+
+/**
+ * A named agent (or a `context: fork` command) after loading. Absent fields mean "use the
+ * default"; see each field.
+ */
+export interface AgentDefinition {
+  /** What the model passes as `subagent_type`. */
+  name: string;
+  /** When to use this agent; shown to the model. */
+  description: string;
+  /** The markdown body: the agent's system prompt (trimmed; may be empty). */
+  systemPrompt: string;
+  /** The file it was loaded from, for reports. */
+  sourceFile: string;
+  /** `fork`: a command/skill that runs as a fork of its caller (parent's model, filtered by `allowedTools`). */
+  context?: 'fork';
+  /** Allowed tools; absent = the parent's tools. `*` = all, `prefix*` = all with that prefix. */
+  tools?: string[];
+  /** Tools removed after `tools` / `allowedTools` are applied. */
+  disallowedTools?: string[];
+  /** From `allowed-tools` (commands/skills): a further allow list. */
+  allowedTools?: string[];
+  /** A model id or `inherit`; absent = inherit. A call's `model` wins over it. */
+  model?: string;
+  effort?: EffortLevel;
+  permissionMode?: PermissionMode;
+  maxTurns?: number;
+  memory?: MemoryScope;
+  /** Always run in the background, even if the call does not ask to. */
+  background?: boolean;
+  isolation?: IsolationMode;
+  color?: AgentColor;
+  /** Put before the first user turn. */
+  initialPrompt?: string;
+  /** Skills to preload, by name. */
+  skills?: string[];
+}
+
+const f = agentFieldSchemas;
+/** Validates a definition arriving from outside (a workflow input, a client). */
+export const agentDefinitionSchema = z.strictObject({
+  name: f.name,
+  description: f.description,
+  systemPrompt: z.string(),
+  sourceFile: z.string(),
+  context: f.context.optional(),
+  tools: f.tools.optional(),
+  disallowedTools: f.disallowedTools.optional(),
+  allowedTools: f.allowedTools.optional(),
+  model: f.model.optional(),
+  effort: f.effort.optional(),
+  permissionMode: f.permissionMode.optional(),
+  maxTurns: f.maxTurns.optional(),
+  memory: f.memory.optional(),
+  background: f.background.optional(),
+  isolation: f.isolation.optional(),
+  color: f.color.optional(),
+  initialPrompt: f.initialPrompt.optional(),
+  skills: f.skills.optional(),
+}) satisfies z.ZodType<AgentDefinition, AgentDefinition>;
+
+/** What went wrong in one agent file, what became of it, and how to fix it. */
+export interface AgentProblem {
+  file: string;
+  /** The frontmatter field concerned, if any. */
+  field?: string;
+  /** `skipped`: no agent from this file; `ignored`: the field (or one entry) was left out; `restricted`: tools were withheld to be safe. */
+  outcome: 'skipped' | 'ignored' | 'restricted';
+  /** What was wrong. */
+  problem: string;
+  /** What to do about it. */
+  fix: string;
+}
+
+/** What `loadAgentDefinitions` (src/activities/agents) returns; JSON-safe, so an activity can return it. */
+export interface AgentLoadResult {
+  /** Loaded agents, sorted by the file they came from. */
+  agents: AgentDefinition[];
+  problems: AgentProblem[];
+}
+
+/**
+ * The model a named agent runs on: the call's `model`, else the definition's, else the
+ * parent's. `inherit` at either level means the parent's model (an explicit `inherit` in
+ * the call wins over the definition's model). Not for forks: a fork always uses the
+ * parent's model.
+ *
+ * @example resolveAgentModel({ definition: { model: 'inherit' }, parentModel: 'm1' }) // 'm1'
+ */
+export function resolveAgentModel(args: {
+  callModel?: string;
+  definition?: Pick<AgentDefinition, 'model'>;
+  parentModel: string;
+}): string {
+  for (const candidate of [args.callModel, args.definition?.model]) {
+    const model = candidate?.trim();
+    if (model) return model === INHERIT_MODEL ? args.parentModel : model;
+  }
+  return args.parentModel;
+}
+
+/** Which of the parent's tools a child may use (Meerkat's `inherit | allow_list | deny_list`). */
+export type ToolAccessPolicy =
+  | { mode: 'inherit' }
+  | { mode: 'allow_list'; tools: string[] }
+  | { mode: 'deny_list'; tools: string[] };
+
+/** Validates a {@link ToolAccessPolicy}; unknown fields are refused. */
+export const toolAccessPolicySchema: z.ZodType<ToolAccessPolicy> = z.discriminatedUnion('mode', [
+  z.strictObject({ mode: z.literal('inherit') }),
+  z.strictObject({ mode: z.literal('allow_list'), tools: z.array(toolNameSchema) }),
+  z.strictObject({ mode: z.literal('deny_list'), tools: z.array(toolNameSchema) }),
+]);
+
+/** The outcome of {@link parseToolAccessPolicy}. */
+export type ToolAccessParse = { ok: true; policy: ToolAccessPolicy } | { ok: false; error: string };
+
+const POLICY_SHAPES = '{"mode":"inherit"}, {"mode":"allow_list","tools":["Read","Grep"]} or {"mode":"deny_list","tools":["Bash"]}';
+
+/**
+ * Reads a tool access policy given as an object or as a JSON string (models often send
+ * nested objects as strings). Absent (`undefined`/`null`) means `inherit`. Never throws:
+ * a bad value gives `{ ok: false, error }` with a message the model can act on.
+ */
+export function parseToolAccessPolicy(value: unknown): ToolAccessParse {
+  if (value === undefined || value === null) return { ok: true, policy: { mode: 'inherit' } };
+  let candidate: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      candidate = JSON.parse(value) as unknown;
+    } catch {
+      // Not the engine's parse message: its wording changes between Node versions, and this
+      // text can reach a model request, whose bytes should not depend on the worker's Node.
+      const shown = value.length > 80 ? `${value.slice(0, 77)}...` : value;
+      return { ok: false, error: `The tool access policy is a string but not valid JSON (${JSON.stringify(shown)}). Send ${POLICY_SHAPES}.` };
+    }
+  }
+  const parsed = toolAccessPolicySchema.safeParse(candidate);
+  if (parsed.success) return { ok: true, policy: parsed.data };
+  return { ok: false, error: `Invalid tool access policy (${plainIssues(parsed.error, 'policy').join('; ')}). Send ${POLICY_SHAPES}.` };
+}
+
+/** Whether a tool-list entry (`Name`, `*`, `prefix*`) covers a tool. */
+function covers(entry: string, tool: string): boolean {
+  return entry.endsWith('*') ? tool.startsWith(entry.slice(0, -1)) : entry === tool;
+}
+
+/**
+ * The names in `available` that the policy allows, in `available`'s order (so tool
+ * definitions derived from it keep stable bytes).
+ */
+export function applyToolAccess(policy: ToolAccessPolicy, available: readonly string[]): string[] {
+  switch (policy.mode) {
+    case 'inherit':
+      return [...available];
+    case 'allow_list':
+      return available.filter((tool) => policy.tools.some((entry) => covers(entry, tool)));
+    case 'deny_list':
+      return available.filter((tool) => !policy.tools.some((entry) => covers(entry, tool)));
+  }
+}
+
+type ToolFields = Pick<AgentDefinition, 'tools' | 'disallowedTools' | 'allowedTools'>;
+
+/**
+ * The tools a named agent gets from its parent's: `tools` and `allowedTools` narrow the
+ * list (absent = no narrowing), then `disallowedTools` removes from it. Order follows
+ * `parentTools`. Whether sub-agent tools are withheld (nesting off) is the caller's rule.
+ */
+export function agentToolsFor(definition: ToolFields, parentTools: readonly string[]): string[] {
+  let tools = [...parentTools];
+  for (const allow of [definition.tools, definition.allowedTools]) {
+    if (allow) tools = applyToolAccess({ mode: 'allow_list', tools: allow }, tools);
+  }
+  if (definition.disallowedTools) tools = applyToolAccess({ mode: 'deny_list', tools: definition.disallowedTools }, tools);
+  return tools;
+}
+
+/** A short human summary of an agent's tool fields: `all`, `none`, `Read, Grep`, `all except Bash`, `Read, Bash (denied: Bash)`. */
+export function summarizeAgentTools(definition: ToolFields): string {
+  const list = (names: string[]): string => (names.length ? names.join(', ') : 'none');
+  let text = definition.tools ? list(definition.tools) : 'all';
+  if (definition.allowedTools) {
+    text = definition.tools ? `${text} (within allowed-tools: ${list(definition.allowedTools)})` : list(definition.allowedTools);
+  }
+  const denied = definition.disallowedTools;
+  if (denied?.length) text = text === 'all' ? `all except ${denied.join(', ')}` : `${text} (denied: ${denied.join(', ')})`;
+  return text;
+}
+
+/** Code-unit order: unlike `localeCompare`, the same on every machine and locale. */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The part of the Agent tool's description that lists the named agents (`subagent_type`
+ * values) and, when given, the models allowed per provider. Sorted by name, whitespace
+ * collapsed, duplicates dropped (first wins), so the same definitions always give the same
+ * bytes and the prompt cache holds. `context: fork` commands are left out: they are
+ * started as commands, not chosen by the model.
+ */
+export function describeAgentsForTool(
+  agents: readonly AgentDefinition[],
+  options: { modelAllowlist?: Record<string, string[]> } = {},
+): string {
+  const seen = new Set<string>();
+  const listed = agents.filter((a) => a.context !== 'fork' && !seen.has(a.name) && seen.add(a.name));
+  listed.sort((a, b) => compareCodeUnits(a.name, b.name));
+  const lines = listed.length
+    ? [
+        'Named agents (pass the name as subagent_type):',
+        ...listed.map((a) => `- ${a.name}: ${oneLine(a.description)} (tools: ${summarizeAgentTools(a)})`),
+      ]
+    : ['No named agents are configured; leave subagent_type out.'];
+
+  const providers = Object.keys(options.modelAllowlist ?? {})
+    .map((provider) => [provider, [...new Set(options.modelAllowlist?.[provider] ?? [])].sort(compareCodeUnits)] as const)
+    .filter(([, models]) => models.length > 0)
+    .sort(([a], [b]) => compareCodeUnits(a, b));
+  if (providers.length) {
+    lines.push('', 'Models you may pass as model, by provider:');
+    for (const [provider, models] of providers) lines.push(`- ${provider}: ${models.join(', ')}`);
+  }
+  return lines.join('\n');
+}
