@@ -81,14 +81,27 @@ export class ConversationSource {
   }
 
   /** The conversation a model call covers, verified against its digest. */
-  forModelCall(input: ModelCallInput): Promise<MessageParam[]> {
+  async forModelCall(input: ModelCallInput): Promise<MessageParam[]> {
     const entry = this.cached(input.run);
+    if (input.prefix && entry.messages.length < input.prefix.count) await this.seedPrefix(entry, input.prefix);
     const local = this.assemble(entry, input);
     if (local) {
       this.stats.localHits++;
-      return Promise.resolve(local);
+      return local;
     }
     return this.messages(input.run, input.messageCount, input.digest);
+  }
+
+  /**
+   * Starts a run's cached conversation with a prefix held by another run (fetched once per
+   * worker and shared by every sibling that references it).
+   */
+  private async seedPrefix(entry: CachedRun, prefix: { run: RunRef; count: number; digest: string }): Promise<void> {
+    const owner = this.cached(prefix.run);
+    const messages = await this.messages(prefix.run, prefix.count, prefix.digest);
+    if (entry.messages.length >= prefix.count) return;
+    entry.messages = messages.slice();
+    entry.digests = owner.digests.slice(0, prefix.count);
   }
 
   private assemble(entry: CachedRun, input: ModelCallInput): MessageParam[] | undefined {
@@ -140,6 +153,11 @@ export class ConversationSource {
     while (entry.messages.length < count) {
       this.stats.queries++;
       const page = await this.handle(run).query(messagesQuery, { from: entry.messages.length, to: count });
+      if (page.prefix && entry.messages.length < page.prefix.count) {
+        // This run holds its prefix by reference: read that part from its owner.
+        await this.seedPrefix(entry, page.prefix);
+        continue;
+      }
       if (page.from !== entry.messages.length || page.messages.length === 0) {
         throw new Error(`conversation of ${run.workflowId} has ${page.total} messages; ${count} were expected`);
       }

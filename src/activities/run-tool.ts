@@ -38,7 +38,8 @@ export function createToolActivities(deps: ToolDeps) {
         return await runBuiltinTool(input.name, raw, {
           root,
           signal: ctx.cancellationSignal,
-          heartbeat: (details?: unknown) => ctx.heartbeat(details),
+          // Local activities (the short read tools) cannot heartbeat; their caller's task does.
+          heartbeat: ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details),
           writePolicy,
         });
       } catch (err) {

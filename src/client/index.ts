@@ -8,8 +8,12 @@ import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@t
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
-import { validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
-import { requestContextQuery, sendMessageSchema, sendMessageSignal, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
+import { cacheSafeParamsSchema, describeIssues, validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
+import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
+import { hashJson } from '../shared/hash';
+import type { PrefixRef } from '../shared/prefix';
+import { readConversation } from './conversation';
+import { prefixRefQuery, requestContextQuery, sendMessageSchema, sendMessageSignal, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { temporalSettings } from '../worker/config';
@@ -19,6 +23,7 @@ import { toAgentRow, type AgentRow } from './rows';
 export * from './errors';
 export type { AgentRow } from './rows';
 export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
+export type { PrefixRef } from '../shared/prefix';
 export type { ForkResult, ForkStatus } from '../shared/status';
 
 /** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */
@@ -166,8 +171,60 @@ export class ForkflowClient {
     return this.call(agentId, (h) => h.query(statusQuery));
   }
 
-  transcript(agentId: string): Promise<MessageParam[]> {
-    return this.call(agentId, (h) => h.query(transcriptQuery));
+  /**
+   * The agent's whole conversation, including a prefix it holds by reference (read from the
+   * run that recorded it). The raw `transcript` query returns only the messages the run holds.
+   */
+  async transcript(agentId: string): Promise<MessageParam[]> {
+    await this.call(agentId, (h) => h.query(transcriptQuery)); // refuses when skipTranscript
+    return this.call(agentId, () => readConversation(this.temporal, { workflowId: agentId }));
+  }
+
+  /** A reference to an agent's conversation so far, for zero-copy forks (`forkFrom`). */
+  prefixRefOf(agentId: string): Promise<PrefixRef> {
+    return this.call(agentId, (h) => h.query(prefixRefQuery));
+  }
+
+  /**
+   * Records a snapshot once in Temporal history (a `snapshotWorkflow` whose id is derived
+   * from its content, so the same snapshot is recorded once however often it is forked) and
+   * returns the reference forks start from.
+   */
+  async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string } = {}): Promise<PrefixRef> {
+    const invalid = cacheSafeParamsSchema.safeParse(snapshot);
+    if (!invalid.success) throw new InvalidForkInputError(describeIssues(invalid.error).map((i) => `parent.${i}`));
+    const { requestHashes: _hashes, ...content } = snapshot;
+    const workflowId = `forkflow-snapshot-${hashJson(content).slice(0, 32)}`;
+    const existing = this.temporal.workflow.getHandle<(s: CacheSafeParams) => Promise<PrefixRef>>(workflowId);
+    try {
+      if ((await existing.describe()).status.name === 'COMPLETED') return await existing.result();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    const handle = await this.temporal.workflow.start<(s: CacheSafeParams) => Promise<PrefixRef>>(WORKFLOW_TYPES.snapshot, {
+      args: [snapshot],
+      taskQueue: opts.taskQueue ?? this.taskQueue,
+      workflowId,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: `snapshot: ${snapshot.messages.length} messages for ${snapshot.model}`,
+    });
+    return handle.result();
+  }
+
+  /**
+   * Starts several sibling forks from one parent snapshot (or a running agent) with the prefix
+   * recorded once: each fork's history holds a reference, not a copy. Siblings started after
+   * the first one's response began read the shared prefix from the provider's cache.
+   */
+  async forkMany(source: CacheSafeParams | { agentId: string }, forks: Omit<ForkParams, 'parent' | 'parentRef'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
+    const parentRef = 'agentId' in source ? await this.prefixRefOf(source.agentId) : await this.recordSnapshot(source, opts);
+    return Promise.all(forks.map((f) => this.start({ ...f, parentRef }, opts)));
+  }
+
+  /** One zero-copy fork of a running or finished agent. */
+  async forkFrom(agentId: string, params: Omit<ForkParams, 'parent' | 'parentRef'>, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
+    const [handle] = await this.forkMany({ agentId }, [{ parentAgentId: agentId, ...params }], opts);
+    return handle!;
   }
 
   /**
@@ -178,6 +235,7 @@ export class ForkflowClient {
   async snapshotOf(agentId: string): Promise<CacheSafeParams> {
     const [context, messages] = await Promise.all([this.call(agentId, (h) => h.query(requestContextQuery)), this.transcript(agentId)]);
     const snapshot: CacheSafeParams = { system: context.system, tools: context.tools, model: context.model, messages, maxTokens: context.maxTokens };
+    snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;
     if (context.toolChoice) snapshot.toolChoice = context.toolChoice as CacheSafeParams['toolChoice'];
     return snapshot;

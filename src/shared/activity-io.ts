@@ -28,6 +28,12 @@ export interface ModelCallInput {
   /** Hash of the run's RequestContext; the worker caches contexts by it. */
   contextKey: string;
   sharedPrefixEnd?: BlockPosition;
+  /** When the run holds its prefix by reference: where messages [0, count) live. */
+  prefix?: { run: RunRef; count: number; digest: string };
+  /** The run holding the full request context, when not `run` itself. */
+  contextFrom?: RunRef;
+  /** `max_tokens` when it differs from the context's. */
+  maxTokens?: number;
 }
 
 export interface ModelCallResult {

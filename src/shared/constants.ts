@@ -6,6 +6,7 @@ export const TASK_QUEUE = 'forkflow';
 /** Workflow type names (other SDKs and the `temporal` CLI start them by these names). */
 export const WORKFLOW_TYPES = {
   fork: 'forkWorkflow',
+  snapshot: 'snapshotWorkflow',
 } as const;
 
 /** The query source that marks a fork child (one half of the recursion guard). */

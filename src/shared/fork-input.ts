@@ -14,7 +14,9 @@ import {
   type ToolDefinition,
 } from './anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from './constants';
+import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
 import { durationSchema } from './duration';
+import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -33,6 +35,8 @@ export const cacheSafeParamsSchema = z.looseObject({
   temperature: z.number().optional(),
   topP: z.number().optional(),
   topK: z.number().optional(),
+  /** Component hashes of the parent's actual request (to explain a cache break). */
+  requestHashes: requestHashesSchema.optional(),
 });
 export interface CacheSafeParams {
   system: SystemParam;
@@ -45,6 +49,7 @@ export interface CacheSafeParams {
   temperature?: number;
   topP?: number;
   topK?: number;
+  requestHashes?: RequestHashes;
 }
 
 export const toolFilterSchema = z.enum(['allowAll', 'readOnly']);
@@ -55,6 +60,8 @@ export const forkInputSchema = z.strictObject({
   prompt: z.string().min(1, 'prompt (the directive) must not be empty'),
   /** The parent's cache-safe snapshot. Absent on the parent's first turn: the fork then uses its own system prompt and tools. */
   parent: cacheSafeParamsSchema.optional(),
+  /** The parent's context by reference instead (zero-copy: see src/shared/prefix.ts). */
+  parentRef: prefixRefSchema.optional(),
   /** Fallbacks used only when there is no parent snapshot (a fork never overrides a snapshot's model/tools/thinking). */
   system: systemParamSchema.optional(),
   tools: z.array(toolDefinitionSchema).optional(),
@@ -65,6 +72,8 @@ export const forkInputSchema = z.strictObject({
   forkLabel: z.string().min(1).max(200).default(DEFAULTS.forkLabel),
   querySource: z.string().min(1).max(200).default(FORK_QUERY_SOURCE),
   maxTurns: z.number().int().min(0).max(10_000).default(DEFAULTS.maxTurns),
+  /** Token and tool-call limits (tokens weighted as priced: see src/shared/budget.ts). Reaching one ends the fork `budget_exhausted`. */
+  budget: budgetSchema.omit({ maxTurns: true }).default({ maxTokens: DEFAULT_MAX_TOKENS }),
   /** Wall-clock limit for the whole fork; on expiry it is cancelled and reports `timeout`. */
   timeout: durationSchema.optional(),
   /** After finishing, wait this long for a message that resumes it (state `idle`). Default 0. */
@@ -89,7 +98,7 @@ export const forkInputSchema = z.strictObject({
     .optional(),
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
-});
+}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] });
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };

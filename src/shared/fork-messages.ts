@@ -93,3 +93,34 @@ export function buildForkOpening(history: MessageParam[], directive: string, opt
     sharedPrefixEnd: { messageIndex: history.length - 1, blockIndex: lastBlocks.length - 1 },
   };
 }
+
+/** What a by-reference fork knows of the prefix's end: no content, only its shape. */
+export interface PrefixShape {
+  /** Messages in the prefix. */
+  count: number;
+  lastRole?: 'user' | 'assistant';
+  pendingToolUseIds: string[];
+}
+
+/**
+ * The opening of a fork whose prefix is held by reference: the same three shapes as
+ * `buildForkOpening`, expressed without the prefix's content. A user-last prefix gets the
+ * directive as a separate user message, which the request builder merges into that turn
+ * (`mergeConsecutiveTurns`), giving the same bytes as the inline merge.
+ */
+export function buildForkOpeningAfter(shape: PrefixShape, directive: string, opts: { worktree?: boolean } = {}): { messages: MessageParam[]; sharedPrefixEnd?: BlockPosition } {
+  const directiveBlock: TextBlock = { type: 'text', text: directiveText(directive, opts) };
+  if (shape.count === 0 || !shape.lastRole) return { messages: [{ role: 'user', content: [directiveBlock] }] };
+  if (shape.lastRole === 'assistant' && shape.pendingToolUseIds.length > 0) {
+    const placeholders: ToolResultBlock[] = shape.pendingToolUseIds.map((id) => ({
+      type: 'tool_result',
+      tool_use_id: id,
+      content: [{ type: 'text', text: PLACEHOLDER_RESULT }],
+    }));
+    return {
+      messages: [{ role: 'user', content: [...placeholders, directiveBlock] }],
+      sharedPrefixEnd: { messageIndex: shape.count, blockIndex: placeholders.length - 1 },
+    };
+  }
+  return { messages: [{ role: 'user', content: [directiveBlock] }], sharedPrefixEnd: { messageIndex: shape.count - 1, blockIndex: -1 } };
+}

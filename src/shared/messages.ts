@@ -5,6 +5,8 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
+import type { RunRef } from './activity-io';
+import type { PrefixRef } from './prefix';
 import type { ForkStatus } from './status';
 
 export const sendMessageSchema = z.strictObject({
@@ -42,6 +44,11 @@ export interface MessagesPage {
   from: number;
   messages: MessageParam[];
   total: number;
+  /** Set when `from` lies in a prefix held by reference: read [0, count) from that run. */
+  prefix?: { run: RunRef; count: number; digest: string };
 }
 /** Internal: messages [from, to) of a run's conversation (read by the model activity). */
 export const messagesQuery = defineQuery<MessagesPage, [{ from: number; to: number }]>('messages');
+
+/** A reference to this run's conversation so far: fork from it without copying it. */
+export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');

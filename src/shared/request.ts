@@ -74,6 +74,12 @@ function repair(messages: MessageParam[]): Repaired {
     position(at) {
       const m = moved[at.messageIndex];
       if (!m) return undefined;
+      // -1: the message's last block that can carry a marker (a by-reference fork does not
+      // hold the message, only its position).
+      if (at.blockIndex < 0) {
+        const last = lastMarkable(out[m.index]!);
+        return last === undefined ? undefined : { messageIndex: m.index, blockIndex: last };
+      }
       const blockIndex = m.blocks ? m.blocks[at.blockIndex] : at.blockIndex;
       return blockIndex === undefined ? undefined : { messageIndex: m.index, blockIndex };
     },
@@ -128,6 +134,21 @@ function messageBreakpoints(messages: MessageParam[], shared?: BlockPosition): B
   return points;
 }
 
+/**
+ * Joins consecutive turns of one role into one (a by-reference fork's directive follows a
+ * prefix that ended with a user turn). Applied after marking, so markers stay on their
+ * blocks; conversations without such runs come back unchanged, byte for byte.
+ */
+export function mergeConsecutiveTurns(messages: MessageParam[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (const message of messages) {
+    const previous = out[out.length - 1];
+    if (previous && previous.role === message.role) out[out.length - 1] = { ...previous, content: [...blocksOf(previous), ...blocksOf(message)] };
+    else out.push(message);
+  }
+  return out;
+}
+
 /** Builds the `POST /v1/messages` body for a context and conversation. */
 export function buildMessagesRequest(ctx: RequestContext, conversation: MessageParam[], opts: BuildOptions = {}): MessagesRequest {
   const repaired = repair(conversation);
@@ -153,7 +174,7 @@ export function buildMessagesRequest(ctx: RequestContext, conversation: MessageP
     if (markBlock(messages, point)) used++;
   }
 
-  const body: MessagesRequest = { model: ctx.model, max_tokens: ctx.maxTokens, messages };
+  const body: MessagesRequest = { model: ctx.model, max_tokens: ctx.maxTokens, messages: mergeConsecutiveTurns(messages) };
   if (!(typeof system === 'string' && system.length === 0)) body.system = system;
   if (tools.length > 0) body.tools = tools;
   if (ctx.thinking) body.thinking = ctx.thinking;

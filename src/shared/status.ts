@@ -33,11 +33,22 @@ export interface ForkStatus {
   usedParentSnapshot: boolean;
   maxTurns: number;
   maxTurnsReached: boolean;
+  /** Set when the first turn missed the parent's cache (creation > 0, hit ratio < 0.5). */
+  cacheBreak?: CacheBreak;
+  /** Tokens charged against `budget.maxTokens` so far (cache reads weighted 0.1). */
+  budgetUsed: number;
+  budgetMax: number;
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */
   activity?: string;
   messages: number;
   rejectedSignals: RejectedSignal[];
   startedAt: string;
+}
+
+export interface CacheBreak {
+  ratio: number;
+  /** `system changed`, `tools changed`, …, or `expired / unknown`. */
+  reason: string;
 }
 
 export interface ForkResult {
@@ -53,6 +64,7 @@ export interface ForkResult {
   maxTurnsReached: boolean;
   forkLabel: string;
   error?: string;
+  cacheBreak?: CacheBreak;
 }
 
 export function isTerminal(state: ForkState): state is TerminalStatus {

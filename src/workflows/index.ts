@@ -3,3 +3,4 @@
  * from here runs in Temporal's deterministic sandbox (see src/workflows/README.md).
  */
 export { forkWorkflow } from './fork/fork-workflow';
+export { snapshotWorkflow } from './snapshot/snapshot-workflow';

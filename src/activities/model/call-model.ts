@@ -42,10 +42,11 @@ export function createModelActivities(deps: ModelDeps) {
   return {
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
       const ctx = Context.current();
-      const [context, messages] = await Promise.all([
-        deps.conversations.context(input.run, input.contextKey),
+      const [held, messages] = await Promise.all([
+        deps.conversations.context(input.contextFrom ?? input.run, input.contextKey),
         deps.conversations.forModelCall(input),
       ]);
+      const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
       const stream = deps.stream !== false;
       const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
       let events = 0;

@@ -9,9 +9,12 @@ import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
+import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
-import type { ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
+import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
+import { tokensCharged } from '../../shared/budget';
 import { isoNow } from '../clock';
+import type { ForkSetup } from './setup';
 
 export interface QueuedMessage extends SendMessageArgs {
   receivedAt: string;
@@ -30,38 +33,57 @@ export class ForkAgent {
   activity?: string;
   stopReason?: StopReason;
   maxTurnsReached = false;
+  cacheBreak?: CacheBreak;
   /** Chained digest of `messages` (see ModelCallInput.digest). */
   digest = EMPTY_DIGEST;
   readonly inbox: QueuedMessage[] = [];
   readonly rejectedSignals: RejectedSignal[] = [];
   readonly startedAt = isoNow();
 
+  /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
+  readonly base: number;
+  /** The full request context when this run holds it; by reference, only `summary`. */
+  readonly context?: RequestContext;
+  readonly summary: ContextSummary;
+  readonly prefixRef?: PrefixRef;
+  readonly sharedPrefixEnd?: BlockPosition;
+  readonly usedParentSnapshot: boolean;
+  readonly setup: ForkSetup;
+
   constructor(
     readonly input: ForkInput,
-    readonly context: RequestContext,
-    readonly contextKey: string,
-    opening: MessageParam[],
-    readonly sharedPrefixEnd: BlockPosition | undefined,
-    readonly usedParentSnapshot: boolean,
+    setup: ForkSetup,
   ) {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
+    this.setup = setup;
+    this.base = setup.base;
+    this.context = setup.context;
+    this.summary = setup.summary;
+    this.prefixRef = setup.prefixRef;
+    this.sharedPrefixEnd = setup.sharedPrefixEnd;
+    this.usedParentSnapshot = setup.usedParentSnapshot;
+    this.digest = setup.prefixRef?.digest ?? EMPTY_DIGEST;
     this.messages = [];
-    for (const message of opening) this.append(message);
+    for (const message of setup.opening) this.append(message);
+  }
+
+  /** Length of the whole conversation, prefix included. */
+  get messageCount(): number {
+    return this.base + this.messages.length;
   }
 
   append(message: MessageParam): void {
     this.messages.push(message);
     this.digest = chainDigest(this.digest, message);
-    if (message.role === 'assistant') {
-      const text = textOf(message).trim();
-      if (text) this.lastText = text;
-    }
   }
 
-  recordModelCall(usage: Usage): void {
+  /** A reply of this agent's own model call (inherited assistant turns are not its text). */
+  recordModelCall(usage: Usage, reply: MessageParam): void {
     this.turns += 1;
     this.usage = addUsage(this.usage, usage);
+    const text = textOf(reply).trim();
+    if (text) this.lastText = text;
   }
 
   enqueue(message: SendMessageArgs): void {
@@ -99,13 +121,16 @@ export class ForkAgent {
       querySource: this.input.querySource,
       parentAgentId: this.input.parentAgentId,
       rootAgentId: this.rootAgentId,
-      model: this.context.model,
-      cacheKeyHash: this.context.cacheKeyHash,
+      model: this.summary.model,
+      cacheKeyHash: this.summary.cacheKeyHash,
       usedParentSnapshot: this.usedParentSnapshot,
       maxTurns: this.input.maxTurns,
       maxTurnsReached: this.maxTurnsReached,
+      ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),
+      budgetUsed: tokensCharged(this.usage),
+      budgetMax: this.input.budget.maxTokens,
       activity: this.activity,
-      messages: this.messages.length,
+      messages: this.messageCount,
       rejectedSignals: this.rejectedSignals,
       startedAt: this.startedAt,
     };

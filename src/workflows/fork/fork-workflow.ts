@@ -54,6 +54,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     maxTurnsReached: agent.maxTurnsReached,
     forkLabel: agent.input.forkLabel,
     error: agent.error,
+    ...(agent.cacheBreak ? { cacheBreak: agent.cacheBreak } : {}),
   };
 }
 
@@ -69,7 +70,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   }
   const input = validated.value;
   const setup = setUpFork(input);
-  const agent = new ForkAgent(input, setup.context, setup.contextKey, setup.opening, setup.sharedPrefixEnd, setup.usedParentSnapshot);
+  const agent = new ForkAgent(input, setup);
   registerHandlers(agent);
   publishIdentity(agent);
 

@@ -1,40 +1,49 @@
 /**
  * From a validated fork input to the fork's request context and opening conversation:
- * the parent snapshot when there is one (never overridden: that would break the cache),
- * the fork's own system prompt and tools when there is not.
+ * - a parent snapshot inline (the prefix is recorded once, in this fork's input),
+ * - a parent by reference (zero-copy: the prefix stays in the run that recorded it),
+ * - or no parent yet (the fork's own system prompt and tools).
+ * A fork never overrides what the cache is keyed on: that is an error, not a silent change.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { MessageParam } from '../../shared/anthropic';
-import { cacheKeyHash } from '../../shared/cache-key';
 import { DEFAULTS } from '../../shared/constants';
 import type { ForkInput } from '../../shared/fork-input';
-import { buildForkOpening, type BlockPosition } from '../../shared/fork-messages';
+import { buildForkOpening, buildForkOpeningAfter, type BlockPosition } from '../../shared/fork-messages';
 import { hashJson } from '../../shared/hash';
 import type { RequestContext } from '../../shared/messages';
+import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
+import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
+import { contextSummaryOf } from '../conversation-queries';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
 
 export interface ForkSetup {
-  context: RequestContext;
-  contextKey: string;
+  /** The full context when this run holds it (inline or no parent). */
+  context?: RequestContext;
+  summary: ContextSummary;
+  /** Global index of the first message this run holds (the prefix length when by reference). */
+  base: number;
+  prefixRef?: PrefixRef;
   opening: MessageParam[];
   sharedPrefixEnd?: BlockPosition;
   usedParentSnapshot: boolean;
+  /** The parent request's component hashes and this fork's, for cache-break diagnosis. */
+  parentHashes?: RequestHashes;
+  forkHashes?: RequestHashes;
 }
 
-/** A fork may not change what the cache is keyed on; say so instead of silently changing it. */
-function rejectCacheUnsafeOverrides(input: ForkInput): void {
-  const parent = input.parent;
-  if (!parent) return;
+function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | undefined, parentThinking: unknown): void {
+  if (parentModel === undefined) return;
   const changed: string[] = [];
-  if (input.model !== undefined && input.model !== parent.model) changed.push(`model (${parent.model} → ${input.model})`);
+  if (input.model !== undefined && input.model !== parentModel) changed.push(`model (${parentModel} → ${input.model})`);
   if (input.tools !== undefined) changed.push('tools');
   if (input.system !== undefined) changed.push('system');
-  if (input.thinking !== undefined && hashJson(input.thinking) !== hashJson(parent.thinking ?? null)) changed.push('thinking');
+  if (input.thinking !== undefined && hashJson(input.thinking) !== hashJson(parentThinking ?? null)) changed.push('thinking');
   if (changed.length > 0) {
     throw ApplicationFailure.nonRetryable(
       `A fork inherits its parent's ${changed.join(', ')}: overriding them would break the prompt cache. ` +
-        'Remove the override, or start a fresh agent without a parent snapshot.',
+        'Remove the override, or start a fresh agent without a parent.',
       'CacheUnsafeOverride',
     );
   }
@@ -45,29 +54,40 @@ function defaultTools(input: ForkInput): BuiltinToolName[] {
   return input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS] : all;
 }
 
-export function setUpFork(input: ForkInput): ForkSetup {
-  rejectCacheUnsafeOverrides(input);
-  const parent = input.parent;
-  const system = parent ? parent.system : (input.system ?? DEFAULT_SYSTEM_PROMPT);
-  const tools = parent ? parent.tools : (input.tools ?? defaultTools(input).map(toolDefinition));
-  const model = parent ? parent.model : (input.model ?? DEFAULTS.model);
-  const thinking = parent ? parent.thinking : input.thinking;
-  const context: RequestContext = {
-    model,
-    system,
-    tools,
-    maxTokens: input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens,
-    cacheKeyHash: cacheKeyHash({ system, tools, model, thinking }),
+function byReference(input: ForkInput, ref: PrefixRef): ForkSetup {
+  rejectCacheUnsafeOverrides(input, ref.context.model, input.thinking);
+  const opening = buildForkOpeningAfter(ref, input.prompt);
+  return {
+    summary: input.maxOutputTokens ? { ...ref.context, maxTokens: input.maxOutputTokens } : ref.context,
+    base: ref.count,
+    prefixRef: ref,
+    opening: opening.messages,
+    sharedPrefixEnd: opening.sharedPrefixEnd,
+    usedParentSnapshot: true,
+    parentHashes: ref.requestHashes,
+    // Same context and prefix by construction: a break here can only be expiry.
+    forkHashes: ref.requestHashes,
   };
-  if (thinking) context.thinking = thinking;
-  if (parent?.toolChoice) context.toolChoice = parent.toolChoice;
+}
+
+export function setUpFork(input: ForkInput): ForkSetup {
+  if (input.parentRef) return byReference(input, input.parentRef);
+  const parent = input.parent;
+  rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
+  const maxTokens = input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens;
+  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: input.tools ?? defaultTools(input).map(toolDefinition), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
+  const context: RequestContext = requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
 
   const opening = buildForkOpening(parent?.messages ?? [], input.prompt);
   return {
     context,
-    contextKey: hashJson(context),
+    summary: contextSummaryOf(context),
+    base: 0,
     opening: opening.messages,
     sharedPrefixEnd: opening.sharedPrefixEnd,
     usedParentSnapshot: parent !== undefined,
+    // What the parent sent (recorded when the snapshot was taken) against what this fork was given.
+    parentHashes: parent?.requestHashes,
+    forkHashes: parent?.requestHashes ? snapshotHashes(parent) : undefined,
   };
 }

@@ -32,7 +32,7 @@ export function decide(agent: ForkAgent, name: string): Decision {
 }
 
 function availableTools(agent: ForkAgent): string[] {
-  return agent.context.tools.map((t) => t.name).filter((n) => isBuiltinTool(n) && decide(agent, n).allow);
+  return agent.summary.toolNames.filter((n) => isBuiltinTool(n) && decide(agent, n).allow);
 }
 
 function errorResult(toolUseId: string, message: string): ToolResultBlock {
@@ -49,6 +49,10 @@ function concurrencySafe(name: string): boolean {
 }
 
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<ToolResultBlock> {
+  const limit = agent.input.budget.maxToolCalls;
+  if (limit !== undefined && agent.toolUses >= limit) {
+    return errorResult(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
+  }
   const decision = decide(agent, use.name);
   agent.toolUses += 1;
   if (!decision.allow) return errorResult(use.id, decision.message);

@@ -10,6 +10,8 @@ import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
 import { model } from '../activities';
 import type { ForkAgent } from './agent';
+import { budgetExhausted } from '../../shared/budget';
+import { checkFirstTurnCache } from './cache-break';
 import { runToolRound } from './tool-round';
 import { publishProgress } from './visibility';
 
@@ -21,14 +23,17 @@ export type TurnOutcome =
 type StopCondition = (agent: ForkAgent) => StopReason | undefined;
 
 /** Checked before each model call; the first that fires ends the loop normally. */
-export const stopConditions: StopCondition[] = [(a) => (a.turns >= a.input.maxTurns ? 'max_turns' : undefined)];
+export const stopConditions: StopCondition[] = [
+  (a) => (a.turns >= a.input.maxTurns ? 'max_turns' : undefined),
+  (a) => (budgetExhausted(a.usage, { turns: a.turns, toolCalls: a.toolUses }, a.input.budget) ? 'budget_exhausted' : undefined),
+];
 
 /** The newest message inline when it is a small turn boundary (see ModelCallInput.tail). */
 function inlineTail(agent: ForkAgent): ModelCallInput['tail'] {
   const last = agent.messages.length - 1;
   const message = agent.messages[last];
   if (!message || message.role !== 'user' || agent.messages[last - 1]?.role !== 'assistant') return undefined;
-  return utf8Length(canonicalJson(message)) <= INLINE_TAIL_BYTES ? { from: last, messages: [message] } : undefined;
+  return utf8Length(canonicalJson(message)) <= INLINE_TAIL_BYTES ? { from: agent.base + last, messages: [message] } : undefined;
 }
 
 async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
@@ -37,19 +42,23 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
   const tail = inlineTail(agent);
   agent.activity = `model turn ${turn}`;
   publishProgress(agent);
-  const result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.context.model}` }, [
-    {
-      run: { workflowId: info.workflowId, runId: info.runId },
-      agentId: agent.agentId,
-      turn,
-      messageCount: agent.messages.length,
-      digest: agent.digest,
-      ...(tail ? { tail } : {}),
-      contextKey: agent.contextKey,
-      sharedPrefixEnd: agent.sharedPrefixEnd,
-    },
-  ]);
-  agent.recordModelCall(result.usage);
+  const self = { workflowId: info.workflowId, runId: info.runId };
+  const ref = agent.prefixRef;
+  const input: ModelCallInput = {
+    run: self,
+    agentId: agent.agentId,
+    turn,
+    messageCount: agent.messageCount,
+    digest: agent.digest,
+    contextKey: agent.summary.contextKey,
+    ...(tail ? { tail } : {}),
+    ...(agent.sharedPrefixEnd ? { sharedPrefixEnd: agent.sharedPrefixEnd } : {}),
+    ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, contextFrom: ref.context.from } : {}),
+    ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
+  };
+  const result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}` }, [input]);
+  agent.recordModelCall(result.usage, result.message);
+  checkFirstTurnCache(agent, result.usage);
   agent.append(result.message);
   agent.activity = undefined;
   return result;
@@ -68,7 +77,7 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
   const reply = await modelStep(agent);
   const uses = toolUsesOf(reply.message);
   if (uses.length > 0) {
-    const results = await runToolRound(agent, uses, agent.messages.length - 1);
+    const results = await runToolRound(agent, uses, agent.messageCount - 1);
     agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
     publishProgress(agent);
     return { kind: 'run_again' };

@@ -1,0 +1,93 @@
+/**
+ * The queries through which a run serves its conversation to activities, clients and other
+ * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` and
+ * `prefixRef`. Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
+ */
+import { setHandler, workflowInfo } from '@temporalio/workflow';
+import { toolUsesOf, type MessageParam } from '../shared/anthropic';
+import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
+import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
+import { messagesQuery, prefixRefQuery, requestContextQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
+import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
+
+/** What a run holds of its conversation. */
+export interface ConversationHolder {
+  /** Global index of messages[0] (the length of a prefix held by reference). */
+  readonly base: number;
+  readonly messages: MessageParam[];
+  readonly digest: string;
+  readonly prefixRef?: PrefixRef;
+  readonly context?: RequestContext;
+  readonly summary: ContextSummary;
+}
+
+/** Keeps one `messages` page under ~1 MiB so query results stay far below gRPC limits. */
+const PAGE_BYTES = 1 << 20;
+
+export function messagesPage(h: ConversationHolder, from: number, to: number): MessagesPage {
+  const total = h.base + h.messages.length;
+  const end = Math.min(to, total);
+  if (!Number.isInteger(from) || from < 0 || from > end) throw new Error(`messages: bad range [${from}, ${to}) of ${total}`);
+  if (from < h.base && h.prefixRef) {
+    const { run, count, digest } = h.prefixRef;
+    return { from, messages: [], total, prefix: { run, count, digest } };
+  }
+  const page: MessageParam[] = [];
+  let bytes = 0;
+  for (let i = from; i < end; i++) {
+    const m = h.messages[i - h.base]!;
+    bytes += utf8Length(canonicalJson(m));
+    if (page.length > 0 && bytes > PAGE_BYTES) break;
+    page.push(m);
+  }
+  return { from, messages: page, total };
+}
+
+/** Component hashes of this run's own requests, when it holds everything needed. */
+function requestHashesOf(h: ConversationHolder): RequestHashes | undefined {
+  if (!h.context || h.base > 0) return h.prefixRef?.requestHashes;
+  return { ...cacheKeyComponents(h.context), prefix: messagePrefixHash(h.messages) };
+}
+
+export function prefixRefOf(h: ConversationHolder): PrefixRef {
+  const info = workflowInfo();
+  const last = h.messages[h.messages.length - 1];
+  const hashes = requestHashesOf(h);
+  return {
+    run: { workflowId: info.workflowId, runId: info.runId },
+    count: h.base + h.messages.length,
+    digest: h.digest,
+    ...(last ? { lastRole: last.role } : h.prefixRef?.lastRole ? { lastRole: h.prefixRef.lastRole } : {}),
+    pendingToolUseIds: last ? toolUsesOf(last).map((u) => u.id) : (h.prefixRef?.pendingToolUseIds ?? []),
+    context: h.summary,
+    ...(hashes ? { requestHashes: hashes } : {}),
+  };
+}
+
+/** The summary a run gives of the context it holds (other runs reference it by `from`). */
+export function contextSummaryOf(context: RequestContext): ContextSummary {
+  const info = workflowInfo();
+  return {
+    from: { workflowId: info.workflowId, runId: info.runId },
+    contextKey: hashJson(context),
+    model: context.model,
+    cacheKeyHash: context.cacheKeyHash,
+    toolNames: context.tools.map((t) => t.name),
+    maxTokens: context.maxTokens,
+  };
+}
+
+export function registerConversationQueries(h: ConversationHolder, opts: { transcriptRefusal?: () => string | undefined } = {}): void {
+  setHandler(messagesQuery, ({ from, to }) => messagesPage(h, from, to));
+  setHandler(requestContextQuery, () => {
+    if (!h.context) throw new Error(`this run holds its context by reference: query requestContext on ${h.summary.from.workflowId}`);
+    return h.context;
+  });
+  // Messages this run holds; a prefix held by reference lives in the run named by prefixRef.
+  setHandler(transcriptQuery, () => {
+    const refusal = opts.transcriptRefusal?.();
+    if (refusal) throw new Error(refusal);
+    return h.messages;
+  });
+  setHandler(prefixRefQuery, () => prefixRefOf(h));
+}
