@@ -22,7 +22,8 @@ afterAll(() => h.close());
 test('a 40-turn fork with ~20 KB tool results: linear history, small activity inputs', async () => {
   const turns = 40;
   const prompt = `Read it over and over.\n@repeat ${turns - 1} @tool Read {"file_path":"big.txt"}\n@reply done`;
-  const result = await h.forkflow.fork({ agentId: 'linear-40', prompt, maxTurns: 50 }, { mode: 'sync' });
+  // A long fork re-reads a growing prefix: far beyond the default 50k-token budget, on purpose.
+  const result = await h.forkflow.fork({ agentId: 'linear-40', prompt, maxTurns: 50, budget: { maxTokens: 10_000_000 } }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', turns, text: 'done' });
 
   const transcript = await h.forkflow.transcript('linear-40');

@@ -1,0 +1,85 @@
+/**
+ * Zero-copy prefixes: a parent context of 400 KB is recorded in Temporal history once (by a
+ * snapshot workflow), eight forks reference it and add only a few KB each, and a fork whose
+ * worker dies mid-call resumes on a fresh worker that reads the prefix from the closed parent.
+ */
+import { temporal } from '@temporalio/proto';
+import { ForkflowClient } from '../../src/client';
+import { canonicalJson, utf8Length } from '../../src/shared/hash';
+import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
+import { startWorkerProcess } from '../kit/processes';
+import { bodyOf } from '../kit/requests';
+import { bigSnapshot } from '../kit/snapshots';
+import { recordHistory } from '../kit/histories';
+
+jest.setTimeout(120_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ name: 'zerocopy' });
+});
+afterAll(() => h.close());
+
+async function historyBytes(workflowId: string): Promise<number> {
+  const history = await h.client.workflow.getHandle(workflowId).fetchHistory();
+  return temporal.api.history.v1.History.encode(history).finish().length;
+}
+
+test('8 forks of a 400 KB parent add at most 8 KB of history each; the prefix is recorded once', async () => {
+  const snapshot = bigSnapshot({ conversationBytes: 420_000, pendingToolUses: 8 });
+  const snapshotBytes = utf8Length(canonicalJson(snapshot));
+  expect(snapshotBytes).toBeGreaterThan(400_000);
+
+  const forks = await h.forkflow.forkMany(
+    snapshot,
+    [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ agentId: `zc-${i}`, forkLabel: 'zero-copy', prompt: `Part ${i}.\n@reply part ${i} done`, budget: { maxTokens: 1_000_000 } })),
+  );
+  const results = await Promise.all(forks.map((f) => f.result()));
+  expect(results.map((r) => r.text)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `part ${i} done`));
+
+  const perFork = await Promise.all(forks.map((f) => historyBytes(f.agentId)));
+  console.log(`zero-copy: snapshot ${snapshotBytes} B; fork histories ${perFork.join(', ')} B`);
+  for (const bytes of perFork) expect(bytes).toBeLessThanOrEqual(8 * 1024);
+
+  // The prefix lives in the snapshot workflow's history, once: recording it again finds that run.
+  const ref = await h.forkflow.recordSnapshot(snapshot);
+  expect(await historyBytes(ref.run.workflowId)).toBeGreaterThan(400_000);
+  const runs = [];
+  for await (const run of h.client.workflow.list({ query: `WorkflowId = '${ref.run.workflowId}'` })) runs.push(run.runId);
+  expect(runs).toEqual([ref.run.runId]);
+  expect((await h.client.workflow.getHandle(ref.run.workflowId).describe()).status.name).toBe('COMPLETED');
+
+  // The client reassembles the whole conversation from the reference.
+  const transcript = await h.forkflow.transcript('zc-3');
+  expect(transcript.slice(0, snapshot.messages.length)).toEqual(snapshot.messages);
+  expect(transcript).toHaveLength(snapshot.messages.length + 2);
+  await recordHistory(h.client.workflow.getHandle('zc-3'), 'fork-by-reference');
+});
+
+test('a fork resumes on a fresh worker after its parent closed, reading the prefix from the closed run', async () => {
+  const taskQueue = uniqueTaskQueue('zc-resume');
+  const forkflow = new ForkflowClient(h.client, { taskQueue });
+  const opts = { address: h.env.address, taskQueue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath };
+  let worker = await startWorkerProcess(opts);
+  try {
+    const snapshot = bigSnapshot({ conversationBytes: 60_000, pendingToolUses: 1 });
+    const [handle] = await forkflow.forkMany(snapshot, [{ agentId: 'zc-resume', prompt: 'Slow.\n@sleep 3000 @reply resumed' }]);
+    const ref = await forkflow.recordSnapshot(snapshot);
+    expect((await h.client.workflow.getHandle(ref.run.workflowId).describe()).status.name).toBe('COMPLETED');
+
+    const inFlight = await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Slow.'), { timeoutMs: 30_000 });
+    await worker.kill('SIGKILL');
+    worker = await startWorkerProcess(opts);
+    const result = await handle!.result();
+    expect(result).toMatchObject({ status: 'completed', text: 'resumed' });
+    // The fresh worker, which never saw the prefix, rebuilt the killed worker's request byte for byte.
+    const retried = h.model.log.entries().filter((e) => e.seq > inFlight.seq && e.outcome === 'completed' && JSON.stringify(e.body ?? '').includes('Slow.'));
+    expect(retried).toHaveLength(1);
+    expect(inFlight.rawBody.length).toBeGreaterThan(60_000);
+    expect(retried[0]!.rawBody).toBe(inFlight.rawBody);
+    expect(bodyOf(retried[0]!).messages).toHaveLength(snapshot.messages.length + 1);
+    await recordHistory(h.client.workflow.getHandle(ref.run.workflowId), 'snapshot-workflow');
+  } finally {
+    await worker.kill();
+  }
+});
