@@ -47,6 +47,7 @@ export class ConversationSource {
   private readonly contexts = new Lru<RequestContext>(128);
   private readonly runs = new Lru<CachedRun>(256);
   private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly contextQueries = new Map<string, Promise<RequestContext>>();
   readonly stats: ConversationStats = { queries: 0, messagesFetched: 0, localHits: 0 };
 
   constructor(private readonly client: Client) {}
@@ -65,14 +66,26 @@ export class ConversationSource {
     return entry;
   }
 
-  /** The run's request context, cached by its hash (`contextKey`). */
+  /**
+   * The run's request context, cached by its hash (`contextKey`). Concurrent first calls share
+   * one query: siblings started together must not each replay the run that holds it.
+   */
   async context(run: RunRef, contextKey: string): Promise<RequestContext> {
     const cached = this.contexts.get(contextKey);
     if (cached) return cached;
-    this.stats.queries++;
-    const context = await this.handle(run).query(requestContextQuery);
-    this.contexts.set(contextKey, context);
-    return context;
+    let pending = this.contextQueries.get(contextKey);
+    if (!pending) {
+      this.stats.queries++;
+      pending = this.handle(run).query(requestContextQuery);
+      this.contextQueries.set(contextKey, pending);
+    }
+    try {
+      const context = await pending;
+      this.contexts.set(contextKey, context);
+      return context;
+    } finally {
+      this.contextQueries.delete(contextKey);
+    }
   }
 
   /** Remembers this worker's model reply, which the workflow will append at `index`. */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
@@ -108,7 +109,9 @@ export class ForkflowClient {
   static async connect(opts: ForkflowClientOptions & { address?: string; namespace?: string } = {}): Promise<ForkflowClient> {
     const settings = temporalSettings(opts);
     const connection = await Connection.connect(settings.connectionOptions);
-    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace }), opts);
+    // Forks started inside a traced request join its trace.
+    const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
+    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors }), opts);
     client.ownedConnection = connection;
     return client;
   }
@@ -151,7 +154,7 @@ export class ForkflowClient {
   fork(params: ForkParams, opts: { mode: 'sync'; taskQueue?: string }): Promise<ForkResult>;
   fork(params: ForkParams, opts: { mode: 'forget'; taskQueue?: string }): Promise<ForkHandle>;
   async fork(params: ForkParams, opts: { mode: 'sync' | 'forget'; taskQueue?: string }): Promise<ForkResult | ForkHandle> {
-    const handle = await this.start(params, opts);
+    const handle = await this.start({ mode: opts.mode, ...params }, opts);
     return opts.mode === 'sync' ? handle.result() : handle;
   }
 

@@ -98,6 +98,8 @@ export const forkInputSchema = z.strictObject({
     .optional(),
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
+  /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */
+  mode: z.enum(['sync', 'forget', 'background', 'child']).default('forget'),
 }).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] });
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */

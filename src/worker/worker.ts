@@ -7,6 +7,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ConversationSource } from '../activities';
+import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 
 export interface ForkflowWorkerOptions {
   connection: NativeConnection;
@@ -19,6 +20,8 @@ export interface ForkflowWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
   conversations?: ConversationSource;
+  /** Where spans go (default: OTLP when OTEL_EXPORTER_OTLP_* is set, else nowhere). */
+  tracing?: Tracing;
 }
 
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
@@ -28,6 +31,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations }),
+    ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: '1s',
     defaultHeartbeatThrottleInterval: '1s',
     ...(o.identity ? { identity: o.identity } : {}),

@@ -11,6 +11,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { ForkflowClient } from '../../src/client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
 import { createModelClient } from '../../src/worker/model-client';
+import type { Tracing } from '../../src/worker/tracing';
 import { createForkflowWorker } from '../../src/worker/worker';
 
 export interface TestEnvFile {
@@ -66,6 +67,7 @@ export interface HarnessOptions {
   workspaceRoot?: string;
   /** Start without a worker (tests that run their own worker process). */
   noWorker?: boolean;
+  tracing?: Tracing;
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -87,6 +89,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
     workspaceRoot,
     workflowBundle: { codePath: env.bundlePath },
+    ...(opts.tracing ? { tracing: opts.tracing } : {}),
   });
   const running = opts.noWorker ? Promise.resolve() : worker.run();
   return {

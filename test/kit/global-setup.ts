@@ -6,18 +6,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startDevServer } from '../../src/worker/dev-server';
 import type { TestEnvFile } from './env';
 
 export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'forkflow-test-'));
-  const [server, bundle] = await Promise.all([
-    startDevServer({ logLevel: 'error' }),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger }),
-  ]);
+  const [server, bundle] = await Promise.all([startDevServer({ logLevel: 'error' }), bundleForkflowWorkflows(quietLogger)]);
   const bundlePath = join(dir, 'workflow-bundle.js');
-  writeFileSync(bundlePath, bundle.code);
+  writeFileSync(bundlePath, bundle);
   const env: TestEnvFile = { address: server.address, namespace: server.namespace, uiUrl: server.uiUrl, bundlePath, dir };
   const envPath = join(dir, 'env.json');
   writeFileSync(envPath, JSON.stringify(env));

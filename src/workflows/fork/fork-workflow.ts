@@ -13,6 +13,8 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
+import * as otel from '@opentelemetry/api';
+import { instrument } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { toMs } from '../../shared/duration';
 import { validateForkInput, type ForkInputJson } from '../../shared/fork-input';
 import type { ForkResult, StopReason, TerminalStatus } from '../../shared/status';
@@ -73,6 +75,33 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   const agent = new ForkAgent(input, setup);
   registerHandlers(agent);
   publishIdentity(agent);
+  // One span per fork; the model and tool activity spans it schedules nest under it.
+  return instrument({
+    tracer: otel.trace.getTracer('forkflow'),
+    spanName: 'fork.subagent',
+    fn: (span) => {
+      span.setAttributes(forkSpanAttributes(agent));
+      return runFork(agent, span);
+    },
+  });
+}
+
+/** The fields of the `fork.subagent` span (the same that appear as search attributes). */
+function forkSpanAttributes(agent: ForkAgent): otel.Attributes {
+  return {
+    fork_run_id: workflowInfo().runId,
+    parent_agent: agent.input.parentAgentId ?? '',
+    fork_label: agent.input.forkLabel,
+    query_source: agent.input.querySource,
+    mode: agent.input.mode,
+    skip_transcript: agent.input.skipTranscript,
+    cache_key_hash: agent.summary.cacheKeyHash,
+    agent_id: agent.agentId,
+  };
+}
+
+async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
+  const input = agent.input;
 
   const timeoutMs = input.timeout === undefined ? undefined : toMs(input.timeout);
   let status: TerminalStatus;
@@ -100,6 +129,8 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   agent.activity = undefined;
   setState(agent, status);
   const result = resultOf(agent, status, stopReason);
+  span.setAttributes({ 'fork.status': status, 'fork.stop_reason': stopReason, 'fork.turns': agent.turns, 'fork.tool_uses': agent.toolUses });
+  if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason });
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (status === 'failed') {
