@@ -14,13 +14,14 @@ const SIBLINGS = [1, 2, 4, 8, 16, 32];
 const PARENT_BYTES = [20_000, 400_000];
 
 async function main(): Promise<void> {
-  const { client, model, stop } = await startBenchStack('forks');
+  const bench = await startBenchStack('forks');
+  const { client, model } = bench;
   const rows: [string, string][] = [];
   for (const bytes of PARENT_BYTES) {
     for (const n of SIBLINGS) {
       const snapshot = bigSnapshot({ conversationBytes: bytes, pendingToolUses: n });
       // A distinct system prompt per run keeps earlier runs' cache entries out of the figures.
-      snapshot.system = `${String(snapshot.system)}\nrun ${bytes}-${n}`;
+      snapshot.system = `${typeof snapshot.system === 'string' ? snapshot.system : ''}\nrun ${bytes}-${n}`;
       const ref = await client.recordSnapshot(snapshot);
       model.log.clear();
       const run = `${bytes}-${n}-${Date.now()}`;
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
     }
   }
   printTable('forkflow bench:fork — zero-copy siblings from one snapshot (offline model, no latency)', rows);
-  await stop();
+  await bench.stop();
 }
 
 main().catch((err: unknown) => {
