@@ -8,6 +8,7 @@
  * read-only classifier approves it: a shell can write anywhere, so this is the only gate.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { shellEnvironment } from './shell-env';
 import type { BashInput } from '../../shared/tools/schemas';
 import { HeadTailBuffer } from './output-buffer';
 import { fail, messageOf, ok, ToolAbortError } from './outcome';
@@ -50,13 +51,12 @@ type Ending =
 // one pipe in the order they were written; the command itself stays verbatim in $1.
 const JOIN_STREAMS = 'exec "$BASH" -c "$1" 2>&1';
 
-function startShell(command: string, root: string): ChildProcess {
+function startShell(command: string, root: string, readOnly: boolean): ChildProcess {
   return spawn('bash', ['-c', JOIN_STREAMS, 'bash', command], {
     cwd: root,
     detached: true, // own session and process group: pgid === pid
     stdio: ['ignore', 'pipe', 'pipe'],
-    // No pagers or credential prompts: nobody can answer them.
-    env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
+    env: shellEnvironment(process.env, { readOnly }),
   });
 }
 
@@ -90,7 +90,7 @@ export async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolO
   const timeoutMs = input.timeout_ms ?? BASH_LIMITS.defaultTimeoutMs;
   const output = new HeadTailBuffer(BASH_LIMITS.maxOutputChars / 2, BASH_LIMITS.maxOutputChars / 2);
   const started = Date.now();
-  const child = startShell(input.command, ctx.root);
+  const child = startShell(input.command, ctx.root, ctx.writePolicy.kind !== 'workspace');
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding('utf8');
     stream?.on('data', (chunk: string) => output.push(chunk));

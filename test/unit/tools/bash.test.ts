@@ -164,3 +164,27 @@ describe('Bash under restricted write policies', () => {
     expect(out.content).toMatch(/timeout_ms: .*>=100/);
   });
 });
+
+describe('the environment a command sees', () => {
+  test('secrets in the worker environment are not passed to commands', async () => {
+    process.env.FORKFLOW_TEST_SECRET = 'sk-never-show-this';
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-hidden';
+    try {
+      const out = await run('Bash', { command: 'env' }, context(ws.dir));
+      expect(out.isError).toBe(false);
+      expect(out.content).not.toContain('sk-never-show-this');
+      expect(out.content).not.toContain('sk-ant-hidden');
+      expect(out.content).toMatch(/^PATH=/m);
+    } finally {
+      delete process.env.FORKFLOW_TEST_SECRET;
+      delete process.env.ANTHROPIC_API_KEY;
+    }
+  });
+
+  test('commands admitted as read-only run with git kept from config that could run programs', async () => {
+    const readOnly = (): Promise<{ readOnly: true }> => Promise.resolve({ readOnly: true });
+    const out = await run('Bash', { command: 'env' }, context(ws.dir, { writePolicy: { kind: 'none' }, classifyShell: readOnly }));
+    expect(out.content).toContain('GIT_CONFIG_GLOBAL=/dev/null');
+    expect(out.content).toContain('GIT_CONFIG_NOSYSTEM=1');
+  });
+});
