@@ -9,6 +9,7 @@ import { ConversationSource } from './conversation';
 
 export { ConversationSource } from './conversation';
 import { createModelActivities } from './model/call-model';
+import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
 
 export interface ActivityDeps {
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot }),
+    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
   };
 }
 

@@ -9,6 +9,7 @@ import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
 import type { ConversationSource } from './conversation';
 import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
+import { classifyShellCommand } from './tools/shell';
 import type { WritePolicy } from './tools/types';
 
 export interface ToolDeps {
@@ -32,7 +33,7 @@ export function createToolActivities(deps: ToolDeps) {
       const ctx = Context.current();
       const raw = await toolInput(deps, input);
       const root = input.workspaceRoot ?? deps.workspaceRoot;
-      const writePolicy: WritePolicy = input.writePolicy.kind === 'workspace' ? { kind: 'workspace' } : { kind: 'none' };
+      const writePolicy: WritePolicy = input.writePolicy;
       const stopHeartbeat = startHeartbeat(() => ({ tool: input.name }));
       try {
         return await runBuiltinTool(input.name, raw, {
@@ -41,6 +42,8 @@ export function createToolActivities(deps: ToolDeps) {
           // Local activities (the short read tools) cannot heartbeat; their caller's task does.
           heartbeat: ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details),
           writePolicy,
+          // Outside the workspace policy, Bash runs only when the parser-based classifier says it reads.
+          classifyShell: classifyShellCommand,
         });
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`${input.name} cancelled`);

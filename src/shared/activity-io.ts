@@ -44,7 +44,8 @@ export interface ModelCallResult {
   requestId?: string;
 }
 
-export type WritePolicySpec = { kind: 'workspace' } | { kind: 'none' };
+/** Where a tool call may write; `within` is the AutoMem memory directory, pinned at start. */
+export type WritePolicySpec = { kind: 'workspace' } | { kind: 'none' } | { kind: 'within'; dir: string; canonicalDir: string };
 
 export interface ToolCallInput {
   run: RunRef;
@@ -71,3 +72,24 @@ export const INLINE_TOOL_INPUT_BYTES = 2048;
 
 /** A turn-boundary message up to this size rides along in the model activity's input. */
 export const INLINE_TAIL_BYTES = 2048;
+
+export interface MemoryScope {
+  dir: string;
+  /** The directory's canonical path when the fork started; writes are refused if it moves. */
+  canonicalDir: string;
+}
+
+export interface PathEscapeReport {
+  path: string;
+  reason: string;
+  detail: string;
+}
+
+export interface WorktreeRef {
+  path: string;
+  branch: string;
+  baseCommit: string;
+  repoRoot: string;
+}
+
+export type WorktreeResult = { kind: 'removed' } | { kind: 'kept'; path: string; branch: string; changedFiles: string[]; commits: number };

@@ -52,7 +52,18 @@ export interface CacheSafeParams {
   requestHashes?: RequestHashes;
 }
 
-export const toolFilterSchema = z.enum(['allowAll', 'readOnly']);
+/**
+ * Which tools a fork may use, decided per call: `allowAll` (writes inside the workspace),
+ * `readOnly` (read tools, and Bash when the shell classifier says the command only reads),
+ * or `autoMem` (read tools, read-only Bash, and file writes only inside `memoryDir`).
+ */
+export const toolFilterSchema = z.union([
+  z.enum(['allowAll', 'readOnly']),
+  z.strictObject({
+    kind: z.literal('autoMem'),
+    memoryDir: z.string().regex(/^\//, 'memoryDir must be an absolute path'),
+  }),
+]);
 export type ToolFilter = z.infer<typeof toolFilterSchema>;
 
 export const forkInputSchema = z.strictObject({
@@ -88,6 +99,8 @@ export const forkInputSchema = z.strictObject({
     })
     .optional(),
   toolFilter: toolFilterSchema.default('allowAll'),
+  /** `worktree`: the fork works in its own git worktree of the workspace, kept only if it changed something. */
+  isolation: z.enum(['worktree']).optional(),
   workspace: z
     .strictObject({
       /** Absolute directory on the tool worker; default: that worker's configured root. */

@@ -28,12 +28,26 @@ const WORKER_RULES = [
   'The directive is the text after this block.',
 ].join('\n');
 
-const WORKTREE_NOTICE =
-  'You work in a separate git worktree. Paths in the inherited conversation point at the parent\'s directory: translate them to your worktree and re-read files before you edit them.';
+/** Where a worktree fork works, and where its parent did. */
+export interface WorktreePaths {
+  parentRoot: string;
+  worktreeRoot: string;
+}
+
+function worktreeNotice(w: WorktreePaths): string {
+  return (
+    `You work in your own git worktree at ${w.worktreeRoot}. Paths in the inherited conversation point at the parent's ` +
+    `directory, ${w.parentRoot}: translate them to ${w.worktreeRoot}, and re-read files there before you edit them.`
+  );
+}
+
+export interface OpeningOptions {
+  worktree?: WorktreePaths;
+}
 
 /** The text block holding the boilerplate and the child directive. */
-export function directiveText(directive: string, opts: { worktree?: boolean } = {}): string {
-  const notice = opts.worktree ? `\n${WORKTREE_NOTICE}` : '';
+export function directiveText(directive: string, opts: OpeningOptions = {}): string {
+  const notice = opts.worktree ? `\n${worktreeNotice(opts.worktree)}` : '';
   return `<${FORK_TAG}>\n${WORKER_RULES}${notice}\n</${FORK_TAG}>\n${directive}`;
 }
 
@@ -65,7 +79,7 @@ export interface ForkOpening {
  * - ends with a user turn → the directive is appended to it (no two user turns in a row,
  *   nothing dropped).
  */
-export function buildForkOpening(history: MessageParam[], directive: string, opts: { worktree?: boolean } = {}): ForkOpening {
+export function buildForkOpening(history: MessageParam[], directive: string, opts: OpeningOptions = {}): ForkOpening {
   const directiveBlock: TextBlock = { type: 'text', text: directiveText(directive, opts) };
   const last = history[history.length - 1];
   if (!last) return { messages: [{ role: 'user', content: [directiveBlock] }], inheritedCount: 0 };
@@ -108,7 +122,7 @@ export interface PrefixShape {
  * directive as a separate user message, which the request builder merges into that turn
  * (`mergeConsecutiveTurns`), giving the same bytes as the inline merge.
  */
-export function buildForkOpeningAfter(shape: PrefixShape, directive: string, opts: { worktree?: boolean } = {}): { messages: MessageParam[]; sharedPrefixEnd?: BlockPosition } {
+export function buildForkOpeningAfter(shape: PrefixShape, directive: string, opts: OpeningOptions = {}): { messages: MessageParam[]; sharedPrefixEnd?: BlockPosition } {
   const directiveBlock: TextBlock = { type: 'text', text: directiveText(directive, opts) };
   if (shape.count === 0 || !shape.lastRole) return { messages: [{ role: 'user', content: [directiveBlock] }] };
   if (shape.lastRole === 'assistant' && shape.pendingToolUseIds.length > 0) {

@@ -1,11 +1,12 @@
 /** The shapes of `status` (query) and the workflow result: the public read contract. */
 import type { Usage } from './anthropic';
+import type { WorktreeResult } from './activity-io';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
 
 /** Why a fork stopped (a completed fork may have stopped for several reasons). */
-export type StopReason = 'end_turn' | 'max_turns' | 'budget_exhausted' | 'cancelled' | 'timeout' | 'error';
+export type StopReason = 'end_turn' | 'max_turns' | 'budget_exhausted' | 'cancelled' | 'timeout' | 'error' | 'escape_audit_failed';
 
 export interface RejectedSignal {
   signal: string;
@@ -65,6 +66,10 @@ export interface ForkResult {
   forkLabel: string;
   error?: string;
   cacheBreak?: CacheBreak;
+  /** Files a memory agent wrote (canonical paths). */
+  touched?: string[];
+  /** A worktree agent's worktree: removed when unchanged, kept (with what changed) otherwise. */
+  worktree?: WorktreeResult;
 }
 
 export function isTerminal(state: ForkState): state is TerminalStatus {

@@ -37,3 +37,20 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }
+
+/**
+ * A worker for a workspace's own task queue: activities only (tools, worktrees, memory
+ * checks), on the machine that owns the workspace. Forks name the queue in
+ * `workspace.taskQueue`; their workflows run anywhere.
+ */
+export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle'>): Promise<Worker> {
+  return Worker.create({
+    connection: o.connection,
+    namespace: o.namespace,
+    taskQueue: o.taskQueue,
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations }),
+    maxHeartbeatThrottleInterval: '1s',
+    defaultHeartbeatThrottleInterval: '1s',
+    ...(o.identity ? { identity: o.identity } : {}),
+  });
+}

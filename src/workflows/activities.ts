@@ -39,3 +39,9 @@ export const localTools = proxyLocalActivities<Pick<ForkflowActivities, 'runTool
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
 });
+
+/** Setting up and checking where a fork may act (memory dir, worktrees): on the workspace's queue. */
+export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir' | 'auditWrites' | 'createWorktree' | 'finishWorktree'>>({
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});

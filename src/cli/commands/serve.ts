@@ -11,7 +11,7 @@ import { forkflowSettings, temporalSettings } from '../../worker/config';
 import { startDevStack } from '../../worker/dev-stack';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
-import { createForkflowWorker } from '../../worker/worker';
+import { createForkflowWorker, createWorkspaceWorker } from '../../worker/worker';
 import type { GlobalOptions } from './agents';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
@@ -62,7 +62,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--workspace <dir>', 'workspace root for tools (default FORKFLOW_WORKSPACE or cwd)')
     .option('--identity <id>', 'worker identity shown in the Web UI')
     .option('--workflow-bundle <file>', 'a pre-built workflow bundle (default FORKFLOW_WORKFLOW_BUNDLE, else bundle at start)')
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string }) => {
+    .option('--workspace-queue <name>', "also serve this workspace's task queue (tools only), for forks that name it in workspace.taskQueue")
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string }) => {
       const settings = forkflowSettings();
       const temporal = temporalSettings(globals());
       const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
@@ -81,10 +82,23 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         identity: flags.identity,
         ...(bundle ? { workflowBundle: { codePath: resolve(bundle) } } : {}),
       });
-      process.stdout.write(`worker polling ${worker.options.taskQueue} on ${temporal.address} (${temporal.namespace})\n`);
-      const running = worker.run();
+      const workers = [worker];
+      if (flags.workspaceQueue) {
+        workers.push(
+          await createWorkspaceWorker({
+            connection: nativeConnection,
+            client: new Client({ connection, namespace: temporal.namespace }),
+            namespace: temporal.namespace,
+            taskQueue: flags.workspaceQueue,
+            anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.anthropicBaseUrl }),
+            workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
+          }),
+        );
+      }
+      process.stdout.write(`worker polling ${workers.map((w) => w.options.taskQueue).join(', ')} on ${temporal.address} (${temporal.namespace})\n`);
+      const running = Promise.all(workers.map((w) => w.run()));
       await Promise.race([running, untilSignal()]);
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await nativeConnection.close();
       await connection.close();

@@ -9,6 +9,7 @@ import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
+import type { MemoryScope, WorktreeRef } from '../../shared/activity-io';
 import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
@@ -34,6 +35,11 @@ export class ForkAgent {
   stopReason?: StopReason;
   maxTurnsReached = false;
   cacheBreak?: CacheBreak;
+  /** The memory directory, pinned at start (autoMem filter). */
+  memory?: MemoryScope;
+  /** Canonical paths this agent's tool calls wrote (audited at the end of a memory fork). */
+  readonly touched: string[] = [];
+  worktree?: WorktreeRef;
   /** Chained digest of `messages` (see ModelCallInput.digest). */
   digest = EMPTY_DIGEST;
   readonly inbox: QueuedMessage[] = [];
@@ -66,6 +72,11 @@ export class ForkAgent {
     this.digest = setup.prefixRef?.digest ?? EMPTY_DIGEST;
     this.messages = [];
     for (const message of setup.opening) this.append(message);
+  }
+
+  /** Where this agent's tools act: its worktree, else the workspace root it was given. */
+  get workspaceRoot(): string | undefined {
+    return this.worktree?.path ?? this.input.workspace?.root;
   }
 
   /** Length of the whole conversation, prefix included. */

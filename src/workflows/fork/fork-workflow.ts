@@ -21,6 +21,7 @@ import type { ForkResult, StopReason, TerminalStatus } from '../../shared/status
 import { workflowNow } from '../clock';
 import { ForkAgent } from './agent';
 import { registerHandlers } from './handlers';
+import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
 import { setUpFork } from './setup';
 import { runTurns } from './turn-loop';
 import { publishIdentity, setState } from './visibility';
@@ -57,6 +58,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     forkLabel: agent.input.forkLabel,
     error: agent.error,
     ...(agent.cacheBreak ? { cacheBreak: agent.cacheBreak } : {}),
+    ...(agent.touched.length ? { touched: [...new Set(agent.touched)] } : {}),
   };
 }
 
@@ -71,8 +73,11 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
     });
   }
   const input = validated.value;
-  const setup = setUpFork(input);
+  // A worktree exists before the fork's opening is written: the opening names its path.
+  const worktree = input.isolation === 'worktree' ? await openWorktree(input) : undefined;
+  const setup = setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {});
   const agent = new ForkAgent(input, setup);
+  agent.worktree = worktree;
   registerHandlers(agent);
   publishIdentity(agent);
   // One span per fork; the model and tool activity spans it schedules nest under it.
@@ -107,9 +112,11 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   let status: TerminalStatus;
   let stopReason: StopReason;
   try {
-    stopReason = timeoutMs
-      ? await CancellationScope.withTimeout(timeoutMs, () => runUntilDone(agent))
-      : await CancellationScope.cancellable(() => runUntilDone(agent));
+    const work = async () => {
+      await pinMemory(agent);
+      return runUntilDone(agent);
+    };
+    stopReason = timeoutMs ? await CancellationScope.withTimeout(timeoutMs, work) : await CancellationScope.cancellable(work);
     if (stopReason === 'max_turns') agent.maxTurnsReached = true;
     status = 'completed';
   } catch (err) {
@@ -127,8 +134,18 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
     }
   }
   agent.activity = undefined;
+  // The audit decides the outcome, so it comes first; worktree clean-up waits until the
+  // terminal state is recorded, so nobody waiting on the state is held up by it.
+  const escapes = await CancellationScope.nonCancellable(() => auditMemory(agent));
+  if (escapes.length > 0) {
+    status = 'failed';
+    stopReason = 'escape_audit_failed';
+    agent.error = `Escape audit failed: ${escapes.map((e) => `${e.path} (${e.reason}: ${e.detail})`).join('; ')}`;
+  }
   setState(agent, status);
   const result = resultOf(agent, status, stopReason);
+  const worktree = await CancellationScope.nonCancellable(() => closeWorktree(agent));
+  if (worktree) result.worktree = worktree;
   span.setAttributes({ 'fork.status': status, 'fork.stop_reason': stopReason, 'fork.turns': agent.turns, 'fork.tool_uses': agent.toolUses });
   if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason });
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).

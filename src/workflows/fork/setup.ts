@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { MessageParam } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import type { ForkInput } from '../../shared/fork-input';
-import { buildForkOpening, buildForkOpeningAfter, type BlockPosition } from '../../shared/fork-messages';
+import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions } from '../../shared/fork-messages';
 import { hashJson } from '../../shared/hash';
 import type { RequestContext } from '../../shared/messages';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/prefix';
@@ -54,9 +54,9 @@ function defaultTools(input: ForkInput): BuiltinToolName[] {
   return input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS] : all;
 }
 
-function byReference(input: ForkInput, ref: PrefixRef): ForkSetup {
+function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions): ForkSetup {
   rejectCacheUnsafeOverrides(input, ref.context.model, input.thinking);
-  const opening = buildForkOpeningAfter(ref, input.prompt);
+  const opening = buildForkOpeningAfter(ref, input.prompt, options);
   return {
     summary: input.maxOutputTokens ? { ...ref.context, maxTokens: input.maxOutputTokens } : ref.context,
     base: ref.count,
@@ -70,15 +70,16 @@ function byReference(input: ForkInput, ref: PrefixRef): ForkSetup {
   };
 }
 
-export function setUpFork(input: ForkInput): ForkSetup {
-  if (input.parentRef) return byReference(input, input.parentRef);
+/** `worktree`: where a worktree fork works (for the notice in its opening). */
+export function setUpFork(input: ForkInput, options: OpeningOptions = {}): ForkSetup {
+  if (input.parentRef) return byReference(input, input.parentRef, options);
   const parent = input.parent;
   rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
   const maxTokens = input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens;
   const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: input.tools ?? defaultTools(input).map(toolDefinition), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
   const context: RequestContext = requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
 
-  const opening = buildForkOpening(parent?.messages ?? [], input.prompt);
+  const opening = buildForkOpening(parent?.messages ?? [], input.prompt, options);
   return {
     context,
     summary: contextSummaryOf(context),

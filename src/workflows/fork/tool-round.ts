@@ -17,18 +17,33 @@ const LOCAL_READ_TOOLS_PATCH = 'read-tools-as-local-activities';
 
 type Decision = { allow: true; writePolicy: WritePolicySpec } | { allow: false; message: string };
 
-/** The fork's tool filter, decided per call. */
+/** The memory agent's write policy: inside its pinned memory directory only. */
+function memoryPolicy(agent: ForkAgent): WritePolicySpec {
+  if (!agent.memory) return { kind: 'none' };
+  return { kind: 'within', dir: agent.memory.dir, canonicalDir: agent.memory.canonicalDir };
+}
+
+/**
+ * The fork's tool filter, decided per call. Bash is offered to read-only and memory agents
+ * too: outside the workspace policy the activity runs it only when the shell classifier
+ * says the command just reads.
+ */
 export function decide(agent: ForkAgent, name: string): Decision {
   if (!isBuiltinTool(name)) {
     return { allow: false, message: `Tool "${name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.` };
   }
-  if (agent.input.toolFilter === 'readOnly') {
-    if (!READ_ONLY_TOOLS.includes(name)) {
-      return { allow: false, message: `${name} is denied: this agent is read-only. Use ${READ_ONLY_TOOLS.join(', ')} instead.` };
-    }
-    return { allow: true, writePolicy: { kind: 'none' } };
-  }
-  return { allow: true, writePolicy: { kind: 'workspace' } };
+  const filter = agent.input.toolFilter;
+  if (filter === 'allowAll') return { allow: true, writePolicy: { kind: 'workspace' } };
+  const memory = typeof filter === 'object' && filter.kind === 'autoMem';
+  if (READ_ONLY_TOOLS.includes(name)) return { allow: true, writePolicy: { kind: 'none' } };
+  if (name === 'Bash') return { allow: true, writePolicy: memory ? memoryPolicy(agent) : { kind: 'none' } };
+  if (memory && (name === 'FileEdit' || name === 'FileWrite')) return { allow: true, writePolicy: memoryPolicy(agent) };
+  return {
+    allow: false,
+    message: memory
+      ? `${name} is denied: a memory agent may only read, run read-only shell commands, and edit files inside ${filter.memoryDir}.`
+      : `${name} is denied: this agent is read-only. Use ${READ_ONLY_TOOLS.join(', ')} or a read-only Bash command instead.`,
+  };
 }
 
 function availableTools(agent: ForkAgent): string[] {
@@ -65,7 +80,7 @@ async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number)
     toolUseId: use.id,
     name: use.name,
     ...(small ? { input: use.input } : { inputAt: { messageIndex } }),
-    workspaceRoot: agent.input.workspace?.root,
+    workspaceRoot: agent.workspaceRoot,
     writePolicy: decision.writePolicy,
   };
   agent.activity = `tool ${use.name}`;
@@ -76,6 +91,7 @@ async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number)
       taskQueue === info.taskQueue && concurrencySafe(use.name) && patched(LOCAL_READ_TOOLS_PATCH)
         ? await localTools.runTool.executeWithOptions({ summary }, [input])
         : await tools.runTool.executeWithOptions({ summary, taskQueue }, [input]);
+    if (result.touched) agent.touched.push(...result.touched);
     return toResult(use.id, result);
   } catch (err) {
     if (isCancellation(err)) throw err;

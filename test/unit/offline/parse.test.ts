@@ -105,7 +105,7 @@ describe('scripted model: reading the conversation', () => {
   });
 
   it('finds the directive after the fork boilerplate forkflow sends', () => {
-    for (const worktree of [false, true]) {
+    for (const worktree of [undefined, { parentRoot: '/repo', worktreeRoot: '/repo/.forkflow/worktrees/x' }]) {
       const text = directiveText('Map how the CLI starts.\nThen stop.', { worktree });
       expect(directiveLine(text)).toBe('Map how the CLI starts.');
       expect(parseScript(text)).toEqual([]);

@@ -92,10 +92,10 @@ describe('buildForkOpening', () => {
   });
 
   it('wraps the directive in tagged boilerplate the recursion guard recognises, and only there', () => {
-    const body = directiveText('Fix it', { worktree: true });
+    const body = directiveText('Fix it', { worktree: { parentRoot: '/repo', worktreeRoot: '/repo/.forkflow/worktrees/a' } });
     expect(body.startsWith(`<${FORK_TAG}>\n`)).toBe(true);
     expect(body.endsWith(`</${FORK_TAG}>\nFix it`)).toBe(true);
-    for (const line of ['Scope:', 'Result:', 'Key files:', 'Files changed:', 'Issues:', 'worktree']) expect(body).toContain(line);
+    for (const line of ['Scope:', 'Result:', 'Key files:', 'Files changed:', 'Issues:', 'worktree', '/repo/.forkflow/worktrees/a', 'directory, /repo:']) expect(body).toContain(line);
     expect(directiveText('Fix it')).not.toContain('worktree');
     const opening = buildForkOpening(snapshot.messages, 'x');
     expect(hasForkTag(opening.messages.at(-1)!)).toBe(true);

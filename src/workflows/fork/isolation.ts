@@ -1,0 +1,44 @@
+/**
+ * Where a fork may act, set up before its first turn and settled after its last:
+ * - a worktree fork gets its own git worktree first (its opening names the paths), and the
+ *   worktree is removed or kept only after the terminal state is recorded;
+ * - a memory fork (autoMem filter) pins its memory directory at start, and every path it
+ *   wrote is audited before its terminal state is decided: an escape fails the run.
+ */
+import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/activity-io';
+import type { ForkInput } from '../../shared/fork-input';
+import { isolation } from '../activities';
+import type { ForkAgent } from './agent';
+
+function onWorkspace(input: ForkInput) {
+  const taskQueue = input.workspace?.taskQueue ?? workflowInfo().taskQueue;
+  return { taskQueue };
+}
+
+export async function openWorktree(input: ForkInput): Promise<WorktreeRef> {
+  const agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
+  try {
+    return await isolation.createWorktree.executeWithOptions({ ...onWorkspace(input), summary: 'create worktree' }, [{ repoRoot: input.workspace?.root, agentId }]);
+  } catch (err) {
+    const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    throw ApplicationFailure.create({ type: 'WorktreeUnavailable', message: `Could not create the fork's worktree: ${why}`, nonRetryable: true });
+  }
+}
+
+export async function closeWorktree(agent: ForkAgent): Promise<WorktreeResult | undefined> {
+  if (!agent.worktree) return undefined;
+  return isolation.finishWorktree.executeWithOptions({ ...onWorkspace(agent.input), summary: 'remove or keep worktree' }, [agent.worktree]);
+}
+
+export async function pinMemory(agent: ForkAgent): Promise<void> {
+  const filter = agent.input.toolFilter;
+  if (typeof filter !== 'object' || filter.kind !== 'autoMem') return;
+  agent.memory = await isolation.pinMemoryDir.executeWithOptions({ ...onWorkspace(agent.input), summary: 'pin memory directory' }, [{ dir: filter.memoryDir }]);
+}
+
+/** Paths a memory fork wrote that are (now) outside its memory directory. */
+export async function auditMemory(agent: ForkAgent): Promise<PathEscapeReport[]> {
+  if (!agent.memory || agent.touched.length === 0) return [];
+  return isolation.auditWrites.executeWithOptions({ ...onWorkspace(agent.input), summary: `audit ${agent.touched.length} written paths` }, [{ scope: agent.memory, paths: [...new Set(agent.touched)] }]);
+}
