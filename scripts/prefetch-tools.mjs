@@ -7,10 +7,23 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const child = spawn('nice', ['-n', '19', 'bash', join(root, 'scripts', 'install-compose.sh')], {
-  cwd: root,
-  detached: true,
-  stdio: 'ignore',
-  env: { ...process.env, GOMAXPROCS: '1' },
-});
-child.unref();
+
+// Each installer has its own lock and they share nothing (Go's module cache vs apt), so they
+// run side by side rather than in one chain: the browser (seconds) need not queue behind the
+// compose build (minutes).
+const installers = [
+  // test/unit/compose.test.ts; one Go thread so the build leaves a core to the tests.
+  { script: 'install-compose.sh', env: { GOMAXPROCS: '1' } },
+  // test/e2e/web-ui.test.ts
+  { script: 'install-chromium.sh', env: {} },
+];
+
+for (const { script, env } of installers) {
+  const child = spawn('nice', ['-n', '19', 'bash', join(root, 'scripts', script)], {
+    cwd: root,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, ...env },
+  });
+  child.unref();
+}
