@@ -16,16 +16,20 @@ export interface LatestUserText {
   text: string;
 }
 
+/** A task notification (a sub-agent's report) is news for the agent, not a new script. */
+const NOTIFICATION = /^\s*<task-notification>/;
+
 /**
  * The text blocks of the most recent user message that has any (a message holding only
- * tool_results does not count; one holding tool_results and text does).
+ * tool_results does not count; one holding tool_results and text does). Texts that are
+ * all task notifications are skipped: the script that started the sub-agents goes on.
  */
 export function latestUserText(messages: MessageParam[]): LatestUserText {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as MessageParam;
     if (m.role !== 'user') continue;
     const texts = blocks(m).flatMap((b) => (b.type === 'text' ? [b.text] : []));
-    if (texts.length > 0) return { index: i, text: texts.join('\n') };
+    if (texts.length > 0 && !texts.every((t) => NOTIFICATION.test(t))) return { index: i, text: texts.join('\n') };
   }
   return { index: -1, text: '' };
 }

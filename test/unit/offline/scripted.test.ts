@@ -266,3 +266,19 @@ describe('offline model: scripted model', () => {
     });
   });
 });
+
+describe('task notifications do not restart the script', () => {
+  test('the step after a notification is the next step of the script that started the sub-agent', async () => {
+    const { latestUserText } = await import('../../../src/offline/scripted/conversation');
+    const messages = [
+      { role: 'user' as const, content: 'Start.\n@tool Agent {"description":"x","prompt":"y"}\n@reply all done' },
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 't1', name: 'Agent', input: {} }] },
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 't1', content: 'launched' }] },
+      { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'waiting' }] },
+      { role: 'user' as const, content: [{ type: 'text' as const, text: '<task-notification>\n<status>completed</status>\n</task-notification>' }] },
+    ];
+    expect(latestUserText(messages)).toMatchObject({ index: 0 });
+    const withMessage = [...messages, { role: 'assistant' as const, content: 'ok' }, { role: 'user' as const, content: 'Now this.\n@reply fresh' }];
+    expect(latestUserText(withMessage)).toMatchObject({ index: 6 });
+  });
+});
