@@ -11,6 +11,7 @@ export { ConversationSource } from './conversation';
 import { createModelActivities } from './model/call-model';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
+import { createTreeActivities } from './tree';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
+    ...createTreeActivities({ client: deps.client }),
   };
 }
 

@@ -14,7 +14,8 @@ import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
 import { readConversation } from './conversation';
-import { prefixRefQuery, requestContextQuery, sendMessageSchema, sendMessageSignal, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
+import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
+import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { temporalSettings } from '../worker/config';
@@ -23,6 +24,7 @@ import { toAgentRow, type AgentRow } from './rows';
 
 export * from './errors';
 export type { AgentRow } from './rows';
+export type { TreeView } from './tree';
 export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
 export type { PrefixRef } from '../shared/prefix';
 export type { ForkResult, ForkStatus } from '../shared/status';
@@ -81,7 +83,7 @@ export class ForkHandle {
     return this.client.status(this.agentId);
   }
 
-  sendMessage(args: SendMessageArgs): Promise<void> {
+  sendMessage(args: SendMessageArgs): Promise<'queued' | 'resumed'> {
     return this.client.sendMessage(this.agentId, args);
   }
 
@@ -163,11 +165,42 @@ export class ForkflowClient {
     return decodeResult(this.handleOf(agentId), agentId);
   }
 
-  /** Queues a message; it enters the conversation at the agent's next turn boundary. */
-  async sendMessage(agentId: string, args: SendMessageArgs): Promise<void> {
+  /**
+   * Sends a message to an agent by id or name (`root` narrows a name to one tree). A running
+   * or idle agent reads it at its next turn boundary; a finished one resumes from its
+   * durable history with it. An unknown agent, or one past retention, is AgentNotFoundError.
+   */
+  async sendMessage(target: string, args: SendMessageArgs, opts: { root?: string } = {}): Promise<'queued' | 'resumed'> {
     const parsed = sendMessageSchema.safeParse(args);
     if (!parsed.success) throw new ForkflowError(`Invalid message: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-    await this.call(agentId, (h) => h.signal(sendMessageSignal, parsed.data));
+    const agentId = await resolveAgent(this.temporal, target, opts.root);
+    return deliverMessage(this.temporal, agentId, parsed.data);
+  }
+
+  /**
+   * Starts a top-level agent that may start sub-agents (Agent, SendMessage, TaskOutput,
+   * TaskStop tools): the root of a tree.
+   */
+  startAgent(params: ForkParams, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
+    return this.start({ querySource: 'agent:main', subAgents: {}, ...params }, opts);
+  }
+
+  approve(agentId: string, requestId: string, opts: { reason?: string; by?: string } = {}): Promise<'approved' | 'denied'> {
+    return this.call(agentId, () => decideApproval(this.temporal, agentId, requestId, 'approve', opts));
+  }
+
+  deny(agentId: string, requestId: string, opts: { reason?: string; by?: string } = {}): Promise<'approved' | 'denied'> {
+    return this.call(agentId, () => decideApproval(this.temporal, agentId, requestId, 'deny', opts));
+  }
+
+  /** Every agent of a tree with counts by state (visibility). */
+  tree(rootId: string): Promise<TreeView> {
+    return treeOf(this.temporal, rootId);
+  }
+
+  /** An agent's status each time it changes, until it closes. */
+  watch(agentId: string, opts: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<ForkStatus> {
+    return watchStatus(this.temporal, agentId, opts);
   }
 
   status(agentId: string): Promise<ForkStatus> {

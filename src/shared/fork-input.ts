@@ -17,6 +17,7 @@ import { DEFAULTS, FORK_QUERY_SOURCE } from './constants';
 import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
+import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -111,6 +112,19 @@ export const forkInputSchema = z.strictObject({
     .optional(),
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
+  /** A short name in its tree (SendMessage addresses agents by name or id). */
+  name: z.string().min(1).max(64).optional(),
+  /** How deep in its tree (the root is 0); bounded by subAgents.maxDepth. */
+  depth: z.number().int().min(0).max(100).default(0),
+  /** Sub-agents this agent may start (Agent, SendMessage, TaskOutput, TaskStop tools). */
+  subAgents: subAgentsSchema.optional(),
+  /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
+  toolAccess: toolAccessInputSchema.optional(),
+  /** `bubble`: writing tools wait for a decision (update decideApproval, signal approvalDecision). */
+  permissionMode: z.enum(['default', 'bubble']).default('default'),
+  approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),
+  /** Internal: a run continuing an agent (continue-as-new, or a finished agent resumed by a message). */
+  continuation: continuationSchema.optional(),
   /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */
   mode: z.enum(['sync', 'forget', 'background', 'child']).default('forget'),
 }).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] });

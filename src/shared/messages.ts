@@ -2,7 +2,7 @@
  * Signal, query and update definitions shared by workflows, activities and clients.
  * The names are the public contract (other SDKs and the `temporal` CLI use them).
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
 import type { RunRef } from './activity-io';
@@ -15,6 +15,8 @@ export const sendMessageSchema = z.strictObject({
   summary: z.string().min(1).max(200).optional(),
   /** Who sent it: an agent id, a name or `operator`. */
   from: z.string().min(1).max(200).optional(),
+  /** Inbox priority: `now` before `next` (the default for messages) before `later` (notifications). */
+  priority: z.enum(['now', 'next', 'later']).optional(),
 });
 export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 
@@ -52,3 +54,17 @@ export const messagesQuery = defineQuery<MessagesPage, [{ from: number; to: numb
 
 /** A reference to this run's conversation so far: fork from it without copying it. */
 export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');
+
+export const approvalDecisionSchema = z.strictObject({
+  requestId: z.string().min(1),
+  decision: z.enum(['approve', 'deny']),
+  reason: z.string().max(2000).optional(),
+  /** Who decided: `operator`, a parent agent id, a user name. */
+  by: z.string().min(1).max(200).optional(),
+});
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+
+/** Decide a pending tool approval (operators, the Web UI, `temporal workflow update`); rejected at once if not pending. */
+export const decideApprovalUpdate = defineUpdate<{ requestId: string; outcome: 'approved' | 'denied' }, [ApprovalDecision]>('decideApproval');
+/** The same decision as a signal, for senders that cannot wait for an update (other workflows). */
+export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');

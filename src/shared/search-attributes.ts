@@ -10,6 +10,7 @@ export const SA = {
   parentId: defineSearchAttributeKey('ForkParentId', SearchAttributeType.KEYWORD),
   rootId: defineSearchAttributeKey('ForkRootId', SearchAttributeType.KEYWORD),
   label: defineSearchAttributeKey('ForkLabel', SearchAttributeType.KEYWORD),
+  name: defineSearchAttributeKey('ForkName', SearchAttributeType.KEYWORD),
   querySource: defineSearchAttributeKey('ForkQuerySource', SearchAttributeType.KEYWORD),
   state: defineSearchAttributeKey('ForkState', SearchAttributeType.KEYWORD),
   memoryScope: defineSearchAttributeKey('ForkMemoryScope', SearchAttributeType.KEYWORD),

@@ -1,6 +1,7 @@
 /** The shapes of `status` (query) and the workflow result: the public read contract. */
 import type { Usage } from './anthropic';
 import type { WorktreeResult } from './activity-io';
+import type { PrefixRef } from './prefix';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -39,6 +40,14 @@ export interface ForkStatus {
   /** Tokens charged against `budget.maxTokens` so far (cache reads weighted 0.1). */
   budgetUsed: number;
   budgetMax: number;
+  name?: string;
+  depth: number;
+  /** Its sub-agents by state. */
+  children: { running: number; completed: number; failed: number; killed: number; timeout: number; total: number };
+  /** It and its finished sub-agents' subtrees: usage, estimated cost, agents counted. */
+  tree: { usage: Usage; costUsd: number; agents: number };
+  /** Tool calls waiting for a decision (permissionMode bubble). */
+  approvals: { requestId: string; tool: string; summary: string; requestedAt: string }[];
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */
   activity?: string;
   messages: number;
@@ -70,6 +79,22 @@ export interface ForkResult {
   touched?: string[];
   /** A worktree agent's worktree: removed when unchanged, kept (with what changed) otherwise. */
   worktree?: WorktreeResult;
+  /** This agent's usage plus its sub-agents' (all levels), and its estimated cost in USD. */
+  treeUsage?: Usage;
+  treeCostUsd?: number;
+  /** Its sub-agents and how each ended (a killed parent lists their partial results). */
+  children?: ChildSummary[];
+  /** Where its conversation ends: a message to a finished agent resumes from here. */
+  conversation?: PrefixRef;
+}
+
+export interface ChildSummary {
+  agentId: string;
+  name?: string;
+  description: string;
+  state: string;
+  text?: string;
+  error?: string;
 }
 
 export function isTerminal(state: ForkState): state is TerminalStatus {

@@ -45,3 +45,9 @@ export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir'
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
+
+/** Visibility look-ups across the tree: short, on the workflow's own worker. */
+export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningAgents'>>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '500ms', maximumAttempts: 3 },
+});

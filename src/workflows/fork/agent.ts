@@ -10,16 +10,15 @@ import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
 import type { MemoryScope, WorktreeRef } from '../../shared/activity-io';
+import type { CarriedState, ChildRecord, PendingApproval, QueuedMessage } from '../../shared/tree-input';
 import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
 import { tokensCharged } from '../../shared/budget';
 import { isoNow } from '../clock';
+import { treeTotals, type ChildRuntime } from './children';
+import { drain, enqueue } from './inbox';
 import type { ForkSetup } from './setup';
-
-export interface QueuedMessage extends SendMessageArgs {
-  receivedAt: string;
-}
 
 export class ForkAgent {
   readonly agentId: string;
@@ -42,9 +41,20 @@ export class ForkAgent {
   worktree?: WorktreeRef;
   /** Chained digest of `messages` (see ModelCallInput.digest). */
   digest = EMPTY_DIGEST;
-  readonly inbox: QueuedMessage[] = [];
+  inbox: QueuedMessage[] = [];
+  inboxSeq = 0;
+  /** Sub-agents on record (running ones, and the last `keepCompleted` finished ones). */
+  children: ChildRecord[] = [];
+  childCounter = 0;
+  readonly approvals: PendingApproval[] = [];
+  /** Live handles of running children (not state: rebuilt by replay, never carried). */
+  readonly childRuntimes = new Map<string, ChildRuntime>();
+  /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
+  budgetUsage: Usage = ZERO_USAGE;
+  /** Wall-clock limit as an instant (kept across continue-as-new). */
+  deadline?: number;
   readonly rejectedSignals: RejectedSignal[] = [];
-  readonly startedAt = isoNow();
+  startedAt = isoNow();
 
   /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
   readonly base: number;
@@ -93,12 +103,14 @@ export class ForkAgent {
   recordModelCall(usage: Usage, reply: MessageParam): void {
     this.turns += 1;
     this.usage = addUsage(this.usage, usage);
+    this.budgetUsage = addUsage(this.budgetUsage, usage);
     const text = textOf(reply).trim();
     if (text) this.lastText = text;
   }
 
-  enqueue(message: SendMessageArgs): void {
-    this.inbox.push({ ...message, receivedAt: isoNow() });
+  /** A message from a person or another agent (default priority `next`). */
+  enqueueMessage(message: SendMessageArgs): void {
+    enqueue(this, { priority: message.priority ?? 'next', kind: 'message', text: renderQueuedMessage(message), from: message.from, summary: message.summary });
   }
 
   rejectSignal(signal: string, issues: string[]): void {
@@ -106,9 +118,49 @@ export class ForkAgent {
     if (this.rejectedSignals.length > DEFAULTS.rejectedSignalsKept) this.rejectedSignals.shift();
   }
 
-  /** Takes every queued message as text blocks, oldest first. */
+  /** Takes every queued message as text blocks, in delivery order. */
   drainInbox(): TextBlock[] {
-    return this.inbox.splice(0).map((m) => ({ type: 'text', text: renderQueuedMessage(m) }));
+    return drain(this);
+  }
+
+  get runningChildren(): ChildRecord[] {
+    return this.children.filter((c) => c.state === 'running');
+  }
+
+  /** What a continuing run of this agent takes over. */
+  carry(): CarriedState {
+    return {
+      turns: this.turns,
+      toolUses: this.toolUses,
+      usage: this.usage,
+      budgetUsage: this.budgetUsage,
+      lastText: this.lastText,
+      startedAt: this.startedAt,
+      deadline: this.deadline,
+      inbox: this.inbox,
+      inboxSeq: this.inboxSeq,
+      children: this.children,
+      childCounter: this.childCounter,
+      touched: this.touched,
+      maxTurnsReached: this.maxTurnsReached,
+    };
+  }
+
+  /** Takes over a previous run's state (continue-as-new keeps the budget; a resume starts a new one). */
+  adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
+    this.turns = state.turns;
+    this.toolUses = state.toolUses;
+    this.usage = state.usage;
+    this.budgetUsage = opts.keepBudget ? state.budgetUsage : ZERO_USAGE;
+    this.lastText = state.lastText;
+    this.startedAt = state.startedAt;
+    this.deadline = state.deadline;
+    this.inbox = state.inbox;
+    this.inboxSeq = state.inboxSeq;
+    this.children = state.children;
+    this.childCounter = state.childCounter;
+    this.touched.push(...state.touched);
+    this.maxTurnsReached = state.maxTurnsReached;
   }
 
   /** Blocks re-sent after the cached prefix at every boundary (criticalSystemReminder). */
@@ -138,14 +190,25 @@ export class ForkAgent {
       maxTurns: this.input.maxTurns,
       maxTurnsReached: this.maxTurnsReached,
       ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),
-      budgetUsed: tokensCharged(this.usage),
+      budgetUsed: tokensCharged(this.budgetUsage),
       budgetMax: this.input.budget.maxTokens,
+      ...(this.input.name ? { name: this.input.name } : {}),
+      depth: this.input.depth,
+      children: childCounts(this.children),
+      tree: treeTotals(this),
+      approvals: this.approvals.filter((a) => !a.decision).map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,
       rejectedSignals: this.rejectedSignals,
       startedAt: this.startedAt,
     };
   }
+}
+
+function childCounts(children: ChildRecord[]): ForkStatus['children'] {
+  const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, total: children.length };
+  for (const c of children) counts[c.state] += 1;
+  return counts;
 }
 
 /** How a queued message reads to the model: who sent it, then the text as sent. */

@@ -10,6 +10,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,7 +23,11 @@ import { workflowNow } from '../clock';
 import { ForkAgent } from './agent';
 import { registerHandlers } from './handlers';
 import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
+import { registerApprovalHandlers } from './approvals';
+import { settleChildren, treeTotals } from './children';
 import { setUpFork } from './setup';
+import { prefixRefOf } from '../conversation-queries';
+import type { CarriedState } from '../../shared/tree-input';
 import { runTurns } from './turn-loop';
 import { publishIdentity, setState } from './visibility';
 
@@ -59,6 +64,25 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     error: agent.error,
     ...(agent.cacheBreak ? { cacheBreak: agent.cacheBreak } : {}),
     ...(agent.touched.length ? { touched: [...new Set(agent.touched)] } : {}),
+    ...treeFields(agent),
+    conversation: prefixRefOf(agent),
+  };
+}
+
+function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostUsd' | 'children'> {
+  if (agent.children.length === 0) return {};
+  const totals = treeTotals(agent);
+  return {
+    treeUsage: totals.usage,
+    treeCostUsd: totals.costUsd,
+    children: agent.children.map((c) => ({
+      agentId: c.agentId,
+      ...(c.name ? { name: c.name } : {}),
+      description: c.description,
+      state: c.state,
+      ...(c.result ? { text: c.result.text } : {}),
+      ...(c.result?.error ? { error: c.result.error } : {}),
+    })),
   };
 }
 
@@ -78,7 +102,12 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   const setup = setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {});
   const agent = new ForkAgent(input, setup);
   agent.worktree = worktree;
+  const carried = input.continuation?.state as CarriedState | undefined;
+  // Continue-as-new keeps the budget; a finished agent resumed by a message starts a new one.
+  if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message });
+  if (agent.deadline === undefined && input.timeout !== undefined) agent.deadline = workflowNow() + toMs(input.timeout);
   registerHandlers(agent);
+  registerApprovalHandlers(agent);
   publishIdentity(agent);
   // One span per fork; the model and tool activity spans it schedules nest under it.
   return instrument({
@@ -88,6 +117,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
       span.setAttributes(forkSpanAttributes(agent));
       return runFork(agent, span);
     },
+    acceptableErrors: (err) => err instanceof ContinueAsNew,
   });
 }
 
@@ -106,9 +136,7 @@ function forkSpanAttributes(agent: ForkAgent): otel.Attributes {
 }
 
 async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
-  const input = agent.input;
-
-  const timeoutMs = input.timeout === undefined ? undefined : toMs(input.timeout);
+  const timeoutMs = agent.deadline === undefined ? undefined : Math.max(1, agent.deadline - workflowNow());
   let status: TerminalStatus;
   let stopReason: StopReason;
   try {
@@ -125,7 +153,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
       const killed = CancellationScope.current().consideredCancelled;
       status = killed ? 'killed' : 'timeout';
       stopReason = killed ? 'cancelled' : 'timeout';
-    } else if (err instanceof ActivityFailure) {
+    } else if (err instanceof ActivityFailure || err instanceof ApplicationFailure) {
       status = 'failed';
       stopReason = 'error';
       agent.error = providerMessage(err);
@@ -134,6 +162,8 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
     }
   }
   agent.activity = undefined;
+  // Sub-agents end with their parent (cancelled with it, or already done): their partial results join its result.
+  await CancellationScope.nonCancellable(() => settleChildren(agent));
   // The audit decides the outcome, so it comes first; worktree clean-up waits until the
   // terminal state is recorded, so nobody waiting on the state is held up by it.
   const escapes = await CancellationScope.nonCancellable(() => auditMemory(agent));

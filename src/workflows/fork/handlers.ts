@@ -19,7 +19,7 @@ export function registerHandlers(agent: ForkAgent): void {
       log.warn('sendMessage rejected', { agentId: agent.agentId, issues });
       return;
     }
-    agent.enqueue(parsed.data);
+    agent.enqueueMessage(parsed.data);
     publishProgress(agent);
   });
 

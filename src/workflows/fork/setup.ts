@@ -6,8 +6,9 @@
  * A fork never overrides what the cache is keyed on: that is an error, not a silent change.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { MessageParam } from '../../shared/anthropic';
-import { DEFAULTS } from '../../shared/constants';
+import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
+import { subAgentToolDefinitions } from '../../shared/agent-tools';
 import type { ForkInput } from '../../shared/fork-input';
 import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions } from '../../shared/fork-messages';
 import { hashJson } from '../../shared/hash';
@@ -16,6 +17,7 @@ import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/pref
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
+import { renderQueuedMessage } from './agent';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
 
 export interface ForkSetup {
@@ -49,9 +51,27 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
   }
 }
 
-function defaultTools(input: ForkInput): BuiltinToolName[] {
+function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
-  return input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS] : all;
+  const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist }) : [];
+  return [...builtin, ...sub];
+}
+
+/**
+ * A run that continues an agent: its conversation so far by reference (the previous run),
+ * plus the message that resumes it, if any. No opening, no boilerplate: the agent goes on.
+ */
+function continuing(input: ForkInput, continuation: NonNullable<ForkInput['continuation']>): ForkSetup {
+  const { ref, message, messages } = continuation;
+  const opening: MessageParam[] = message ? [{ role: 'user', content: [{ type: 'text', text: renderQueuedMessage(message) }] }] : (messages ?? []);
+  return {
+    summary: input.maxOutputTokens ? { ...ref.context, maxTokens: input.maxOutputTokens } : ref.context,
+    base: ref.count,
+    prefixRef: ref,
+    opening,
+    usedParentSnapshot: false,
+  };
 }
 
 function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions): ForkSetup {
@@ -72,14 +92,17 @@ function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions):
 
 /** `worktree`: where a worktree fork works (for the notice in its opening). */
 export function setUpFork(input: ForkInput, options: OpeningOptions = {}): ForkSetup {
+  if (input.continuation) return continuing(input, input.continuation);
   if (input.parentRef) return byReference(input, input.parentRef, options);
   const parent = input.parent;
   rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
   const maxTokens = input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens;
-  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: input.tools ?? defaultTools(input).map(toolDefinition), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
+  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: input.tools ?? defaultTools(input), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
   const context: RequestContext = requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
 
-  const opening = buildForkOpening(parent?.messages ?? [], input.prompt, options);
+  // A spawned agent (not a fork) starts from its prompt alone, without the fork boilerplate.
+  const plain = !parent && input.querySource !== FORK_QUERY_SOURCE;
+  const opening = plain ? { messages: [{ role: 'user' as const, content: input.prompt }], inheritedCount: 0, sharedPrefixEnd: undefined } : buildForkOpening(parent?.messages ?? [], input.prompt, options);
   return {
     context,
     summary: contextSummaryOf(context),

@@ -8,7 +8,12 @@ import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowI
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult, type WritePolicySpec } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
+import { isSubAgentTool } from '../../shared/agent-tools';
+import { applyToolAccess } from '../../shared/agents';
 import { isBuiltinTool, READ_ONLY_TOOLS } from '../../shared/tools/schemas';
+import { awaitApproval, NEEDS_APPROVAL } from './approvals';
+import { runSubAgentTool } from './sub-agent-tools';
+import { errorResult } from './tool-results';
 import { localTools, tools } from '../activities';
 import type { ForkAgent } from './agent';
 
@@ -50,10 +55,6 @@ function availableTools(agent: ForkAgent): string[] {
   return agent.summary.toolNames.filter((n) => isBuiltinTool(n) && decide(agent, n).allow);
 }
 
-function errorResult(toolUseId: string, message: string): ToolResultBlock {
-  return { type: 'tool_result', tool_use_id: toolUseId, content: message, is_error: true };
-}
-
 function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
   return r.isError ? errorResult(toolUseId, r.content) : { type: 'tool_result', tool_use_id: toolUseId, content: r.content };
 }
@@ -63,14 +64,33 @@ function concurrencySafe(name: string): boolean {
   return isBuiltinTool(name) && READ_ONLY_TOOLS.includes(name);
 }
 
+/** Agent calls of one round start together (siblings of one turn share the cache prefix). */
+function batchable(name: string): boolean {
+  return concurrencySafe(name) || name === 'Agent';
+}
+
+/** The agent's tool access policy (inherit | allow_list | deny_list), on top of its filter. */
+function accessDenial(agent: ForkAgent, name: string): string | undefined {
+  const policy = agent.input.toolAccess;
+  if (!policy || applyToolAccess(policy, [name]).includes(name)) return undefined;
+  return `${name} is not allowed by this agent's tool access policy (${policy.mode}${'tools' in policy ? `: ${policy.tools.join(', ')}` : ''}).`;
+}
+
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<ToolResultBlock> {
   const limit = agent.input.budget.maxToolCalls;
   if (limit !== undefined && agent.toolUses >= limit) {
     return errorResult(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
   }
-  const decision = decide(agent, use.name);
   agent.toolUses += 1;
+  const denied = accessDenial(agent, use.name);
+  if (denied) return errorResult(use.id, denied);
+  if (isSubAgentTool(use.name)) return runSubAgentTool(agent, use);
+  const decision = decide(agent, use.name);
   if (!decision.allow) return errorResult(use.id, decision.message);
+  if (agent.input.permissionMode === 'bubble' && NEEDS_APPROVAL.has(use.name)) {
+    const approval = await awaitApproval(agent, use);
+    if (!approval.approved) return errorResult(use.id, approval.message);
+  }
   const info = workflowInfo();
   const small = utf8Length(canonicalJson(use.input)) <= INLINE_TOOL_INPUT_BYTES;
   const input: ToolCallInput = {
@@ -109,7 +129,7 @@ export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messa
     batch = [];
   };
   for (const use of uses) {
-    if (concurrencySafe(use.name)) {
+    if (batchable(use.name)) {
       batch.push(use);
       continue;
     }

@@ -3,7 +3,7 @@
  * queued messages enter the conversation. Each turn ends in a discriminated outcome; stop
  * conditions are small predicates checked before every model call.
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { condition, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type ContentBlock } from '../../shared/anthropic';
 import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
@@ -12,6 +12,7 @@ import { model } from '../activities';
 import type { ForkAgent } from './agent';
 import { budgetExhausted } from '../../shared/budget';
 import { checkFirstTurnCache } from './cache-break';
+import { continueAsNewNow, shouldContinueAsNew } from './continuation';
 import { runToolRound } from './tool-round';
 import { publishProgress } from './visibility';
 
@@ -25,7 +26,7 @@ type StopCondition = (agent: ForkAgent) => StopReason | undefined;
 /** Checked before each model call; the first that fires ends the loop normally. */
 export const stopConditions: StopCondition[] = [
   (a) => (a.turns >= a.input.maxTurns ? 'max_turns' : undefined),
-  (a) => (budgetExhausted(a.usage, { turns: a.turns, toolCalls: a.toolUses }, a.input.budget) ? 'budget_exhausted' : undefined),
+  (a) => (budgetExhausted(a.budgetUsage, { turns: a.turns, toolCalls: a.toolUses }, a.input.budget) ? 'budget_exhausted' : undefined),
 ];
 
 /** The newest message inline when it is a small turn boundary (see ModelCallInput.tail). */
@@ -82,6 +83,13 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
     publishProgress(agent);
     return { kind: 'run_again' };
   }
+  // Background sub-agents still at work: their reports are what this agent waits for.
+  if (agent.inbox.length === 0 && agent.runningChildren.length > 0) {
+    agent.activity = `waiting for ${agent.runningChildren.length} sub-agent(s)`;
+    publishProgress(agent);
+    await condition(() => agent.inbox.length > 0 || agent.runningChildren.length === 0);
+    agent.activity = undefined;
+  }
   if (agent.inbox.length > 0) {
     agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
     return { kind: 'run_again' };
@@ -92,6 +100,7 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
 /** Runs turns until the model finishes or a stop condition fires. */
 export async function runTurns(agent: ForkAgent): Promise<StopReason> {
   for (;;) {
+    if (shouldContinueAsNew(agent)) await continueAsNewNow(agent);
     const outcome = await runTurn(agent);
     if (outcome.kind === 'final') return 'end_turn';
     if (outcome.kind === 'stop') return outcome.reason;

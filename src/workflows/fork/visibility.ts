@@ -38,6 +38,7 @@ export function publishIdentity(agent: ForkAgent): void {
     { key: SA.state, value: agent.state },
   ];
   if (agent.input.parentAgentId) wanted.push({ key: SA.parentId, value: agent.input.parentAgentId });
+  if (agent.input.name) wanted.push({ key: SA.name, value: agent.input.name });
   const missing = wanted.filter((p) => current.get(p.key as typeof SA.agentId) !== p.value);
   if (missing.length > 0) upsertSearchAttributes(missing);
   publishProgress(agent);

@@ -1,0 +1,118 @@
+/**
+ * Client operations on agents as members of a tree: addressing by name, messaging (a
+ * finished agent resumes from its durable history, a new run under the same agent id),
+ * approvals, the tree's members with counts, and a status stream.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter, WorkflowNotFoundError } from '@temporalio/common';
+import { ZERO_USAGE } from '../shared/anthropic';
+import { WORKFLOW_TYPES } from '../shared/constants';
+import type { ForkInputJson } from '../shared/fork-input';
+import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, type SendMessageArgs } from '../shared/messages';
+import type { ForkResult, ForkStatus } from '../shared/status';
+import type { CarriedState } from '../shared/tree-input';
+import { AgentNotFoundError, ForkflowError } from './errors';
+import { toAgentRow, type AgentRow } from './rows';
+
+const quote = (v: string) => `'${v.replace(/'/g, "\\'")}'`;
+
+/** An agent id for a name (within a tree when `rootId` is given) or the id itself. */
+export async function resolveAgent(client: Client, target: string, rootId?: string): Promise<string> {
+  const query = `WorkflowType = '${WORKFLOW_TYPES.fork}' AND ForkName = ${quote(target)}${rootId ? ` AND ForkRootId = ${quote(rootId)}` : ''}`;
+  const ids = new Set<string>();
+  for await (const info of client.workflow.list({ query })) ids.add(info.workflowId);
+  if (ids.size > 1) throw new ForkflowError(`"${target}" names ${ids.size} agents (${[...ids].join(', ')}): address one by its id, or pass the tree's root.`);
+  return [...ids][0] ?? target;
+}
+
+/** The input a run was started with (the first event of its history). */
+async function startInput(handle: WorkflowHandle): Promise<ForkInputJson> {
+  const history = await handle.fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload) throw new ForkflowError(`${handle.workflowId}: its start input is not in its history.`);
+  return defaultPayloadConverter.fromPayload(payload);
+}
+
+/**
+ * Delivers a message: a running (or idle) agent queues it for its next turn boundary; a
+ * finished one resumes — a new run of the same agent id continuing from its durable
+ * history, with the message as its next turn. Returns what happened.
+ */
+export async function deliverMessage(client: Client, agentId: string, message: SendMessageArgs): Promise<'queued' | 'resumed'> {
+  const handle = client.workflow.getHandle(agentId);
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new AgentNotFoundError(agentId);
+    throw err;
+  }
+  if (status === 'RUNNING') {
+    await handle.signal(sendMessageSignal, message);
+    return 'queued';
+  }
+  const [ref, input, previous] = await Promise.all([handle.query(prefixRefQuery), startInput(handle), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
+  const { parent: _snapshot, parentRef: _ref, continuation: _old, ...config } = input;
+  const state: CarriedState = {
+    turns: previous?.turns ?? 0,
+    toolUses: previous?.toolUses ?? 0,
+    usage: previous?.usage ?? ZERO_USAGE,
+    budgetUsage: ZERO_USAGE,
+    ...(previous?.text ? { lastText: previous.text } : {}),
+    startedAt: new Date().toISOString(),
+    inbox: [],
+    inboxSeq: 0,
+    children: [],
+    childCounter: previous?.children?.length ?? 0,
+    touched: [],
+    maxTurnsReached: false,
+  };
+  await client.workflow.start(WORKFLOW_TYPES.fork, {
+    workflowId: agentId,
+    taskQueue: (await handle.describe()).taskQueue,
+    args: [{ ...config, continuation: { ref, state: { ...state }, message: { message: message.message, ...(message.summary ? { summary: message.summary } : {}), ...(message.from ? { from: message.from } : {}) } } }],
+    staticSummary: `resumed: ${message.summary ?? message.message.split('\n')[0]!.slice(0, 100)}`,
+  });
+  return 'resumed';
+}
+
+export async function decideApproval(client: Client, agentId: string, requestId: string, decision: 'approve' | 'deny', opts: { reason?: string; by?: string } = {}): Promise<'approved' | 'denied'> {
+  const handle = client.workflow.getHandle(agentId);
+  const out = await handle.executeUpdate(decideApprovalUpdate, { args: [{ requestId, decision, by: opts.by ?? 'operator', ...(opts.reason ? { reason: opts.reason } : {}) }] });
+  return out.outcome;
+}
+
+export interface TreeView {
+  rootId: string;
+  agents: AgentRow[];
+  counts: Record<string, number>;
+}
+
+/** Every agent of a tree (from visibility) with counts by state. */
+export async function treeOf(client: Client, rootId: string): Promise<TreeView> {
+  const agents: AgentRow[] = [];
+  for await (const info of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.fork}' AND ForkRootId = ${quote(rootId)}` })) agents.push(toAgentRow(info));
+  const counts: Record<string, number> = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, idle: 0, awaiting_approval: 0 };
+  for (const a of agents) counts[a.state ?? 'unknown'] = (counts[a.state ?? 'unknown'] ?? 0) + 1;
+  return { rootId, agents, counts };
+}
+
+/**
+ * Yields an agent's status each time it changes, until the agent is closed. The library
+ * polls the `status` query (no history cost), so callers need no loop of their own.
+ */
+export async function* watchStatus(client: Client, agentId: string, opts: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<ForkStatus> {
+  const handle = client.workflow.getHandle(agentId);
+  let last = '';
+  for (;;) {
+    if (opts.signal?.aborted) return;
+    const status = await handle.query(statusQuery);
+    const key = JSON.stringify([status.state, status.turns, status.toolUses, status.activity, status.pendingMessages, status.usage, status.children]);
+    if (key !== last) {
+      last = key;
+      yield status;
+    }
+    if ((await handle.describe()).status.name !== 'RUNNING') return;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The sub-agent tools an agent's model can call: Agent (spawn or fork), SendMessage,
+ * TaskOutput and TaskStop. Unlike the built-in tools they are carried out by the workflow
+ * itself (child workflows, signals, cancellation), so no activity runs them. One zod schema
+ * per tool yields the JSON Schema the model sees and the parser the workflow runs.
+ */
+import { z } from 'zod';
+import type { ToolDefinition } from './anthropic';
+import { describeAgentsForTool, type AgentDefinition } from './agents';
+
+export const agentToolInput = z.strictObject({
+  description: z.string().min(1).max(200).describe('A few words for what the sub-agent will do (shown to people).'),
+  prompt: z.string().min(1).describe('The task, complete and self-contained: the sub-agent sees nothing else you have not given it (a fork sees your conversation).'),
+  subagent_type: z.string().min(1).optional().describe('A named agent to run. Omit it to fork yourself (you share your context with the fork).'),
+  model: z.string().min(1).optional().describe('Model for a named agent. A fork always uses your model.'),
+  run_in_background: z.boolean().optional().describe('Return at once; the result arrives later as a task notification.'),
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'a name is lower-case letters, digits and dashes').optional().describe('A short name to address it with SendMessage.'),
+  isolation: z.enum(['worktree', 'remote']).optional().describe('worktree: its own git worktree; remote: run on the remote workers.'),
+  cwd: z.string().min(1).optional().describe('Workspace directory for its tools (default: yours).'),
+});
+export type AgentToolInput = z.infer<typeof agentToolInput>;
+
+export const sendMessageToolInput = z.strictObject({
+  to: z.string().min(1).describe('The agent: its name (from Agent) or its agent id.'),
+  message: z.string().min(1).describe('The message. It arrives at the agent\'s next turn boundary.'),
+  summary: z.string().min(1).max(120).describe('A few words for people following along (required).'),
+});
+export type SendMessageToolInput = z.infer<typeof sendMessageToolInput>;
+
+export const taskOutputToolInput = z.strictObject({
+  task_id: z.string().min(1).describe('The agent id returned by Agent.'),
+  block: z.boolean().optional().describe('Wait for it to finish (default true).'),
+  timeout_ms: z.number().int().min(0).max(600_000).optional().describe('How long to wait when blocking (default 30000, at most 600000).'),
+});
+export type TaskOutputToolInput = z.infer<typeof taskOutputToolInput>;
+
+export const taskStopToolInput = z.strictObject({
+  task_id: z.string().min(1).describe('The agent id of a running sub-agent to stop.'),
+});
+export type TaskStopToolInput = z.infer<typeof taskStopToolInput>;
+
+export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;
+
+export const SUB_AGENT_TOOLS = ['Agent', 'SendMessage', 'TaskOutput', 'TaskStop'] as const;
+export type SubAgentToolName = (typeof SUB_AGENT_TOOLS)[number];
+
+export function isSubAgentTool(name: string): name is SubAgentToolName {
+  return (SUB_AGENT_TOOLS as readonly string[]).includes(name);
+}
+
+function jsonSchema(schema: z.ZodType): ToolDefinition['input_schema'] {
+  const out = z.toJSONSchema(schema, { target: 'draft-7' }) as Record<string, unknown>;
+  delete out.$schema;
+  return { type: 'object', ...out };
+}
+
+export interface AgentToolOptions {
+  /** Forks when subagent_type is omitted; every spawn then runs in the background. */
+  forkGate: boolean;
+  agents: AgentDefinition[];
+  modelAllowlist?: Record<string, string[]>;
+}
+
+/**
+ * The sub-agent tool definitions for an agent. Deterministic bytes for the same options
+ * (the definitions are part of the cached prompt prefix). With the fork gate on,
+ * `run_in_background` is not offered: every spawn runs in the background.
+ */
+export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[] {
+  const agentSchema = opts.forkGate ? agentToolInput.omit({ run_in_background: true }) : agentToolInput;
+  const routing = opts.forkGate
+    ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
+    : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
+  const available = describeAgentsForTool(opts.agents, opts.modelAllowlist ? { modelAllowlist: opts.modelAllowlist } : {});
+  return [
+    { name: 'Agent', description: `Start a sub-agent for a self-contained task. ${routing}\n${available}`, input_schema: jsonSchema(agentSchema) },
+    { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(sendMessageToolInput) },
+    { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
+    { name: 'TaskStop', description: 'Stop a running sub-agent; its partial result is kept.', input_schema: jsonSchema(taskStopToolInput) },
+  ];
+}

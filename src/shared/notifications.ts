@@ -1,0 +1,40 @@
+/**
+ * Task notifications: how a background sub-agent's end reaches its parent's conversation.
+ * Everything embedded is escaped, so a child's output cannot forge the markup or close the
+ * tag early.
+ */
+export interface TaskNotification {
+  taskId: string;
+  name?: string;
+  status: 'completed' | 'failed' | 'killed' | 'timeout';
+  /** One line for people and the model. */
+  summary: string;
+  result?: string;
+  error?: string;
+  totalTokens: number;
+  toolUses: number;
+  durationMs: number;
+  worktree?: { path: string; branch: string };
+}
+
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export const TASK_NOTIFICATION_TAG = 'task-notification';
+
+export function renderTaskNotification(n: TaskNotification): string {
+  const lines = [
+    `<${TASK_NOTIFICATION_TAG}>`,
+    `<task-id>${escapeText(n.taskId)}</task-id>`,
+    ...(n.name ? [`<name>${escapeText(n.name)}</name>`] : []),
+    `<status>${n.status}</status>`,
+    `<summary>${escapeText(n.summary)}</summary>`,
+    ...(n.result !== undefined ? [`<result>${escapeText(n.result)}</result>`] : []),
+    ...(n.error !== undefined ? [`<error>${escapeText(n.error)}</error>`] : []),
+    `<usage>total_tokens: ${n.totalTokens}; tool_uses: ${n.toolUses}; duration_ms: ${n.durationMs}</usage>`,
+    ...(n.worktree ? [`<worktree path="${escapeText(n.worktree.path)}" branch="${escapeText(n.worktree.branch)}"/>`] : []),
+    `</${TASK_NOTIFICATION_TAG}>`,
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,144 @@
+/**
+ * The parts of a fork's input that concern agent trees: what sub-agents it may start and
+ * under which limits, its tool access policy, and the state a continuing run carries
+ * (continue-as-new, or a finished agent resumed by a message).
+ */
+import { z } from 'zod';
+import { messageParamSchema, type Usage } from './anthropic';
+import type { AgentToolInput } from './agent-tools';
+import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema } from './agents';
+import { durationSchema } from './duration';
+import { prefixRefSchema } from './prefix';
+
+export const subAgentsSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Agent without subagent_type forks (sharing this agent's cache); every spawn then runs in the background. */
+  forkGate: z.boolean().default(true),
+  /** Spawned (non-fork) children may start sub-agents of their own. */
+  nested: z.boolean().default(false),
+  maxDepth: z.number().int().min(0).max(20).default(3),
+  /** Children of one agent running at once. */
+  maxChildren: z.number().int().min(1).max(1000).default(5),
+  /** Agents of one tree running at once. */
+  maxTreeRunning: z.number().int().min(1).max(10_000).default(8),
+  /** A sync child still running after this moves to the background (its result arrives as a notification). */
+  backgroundAfter: durationSchema.default('2m'),
+  /** Named agents (from `forkflow agents` / loadAgentDefinitions). */
+  agents: z.array(agentDefinitionSchema).default([]),
+  /** Models a named agent may use, per provider; shown in the Agent tool's description. */
+  modelAllowlist: z.record(z.string(), z.array(z.string().min(1))).optional(),
+  /** How a child's token budget derives from this agent's: equal | remaining | proportional | fixed:N. */
+  budgetPolicy: z.unknown().optional(),
+  /** Per-agent cap on any child budget. */
+  perAgentMaxTokens: z.number().int().positive().default(200_000),
+  /** Task queue of the remote workers (Agent isolation: "remote"). */
+  remoteTaskQueue: z.string().min(1).optional(),
+  /** Base URL of the Temporal Web UI, for links in remote_launched results. */
+  uiBaseUrl: z.string().min(1).optional(),
+  /** Completed children kept on record. */
+  keepCompleted: z.number().int().min(1).max(10_000).default(256),
+});
+export type SubAgentsConfig = z.output<typeof subAgentsSchema>;
+
+/** A tool access policy as an object or as a JSON string (an unparsable string is an input error). */
+export const toolAccessInputSchema = z.union([
+  toolAccessPolicySchema,
+  z.string().transform((raw, ctx) => {
+    const parsed = parseToolAccessPolicy(raw);
+    if (parsed.ok) return parsed.policy;
+    ctx.addIssue({ code: 'custom', message: parsed.error });
+    return z.NEVER;
+  }),
+]);
+
+export type Priority = 'now' | 'next' | 'later';
+
+/** An inbox entry: delivered at the next turn boundary, `now` before `next` before `later`. */
+export interface QueuedMessage {
+  seq: number;
+  priority: Priority;
+  kind: 'message' | 'notification';
+  /** The text as the model will read it. */
+  text: string;
+  from?: string;
+  summary?: string;
+  /** For a task notification: the child it is about (TaskOutput drops it once read). */
+  taskId?: string;
+  receivedAt: string;
+}
+
+export type ChildState = 'running' | 'completed' | 'failed' | 'killed' | 'timeout';
+
+/** A sub-agent as its parent keeps it on record (JSON-safe: it crosses continue-as-new). */
+export interface ChildRecord {
+  agentId: string;
+  name?: string;
+  kind: 'fork' | 'spawn';
+  subagentType?: string;
+  description: string;
+  /** The Agent call that started it (rebuilds its configuration when it is resumed). */
+  agentInput: AgentToolInput;
+  toolUseId: string;
+  mode: 'sync' | 'background' | 'remote';
+  taskQueue?: string;
+  state: ChildState;
+  /** The parent has seen the outcome (tool result, TaskOutput, TaskStop or a notification). */
+  notified: boolean;
+  startedAt: string;
+  result?: ChildOutcome;
+}
+
+export interface ChildOutcome {
+  status: Exclude<ChildState, 'running'>;
+  text: string;
+  error?: string;
+  usage: Usage;
+  /** The child's own usage plus its subtree's. */
+  treeUsage: Usage;
+  treeCostUsd: number;
+  toolUses: number;
+  durationMs: number;
+  worktree?: { path: string; branch: string };
+  /** Where the child's conversation ends (to resume it). */
+  conversation?: z.infer<typeof prefixRefSchema>;
+}
+
+export interface PendingApproval {
+  requestId: string;
+  toolUseId: string;
+  tool: string;
+  /** A short rendering of what the call would do. */
+  summary: string;
+  requestedAt: string;
+  decision?: { outcome: 'approved' | 'denied'; by?: string; reason?: string };
+}
+
+/** What a continuing run takes over from the run before it. */
+export interface CarriedState {
+  turns: number;
+  toolUses: number;
+  usage: Usage;
+  /** Usage charged against the budget (a resumed agent starts a new budget). */
+  budgetUsage: Usage;
+  lastText?: string;
+  startedAt: string;
+  /** Wall-clock limit as an instant, if the fork had a timeout. */
+  deadline?: number;
+  inbox: QueuedMessage[];
+  inboxSeq: number;
+  children: ChildRecord[];
+  childCounter: number;
+  touched: string[];
+  maxTurnsReached: boolean;
+}
+
+export const continuationSchema = z.strictObject({
+  /** The conversation so far: the previous run's messages, by reference. */
+  ref: prefixRefSchema,
+  /** What the previous run had counted and queued (validated loosely: it is forkflow's own data). */
+  state: z.looseObject({ turns: z.number(), toolUses: z.number(), startedAt: z.string() }).optional(),
+  /** A message that resumes a finished agent (becomes its next user turn). */
+  message: z.strictObject({ message: z.string().min(1), summary: z.string().optional(), from: z.string().optional() }).optional(),
+  /** Messages appended verbatim (rare: a continued run's pending user turn). */
+  messages: z.array(messageParamSchema).optional(),
+});

@@ -1,0 +1,81 @@
+/**
+ * Durable approvals (`permissionMode: bubble`): a writing tool call waits, in workflow state,
+ * for a decision — an update (`decideApproval`, validated: rejected at once when nothing is
+ * pending under that id) from an operator, the Web UI or a client, or a signal
+ * (`approvalDecision`) from another workflow. Waiting survives worker and server restarts;
+ * the timeout policy denies the call or fails the agent.
+ */
+import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import type { ToolUseBlock } from '../../shared/anthropic';
+import { toMs } from '../../shared/duration';
+import { describeIssues } from '../../shared/fork-input';
+import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/messages';
+import type { PendingApproval } from '../../shared/tree-input';
+import { isoNow } from '../clock';
+import type { ForkAgent } from './agent';
+import { setState } from './visibility';
+
+/** Tools that change something: under `bubble` they wait for a decision. */
+export const NEEDS_APPROVAL = new Set(['FileEdit', 'FileWrite', 'Bash']);
+
+function apply(agent: ForkAgent, d: ApprovalDecision): PendingApproval {
+  const request = agent.approvals.find((a) => a.requestId === d.requestId && !a.decision);
+  if (!request) throw new Error(`No pending approval "${d.requestId}". Pending: ${agent.approvals.filter((a) => !a.decision).map((a) => a.requestId).join(', ') || 'none'}.`);
+  request.decision = { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) };
+  return request;
+}
+
+export function registerApprovalHandlers(agent: ForkAgent): void {
+  setHandler(
+    decideApprovalUpdate,
+    (d) => {
+      const request = apply(agent, d);
+      return { requestId: request.requestId, outcome: request.decision!.outcome };
+    },
+    {
+      validator: (raw: unknown) => {
+        const parsed = approvalDecisionSchema.safeParse(raw);
+        if (!parsed.success) throw new Error(`Invalid decision: ${describeIssues(parsed.error).join('; ')}`);
+        const { requestId } = parsed.data;
+        if (!agent.approvals.some((a) => a.requestId === requestId && !a.decision)) throw new Error(`No pending approval "${requestId}".`);
+      },
+    },
+  );
+  setHandler(approvalDecisionSignal, (raw: unknown) => {
+    const parsed = approvalDecisionSchema.safeParse(raw);
+    if (!parsed.success) return agent.rejectSignal('approvalDecision', describeIssues(parsed.error));
+    try {
+      apply(agent, parsed.data);
+    } catch (err) {
+      agent.rejectSignal('approvalDecision', [(err as Error).message]);
+    }
+  });
+}
+
+export type ApprovalOutcome = { approved: true } | { approved: false; message: string };
+
+function describeCall(use: ToolUseBlock): string {
+  const input = use.input as Record<string, unknown>;
+  const target = typeof input.command === 'string' ? input.command : typeof input.file_path === 'string' ? input.file_path : JSON.stringify(input);
+  return `${use.name}: ${target.length > 200 ? `${target.slice(0, 199)}…` : target}`;
+}
+
+/** Waits for a decision on one tool call (the request id is the tool_use id). */
+export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promise<ApprovalOutcome> {
+  const request: PendingApproval = { requestId: use.id, toolUseId: use.id, tool: use.name, summary: describeCall(use), requestedAt: isoNow() };
+  agent.approvals.push(request);
+  setState(agent, 'awaiting_approval');
+  log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
+  const decided = await condition(() => request.decision !== undefined, toMs(agent.input.approval.timeout));
+  agent.approvals.splice(agent.approvals.indexOf(request), 1);
+  if (!agent.approvals.length) setState(agent, 'running');
+  if (!decided) {
+    if (agent.input.approval.onTimeout === 'fail') {
+      throw ApplicationFailure.create({ type: 'ApprovalTimedOut', message: `No decision on ${request.summary} within ${String(agent.input.approval.timeout)}.`, nonRetryable: true });
+    }
+    return { approved: false, message: `Not run: nobody approved ${request.summary} within ${String(agent.input.approval.timeout)}. Continue without it or report that it needs approval.` };
+  }
+  if (request.decision!.outcome === 'approved') return { approved: true };
+  const who = request.decision!.by ? ` by ${request.decision!.by}` : '';
+  return { approved: false, message: `Denied${who}: ${request.summary}.${request.decision!.reason ? ` Reason: ${request.decision!.reason}.` : ''} Do not retry it; continue without it.` };
+}

@@ -1,0 +1,92 @@
+/**
+ * The input of a sub-agent's workflow, from the parent's state and the model's Agent call:
+ * - a fork references the parent's conversation (zero-copy) and inherits model, tools and
+ *   filter — so its request shares the parent's cached prefix;
+ * - a named or general-purpose agent starts fresh from its definition, with the tools its
+ *   definition allows, and sub-agent tools only when nested spawning is on.
+ * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
+ */
+import type { AgentToolInput } from '../../shared/agent-tools';
+import { subAgentToolDefinitions } from '../../shared/agent-tools';
+import { agentToolsFor, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
+import { FORK_QUERY_SOURCE } from '../../shared/constants';
+import type { ForkInputJson } from '../../shared/fork-input';
+import type { PrefixRef } from '../../shared/prefix';
+import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
+import { isBuiltinTool, toolDefinition } from '../../shared/tools/schemas';
+import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ForkAgent } from './agent';
+
+export const GENERAL_PURPOSE = 'general-purpose';
+
+export function childIdFor(agent: ForkAgent, input: AgentToolInput, kind: 'fork' | 'spawn'): string {
+  agent.childCounter += 1;
+  return `${agent.agentId}.${input.name ?? kind}-${agent.childCounter}`;
+}
+
+/** The child's token budget under the parent's budget policy (unparsable → equal). */
+function budgetFor(agent: ForkAgent, config: SubAgentsConfig): number {
+  const { policy } = parseForkBudgetPolicy(config.budgetPolicy);
+  return childBudget({
+    policy,
+    parentRemaining: remainingTokens(agent.budgetUsage, agent.input.budget),
+    perAgentCap: config.perAgentMaxTokens,
+    liveSiblings: agent.runningChildren.length,
+    defaultBudget: agent.input.budget.maxTokens,
+  });
+}
+
+function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, background: boolean) {
+  return {
+    prompt: input.prompt,
+    forkLabel: input.description,
+    parentAgentId: agent.agentId,
+    rootAgentId: agent.rootAgentId,
+    ...(input.name ? { name: input.name } : {}),
+    depth: agent.input.depth + 1,
+    mode: background ? ('background' as const) : ('child' as const),
+    toolFilter: agent.input.toolFilter,
+    ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
+    permissionMode: agent.input.permissionMode,
+    approval: agent.input.approval,
+    budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
+    ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+  };
+}
+
+function workspaceFor(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig) {
+  const remote = input.isolation === 'remote' ? config.remoteTaskQueue : undefined;
+  const root = input.cwd ?? agent.workspaceRoot;
+  const taskQueue = remote ?? agent.input.workspace?.taskQueue;
+  return root || taskQueue ? { workspace: { ...(root ? { root } : {}), ...(taskQueue ? { taskQueue } : {}) } } : {};
+}
+
+export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, ref: PrefixRef, background: boolean): ForkInputJson {
+  return {
+    ...common(agent, input, config, background),
+    parentRef: ref,
+    querySource: FORK_QUERY_SOURCE,
+    maxTurns: agent.input.maxTurns,
+    ...workspaceFor(agent, input, config),
+  };
+}
+
+export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, definition: AgentDefinition | undefined, background: boolean): ForkInputJson {
+  const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
+  const names = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
+  const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
+  const tools = [...names.map(toolDefinition), ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist }) : [])];
+  return {
+    ...common(agent, input, config, background),
+    querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
+    system: definition?.systemPrompt || DEFAULT_SYSTEM_PROMPT,
+    tools,
+    model: resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model }),
+    maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
+    ...(nested ? { subAgents: config } : {}),
+    ...(definition?.permissionMode === 'bubble' ? { permissionMode: 'bubble' as const } : {}),
+    ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    ...workspaceFor(agent, input, config),
+  };
+}

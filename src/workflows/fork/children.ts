@@ -1,0 +1,212 @@
+/**
+ * Sub-agents as child workflows. Each child runs in its own cancellation scope inside the
+ * parent's (so cancelling the parent cancels the subtree, TaskStop cancels one child, and a
+ * child's failure never reaches the parent as anything but data). A child's outcome reaches
+ * the parent exactly once: as the Agent tool's result (sync), or as a task notification in
+ * the inbox (background) — unless TaskOutput or TaskStop took it first. Everything here is
+ * derived from history, so crashes and replays deliver the same notifications.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  ParentClosePolicy,
+  sleep,
+  startChild,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { AgentToolInput } from '../../shared/agent-tools';
+import { addUsage, totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
+import type { ForkInputJson } from '../../shared/fork-input';
+import { renderTaskNotification } from '../../shared/notifications';
+import { estimateCostUsd } from '../../shared/pricing';
+import { SA } from '../../shared/search-attributes';
+import type { ForkResult } from '../../shared/status';
+import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
+import { isoNow } from '../clock';
+import type { ForkAgent } from './agent';
+import type { forkWorkflow } from './fork-workflow';
+import { enqueue } from './inbox';
+
+export interface ChildRuntime {
+  scope: CancellationScope;
+  done: Promise<void>;
+}
+
+/** Result texts kept on record are capped: the record crosses continue-as-new. */
+const KEPT_TEXT = 20_000;
+
+function outcomeFromResult(r: ForkResult): ChildOutcome {
+  return {
+    status: r.status,
+    text: r.text.length > KEPT_TEXT ? `${r.text.slice(0, KEPT_TEXT)}\n[… ${r.text.length - KEPT_TEXT} characters not kept]` : r.text,
+    ...(r.error ? { error: r.error } : {}),
+    usage: r.usage,
+    treeUsage: r.treeUsage ?? r.usage,
+    treeCostUsd: r.treeCostUsd ?? 0,
+    toolUses: r.toolUses,
+    durationMs: r.durationMs,
+    ...(r.worktree?.kind === 'kept' ? { worktree: { path: r.worktree.path, branch: r.worktree.branch } } : {}),
+    ...(r.conversation ? { conversation: r.conversation } : {}),
+  };
+}
+
+/** A child that failed (ForkFailed carries its result) or ended without a result (terminated). */
+function outcomeFromFailure(err: unknown): ChildOutcome {
+  const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === 'ForkFailed' && cause.details?.[0]) return outcomeFromResult(cause.details[0] as ForkResult);
+  const message = cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return { status: 'killed', text: '', error: message, usage: ZERO_USAGE, treeUsage: ZERO_USAGE, treeCostUsd: 0, toolUses: 0, durationMs: 0 };
+}
+
+function firstLine(text: string, max = 100): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function notify(agent: ForkAgent, record: ChildRecord): void {
+  const o = record.result!;
+  enqueue(agent, {
+    priority: 'later',
+    kind: 'notification',
+    taskId: record.agentId,
+    text: renderTaskNotification({
+      taskId: record.agentId,
+      name: record.name,
+      status: o.status,
+      summary: `${record.description}: ${o.status}${o.error ? ` (${firstLine(o.error)})` : ''}`,
+      ...(o.status === 'failed' ? { error: o.error ?? 'failed' } : { result: o.text }),
+      totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens,
+      toolUses: o.toolUses,
+      durationMs: o.durationMs,
+      ...(o.worktree ? { worktree: o.worktree } : {}),
+    }),
+  });
+}
+
+/** Keeps running children and the newest finished ones (bounded record). */
+function trim(agent: ForkAgent): void {
+  const keep = agent.input.subAgents?.keepCompleted ?? 256;
+  const finished = agent.children.filter((c) => c.state !== 'running');
+  if (finished.length <= keep) return;
+  const drop = new Set(finished.slice(0, finished.length - keep));
+  agent.children = agent.children.filter((c) => !drop.has(c));
+}
+
+function settle(agent: ForkAgent, record: ChildRecord, outcome: ChildOutcome): void {
+  record.state = outcome.status;
+  record.result = outcome;
+  if (!record.notified) {
+    record.notified = true;
+    notify(agent, record);
+  }
+  agent.childRuntimes.delete(record.agentId);
+  trim(agent);
+}
+
+export interface StartedChild {
+  record: ChildRecord;
+  handle: ChildWorkflowHandle<typeof forkWorkflow>;
+}
+
+/** Starts a child workflow in its own cancellation scope and wires its outcome to the record. */
+export async function startChildAgent(
+  agent: ForkAgent,
+  args: { id: string; input: ForkInputJson; agentInput: AgentToolInput; kind: 'fork' | 'spawn'; toolUseId: string; mode: ChildRecord['mode']; taskQueue: string },
+): Promise<StartedChild> {
+  const record: ChildRecord = {
+    agentId: args.id,
+    ...(args.agentInput.name ? { name: args.agentInput.name } : {}),
+    kind: args.kind,
+    ...(args.agentInput.subagent_type ? { subagentType: args.agentInput.subagent_type } : {}),
+    description: args.agentInput.description,
+    agentInput: args.agentInput,
+    toolUseId: args.toolUseId,
+    mode: args.mode,
+    taskQueue: args.taskQueue,
+    state: 'running',
+    // A sync child's outcome is the Agent tool's result, so no notification unless it moves to the background.
+    notified: args.mode === 'sync',
+    startedAt: isoNow(),
+  };
+  agent.children.push(record);
+  const scope = new CancellationScope();
+  const handle = await scope.run(() =>
+    startChild<typeof forkWorkflow>('forkWorkflow', {
+      workflowId: args.id,
+      args: [args.input],
+      taskQueue: args.taskQueue,
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt)}`,
+      staticDetails: `**Directive**\n\n${args.agentInput.prompt}`,
+      typedSearchAttributes: [
+        { key: SA.agentId, value: args.id },
+        { key: SA.parentId, value: agent.agentId },
+        { key: SA.rootId, value: agent.rootAgentId },
+        { key: SA.label, value: args.agentInput.description },
+        { key: SA.state, value: 'running' },
+      ],
+    }),
+  );
+  const done = handle.result().then(
+    (r) => settle(agent, record, outcomeFromResult(r)),
+    (err: unknown) => settle(agent, record, outcomeFromFailure(err)),
+  );
+  agent.childRuntimes.set(args.id, { scope, done });
+  return { record, handle };
+}
+
+/**
+ * Waits for a sync child, unless it is still running after `backgroundAfterMs`: then it
+ * moves to the background (its outcome will arrive as a notification) and `undefined` is
+ * returned.
+ */
+export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number): Promise<ChildOutcome | undefined> {
+  const runtime = agent.childRuntimes.get(record.agentId);
+  if (runtime) {
+    const timer = new CancellationScope();
+    const moved = await Promise.race([runtime.done.then(() => false), timer.run(() => sleep(backgroundAfterMs)).then(() => true)]);
+    timer.cancel();
+    if (moved && record.state === 'running') {
+      record.mode = 'background';
+      record.notified = false;
+      return undefined;
+    }
+  }
+  return record.result;
+}
+
+/** Marks a child's outcome as seen, dropping a notification that is still queued for it. */
+export function markSeen(agent: ForkAgent, record: ChildRecord): void {
+  record.notified = true;
+  agent.inbox = agent.inbox.filter((m) => m.taskId !== record.agentId);
+}
+
+export function findChild(agent: ForkAgent, ref: string): ChildRecord | undefined {
+  return agent.children.find((c) => c.agentId === ref) ?? [...agent.children].reverse().find((c) => c.name === ref);
+}
+
+/** Cancels one running child and waits for its partial result. */
+export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<void> {
+  const runtime = agent.childRuntimes.get(record.agentId);
+  if (!runtime) return;
+  runtime.scope.cancel();
+  await runtime.done;
+}
+
+/** Waits for every running child to end (after the parent itself was cancelled or finished). */
+export async function settleChildren(agent: ForkAgent): Promise<void> {
+  await Promise.all([...agent.childRuntimes.values()].map((r) => r.done));
+}
+
+/** This agent's usage plus its finished children's subtrees, and an estimated cost. */
+export function treeTotals(agent: ForkAgent): { usage: ForkResult['usage']; costUsd: number; agents: number } {
+  let usage = agent.usage;
+  let costUsd = estimateCostUsd(agent.summary.model, agent.usage);
+  for (const c of agent.children) {
+    if (!c.result) continue;
+    usage = addUsage(usage, c.result.treeUsage);
+    costUsd += c.result.treeCostUsd;
+  }
+  return { usage, costUsd: Math.round(costUsd * 1_000_000) / 1_000_000, agents: 1 + agent.children.length };
+}
