@@ -3,7 +3,7 @@
  * finished agent resumes from its durable history, a new run under the same agent id),
  * approvals, the tree's members with counts, and a status stream.
  */
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter, WorkflowNotFoundError } from '@temporalio/common';
 import { ZERO_USAGE } from '../shared/anthropic';
 import { WORKFLOW_TYPES } from '../shared/constants';
@@ -78,8 +78,14 @@ export async function deliverMessage(client: Client, agentId: string, message: S
 
 export async function decideApproval(client: Client, agentId: string, requestId: string, decision: 'approve' | 'deny', opts: { reason?: string; by?: string } = {}): Promise<'approved' | 'denied'> {
   const handle = client.workflow.getHandle(agentId);
-  const out = await handle.executeUpdate(decideApprovalUpdate, { args: [{ requestId, decision, by: opts.by ?? 'operator', ...(opts.reason ? { reason: opts.reason } : {}) }] });
-  return out.outcome;
+  try {
+    const out = await handle.executeUpdate(decideApprovalUpdate, { args: [{ requestId, decision, by: opts.by ?? 'operator', ...(opts.reason ? { reason: opts.reason } : {}) }] });
+    return out.outcome;
+  } catch (err) {
+    // The validator's words (e.g. no such pending request), not the SDK's generic wrapper.
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new ForkflowError(`${agentId}: ${err.cause.message}`);
+    throw err;
+  }
 }
 
 export interface TreeView {

@@ -111,6 +111,8 @@ export interface PendingApproval {
   summary: string;
   requestedAt: string;
   decision?: { outcome: 'approved' | 'denied'; by?: string; reason?: string };
+  /** The agent has acted on the decision (an update deciding it returns then). */
+  consumed?: boolean;
 }
 
 /** What a continuing run takes over from the run before it. */

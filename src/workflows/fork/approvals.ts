@@ -5,7 +5,7 @@
  * (`approvalDecision`) from another workflow. Waiting survives worker and server restarts;
  * the timeout policy denies the call or fails the agent.
  */
-import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, setHandler, sleep } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
 import { describeIssues } from '../../shared/fork-input';
@@ -28,8 +28,12 @@ function apply(agent: ForkAgent, d: ApprovalDecision): PendingApproval {
 export function registerApprovalHandlers(agent: ForkAgent): void {
   setHandler(
     decideApprovalUpdate,
-    (d) => {
+    async (d) => {
       const request = apply(agent, d);
+      // Returns once the agent has acted on the decision. This also fixes the order of the
+      // update's completion after the agent's own commands, the same on every replay (a
+      // synchronous return left it to the SDK's activation batching).
+      await condition(() => request.consumed === true);
       return { requestId: request.requestId, outcome: request.decision!.outcome };
     },
     {
@@ -66,7 +70,16 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
   agent.approvals.push(request);
   setState(agent, 'awaiting_approval');
   log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
-  const decided = await condition(() => request.decision !== undefined, toMs(agent.input.approval.timeout));
+  // The timeout is a timer left to fire rather than one cancelled on decision: cancelling it
+  // from an update's completion orders commands differently on replay (sdk-typescript#1966).
+  let expired = false;
+  sleep(toMs(agent.input.approval.timeout)).then(
+    () => (expired = true),
+    () => undefined, // the agent was cancelled: nothing to time out
+  );
+  await condition(() => request.decision !== undefined || expired);
+  request.consumed = true;
+  const decided = request.decision !== undefined;
   agent.approvals.splice(agent.approvals.indexOf(request), 1);
   if (!agent.approvals.length) setState(agent, 'running');
   if (!decided) {

@@ -76,12 +76,13 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   if (!parsed.success) return errorResult(use.id, `Invalid Agent call: ${describeIssues(parsed.error).join('; ')}`);
   const input = parsed.data;
   const fork = !input.subagent_type && config.forkGate;
+  // Numbered before any wait, so calls of one round get ids in the order they were made.
+  const id = childIdFor(agent, input, fork ? 'fork' : 'spawn');
   const why = await refusal(agent, config, input, fork);
   if (why) return errorResult(use.id, why);
 
   const remote = input.isolation === 'remote';
   const background = config.forkGate || remote || input.run_in_background === true;
-  const id = childIdFor(agent, input, fork ? 'fork' : 'spawn');
   const taskQueue = remote ? config.remoteTaskQueue! : workflowInfo().taskQueue;
   const { record } = await startChildAgent(agent, {
     id,

@@ -1,0 +1,150 @@
+/**
+ * Agent trees over time: cancelling a root stops its whole subtree fast and keeps the
+ * partial results; a failing leaf leaves its parent running; SendMessage reaches running,
+ * idle, closed and unknown agents as specified; TaskOutput/TaskStop; approvals.
+ */
+import { AgentNotFoundError } from '../../src/client';
+import { textOf } from '../../src/shared/anthropic';
+import { startHarness, type Harness } from '../kit/env';
+import { recordHistory } from '../kit/histories';
+import { bodyOf } from '../kit/requests';
+import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
+import { waitFor } from '../kit/wait';
+
+jest.setTimeout(90_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ name: 'tree-life' });
+});
+afterAll(() => h.close());
+
+const hang = '@sleep 60000 @reply never';
+
+test('cancelling a root ends a 3-level tree killed within 3 s, aborting every in-flight call; partial results go up', async () => {
+  const leaf = script('Leaf.', hang);
+  const middle = script('Middle.', agentStep({ description: 'leaf', subagent_type: 'general-purpose', prompt: leaf, run_in_background: true }), hang);
+  const root = script('Root.', agentStep({ description: 'middle', subagent_type: 'general-purpose', prompt: middle, run_in_background: true }), hang);
+  const handle = await h.forkflow.startAgent({ agentId: 'cascade', prompt: root, subAgents: { forkGate: false, nested: true } });
+  const pending = () => h.model.log.entries().filter((e) => e.outcome === 'pending' && /(Root|Middle|Leaf)\./.test(textOf(bodyOf(e).messages[0] ?? { role: 'user', content: '' })));
+  await waitFor(() => pending().length === 3 || undefined, 'root, middle and leaf each to be in a model call');
+  const inFlight = pending().map((e) => e.seq);
+
+  const t0 = Date.now();
+  await handle.cancel();
+  const result = await handle.result();
+  const elapsed = Date.now() - t0;
+  expect(result.status).toBe('killed');
+  expect(elapsed).toBeLessThan(3000);
+  for (const id of ['cascade', 'cascade.spawn-1', 'cascade.spawn-1.spawn-1']) expect((await h.forkflow.status(id)).state).toBe('killed');
+  for (const seq of inFlight) await h.model.log.waitFor((e) => e.seq === seq && e.outcome === 'aborted');
+  expect(result.children).toEqual([expect.objectContaining({ agentId: 'cascade.spawn-1', state: 'killed' })]);
+  const middleResult = await h.forkflow.result('cascade.spawn-1');
+  expect(middleResult.children).toEqual([expect.objectContaining({ agentId: 'cascade.spawn-1.spawn-1', state: 'killed' })]);
+  await recordHistory(h.client.workflow.getHandle('cascade'), 'tree-cancel-cascade');
+});
+
+test('a failing leaf is reported to its parent, which keeps running and completes', async () => {
+  const prompt = script('Parent.', agentStep({ description: 'bad leaf', prompt: 'Broken.\n@no-such-instruction' }), '@reply waiting', '@reply handled the failure');
+  const result = await h.forkflow.startAgent({ agentId: 'leaf-fails', prompt }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'handled the failure' });
+  const note = notificationsIn(await h.forkflow.transcript('leaf-fails'))[0]!;
+  expect(note).toContain('<status>failed</status>');
+  expect(note).toContain('unknown instruction');
+});
+
+test('SendMessage to a running child queues it; to a finished child resumes it from its history', async () => {
+  const worker = script('Work.', '@sleep 1500 @reply first part', '@reply second part');
+  const prompt = script(
+    'Coordinate.',
+    agentStep({ description: 'worker', name: 'worker', prompt: worker }),
+    toolStep('SendMessage', { to: 'worker', message: '@reply got the note', summary: 'a note' }),
+    '@reply waiting',
+    toolStep('SendMessage', { to: 'worker', message: '@reply resumed answer', summary: 'one more thing' }),
+    '@reply waiting again',
+    '@reply all done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'msgs', prompt }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'all done' });
+  const results = toolResultsIn(await h.forkflow.transcript('msgs'));
+  expect(results[1]!.json).toMatchObject({ status: 'queued', agentId: 'msgs.worker-1' });
+  expect(results[2]!.json).toMatchObject({ status: 'resumed', agentId: 'msgs.worker-1' });
+  const notes = notificationsIn(await h.forkflow.transcript('msgs'));
+  expect(notes).toHaveLength(2);
+  expect(notes[0]).toContain('got the note');
+  expect(notes[1]).toContain('resumed answer');
+  // The resumed child continued its own conversation: the first run's messages come first.
+  const child = await h.forkflow.transcript('msgs.worker-1');
+  const replies = child.filter((m) => m.role === 'assistant').map((m) => textOf(m));
+  expect(replies.slice(-3)).toEqual(['first part', 'got the note', 'resumed answer']);
+});
+
+test('client messages: an idle agent resumes in place, a closed one as a new run from its history, an unknown one is an error', async () => {
+  const idle = await h.forkflow.start({ agentId: 'idle-agent', prompt: 'Idle.\n@reply first', idleTimeout: '60s' });
+  await waitFor(async () => (await idle.status()).state === 'idle' || undefined, 'the agent to go idle');
+  expect(await h.forkflow.sendMessage('idle-agent', { message: '@reply second', summary: 's' })).toBe('queued');
+  await waitFor(async () => (await idle.status()).lastText === 'second' || undefined, 'the idle agent to answer');
+
+  const closed = await h.forkflow.fork({ agentId: 'closed-agent', prompt: 'Closed.\n@reply before' }, { mode: 'sync' });
+  expect(closed.status).toBe('completed');
+  const before = await h.forkflow.transcript('closed-agent');
+  expect(await h.forkflow.sendMessage('closed-agent', { message: '@reply after', summary: 'again' })).toBe('resumed');
+  const after = await h.forkflow.result('closed-agent');
+  expect(after).toMatchObject({ status: 'completed', text: 'after', turns: 2 });
+  const transcript = await h.forkflow.transcript('closed-agent');
+  expect(transcript.slice(0, before.length)).toEqual(before);
+  expect(transcript).toHaveLength(before.length + 2);
+
+  await expect(h.forkflow.sendMessage('never-existed', { message: 'hi' })).rejects.toBeInstanceOf(AgentNotFoundError);
+});
+
+test('TaskOutput takes the result (no notification follows); TaskStop stops only a running task', async () => {
+  const agents = [
+    { name: 'Agent', input: { description: 'quick', prompt: 'Quick.\n@sleep 1500 @reply quick result' } },
+    { name: 'Agent', input: { description: 'slow', prompt: `Slow.\n${hang}` } },
+  ];
+  const prompt = script(
+    'Manage.',
+    `@tools ${JSON.stringify(agents)}`,
+    toolStep('TaskOutput', { task_id: 'tasks.fork-1', timeout_ms: 20_000 }),
+    toolStep('TaskStop', { task_id: 'tasks.fork-2' }),
+    toolStep('TaskStop', { task_id: 'tasks.fork-1' }),
+    '@reply managed',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'tasks', prompt }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'managed' });
+  const transcript = await h.forkflow.transcript('tasks');
+  const results = toolResultsIn(transcript);
+  // Read while it was still running: the blocking read took the result, so no notification followed.
+  expect(results[2]!.json).toMatchObject({ status: 'completed', content: 'quick result' });
+  expect(results[3]!.json).toMatchObject({ status: 'killed', agentId: 'tasks.fork-2' });
+  expect(results[4]).toMatchObject({ isError: true, text: expect.stringContaining('Only a running task can be stopped') });
+  expect(notificationsIn(transcript)).toEqual([]);
+});
+
+test('approvals (bubble): a write waits for a decision; approve runs it, deny reports why', async () => {
+  const prompt = script(
+    'Write twice.',
+    toolStep('FileWrite', { file_path: 'approved.txt', content: 'yes' }),
+    toolStep('FileWrite', { file_path: 'denied.txt', content: 'no' }),
+    '@reply wrote',
+  );
+  const handle = await h.forkflow.start({ agentId: 'approvals', prompt, permissionMode: 'bubble' });
+  const first = await waitFor(async () => {
+    const s = await handle.status();
+    return s.state === 'awaiting_approval' && s.approvals.length === 1 ? s.approvals[0] : undefined;
+  }, 'the first approval request');
+  expect(first!.summary).toContain('approved.txt');
+  await expect(h.forkflow.approve('approvals', 'no-such-request')).rejects.toThrow(/No pending approval/);
+  expect(await h.forkflow.approve('approvals', first!.requestId)).toBe('approved');
+  const second = await waitFor(async () => {
+    const s = await handle.status();
+    return s.approvals[0]?.requestId !== first!.requestId ? s.approvals[0] : undefined;
+  }, 'the second approval request');
+  expect(await h.forkflow.deny('approvals', second!.requestId, { reason: 'not this file' })).toBe('denied');
+  expect((await handle.result()).status).toBe('completed');
+  const results = toolResultsIn(await h.forkflow.transcript('approvals'));
+  expect(results[0]!.isError).toBe(false);
+  expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining('Reason: not this file') });
+  await recordHistory(h.client.workflow.getHandle('approvals'), 'approvals-approve-deny');
+});
