@@ -21,10 +21,14 @@ import { awaitSyncChild, findChild, markSeen, startChildAgent, stopChild } from 
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 
+/**
+ * A child's outcome as a tool result. No wall-clock duration: it would make the same
+ * conversation differ from run to run for no use to the model (notifications keep it).
+ */
 function outcomeView(record: ChildRecord) {
   const o = record.result;
   return o
-    ? { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, durationMs: o.durationMs, ...(o.worktree ? { worktree: o.worktree } : {}) }
+    ? { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...(o.worktree ? { worktree: o.worktree } : {}) }
     : { status: 'running', agentId: record.agentId, ...(record.name ? { name: record.name } : {}) };
 }
 

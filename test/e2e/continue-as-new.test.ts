@@ -1,0 +1,89 @@
+/**
+ * Long-lived parents: an agent with 300 turns and 40 children, on a dev server whose
+ * "suggest continue-as-new" threshold is lowered, continues as new several times and ends
+ * with the same transcript and usage totals as the same agent on a server that never
+ * suggests it.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { ForkflowClient, type ForkResult } from '../../src/client';
+import type { MessageParam } from '../../src/shared/anthropic';
+import { startOfflineModel } from '../../src/offline';
+import { startDevServer } from '../../src/worker/dev-server';
+import { createModelClient } from '../../src/worker/model-client';
+import { createForkflowWorker } from '../../src/worker/worker';
+import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
+import { agentStep, script } from '../kit/tree';
+
+jest.setTimeout(300_000);
+
+const TURNS = 300;
+const CHILDREN = 40;
+const prompt = script(
+  'Long haul.',
+  `@repeat ${CHILDREN} ${agentStep({ description: 'helper', subagent_type: 'general-purpose', prompt: 'Help.\n@reply helped' })}`,
+  `@repeat ${TURNS - CHILDREN - 1} @tool Read {"file_path":"small.txt"}`,
+  '@reply done',
+);
+const params = {
+  agentId: 'long-haul',
+  prompt,
+  maxTurns: TURNS + 10,
+  budget: { maxTokens: 100_000_000 },
+  subAgents: { forkGate: false, maxChildren: 50, maxTreeRunning: 100, perAgentMaxTokens: 1_000_000 },
+};
+
+let h: Harness;
+let workspace: string;
+beforeAll(async () => {
+  workspace = tempDir('long');
+  writeFileSync(join(workspace, 'small.txt'), 'one\ntwo\n');
+  h = await startHarness({ name: 'long-ref', workspaceRoot: workspace });
+});
+afterAll(() => h.close());
+
+test('300 turns and 40 children: continued as new, same transcript and usage as without', async () => {
+  const reference: ForkResult = await h.forkflow.startAgent(params).then((a) => a.result());
+  expect(reference).toMatchObject({ status: 'completed', turns: TURNS, text: 'done' });
+  const referenceTranscript: MessageParam[] = await h.forkflow.transcript('long-haul');
+
+  const server = await startDevServer({ headless: true, logLevel: 'error', dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 300 } });
+  const model = await startOfflineModel(); // a fresh cache, as the reference run had
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const native = await NativeConnection.connect({ address: server.address });
+  const taskQueue = uniqueTaskQueue('long-can');
+  const worker = await createForkflowWorker({
+    connection: native,
+    client,
+    namespace: server.namespace,
+    taskQueue,
+    anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
+    workspaceRoot: workspace,
+    workflowBundle: { codePath: h.env.bundlePath },
+  });
+  try {
+    const forkflow = new ForkflowClient(client, { taskQueue });
+    // Queries on closed runs are answered by a worker replaying them: read while it runs.
+    const [result, transcript] = await worker.runUntil(async () => {
+      const r = await forkflow.startAgent(params).then((a) => a.result());
+      return [r, await forkflow.transcript('long-haul')] as const;
+    });
+    const runs: string[] = [];
+    for await (const run of client.workflow.list({ query: "WorkflowId = 'long-haul'" })) runs.push(run.runId);
+    console.log(`continue-as-new: ${runs.length} runs for ${TURNS} turns and ${CHILDREN} children (reference: 1 run)`);
+    expect(runs.length).toBeGreaterThan(1);
+    expect(result).toMatchObject({ status: 'completed', turns: TURNS, text: 'done', toolUses: reference.toolUses });
+    expect(result.usage).toEqual(reference.usage);
+    expect(result.treeUsage).toEqual(reference.treeUsage);
+    expect(result.children).toHaveLength(CHILDREN);
+    expect(transcript).toEqual(referenceTranscript);
+  } finally {
+    await native.close();
+    await connection.close();
+    await model.close();
+    await server.stop();
+  }
+});
