@@ -21,10 +21,10 @@ export interface WorkerProcess {
 }
 
 /** Starts `forkflow worker` in its own process and resolves once it is polling. */
-export async function startWorkerProcess(opts: { address: string; taskQueue: string; modelUrl: string; workspace: string; bundlePath: string; extraEnv?: Record<string, string> }): Promise<WorkerProcess> {
+export async function startWorkerProcess(opts: { address: string; taskQueue: string; modelUrl: string; workspace: string; bundlePath: string; extraEnv?: Record<string, string>; extraArgs?: string[] }): Promise<WorkerProcess> {
   const child = spawn(
     process.execPath,
-    forkflowArgs(['--address', opts.address, '--task-queue', opts.taskQueue, 'worker', '--workspace', opts.workspace, '--workflow-bundle', opts.bundlePath]),
+    forkflowArgs(['--address', opts.address, '--task-queue', opts.taskQueue, 'worker', '--workspace', opts.workspace, '--workflow-bundle', opts.bundlePath, ...(opts.extraArgs ?? [])]),
     {
       cwd: root,
       env: { ...process.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: opts.modelUrl, FORKFLOW_LOG_LEVEL: 'WARN', ...opts.extraEnv },

@@ -1,0 +1,135 @@
+/**
+ * Agent trees across crashes and machines: a child's notification reaches its parent once
+ * even when the worker is SIGKILLed between the child's completion and the parent's next
+ * turn; a pending approval survives a worker SIGKILL and a dev-server restart; a remote fork
+ * runs on a second worker process polling another task queue.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { ForkflowClient } from '../../src/client';
+import { freePort, startDevServer } from '../../src/worker/dev-server';
+import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
+import { startWorkerProcess } from '../kit/processes';
+import { bodyOf } from '../kit/requests';
+import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
+import { waitFor } from '../kit/wait';
+
+jest.setTimeout(180_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ name: 'tree-durable', noWorker: true });
+});
+afterAll(() => h.close());
+
+const workerOpts = (address: string, taskQueue: string, bundlePath: string, workspace: string, extraArgs: string[] = []) => ({
+  address,
+  taskQueue,
+  modelUrl: h.model.url,
+  workspace,
+  bundlePath,
+  extraArgs,
+});
+
+test('a notification reaches the parent exactly once when the worker dies between the child’s end and the parent’s next turn', async () => {
+  const taskQueue = uniqueTaskQueue('notify-kill');
+  const forkflow = new ForkflowClient(h.client, { taskQueue });
+  const opts = workerOpts(h.env.address, taskQueue, h.env.bundlePath, h.workspaceRoot);
+  let worker = await startWorkerProcess(opts);
+  try {
+    const prompt = script('Parent.', agentStep({ description: 'child', prompt: 'Child.\n@reply child done' }), '@sleep 4000 @reply waiting', '@reply after the report');
+    const parent = await forkflow.startAgent({ agentId: 'notify-once', prompt });
+    // The child has finished while the parent's next model call is still in flight.
+    await waitFor(async () => (await forkflow.status('notify-once.fork-1').catch(() => undefined))?.state === 'completed' || undefined, 'the child to complete', 30_000);
+    await h.model.log.waitFor((e) => e.outcome === 'pending' && e.rawBody.includes('Parent.') && bodyOf(e).messages.length === 3);
+    await worker.kill('SIGKILL');
+    worker = await startWorkerProcess(opts);
+    expect(await parent.result()).toMatchObject({ status: 'completed', text: 'after the report' });
+    const transcript = await forkflow.transcript('notify-once');
+    expect(notificationsIn(transcript)).toHaveLength(1);
+    const last = h.model.log.entries().filter((e) => e.outcome === 'completed' && e.rawBody.includes('Parent.')).at(-1)!;
+    expect(last.rawBody.split('<task-notification>').length - 1).toBe(1);
+  } finally {
+    await worker.kill();
+  }
+});
+
+test('a pending approval survives a worker SIGKILL and a dev-server restart; approve then deny', async () => {
+  const dir = tempDir('approval-durable');
+  const dbFile = join(dir, 'temporal.db');
+  const port = await freePort();
+  let server = await startDevServer({ dbFile, port, headless: true, logLevel: 'error' });
+  const workspace = tempDir('approval-ws');
+  const taskQueue = uniqueTaskQueue('approval');
+  const opts = workerOpts(server.address, taskQueue, h.env.bundlePath, workspace);
+  let worker = await startWorkerProcess(opts);
+  let connection = await Connection.connect({ address: server.address });
+  try {
+    let forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
+    const prompt = script('Two writes.', toolStep('FileWrite', { file_path: 'kept.txt', content: 'approved after a crash' }), toolStep('FileWrite', { file_path: 'refused.txt', content: 'no' }), '@reply finished');
+    await forkflow.start({ agentId: 'durable-approval', prompt, permissionMode: 'bubble' });
+    const pending = await waitFor(async () => (await forkflow.status('durable-approval')).approvals[0], 'the approval request');
+
+    await worker.kill('SIGKILL');
+    await connection.close();
+    await server.stop();
+    server = await startDevServer({ dbFile, port, headless: true, logLevel: 'error' });
+    connection = await Connection.connect({ address: server.address });
+    forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
+    worker = await startWorkerProcess(opts);
+
+    const after = await forkflow.status('durable-approval');
+    expect(after.state).toBe('awaiting_approval');
+    expect(after.approvals).toEqual([pending]);
+    expect(await forkflow.approve('durable-approval', pending.requestId, { by: 'ops' })).toBe('approved');
+    const second = await waitFor(async () => {
+      const s = await forkflow.status('durable-approval');
+      return s.approvals[0]?.requestId !== pending.requestId ? s.approvals[0] : undefined;
+    }, 'the second approval request');
+    expect(await forkflow.deny('durable-approval', second!.requestId, { reason: 'not today' })).toBe('denied');
+    expect(await forkflow.result('durable-approval')).toMatchObject({ status: 'completed', text: 'finished' });
+    expect(readFileSync(join(workspace, 'kept.txt'), 'utf8')).toBe('approved after a crash');
+    expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
+    const results = toolResultsIn(await forkflow.transcript('durable-approval'));
+    expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining('Reason: not today') });
+  } finally {
+    await worker.kill();
+    await connection.close();
+    await server.stop();
+  }
+});
+
+test('a remote fork runs on a second worker process polling another task queue', async () => {
+  const taskQueue = uniqueTaskQueue('home');
+  const remoteQueue = uniqueTaskQueue('remote');
+  const remoteWorkspace = tempDir('remote-ws');
+  writeFileSync(join(remoteWorkspace, 'remote-only.txt'), 'on the remote machine\n');
+  const home = await startWorkerProcess(workerOpts(h.env.address, taskQueue, h.env.bundlePath, h.workspaceRoot));
+  const remote = await startWorkerProcess({ ...workerOpts(h.env.address, remoteQueue, h.env.bundlePath, remoteWorkspace), extraArgs: ['--identity', 'remote-worker'] });
+  try {
+    const forkflow = new ForkflowClient(h.client, { taskQueue });
+    const child = script('Remote.', toolStep('Read', { file_path: 'remote-only.txt' }), '@reply read it remotely');
+    const prompt = script('Home.', agentStep({ description: 'over there', isolation: 'remote', prompt: child }), '@reply waiting', '@reply heard back');
+    const result = await forkflow
+      .startAgent({ agentId: 'remote-parent', prompt, subAgents: { remoteTaskQueue: remoteQueue, uiBaseUrl: 'http://localhost:8233' } })
+      .then((a) => a.result());
+    expect(result).toMatchObject({ status: 'completed', text: 'heard back' });
+    const transcript = await forkflow.transcript('remote-parent');
+    expect(toolResultsIn(transcript)[0]!.json).toEqual({
+      status: 'remote_launched',
+      agentId: 'remote-parent.fork-1',
+      workflowId: 'remote-parent.fork-1',
+      taskQueue: remoteQueue,
+      uiUrl: 'http://localhost:8233/namespaces/default/workflows/remote-parent.fork-1',
+    });
+    expect(notificationsIn(transcript)[0]).toContain('read it remotely');
+    const events = (await h.client.workflow.getHandle('remote-parent.fork-1').fetchHistory()).events ?? [];
+    const identities = new Set(events.flatMap((e) => (e.workflowTaskCompletedEventAttributes?.identity ? [e.workflowTaskCompletedEventAttributes.identity] : [])));
+    expect([...identities]).toEqual(['remote-worker']);
+    expect(JSON.stringify(await forkflow.transcript('remote-parent.fork-1'))).toContain('on the remote machine');
+  } finally {
+    await home.kill();
+    await remote.kill();
+  }
+});
