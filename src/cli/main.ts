@@ -6,6 +6,8 @@ import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
 import { registerDemoCommand } from './commands/demo';
 import { registerServeCommands } from './commands/serve';
+import { registerTopCommand } from './commands/top';
+import { registerTreeCommands } from './commands/tree';
 import { CliError, EXIT } from './exit';
 
 export function buildProgram(): Command {
@@ -21,6 +23,8 @@ export function buildProgram(): Command {
   registerAgentCommands(program, globals);
   registerServeCommands(program, globals);
   registerDemoCommand(program, globals);
+  registerTopCommand(program, globals);
+  registerTreeCommands(program, globals);
   return program;
 }
 

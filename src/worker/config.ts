@@ -31,6 +31,8 @@ export interface ForkflowSettings {
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
   model?: string;
+  /** FORKFLOW_METRICS_ADDRESS: `ip:port` of the Prometheus endpoint (see src/worker/runtime.ts). */
+  metricsAddress?: string;
 }
 
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
@@ -40,5 +42,6 @@ export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): Forkflow
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
     model: env.FORKFLOW_MODEL || undefined,
+    metricsAddress: env.FORKFLOW_METRICS_ADDRESS || undefined,
   };
 }

@@ -4,13 +4,14 @@
  * worker. Used by `forkflow dev` and the demo.
  */
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ConversationSource } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
 import { startDevServer, type DevServer, type DevServerOptions } from './dev-server';
 import { createModelClient } from './model-client';
+import { installRuntime } from './runtime';
 import { createForkflowWorker } from './worker';
 
 export interface DevStackOptions {
@@ -23,6 +24,8 @@ export interface DevStackOptions {
   /** Options of the offline model (when no API key); default: a little latency, so the demo looks live. */
   offlineModel?: OfflineModelOptions;
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** `ip:port` to serve Prometheus metrics on (see src/worker/runtime.ts); none when unset. */
+  metricsAddress?: string;
 }
 
 export interface DevStack {
@@ -34,16 +37,13 @@ export interface DevStack {
   taskQueue: string;
   /** The worker's conversation cache (its stats show queries saved). */
   conversations: ConversationSource;
+  /** Where the worker's Prometheus metrics are, when enabled. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
-let runtimeInstalled = false;
-
 export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger(o.logLevel ?? 'WARN') });
-    runtimeInstalled = true;
-  }
+  const { metricsUrl } = installRuntime({ logLevel: o.logLevel ?? 'WARN', metricsAddress: o.metricsAddress });
   const taskQueue = o.taskQueue ?? TASK_QUEUE;
   const [server, offlineModel] = await Promise.all([
     startDevServer(o.server),
@@ -72,6 +72,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     worker,
     taskQueue,
     conversations,
+    metricsUrl,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);

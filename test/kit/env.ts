@@ -7,10 +7,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ForkflowClient } from '../../src/client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
 import { createModelClient } from '../../src/worker/model-client';
+import { installRuntime } from '../../src/worker/runtime';
 import type { Tracing } from '../../src/worker/tracing';
 import { createForkflowWorker } from '../../src/worker/worker';
 
@@ -26,18 +27,6 @@ export function testEnv(): TestEnvFile {
   const path = process.env.FORKFLOW_TEST_ENV;
   if (!path) throw new Error('FORKFLOW_TEST_ENV is not set: run Temporal tests through jest (the `temporal` project starts the server).');
   return JSON.parse(readFileSync(path, 'utf8')) as TestEnvFile;
-}
-
-let runtimeReady = false;
-/** Quiet worker logs (warnings and errors only), once per test file. */
-function installRuntime(): void {
-  if (runtimeReady) return;
-  runtimeReady = true;
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // Already installed in this process by an earlier test file: keep it.
-  }
 }
 
 let counter = 0;
@@ -57,7 +46,8 @@ export interface Harness {
   model: OfflineModel;
   taskQueue: string;
   workspaceRoot: string;
-  worker: Worker;
+  /** The in-process worker; absent with `noWorker`. */
+  worker?: Worker;
   close(): Promise<void>;
 }
 
@@ -72,7 +62,10 @@ export interface HarnessOptions {
 
 /** A running worker against the shared dev server, on a task queue of its own. */
 export async function startHarness(opts: HarnessOptions): Promise<Harness> {
-  installRuntime();
+  // Quiet worker logs (warnings and errors only). No metrics endpoint: jest gives each test
+  // file its own runtime in one process, so a fixed port would collide (metrics.test.ts
+  // scrapes a worker process of its own instead).
+  installRuntime({ logLevel: 'WARN' });
   const env = testEnv();
   const model = await startOfflineModel(opts.model);
   const connection = await Connection.connect({ address: env.address });
@@ -80,18 +73,22 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const taskQueue = uniqueTaskQueue(opts.name);
   const forkflow = new ForkflowClient(client, { taskQueue });
   const workspaceRoot = opts.workspaceRoot ?? tempDir();
-  const nativeConnection = await NativeConnection.connect({ address: env.address });
-  const worker = await createForkflowWorker({
-    connection: nativeConnection,
-    client,
-    namespace: env.namespace,
-    taskQueue,
-    anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
-    workspaceRoot,
-    workflowBundle: { codePath: env.bundlePath },
-    ...(opts.tracing ? { tracing: opts.tracing } : {}),
-  });
-  const running = opts.noWorker ? Promise.resolve() : worker.run();
+  // With `noWorker` no worker is created at all: one that never ran keeps its connection
+  // from closing.
+  const nativeConnection = opts.noWorker ? undefined : await NativeConnection.connect({ address: env.address });
+  const worker = nativeConnection
+    ? await createForkflowWorker({
+        connection: nativeConnection,
+        client,
+        namespace: env.namespace,
+        taskQueue,
+        anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
+        workspaceRoot,
+        workflowBundle: { codePath: env.bundlePath },
+        ...(opts.tracing ? { tracing: opts.tracing } : {}),
+      })
+    : undefined;
+  const running = worker ? worker.run() : Promise.resolve();
   return {
     env,
     client,
@@ -101,11 +98,11 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     workspaceRoot,
     worker,
     async close() {
-      if (!opts.noWorker) {
+      if (worker) {
         worker.shutdown();
         await running;
       }
-      await nativeConnection.close();
+      await nativeConnection?.close();
       await connection.close();
       await model.close();
     },

@@ -12,6 +12,7 @@ import { buildMessagesRequest } from '../../shared/request';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { classifyModelError } from './errors';
+import { recordModelFailure, recordModelSuccess } from '../metrics';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -64,7 +65,7 @@ export function createModelActivities(deps: ModelDeps) {
         const usage = message.usage;
         const reply = { role: 'assistant' as const, content: message.content.map(toParamBlock) };
         deps.conversations.remember(input.run, input.messageCount, reply);
-        return {
+        const result: ModelCallResult = {
           message: reply,
           stopReason: message.stop_reason,
           usage: {
@@ -76,9 +77,12 @@ export function createModelActivities(deps: ModelDeps) {
           model: message.model,
           requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
         };
+        recordModelSuccess(context.model, result.usage);
+        return result;
       } catch (err) {
-        if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`model call of turn ${input.turn} cancelled`);
-        throw classifyModelError(err);
+        const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
+        recordModelFailure(context.model, failure);
+        throw failure;
       } finally {
         stopHeartbeat();
       }

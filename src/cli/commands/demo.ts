@@ -5,9 +5,10 @@ import type { Command } from 'commander';
 import { forkflowSettings } from '../../worker/config';
 import { preferredPort } from '../../worker/dev-server';
 import { startDevStack } from '../../worker/dev-stack';
+import { devMetricsAddress } from '../../worker/metrics-endpoint';
 import { runDemo } from '../demo/run-demo';
 import type { GlobalOptions } from './agents';
-import { DEFAULT_DEV_DB, untilSignal } from './serve';
+import { DEFAULT_DEV_DB, untilSignal, withMetricsErrors } from './serve';
 
 export function registerDemoCommand(program: Command, globals: () => GlobalOptions): void {
   program
@@ -25,16 +26,20 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
       const offline = !settings.anthropicApiKey;
       process.stdout.write(`forkflow demo · model: ${offline ? 'offline emulator (set ANTHROPIC_API_KEY for Anthropic)' : `Anthropic (${settings.model ?? 'default model'})`}\nstarting Temporal dev server, worker and model...\n`);
-      const stack = await startDevStack({
-        server: { dbFile, port: flags.port ?? (await preferredPort(7233)), uiPort: flags.uiPort ?? (await preferredPort(8233)) },
-        taskQueue: globals().taskQueue ?? settings.taskQueue,
-        workspaceRoot: resolve(flags.workspace),
-        anthropicApiKey: settings.anthropicApiKey,
-        anthropicBaseUrl: settings.anthropicBaseUrl,
-      });
+      const stack = await withMetricsErrors(async () =>
+        startDevStack({
+          server: { dbFile, port: flags.port ?? (await preferredPort(7233)), uiPort: flags.uiPort ?? (await preferredPort(8233)) },
+          taskQueue: globals().taskQueue ?? settings.taskQueue,
+          workspaceRoot: resolve(flags.workspace),
+          anthropicApiKey: settings.anthropicApiKey,
+          anthropicBaseUrl: settings.anthropicBaseUrl,
+          metricsAddress: await devMetricsAddress(settings.metricsAddress),
+        }),
+      );
       let failed = false;
       try {
         process.stdout.write(`Temporal ${stack.server.address} · Web UI ${stack.server.uiUrl} · worker on "${stack.taskQueue}"\n`);
+        if (stack.metricsUrl) process.stdout.write(`Metrics ${stack.metricsUrl} · live counts: forkflow top --metrics-url ${stack.metricsUrl}\n`);
         const runId = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
         await runDemo({ client: stack.client, offline, uiUrl: stack.server.uiUrl, namespace: stack.server.namespace, runId });
         if (!flags.exit) {

@@ -4,11 +4,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { LogLevel } from '@temporalio/common';
+import { NativeConnection } from '@temporalio/worker';
 import { forkflowSettings, temporalSettings } from '../../worker/config';
 import { startDevStack } from '../../worker/dev-stack';
+import { devMetricsAddress, isInvalidMetricsAddress, parseMetricsAddress } from '../../worker/metrics-endpoint';
+import { installRuntime, isRuntimeInstallError } from '../../worker/runtime';
+import { CliError, EXIT } from '../exit';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
 import { createForkflowWorker, createWorkspaceWorker } from '../../worker/worker';
@@ -25,6 +29,27 @@ export function untilSignal(): Promise<string> {
 
 export const DEFAULT_DEV_DB = '.forkflow/dev.db';
 
+/** `--metrics <ip:port>`: checked while parsing, so a typo is a usage error before anything starts. */
+export function metricsAddressOption(value: string): string {
+  try {
+    parseMetricsAddress(value);
+    return value;
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+/** Runs `fn`, turning a bad metrics address or a taken port into a one-line CLI error. */
+export async function withMetricsErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isInvalidMetricsAddress(err)) throw new CliError(err.message, EXIT.usage);
+    if (isRuntimeInstallError(err)) throw new CliError(err.message, EXIT.failure);
+    throw err;
+  }
+}
+
 export function registerServeCommands(program: Command, globals: () => GlobalOptions): void {
   program
     .command('dev')
@@ -34,22 +59,29 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--port <port>', 'gRPC port', (v) => Number(v), 7233)
     .option('--ui-port <port>', 'Web UI port', (v) => Number(v), 8233)
     .option('--workspace <dir>', 'workspace root for tools', process.cwd())
-    .action(async (flags: { db: string; inMemory?: boolean; port: number; uiPort: number; workspace: string }) => {
+    .option('--metrics <ip:port>', 'serve Prometheus metrics here (default: FORKFLOW_METRICS_ADDRESS, else 127.0.0.1:9464 or a free port)', metricsAddressOption)
+    .option('--no-metrics', 'do not serve Prometheus metrics')
+    .action(async (flags: { db: string; inMemory?: boolean; port: number; uiPort: number; workspace: string; metrics?: string | false }) => {
       const settings = forkflowSettings();
       const dbFile = flags.inMemory ? undefined : resolve(flags.db);
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
-      const stack = await startDevStack({
-        server: { dbFile, port: flags.port, uiPort: flags.uiPort },
-        taskQueue: globals().taskQueue ?? settings.taskQueue,
-        workspaceRoot: resolve(flags.workspace),
-        anthropicApiKey: settings.anthropicApiKey,
-        anthropicBaseUrl: settings.anthropicBaseUrl,
-      });
+      const stack = await withMetricsErrors(async () =>
+        startDevStack({
+          server: { dbFile, port: flags.port, uiPort: flags.uiPort },
+          taskQueue: globals().taskQueue ?? settings.taskQueue,
+          workspaceRoot: resolve(flags.workspace),
+          anthropicApiKey: settings.anthropicApiKey,
+          anthropicBaseUrl: settings.anthropicBaseUrl,
+          metricsAddress: flags.metrics === false ? undefined : await devMetricsAddress(flags.metrics ?? settings.metricsAddress),
+        }),
+      );
       process.stdout.write(
         `Temporal dev server: ${stack.server.address}${dbFile ? ` (db ${dbFile})` : ' (in memory)'}\n` +
           `Web UI:              ${stack.server.uiUrl}\n` +
           `Model:               ${stack.offlineModel ? `offline emulator at ${stack.modelEndpoint}` : stack.modelEndpoint}\n` +
-          `Worker:              task queue ${stack.taskQueue}\nCtrl-C to stop.\n`,
+          `Worker:              task queue ${stack.taskQueue}\n` +
+          (stack.metricsUrl ? `Metrics:             ${stack.metricsUrl} (forkflow top --metrics-url ${stack.metricsUrl})\n` : '') +
+          'Ctrl-C to stop.\n',
       );
       await untilSignal();
       process.stdout.write('stopping...\n');
@@ -63,11 +95,14 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--identity <id>', 'worker identity shown in the Web UI')
     .option('--workflow-bundle <file>', 'a pre-built workflow bundle (default FORKFLOW_WORKFLOW_BUNDLE, else bundle at start)')
     .option('--workspace-queue <name>', "also serve this workspace's task queue (tools only), for forks that name it in workspace.taskQueue")
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string }) => {
+    .option('--metrics <ip:port>', 'serve Prometheus metrics on http://<ip:port>/metrics (default: FORKFLOW_METRICS_ADDRESS; off when neither)', metricsAddressOption)
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; metrics?: string }) => {
       const settings = forkflowSettings();
       const temporal = temporalSettings(globals());
       const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
-      Runtime.install({ logger: new DefaultLogger((process.env.FORKFLOW_LOG_LEVEL as 'INFO' | undefined) ?? 'INFO') });
+      const logLevel = (process.env.FORKFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
+      const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
+      if (metricsUrl) process.stdout.write(`metrics: ${metricsUrl}\n`);
       const connection = await Connection.connect(temporal.connectionOptions);
       const added = await ensureSearchAttributes(connection, temporal.namespace);
       if (added.length) process.stdout.write(`registered search attributes: ${added.join(', ')}\n`);

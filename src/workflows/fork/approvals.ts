@@ -14,6 +14,7 @@ import type { PendingApproval } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { setState } from './visibility';
+import { approvalDecided, approvalRequested } from '../metrics';
 
 /** Tools that change something: under `bubble` they wait for a decision. */
 export const NEEDS_APPROVAL = new Set(['FileEdit', 'FileWrite', 'Bash']);
@@ -70,6 +71,7 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
   agent.approvals.push(request);
   setState(agent, 'awaiting_approval');
   log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
+  approvalRequested(use.name);
   // The timeout is a timer left to fire rather than one cancelled on decision: cancelling it
   // from an update's completion orders commands differently on replay (sdk-typescript#1966).
   let expired = false;
@@ -77,9 +79,15 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
     () => (expired = true),
     () => undefined, // the agent was cancelled: nothing to time out
   );
-  await condition(() => request.decision !== undefined || expired);
+  try {
+    await condition(() => request.decision !== undefined || expired);
+  } catch (err) {
+    approvalDecided(use.name, 'cancelled'); // the fork was cancelled while waiting
+    throw err;
+  }
   request.consumed = true;
   const decided = request.decision !== undefined;
+  approvalDecided(use.name, decided ? request.decision!.outcome : 'expired');
   agent.approvals.splice(agent.approvals.indexOf(request), 1);
   if (!agent.approvals.length) setState(agent, 'running');
   if (!decided) {

@@ -7,6 +7,7 @@ import { log } from '@temporalio/workflow';
 import { cacheHitRatio, type Usage } from '../../shared/anthropic';
 import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK } from '../../shared/snapshot';
 import type { ForkAgent } from './agent';
+import { cacheBroke } from '../metrics';
 
 export const CACHE_BREAK_RATIO = 0.5;
 
@@ -17,6 +18,7 @@ export function checkFirstTurnCache(agent: ForkAgent, usage: Usage): void {
   const { parentHashes, forkHashes } = agent.setup;
   const reason = parentHashes && forkHashes ? diagnoseCacheBreak(parentHashes, forkHashes) : UNKNOWN_CACHE_BREAK;
   agent.cacheBreak = { ratio, reason };
+  cacheBroke(reason);
   log.warn('fork.cache_break_detected', {
     event: 'fork.cache_break_detected',
     agentId: agent.agentId,

@@ -30,6 +30,7 @@ import { prefixRefOf } from '../conversation-queries';
 import type { CarriedState } from '../../shared/tree-input';
 import { runTurns } from './turn-loop';
 import { publishIdentity, setState } from './visibility';
+import { forkEnded, forkStarted } from '../metrics';
 
 /** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
 async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
@@ -109,6 +110,8 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   publishIdentity(agent);
+  // A continue-as-new run is the same fork; a finished agent resumed by a message runs (and ends) again.
+  if (!input.continuation || input.continuation.message) forkStarted(input.forkLabel);
   // One span per fork; the model and tool activity spans it schedules nest under it.
   return instrument({
     tracer: otel.trace.getTracer('forkflow'),
@@ -173,6 +176,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
     agent.error = `Escape audit failed: ${escapes.map((e) => `${e.path} (${e.reason}: ${e.detail})`).join('; ')}`;
   }
   setState(agent, status);
+  forkEnded(agent.input.forkLabel, status, workflowNow() - Date.parse(agent.startedAt));
   const result = resultOf(agent, status, stopReason);
   const worktree = await CancellationScope.nonCancellable(() => closeWorktree(agent));
   if (worktree) result.worktree = worktree;

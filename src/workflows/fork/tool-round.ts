@@ -16,6 +16,8 @@ import { runSubAgentTool } from './sub-agent-tools';
 import { errorResult } from './tool-results';
 import { localTools, tools } from '../activities';
 import type { ForkAgent } from './agent';
+import type { ToolCallOutcome } from '../../shared/metrics';
+import { toolCalled } from '../metrics';
 
 /** Histories from before read tools ran as local activities replay on the old path. */
 const LOCAL_READ_TOOLS_PATCH = 'read-tools-as-local-activities';
@@ -76,20 +78,34 @@ function accessDenial(agent: ForkAgent, name: string): string | undefined {
   return `${name} is not allowed by this agent's tool access policy (${policy.mode}${'tools' in policy ? `: ${policy.tools.join(', ')}` : ''}).`;
 }
 
+type Attempt = { block: ToolResultBlock; outcome: ToolCallOutcome };
+
+const deny = (toolUseId: string, message: string): Attempt => ({ block: errorResult(toolUseId, message), outcome: 'denied' });
+
+/** One tool call, counted once by outcome (ok / error / denied). */
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<ToolResultBlock> {
+  const { block, outcome } = await attempt(agent, use, messageIndex);
+  toolCalled(use.name, outcome);
+  return block;
+}
+
+async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<Attempt> {
   const limit = agent.input.budget.maxToolCalls;
   if (limit !== undefined && agent.toolUses >= limit) {
-    return errorResult(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
+    return deny(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
   }
   agent.toolUses += 1;
   const denied = accessDenial(agent, use.name);
-  if (denied) return errorResult(use.id, denied);
-  if (isSubAgentTool(use.name)) return runSubAgentTool(agent, use);
+  if (denied) return deny(use.id, denied);
+  if (isSubAgentTool(use.name)) {
+    const block = await runSubAgentTool(agent, use);
+    return { block, outcome: block.is_error ? 'error' : 'ok' };
+  }
   const decision = decide(agent, use.name);
-  if (!decision.allow) return errorResult(use.id, decision.message);
+  if (!decision.allow) return deny(use.id, decision.message);
   if (agent.input.permissionMode === 'bubble' && NEEDS_APPROVAL.has(use.name)) {
     const approval = await awaitApproval(agent, use);
-    if (!approval.approved) return errorResult(use.id, approval.message);
+    if (!approval.approved) return deny(use.id, approval.message);
   }
   const info = workflowInfo();
   const small = utf8Length(canonicalJson(use.input)) <= INLINE_TOOL_INPUT_BYTES;
@@ -112,11 +128,11 @@ async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number)
         ? await localTools.runTool.executeWithOptions({ summary }, [input])
         : await tools.runTool.executeWithOptions({ summary, taskQueue }, [input]);
     if (result.touched) agent.touched.push(...result.touched);
-    return toResult(use.id, result);
+    return { block: toResult(use.id, result), outcome: result.isError ? 'error' : 'ok' };
   } catch (err) {
     if (isCancellation(err)) throw err;
     const cause = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.message : String(err);
-    return errorResult(use.id, `${use.name} failed and was not retried further: ${cause}`);
+    return { block: errorResult(use.id, `${use.name} failed and was not retried further: ${cause}`), outcome: 'error' };
   }
 }
 

@@ -1,0 +1,125 @@
+/**
+ * Commands for agent trees: named agent definitions (`agents`), starting a tree's root
+ * (`agent`), running a `context: fork` command as a fork of an agent (`skill`), the members
+ * of a tree (`tree`), following an agent (`watch`), and deciding approvals.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { formatAgentReport, loadAgentDefinitions } from '../../activities/agents';
+import type { AgentDefinition } from '../../shared/agents';
+import { CliError, EXIT } from '../exit';
+import { formatUsage, printJson, table, truncate } from '../output';
+import { withClient, type GlobalOptions } from './agents';
+
+async function definitions(dir: string | undefined): Promise<AgentDefinition[]> {
+  if (!dir) return [];
+  const loaded = await loadAgentDefinitions(resolve(dir));
+  for (const p of loaded.problems) process.stderr.write(`forkflow: ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.problem} — ${p.fix}\n`);
+  return loaded.agents;
+}
+
+export function registerTreeCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('agents')
+    .description('named agent definitions in a directory: what loads, and what is wrong with the rest')
+    .option('-d, --dir <dir>', 'directory of *.md agent files', '.forkflow/agents')
+    .action(async (flags: { dir: string }) => {
+      const report = formatAgentReport(await loadAgentDefinitions(resolve(flags.dir)));
+      if (globals().json) return printJson(report);
+      process.stdout.write(`${table(report.head, report.rows)}\n${report.summary}\n`);
+      for (const p of report.problems) process.stdout.write(`  - ${p}\n`);
+      if (report.problems.length > 0) process.exitCode = EXIT.failure;
+    });
+
+  program
+    .command('agent')
+    .description('start an agent that may start sub-agents (the root of a tree)')
+    .requiredOption('-p, --prompt <text>', 'its task')
+    .option('-l, --label <label>', 'label', 'main')
+    .option('--agent-id <id>', 'agent (and workflow) id')
+    .option('--agents-dir <dir>', 'named agent definitions to offer it')
+    .option('--no-fork-gate', 'omitting subagent_type starts a general-purpose agent instead of a fork')
+    .option('--nested', 'let spawned agents start their own sub-agents')
+    .option('--bubble', 'writing tools wait for approval (forkflow approve|deny)')
+    .option('-w, --wait', 'wait for the result')
+    .action((flags: { prompt: string; label: string; agentId?: string; agentsDir?: string; forkGate: boolean; nested?: boolean; bubble?: boolean; wait?: boolean }) =>
+      withClient(globals(), async (client) => {
+        const agents = await definitions(flags.agentsDir);
+        const handle = await client.startAgent({
+          prompt: flags.prompt,
+          forkLabel: flags.label,
+          ...(flags.agentId ? { agentId: flags.agentId } : {}),
+          subAgents: { agents, forkGate: flags.forkGate, nested: flags.nested === true },
+          ...(flags.bubble ? { permissionMode: 'bubble' as const } : {}),
+        });
+        if (!flags.wait) return globals().json ? printJson({ agentId: handle.agentId }) : void process.stdout.write(`started ${handle.agentId}\n`);
+        const result = await handle.result();
+        if (globals().json) printJson(result);
+        else process.stdout.write(`${result.status}: ${result.text}\n`);
+        if (result.status !== 'completed') process.exitCode = EXIT.forkNotCompleted;
+      }),
+    );
+
+  program
+    .command('skill <name>')
+    .description('run a `context: fork` command from the agents directory as a fork of an agent (its allowed tools only)')
+    .requiredOption('--from <agentId>', 'the agent whose conversation the fork starts from')
+    .option('-d, --dir <dir>', 'directory of command/skill files', '.forkflow/agents')
+    .option('-a, --args <text>', 'arguments appended to the command')
+    .option('-w, --wait', 'wait for the result')
+    .action((name: string, flags: { from: string; dir: string; args?: string; wait?: boolean }) =>
+      withClient(globals(), async (client) => {
+        const skill = (await definitions(flags.dir)).find((d) => d.name === name && d.context === 'fork');
+        if (!skill) throw new CliError(`No command "${name}" with context: fork in ${flags.dir} (see \`forkflow agents --dir ${flags.dir}\`).`, EXIT.notFound);
+        const prompt = [skill.systemPrompt, flags.args].filter(Boolean).join('\n\n');
+        const handle = await client.forkFrom(flags.from, {
+          prompt,
+          forkLabel: `/${skill.name}`,
+          ...(skill.allowedTools ? { toolAccess: { mode: 'allow_list' as const, tools: skill.allowedTools } } : {}),
+        });
+        if (!flags.wait) return void process.stdout.write(`started ${handle.agentId}\n`);
+        const result = await handle.result();
+        process.stdout.write(`${result.status}: ${result.text}\n`);
+      }),
+    );
+
+  program
+    .command('tree <rootId>')
+    .description('every agent of a tree, with counts by state')
+    .action((rootId: string) =>
+      withClient(globals(), async (client) => {
+        const tree = await client.tree(rootId);
+        if (globals().json) return printJson(tree);
+        process.stdout.write(`${table(['agent', 'label', 'state', 'parent'], tree.agents.map((a) => [a.agentId, a.label, a.state, a.parentId]))}\n`);
+        process.stdout.write(`${Object.entries(tree.counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(' · ')}\n`);
+      }),
+    );
+
+  program
+    .command('watch <agentId>')
+    .description("follow an agent's progress until it ends")
+    .option('--interval <ms>', 'how often to look', (v) => Number(v), 500)
+    .action((agentId: string, flags: { interval: number }) =>
+      withClient(globals(), async (client) => {
+        for await (const s of client.watch(agentId, { intervalMs: flags.interval })) {
+          if (globals().json) process.stdout.write(`${JSON.stringify(s)}\n`);
+          else process.stdout.write(`${new Date().toISOString()} ${s.state} turn ${s.turns}/${s.maxTurns} · ${s.toolUses} tools · ${formatUsage(s.usage)}${s.activity ? ` · ${s.activity}` : ''}${s.lastText ? ` · ${truncate(s.lastText, 60)}` : ''}\n`);
+        }
+      }),
+    );
+
+  for (const decision of ['approve', 'deny'] as const) {
+    program
+      .command(`${decision} <agentId> <requestId>`)
+      .description(`${decision} a tool call waiting for approval (see \`forkflow status\`)`)
+      .option('--reason <text>', 'why (the agent reads it)')
+      .option('--by <who>', 'who decided', 'operator')
+      .action((agentId: string, requestId: string, flags: { reason?: string; by: string }) =>
+        withClient(globals(), async (client) => {
+          const outcome = await client[decision](agentId, requestId, { by: flags.by, ...(flags.reason ? { reason: flags.reason } : {}) });
+          if (globals().json) printJson({ agentId, requestId, outcome });
+          else process.stdout.write(`${requestId}: ${outcome}\n`);
+        }),
+      );
+  }
+}

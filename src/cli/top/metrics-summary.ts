@@ -1,0 +1,45 @@
+/**
+ * forkflow's metrics boiled down to what `forkflow top` shows (and `--json` prints): totals
+ * summed over task queues, workflow/activity types and workers, split only by the labels
+ * an operator reads — fork state, model and outcome, token kind, tool and outcome.
+ */
+import { FORKFLOW_METRICS as M, TOKEN_KINDS, type TokenKind } from '../../shared/metrics';
+import { sumBy, total, type Sample } from './prometheus-text';
+
+export interface LabelledCount {
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface MetricsSummary {
+  forks: { started: number; ended: Record<string, number> };
+  modelCalls: LabelledCount[];
+  tokens: Record<TokenKind, number>;
+  toolCalls: LabelledCount[];
+  cacheBreaks: number;
+  approvals: { requested: number; decided: number; pending: number };
+}
+
+function sorted(rows: LabelledCount[]): LabelledCount[] {
+  return rows.sort((a, b) => b.value - a.value || JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)));
+}
+
+/** Summarises samples scraped from one or more workers' `/metrics`. */
+export function summarizeMetrics(samples: readonly Sample[]): MetricsSummary {
+  const ended: Record<string, number> = {};
+  for (const g of sumBy(samples, M.forksEnded.name, ['state'])) ended[g.labels.state ?? ''] = g.value;
+  const byKind = new Map(sumBy(samples, M.modelTokens.name, ['kind']).map((g) => [g.labels.kind, g.value]));
+  const tokens = Object.fromEntries(TOKEN_KINDS.map((k) => [k, byKind.get(k) ?? 0])) as Record<TokenKind, number>;
+  const requested = total(samples, M.approvalsRequested.name);
+  const decided = total(samples, M.approvalsDecided.name);
+  return {
+    forks: { started: total(samples, M.forksStarted.name), ended },
+    modelCalls: sorted(sumBy(samples, M.modelCalls.name, ['model', 'outcome'])),
+    tokens,
+    toolCalls: sorted(sumBy(samples, M.toolCalls.name, ['tool', 'outcome'])),
+    cacheBreaks: total(samples, M.cacheBreaks.name),
+    // Best effort: counters live per worker process and a restart resets its share. The
+    // exact figure is visibility's `ForkState = 'awaiting_approval'` count (the agents table).
+    approvals: { requested, decided, pending: Math.max(0, requested - decided) },
+  };
+}

@@ -1,0 +1,40 @@
+/** `forkflow top` for people: a few small tables, redrawn in place by the command. */
+import { table } from '../output';
+import type { LabelledCount } from './metrics-summary';
+import type { TopSnapshot } from './snapshot';
+
+function agentsBlock(s: TopSnapshot): string {
+  const a = s.agents;
+  if ('error' in a) return `agents: visibility unavailable (${a.error})`;
+  const head = `agents: ${a.open} open${a.listed < a.open ? ` (grouped over the first ${a.listed})` : ''}`;
+  if (a.groups.length === 0) return head;
+  return `${head}\n${table(['label', 'state', 'agents'], a.groups.map((g) => [g.label, g.state, g.count]))}`;
+}
+
+function rows(counts: LabelledCount[], keys: string[]): (string | number)[][] {
+  return counts.map((c) => [...keys.map((k) => c.labels[k] ?? ''), c.value]);
+}
+
+function metricsBlock(s: TopSnapshot): string | undefined {
+  const m = s.metrics;
+  if (!m) return undefined;
+  const x = m.summary;
+  const ended = Object.entries(x.forks.ended)
+    .map(([state, n]) => `${state} ${n}`)
+    .join(' · ');
+  const lines = [
+    `metrics from ${m.urls.join(', ')}`,
+    ...m.errors.map((e) => `  unreachable: ${e.url} (${e.error})`),
+    `forks: started ${x.forks.started}${ended ? ` · ended: ${ended}` : ''} · cache breaks ${x.cacheBreaks} · approvals pending ${x.approvals.pending}`,
+    `tokens: input ${x.tokens.input} · output ${x.tokens.output} · cache read ${x.tokens.cache_read} · cache write ${x.tokens.cache_creation}`,
+  ];
+  if (x.modelCalls.length) lines.push(table(['model', 'outcome', 'calls'], rows(x.modelCalls, ['model', 'outcome'])));
+  if (x.toolCalls.length) lines.push(table(['tool', 'outcome', 'calls'], rows(x.toolCalls, ['tool', 'outcome'])));
+  return lines.join('\n');
+}
+
+/** The whole screen for one snapshot. */
+export function renderTop(s: TopSnapshot): string {
+  const hint = s.metrics ? '' : '\n(add --metrics-url http://<worker>:9464/metrics for model, token and tool counts)';
+  return [`forkflow top · ${s.at} · Ctrl-C to quit`, agentsBlock(s), metricsBlock(s)].filter(Boolean).join('\n\n') + hint;
+}

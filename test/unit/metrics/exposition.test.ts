@@ -1,0 +1,76 @@
+/**
+ * Reading a worker's `/metrics` for `forkflow top`: the exposition parser, sums over the
+ * SDK's tags and workers, and the summary `top --json` prints.
+ */
+import { parsePrometheusText, PrometheusParseError, sumBy, total } from '../../../src/cli/top/prometheus-text';
+import { summarizeMetrics } from '../../../src/cli/top/metrics-summary';
+
+const EXPOSITION = `# HELP forkflow_tool_calls_total Tool calls
+# TYPE forkflow_tool_calls_total counter
+forkflow_tool_calls_total{namespace="default",outcome="ok",taskQueue="a",tool="Glob",workflowType="forkWorkflow"} 2
+forkflow_tool_calls_total{namespace="default",outcome="ok",taskQueue="b",tool="Glob",workflowType="forkWorkflow"} 3
+forkflow_tool_calls_total{namespace="default",outcome="denied",taskQueue="a",tool="unknown",workflowType="forkWorkflow"} 1
+forkflow_forks_started_total{fork_label="x"} 4
+forkflow_forks_ended_total{fork_label="x",state="completed"} 3
+forkflow_forks_ended_total{fork_label="y",state="killed"} 1
+forkflow_model_calls_total{model="m",outcome="ok"} 7
+forkflow_model_calls_total{error_type="ModelRateLimited",model="m",outcome="error"} 2
+forkflow_model_tokens_total{kind="input",model="m"} 100
+forkflow_model_tokens_total{kind="output",model="m"} 40
+forkflow_model_tokens_total{kind="cache_read",model="m"} 900 1712345678000
+forkflow_approvals_requested_total{tool="Bash"} 3
+forkflow_approvals_decided_total{decision="approved",tool="Bash"} 1
+temporal_request_latency_bucket{le="+Inf",operation="Poll"} 12
+`;
+
+test('samples with labels and values; comments and timestamps skipped', () => {
+  const samples = parsePrometheusText(EXPOSITION);
+  expect(samples).toHaveLength(14);
+  expect(samples[0]).toEqual({
+    name: 'forkflow_tool_calls_total',
+    labels: { namespace: 'default', outcome: 'ok', taskQueue: 'a', tool: 'Glob', workflowType: 'forkWorkflow' },
+    value: 2,
+  });
+  expect(samples.find((s) => s.labels.kind === 'cache_read')?.value).toBe(900);
+  expect(samples.at(-1)).toEqual({ name: 'temporal_request_latency_bucket', labels: { le: '+Inf', operation: 'Poll' }, value: 12 });
+});
+
+test('escaped label values, special values, no labels', () => {
+  const [a, b, c] = parsePrometheusText('m{v="a\\"b\\\\c\\nd",w=""} NaN\nn +Inf\no{} -3.5e2\n');
+  expect(a).toEqual({ name: 'm', labels: { v: 'a"b\\c\nd', w: '' }, value: NaN });
+  expect(b).toEqual({ name: 'n', labels: {}, value: Infinity });
+  expect(c).toEqual({ name: 'o', labels: {}, value: -350 });
+});
+
+test('a broken line fails loudly, quoting it', () => {
+  expect(() => parsePrometheusText('m{v="x} 1')).toThrow(PrometheusParseError);
+  expect(() => parsePrometheusText('m{v=x} 1')).toThrow(/Bad label in "m\{v=x\} 1"/);
+  expect(() => parsePrometheusText('m{v="x"} one')).toThrow(/Not a sample value/);
+});
+
+test('sums over the tags not asked for (task queues, workers)', () => {
+  const samples = [...parsePrometheusText(EXPOSITION), ...parsePrometheusText('forkflow_forks_started_total{fork_label="x"} 1')];
+  expect(sumBy(samples, 'forkflow_tool_calls_total', ['tool', 'outcome'])).toEqual([
+    { labels: { tool: 'Glob', outcome: 'ok' }, value: 5 },
+    { labels: { tool: 'unknown', outcome: 'denied' }, value: 1 },
+  ]);
+  expect(total(samples, 'forkflow_forks_started_total')).toBe(5);
+  expect(total(samples, 'forkflow_cache_breaks_total')).toBe(0);
+});
+
+test('the summary top prints', () => {
+  expect(summarizeMetrics(parsePrometheusText(EXPOSITION))).toEqual({
+    forks: { started: 4, ended: { completed: 3, killed: 1 } },
+    modelCalls: [
+      { labels: { model: 'm', outcome: 'ok' }, value: 7 },
+      { labels: { model: 'm', outcome: 'error' }, value: 2 },
+    ],
+    tokens: { input: 100, output: 40, cache_read: 900, cache_creation: 0 },
+    toolCalls: [
+      { labels: { tool: 'Glob', outcome: 'ok' }, value: 5 },
+      { labels: { tool: 'unknown', outcome: 'denied' }, value: 1 },
+    ],
+    cacheBreaks: 0,
+    approvals: { requested: 3, decided: 1, pending: 2 },
+  });
+});
