@@ -87,12 +87,12 @@ test('a pending approval survives a worker SIGKILL and a dev-server restart; app
       const s = await forkflow.status('durable-approval');
       return s.approvals[0]?.requestId !== pending.requestId ? s.approvals[0] : undefined;
     }, 'the second approval request');
-    expect(await forkflow.deny('durable-approval', second!.requestId, { reason: 'not today' })).toBe('denied');
+    expect(await forkflow.deny('durable-approval', second.requestId, { reason: 'not today' })).toBe('denied');
     expect(await forkflow.result('durable-approval')).toMatchObject({ status: 'completed', text: 'finished' });
     expect(readFileSync(join(workspace, 'kept.txt'), 'utf8')).toBe('approved after a crash');
     expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
     const results = toolResultsIn(await forkflow.transcript('durable-approval'));
-    expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining('Reason: not today') });
+    expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining('Reason: not today') as string });
   } finally {
     await worker.kill();
     await connection.close();

@@ -118,7 +118,7 @@ test('TaskOutput takes the result (no notification follows); TaskStop stops only
   // Read while it was still running: the blocking read took the result, so no notification followed.
   expect(results[2]!.json).toMatchObject({ status: 'completed', content: 'quick result' });
   expect(results[3]!.json).toMatchObject({ status: 'killed', agentId: 'tasks.fork-2' });
-  expect(results[4]).toMatchObject({ isError: true, text: expect.stringContaining('Only a running task can be stopped') });
+  expect(results[4]).toMatchObject({ isError: true, text: expect.stringContaining('Only a running task can be stopped') as string });
   expect(notificationsIn(transcript)).toEqual([]);
 });
 
@@ -134,17 +134,17 @@ test('approvals (bubble): a write waits for a decision; approve runs it, deny re
     const s = await handle.status();
     return s.state === 'awaiting_approval' && s.approvals.length === 1 ? s.approvals[0] : undefined;
   }, 'the first approval request');
-  expect(first!.summary).toContain('approved.txt');
+  expect(first.summary).toContain('approved.txt');
   await expect(h.forkflow.approve('approvals', 'no-such-request')).rejects.toThrow(/No pending approval/);
-  expect(await h.forkflow.approve('approvals', first!.requestId)).toBe('approved');
+  expect(await h.forkflow.approve('approvals', first.requestId)).toBe('approved');
   const second = await waitFor(async () => {
     const s = await handle.status();
-    return s.approvals[0]?.requestId !== first!.requestId ? s.approvals[0] : undefined;
+    return s.approvals[0]?.requestId !== first.requestId ? s.approvals[0] : undefined;
   }, 'the second approval request');
-  expect(await h.forkflow.deny('approvals', second!.requestId, { reason: 'not this file' })).toBe('denied');
+  expect(await h.forkflow.deny('approvals', second.requestId, { reason: 'not this file' })).toBe('denied');
   expect((await handle.result()).status).toBe('completed');
   const results = toolResultsIn(await h.forkflow.transcript('approvals'));
   expect(results[0]!.isError).toBe(false);
-  expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining('Reason: not this file') });
+  expect(results[1]).toMatchObject({ isError: true, text: expect.stringContaining('Reason: not this file') as string });
   await recordHistory(h.client.workflow.getHandle('approvals'), 'approvals-approve-deny');
 });

@@ -81,7 +81,7 @@ test('fork gate off: a sync child is the tool result; run_in_background and a sl
   const [quick, bg, slow] = toolResultsIn(transcript);
   expect(quick!.json).toMatchObject({ status: 'completed', content: 'sync answer' });
   expect(bg!.json).toMatchObject({ status: 'async_launched' });
-  expect(slow!.json).toMatchObject({ status: 'async_launched', note: expect.stringContaining('moved to the background') });
+  expect(slow!.json).toMatchObject({ status: 'async_launched', note: expect.stringContaining('moved to the background') as string });
   const notes = notificationsIn(transcript);
   expect(notes).toHaveLength(2);
   expect(notes.join()).toContain('background answer');
