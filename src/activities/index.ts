@@ -11,6 +11,7 @@ export { ConversationSource } from './conversation';
 import { createModelActivities } from './model/call-model';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
+import { createDreamActivities } from './dream';
 import { createTreeActivities } from './tree';
 
 export interface ActivityDeps {
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
+    ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
   };
 }

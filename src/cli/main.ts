@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
 import { registerDemoCommand } from './commands/demo';
+import { registerDreamCommands } from './commands/dream';
 import { registerServeCommands } from './commands/serve';
 import { registerTopCommand } from './commands/top';
 import { registerTreeCommands } from './commands/tree';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program, globals);
   registerServeCommands(program, globals);
   registerDemoCommand(program, globals);
+  registerDreamCommands(program, globals);
   registerTopCommand(program, globals);
   registerTreeCommands(program, globals);
   return program;

@@ -23,6 +23,7 @@ import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlready
 import { toAgentRow, type AgentRow } from './rows';
 
 export * from './errors';
+export * from './dream';
 export type { AgentRow } from './rows';
 export type { TreeView } from './tree';
 export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';

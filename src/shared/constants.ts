@@ -7,6 +7,7 @@ export const TASK_QUEUE = 'forkflow';
 export const WORKFLOW_TYPES = {
   fork: 'forkWorkflow',
   snapshot: 'snapshotWorkflow',
+  autoDream: 'autoDreamWorkflow',
 } as const;
 
 /** The query source that marks a fork child (one half of the recursion guard). */

@@ -4,3 +4,4 @@
  */
 export { forkWorkflow } from './fork/fork-workflow';
 export { snapshotWorkflow } from './snapshot/snapshot-workflow';
+export { autoDreamWorkflow } from './dream/dream-workflow';
