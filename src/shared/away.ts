@@ -46,39 +46,29 @@ export interface AwayEvent {
   error?: string;
 }
 
+/** The absence a summary is about. */
+interface AwayWindow {
+  awayHours: number;
+  since: string;
+  now: string;
+}
+
+/** The events a digest covers (newest first, at most maxEvents) and how many were left out. */
+interface AwayEvents {
+  events: AwayEvent[];
+  totalEvents: number;
+  omittedEvents: number;
+}
+
 export type AwaySummary =
-  | {
+  | (AwayWindow & {
       kind: 'nothing_to_summarise';
       reason: 'below_threshold' | 'no_events';
       /** A sentence for the user interface. */
       message: string;
-      awayHours: number;
-      since: string;
-      now: string;
-    }
-  | {
-      kind: 'summary';
-      digest: string;
-      /** The events the digest covers (newest first, at most maxEvents). */
-      events: AwayEvent[];
-      totalEvents: number;
-      omittedEvents: number;
-      awayHours: number;
-      since: string;
-      now: string;
-      fork: { agentId: string; status: string; turns: number; outputTokens: number };
-    }
-  | {
-      kind: 'summary_failed';
-      error: string;
-      events: AwayEvent[];
-      totalEvents: number;
-      omittedEvents: number;
-      awayHours: number;
-      since: string;
-      now: string;
-      fork: { agentId: string; status: string };
-    };
+    })
+  | (AwayWindow & AwayEvents & { kind: 'summary'; digest: string; fork: { agentId: string; status: string; turns: number; outputTokens: number } })
+  | (AwayWindow & AwayEvents & { kind: 'summary_failed'; error: string; fork: { agentId: string; status: string } });
 
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
