@@ -165,7 +165,10 @@ export class ConversationSource {
   private async fetchInto(run: RunRef, entry: CachedRun, count: number): Promise<void> {
     while (entry.messages.length < count) {
       this.stats.queries++;
-      const page = await this.handle(run).query(messagesQuery, { from: entry.messages.length, to: count });
+      const from = entry.messages.length;
+      const page = await this.handle(run).query(messagesQuery, { from, to: count });
+      // This worker's own model call for the run may have assembled more of it meanwhile: go on from there.
+      if (entry.messages.length !== from) continue;
       if (page.prefix && entry.messages.length < page.prefix.count) {
         // This run holds its prefix by reference: read that part from its owner.
         await this.seedPrefix(entry, page.prefix);
