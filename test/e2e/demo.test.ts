@@ -7,13 +7,16 @@ import { runForkflow } from '../kit/processes';
 
 jest.setTimeout(180_000);
 
-test('the demo runs the parent, three forks, a message, a cancel, and prints reports and usage', async () => {
+test('the demo runs the parent, three forks, a message, a cancel, an agent tree and a resume, and prints reports and usage', async () => {
   const [port, uiPort] = [await freePort(), await freePort()];
   const { ANTHROPIC_API_KEY: _offline, ...env } = process.env;
   const r = await runForkflow(['demo', '--in-memory', '--exit', '--port', String(port), '--ui-port', String(uiPort)], env as Record<string, string>);
   expect(r.stderr).not.toContain('demo failed');
   expect(r.status).toBe(0);
   const out = r.stdout;
+  // No activity needed a retry: a fork reading its parent's prefix while the parent's next turn
+  // assembled the same conversation on this worker used to fail once ("has 5 messages; 4 were expected").
+  expect(`${out}${r.stderr}`).not.toMatch(/\[(WARN|ERROR)\]/);
   expect(out).toContain('offline emulator');
   expect(out).toMatch(/1\. A parent agent surveys the repository[\s\S]*completed after \d+ turns/);
   expect(out).toMatch(/── turn-loop · completed/);
@@ -26,4 +29,15 @@ test('the demo runs the parent, three forks, a message, a cancel, and prints rep
   expect(reads.map((m) => m[1])).toEqual(['turn-loop', 'offline-model', 'tools-audit']);
   for (const m of reads) expect(Number(m[2])).toBeGreaterThan(0);
   expect(out).toContain(`http://127.0.0.1:${uiPort}/namespaces/default/workflows/`);
+
+  // The tree: the lead's two Agent calls became child workflows that both completed and reported back.
+  expect(out).toMatch(/lead completed after \d+ turns: Both reports are in/);
+  const childRows = out.match(/│ demo-\d+-lead\.(fork|reviewer)-\d\s+│.*│ completed │/g) ?? [];
+  expect(childRows).toHaveLength(2);
+  expect(out).toMatch(/tree usage: in \d+ · cache read \d+/);
+  // Both background children reported back through the lead's inbox, each once.
+  const notes = [...out.matchAll(/notification in the lead's inbox: demo-\d+-lead\.(fork|reviewer)-\d completed/g)].map((m) => m[1]).sort();
+  expect(notes).toEqual(['fork', 'reviewer']);
+  // The follow-up, by name, resumed the closed reviewer from its history.
+  expect(out).toMatch(/message resumed; demo-\d+-lead\.reviewer-2 completed after \d+ turns: Add a test for renamed parents\./);
 });

@@ -1,8 +1,8 @@
 /**
  * The demo (the README's first command): a parent agent surveys this repository; three
  * sibling forks start from its snapshot (sharing its cached prefix); one receives a message
- * mid-run, one is cancelled; a live table follows them; reports, usage and Web UI links at
- * the end.
+ * mid-run, one is cancelled; a live table follows them; reports, usage and Web UI links.
+ * Then an agent tree (tree-demo.ts).
  */
 import type { ForkflowClient, ForkHandle, ForkResult } from '../../client';
 import type { ForkStatus } from '../../shared/status';
@@ -10,6 +10,7 @@ import { isTerminal } from '../../shared/status';
 import { formatUsage } from '../output';
 import { LiveView, renderStatuses } from './live-table';
 import { demoScenario } from './scenario';
+import { runTreeDemo, type TreeDemoOutcome } from './tree-demo';
 
 export interface DemoOptions {
   client: ForkflowClient;
@@ -24,6 +25,7 @@ export interface DemoOptions {
 export interface DemoOutcome {
   parent: ForkResult;
   forks: ForkResult[];
+  tree: TreeDemoOutcome;
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 250));
@@ -85,5 +87,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
   say('\n5. In the Temporal Web UI');
   say(`   parent  ${uiLink(o, parentId)}`);
   handles.forEach((h, i) => say(`   ${scenario.forks[i]!.label.padEnd(14)} ${uiLink(o, h.agentId)}`));
-  return { parent, forks: results };
+
+  const tree = await runTreeDemo({ client: o.client, offline: o.offline, runId: o.runId, say, link: (id) => uiLink(o, id) });
+  return { parent, forks: results, tree };
 }

@@ -69,3 +69,50 @@ export function demoScenario(offline: boolean): DemoScenario {
     message: lines('Also check how faults are injected.', '@sleep 600 @tool Grep {"pattern":"kind: .drop.","path":"src/offline","output_mode":"files_with_matches"}', '@sleep 600 @report'),
   };
 }
+
+export interface TreeScenario {
+  rootPrompt: string;
+  /** A named agent the root can spawn (subagent_type "reviewer"). */
+  reviewer: { name: string; description: string; systemPrompt: string; tools: string[] };
+  /** Sent to the reviewer after the root finished: it resumes from its own history. */
+  followUp: string;
+}
+
+const agentCall = (input: Record<string, unknown>) => ({ name: 'Agent', input });
+
+export function treeScenario(offline: boolean): TreeScenario {
+  const reviewer = {
+    name: 'reviewer',
+    description: 'Reviews code for correctness risks.',
+    systemPrompt: 'You review code for correctness risks. Read the files you are pointed at and answer in at most five short bullet points.',
+    tools: ['Read', 'Glob', 'Grep'],
+  };
+  if (!offline) {
+    return {
+      rootPrompt:
+        'Plan a review of this repository. Use the Agent tool twice in one turn: fork yourself (no subagent_type) to map src/workflows, ' +
+        'and start the "reviewer" agent (subagent_type "reviewer", name "reviewer") on src/activities/tools. Wait for both reports, then summarise them in three sentences.',
+      reviewer,
+      followUp: 'One more question: which single change would you make first, and why?',
+    };
+  }
+  const fork = agentCall({ description: 'map workflows', prompt: lines('Map src/workflows.', '@sleep 800 @tool Glob {"pattern":"src/workflows/**/*.ts"}', '@sleep 600 @report') });
+  const review = agentCall({
+    description: 'review tools',
+    subagent_type: 'reviewer',
+    name: 'reviewer',
+    prompt: lines('Review src/activities/tools.', '@sleep 900 @tool Read {"file_path":"src/activities/tools/contained-write.ts","limit":40}', '@sleep 600 @reply - writes go through directory descriptors\\n- hard links are refused'),
+  });
+  return {
+    rootPrompt: lines(
+      'Plan a review of this repository.',
+      '@sleep 400 @tool Glob {"pattern":"src/*"}',
+      `@sleep 400 @tools ${JSON.stringify([fork, review])}`,
+      '@sleep 300 @reply Waiting for the fork and the reviewer.',
+      '@sleep 300 @reply One report is in.',
+      '@sleep 300 @reply Both reports are in: the workflows are mapped and the tools contain their writes.',
+    ),
+    reviewer,
+    followUp: lines('Which change would you make first?', '@sleep 500 @reply Add a test for renamed parents.'),
+  };
+}
