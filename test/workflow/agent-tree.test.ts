@@ -7,6 +7,7 @@ import { FORK_QUERY_SOURCE } from '../../src/shared/constants';
 import { FORK_REFUSAL } from '../../src/shared/recursion';
 import { textOf } from '../../src/shared/anthropic';
 import { startHarness, type Harness } from '../kit/env';
+import { recordHistory } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 
@@ -39,6 +40,8 @@ test('fork gate on: Agent without subagent_type forks in the background; the rep
   // The fork's request carries the parent's conversation and answers its pending Agent call.
   const childRequest = messageRequests(h.model).find((e) => e.rawBody.includes('Count.\\n@reply three files') && JSON.stringify(bodyOf(e).messages.at(-1)).includes('forkflow-worker'))!;
   expect(textOf(bodyOf(childRequest).messages[0]!)).toContain('Delegate.');
+  await recordHistory(h.client.workflow.getHandle('tree-fork'), 'tree-background-fork');
+  await recordHistory(h.client.workflow.getHandle('tree-fork.fork-1'), 'tree-fork-child');
 });
 
 test('subagent_type runs the named agent with its own prompt and tools; general-purpose too', async () => {
@@ -87,6 +90,7 @@ test('fork gate off: a sync child is the tool result; run_in_background and a sl
   expect(notes.join()).toContain('background answer');
   expect(notes.join()).toContain('slow answer');
   expect(notes.join()).not.toContain('sync answer');
+  await recordHistory(h.client.workflow.getHandle('tree-sync'), 'tree-sync-background-auto');
 });
 
 test('inbox priorities: now before next before later at one turn boundary', async () => {
