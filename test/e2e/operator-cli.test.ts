@@ -1,10 +1,13 @@
 /**
  * The public contract as an operator (or another-language backend) meets it: the real
  * `temporal` CLI binary starting `forkWorkflow` with JSON input, signalling `sendMessage`,
- * querying `status`, and cancelling.
+ * querying `status`, and cancelling; and the `forkflow` CLI on an agent tree.
  */
-import { startHarness, type Harness } from '../kit/env';
-import { runTemporal } from '../kit/processes';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHarness, tempDir, type Harness } from '../kit/env';
+import { runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
+import { agentStep, script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
 jest.setTimeout(60_000);
@@ -20,6 +23,8 @@ async function temporal(...args: string[]): Promise<string> {
   if (r.status !== 0) throw new Error(`temporal ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
   return r.stdout;
 }
+
+const cli = (...args: string[]): Promise<ProcessResult> => runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, ...args]);
 
 /** `temporal workflow query -o json` prints the query result as JSON. */
 interface StatusView {
@@ -79,4 +84,45 @@ test('invalid JSON input from the CLI fails the workflow with the validation iss
   const failure = out.closeEvent.workflowExecutionFailedEventAttributes.failure;
   expect(failure.applicationFailureInfo).toMatchObject({ type: 'InvalidForkInput', nonRetryable: true });
   expect(failure.message).toContain('maxTurns');
+});
+
+test("an operator's day on a tree: check agent files, approve through `temporal workflow update`, list the tree, cancel it", async () => {
+  const agents = tempDir('op-agents');
+  writeFileSync(join(agents, 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews changes\ntools: Read, Grep\n---\nYou review changes.\n');
+  writeFileSync(join(agents, 'broken.md'), 'no frontmatter at all\n');
+  const checked = await runForkflow(['agents', '--dir', agents]);
+  expect(checked.status).toBe(1); // a bad file is reported (and skipped), never fatal to the rest
+  expect(checked.stdout).toMatch(/│ reviewer │/);
+  expect(checked.stdout).toMatch(/1 agent loaded, 1 problem/);
+  expect(checked.stdout).toContain('broken.md');
+
+  const prompt = script(
+    'Write, then delegate.',
+    toolStep('FileWrite', { file_path: 'op-approved.txt', content: 'approved by ops' }),
+    agentStep({ description: 'review the write', subagent_type: 'reviewer', name: 'reviewer', prompt: 'Review.\n@sleep 60000 @reply never' }),
+    '@reply waiting for the review',
+  );
+  const started = await cli('--json', 'agent', '--prompt', prompt, '--agent-id', 'op-tree', '--agents-dir', agents, '--bubble');
+  expect(started.status).toBe(0);
+  const pending = await waitFor(async () => {
+    const s = await h.forkflow.status('op-tree');
+    return s.state === 'awaiting_approval' ? s.approvals[0] : undefined;
+  }, 'the write to wait for approval');
+  expect(pending.tool).toBe('FileWrite');
+
+  // What the Web UI's update dialog (or any SDK) sends: the same validated update the CLI uses.
+  const decision = JSON.stringify({ requestId: pending.requestId, decision: 'approve', by: 'ops' });
+  expect(await temporal('workflow', 'update', 'execute', '-w', 'op-tree', '--name', 'decideApproval', '--input', decision)).toContain('approved');
+  await waitFor(async () => ((await h.forkflow.status('op-tree.reviewer-1').catch(() => undefined))?.state === 'running') || undefined, 'the reviewer to run');
+  expect(readFileSync(join(h.workspaceRoot, 'op-approved.txt'), 'utf8')).toBe('approved by ops');
+
+  const tree = await waitFor(async () => {
+    const view = JSON.parse((await cli('--json', 'tree', 'op-tree')).stdout) as { agents: { agentId: string }[]; counts: Record<string, number> };
+    return view.agents.length === 2 ? view : undefined;
+  }, 'visibility to list both members');
+  expect(tree.agents.map((a) => a.agentId).sort()).toEqual(['op-tree', 'op-tree.reviewer-1']);
+
+  expect((await cli('cancel', 'op-tree')).status).toBe(0);
+  expect(await h.forkflow.result('op-tree')).toMatchObject({ status: 'killed', children: [expect.objectContaining({ agentId: 'op-tree.reviewer-1', state: 'killed' }) as unknown] });
+  expect((await h.forkflow.status('op-tree.reviewer-1')).state).toBe('killed');
 });
