@@ -1,7 +1,7 @@
 /**
  * The demo (the README's first command): a parent agent surveys this repository; three
- * sibling forks start from its snapshot (sharing its cached prefix); one receives a message
- * mid-run, one is cancelled; a live table follows them; reports, usage and Web UI links.
+ * sibling forks start from it by reference (zero-copy, sharing its cached prefix); one
+ * receives a message mid-run, one is cancelled; a live table follows them; reports, usage and Web UI links.
  * Then an agent tree (tree-demo.ts).
  */
 import type { ForkflowClient, ForkHandle, ForkResult } from '../../client';
@@ -43,12 +43,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
   const parent = await o.client.fork({ agentId: parentId, forkLabel: 'parent', prompt: scenario.parentPrompt, toolFilter: 'readOnly', maxTurns: 8 }, { mode: 'sync' });
   say(`   ${parent.status} after ${parent.turns} turns: ${parent.text}`);
 
-  say('\n2. Three sibling forks start from its snapshot (same system, tools, model and messages: one cached prefix)');
-  const snapshot = await o.client.snapshotOf(parentId);
-  const handles: ForkHandle[] = await Promise.all(
-    scenario.forks.map((f) =>
-      o.client.start({ agentId: `demo-${o.runId}-${f.label}`, parent: snapshot, forkLabel: f.label, prompt: f.prompt, toolFilter: 'readOnly', maxTurns: 10, parentAgentId: parentId, rootAgentId: parentId }),
-    ),
+  say('\n2. Three sibling forks start from it by reference (same system, tools, model and messages: one cached prefix, recorded once in history)');
+  const handles: ForkHandle[] = await o.client.forkMany(
+    { agentId: parentId },
+    scenario.forks.map((f) => ({ agentId: `demo-${o.runId}-${f.label}`, forkLabel: f.label, prompt: f.prompt, toolFilter: 'readOnly' as const, maxTurns: 10, parentAgentId: parentId, rootAgentId: parentId })),
   );
 
   const view = new LiveView();
