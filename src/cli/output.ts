@@ -1,6 +1,7 @@
 /** Output for people (tables, short lines) and for machines (`--json`). */
 import Table from 'cli-table3';
 import type { Usage } from '../shared/anthropic';
+import { oneLine } from '../shared/text';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -20,6 +21,5 @@ export function formatUsage(u: Usage): string {
 
 export function truncate(text: string | undefined, max: number): string {
   if (!text) return '';
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return oneLine(text, max);
 }

@@ -12,14 +12,14 @@ import { describeIssues } from '../shared/fork-input';
 import { statusQuery } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult } from '../shared/status';
-import { ForkflowError } from './errors';
+import { InvalidInputError } from './errors';
 import type { ForkflowClient } from './index';
 
 /** The away request failed validation. */
-export class InvalidAwayRequestError extends ForkflowError {
+export class InvalidAwayRequestError extends InvalidInputError {
   override name = 'InvalidAwayRequestError';
-  constructor(readonly issues: string[]) {
-    super(`Invalid away-summary request:\n- ${issues.join('\n- ')}`);
+  constructor(issues: string[]) {
+    super('away-summary request', issues);
   }
 }
 

@@ -11,13 +11,13 @@ import { dreamScheduleId, scheduledDreamId } from '../shared/dream/names';
 import { durationSchema, toMs } from '../shared/duration';
 import { describeIssues } from '../shared/fork-input';
 import { SA } from '../shared/search-attributes';
-import { ForkflowError } from './errors';
+import { ForkflowError, InvalidInputError } from './errors';
 
 /** The configuration or the schedule spec failed validation. */
-export class InvalidDreamConfigError extends ForkflowError {
+export class InvalidDreamConfigError extends InvalidInputError {
   override name = 'InvalidDreamConfigError';
-  constructor(readonly issues: string[]) {
-    super(`Invalid autoDream configuration:\n- ${issues.join('\n- ')}`);
+  constructor(issues: string[]) {
+    super('autoDream configuration', issues);
   }
 }
 

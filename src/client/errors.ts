@@ -4,11 +4,19 @@ export class ForkflowError extends Error {
   override name = 'ForkflowError';
 }
 
-/** The input failed validation before anything was started. */
-export class InvalidForkInputError extends ForkflowError {
+/** Input that failed validation before anything was started; `issues` lists every problem. */
+export class InvalidInputError extends ForkflowError {
+  override name = 'InvalidInputError';
+  constructor(what: string, readonly issues: string[]) {
+    super(`Invalid ${what}:\n- ${issues.join('\n- ')}`);
+  }
+}
+
+/** The fork input failed validation. */
+export class InvalidForkInputError extends InvalidInputError {
   override name = 'InvalidForkInputError';
-  constructor(readonly issues: string[]) {
-    super(`Invalid fork input:\n- ${issues.join('\n- ')}`);
+  constructor(issues: string[]) {
+    super('fork input', issues);
   }
 }
 

@@ -18,6 +18,7 @@ import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type
 import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
+import { firstLine } from '../shared/text';
 import { temporalSettings } from '../worker/config';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
@@ -35,11 +36,6 @@ export type ForkParams = ForkInputJson & { agentId?: string };
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'fork';
-}
-
-function firstLine(text: string, max = 120): string {
-  const line = text.split('\n').find((l) => l.trim()) ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** Maps Temporal's outcome of a fork run to forkflow's result (a failed fork is a result too). */
@@ -139,7 +135,7 @@ export class ForkflowClient {
       args: [withId],
       taskQueue: opts.taskQueue ?? this.taskQueue,
       workflowId: agentId,
-      staticSummary: `${v.forkLabel}: ${firstLine(v.prompt)}`,
+      staticSummary: `${v.forkLabel}: ${firstLine(v.prompt, 120)}`,
       staticDetails: `**Directive**\n\n${v.prompt}`,
       typedSearchAttributes: [
         { key: SA.agentId, value: agentId },

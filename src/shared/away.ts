@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { durationSchema } from './duration';
 import { memoryScopeSchema } from './dream/config';
+import { oneLine } from './text';
 
 /** The threshold may not exceed 30 days. */
 export const MAX_THRESHOLD_HOURS = 30 * 24;
@@ -69,11 +70,6 @@ export type AwaySummary =
     })
   | (AwayWindow & AwayEvents & { kind: 'summary'; digest: string; fork: { agentId: string; status: string; turns: number; outputTokens: number } })
   | (AwayWindow & AwayEvents & { kind: 'summary_failed'; error: string; fork: { agentId: string; status: string } });
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** One event as one prompt line (always starting with "- ", so no line of agent output can pass for anything else). */
 export function eventLine(e: AwayEvent): string {

@@ -21,6 +21,10 @@ export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+export function unescapeText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 export const TASK_NOTIFICATION_TAG = 'task-notification';
 
 export function renderTaskNotification(n: TaskNotification): string {
@@ -37,4 +41,11 @@ export function renderTaskNotification(n: TaskNotification): string {
     `</${TASK_NOTIFICATION_TAG}>`,
   ];
   return lines.join('\n');
+}
+
+/** The headline fields of a rendered notification, or undefined when `text` is not one. */
+export function readTaskNotification(text: string): Pick<TaskNotification, 'taskId' | 'status' | 'summary'> | undefined {
+  if (!text.startsWith(`<${TASK_NOTIFICATION_TAG}>`)) return undefined;
+  const field = (tag: string) => unescapeText(new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(text)?.[1] ?? '');
+  return { taskId: field('task-id'), status: field('status') as TaskNotification['status'], summary: field('summary') };
 }

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AgentNotFoundError, ForkflowClient, InvalidForkInputError, type ForkParams, type ForkResult } from '../../client';
+import { AgentNotFoundError, ForkflowClient, InvalidInputError, type ForkParams, type ForkResult } from '../../client';
 import { textOf } from '../../shared/anthropic';
 import { durationSchema } from '../../shared/duration';
 import { forkInputJsonSchema } from '../../shared/fork-input';
@@ -33,7 +33,7 @@ export async function withClient<T>(opts: GlobalOptions, fn: (client: ForkflowCl
     return await fn(client);
   } catch (err) {
     if (err instanceof AgentNotFoundError) throw new CliError(err.message, EXIT.notFound);
-    if (err instanceof InvalidForkInputError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof InvalidInputError) throw new CliError(err.message, EXIT.usage);
     throw err;
   } finally {
     await client.close();

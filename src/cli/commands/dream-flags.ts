@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DreamScheduleExistsError, DreamScheduleNotFoundError, InvalidAwayRequestError, InvalidDreamConfigError, type DreamConfigInput, type ForkflowClient } from '../../client';
+import { DreamScheduleExistsError, DreamScheduleNotFoundError, type DreamConfigInput, type ForkflowClient } from '../../client';
 import { CliError, EXIT } from '../exit';
 import { withClient, type GlobalOptions } from './agents';
 
@@ -105,13 +105,12 @@ export function dreamConfigFrom(flags: DreamConfigFlags): DreamConfigInput {
   return cfg as DreamConfigInput;
 }
 
-/** `withClient`, plus the dream and away errors mapped to exit codes. */
+/** `withClient` (which maps invalid input to a usage error), plus the schedule errors mapped to exit codes. */
 export function withDreamClient<T>(opts: GlobalOptions, fn: (client: ForkflowClient) => Promise<T>): Promise<T> {
   return withClient(opts, async (client) => {
     try {
       return await fn(client);
     } catch (err) {
-      if (err instanceof InvalidDreamConfigError || err instanceof InvalidAwayRequestError) throw new CliError(err.message, EXIT.usage);
       if (err instanceof DreamScheduleNotFoundError) throw new CliError(err.message, EXIT.notFound);
       if (err instanceof DreamScheduleExistsError) throw new CliError(err.message, EXIT.failure);
       throw err;

@@ -6,7 +6,7 @@
  */
 import type { ForkflowClient, ForkResult } from '../../client';
 import { blocksOf, type MessageParam } from '../../shared/anthropic';
-import { TASK_NOTIFICATION_TAG } from '../../shared/notifications';
+import { readTaskNotification } from '../../shared/notifications';
 import type { ForkStatus } from '../../shared/status';
 import { isTerminal } from '../../shared/status';
 import { formatUsage, table, truncate } from '../output';
@@ -37,9 +37,8 @@ function childNote(s: ForkStatus): string {
 function notificationLines(messages: MessageParam[]): string[] {
   const texts = messages.flatMap((m) => (m.role === 'user' ? blocksOf(m) : []));
   return texts.flatMap((b) => {
-    if (b.type !== 'text' || !b.text.startsWith(`<${TASK_NOTIFICATION_TAG}>`)) return [];
-    const field = (tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(b.text)?.[1] ?? '?';
-    return [`${field('task-id')} ${field('status')}: ${field('summary')}`];
+    const n = b.type === 'text' ? readTaskNotification(b.text) : undefined;
+    return n ? [`${n.taskId} ${n.status}: ${n.summary}`] : [];
   });
 }
 

@@ -10,6 +10,7 @@ import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
 import { describeIssues } from '../../shared/fork-input';
 import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/messages';
+import { clip } from '../../shared/text';
 import type { PendingApproval } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
@@ -62,7 +63,7 @@ export type ApprovalOutcome = { approved: true } | { approved: false; message: s
 function describeCall(use: ToolUseBlock): string {
   const input = use.input as Record<string, unknown>;
   const target = typeof input.command === 'string' ? input.command : typeof input.file_path === 'string' ? input.file_path : JSON.stringify(input);
-  return `${use.name}: ${target.length > 200 ? `${target.slice(0, 199)}…` : target}`;
+  return `${use.name}: ${clip(target, 200)}`;
 }
 
 /** Waits for a decision on one tool call (the request id is the tool_use id). */

@@ -18,6 +18,7 @@ import {
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { addUsage, totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
 import type { ForkInputJson } from '../../shared/fork-input';
+import { firstLine } from '../../shared/text';
 import { renderTaskNotification } from '../../shared/notifications';
 import { estimateCostUsd } from '../../shared/pricing';
 import { SA } from '../../shared/search-attributes';
@@ -59,11 +60,6 @@ function outcomeFromFailure(err: unknown): ChildOutcome {
   return { status: 'killed', text: '', error: message, usage: ZERO_USAGE, treeUsage: ZERO_USAGE, treeCostUsd: 0, toolUses: 0, durationMs: 0 };
 }
 
-function firstLine(text: string, max = 100): string {
-  const line = text.split('\n').find((l) => l.trim()) ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
 function notify(agent: ForkAgent, record: ChildRecord): void {
   const o = record.result!;
   enqueue(agent, {
@@ -74,7 +70,7 @@ function notify(agent: ForkAgent, record: ChildRecord): void {
       taskId: record.agentId,
       name: record.name,
       status: o.status,
-      summary: `${record.description}: ${o.status}${o.error ? ` (${firstLine(o.error)})` : ''}`,
+      summary: `${record.description}: ${o.status}${o.error ? ` (${firstLine(o.error, 100)})` : ''}`,
       ...(o.status === 'failed' ? { error: o.error ?? 'failed' } : { result: o.text }),
       totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens,
       toolUses: o.toolUses,
@@ -137,7 +133,7 @@ export async function startChildAgent(
       args: [args.input],
       taskQueue: args.taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt)}`,
+      staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt, 100)}`,
       staticDetails: `**Directive**\n\n${args.agentInput.prompt}`,
       typedSearchAttributes: [
         { key: SA.agentId, value: args.id },
