@@ -61,3 +61,10 @@ if (!existsSync(stamp) || statSync(stamp).mtimeMs < sourcesChanged) {
   run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
   writeFileSync(stamp, new Date().toISOString());
 }
+
+// 3. The OS sandbox for read-only forks' Bash commands (best effort: without it the worker
+// says so at start and those commands are contained by the classifier alone).
+if (process.platform === 'linux') {
+  const sandbox = spawnSync('bash', [join(root, 'scripts', 'install-bubblewrap.sh')], { cwd: root, stdio: 'inherit' });
+  if (sandbox.status !== 0) say('bubblewrap is not available: read-only forks will run Bash behind the classifier only.');
+}

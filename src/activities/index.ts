@@ -13,6 +13,7 @@ import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
 import { createDreamActivities } from './dream';
 import { createTreeActivities } from './tree';
+import type { SandboxAvailability } from './tools/sandbox';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
@@ -21,13 +22,15 @@ export interface ActivityDeps {
   stream?: boolean;
   /** Pass one in to read its stats (cache hits, queries); default: a new one. */
   conversations?: ConversationSource;
+  /** The worker's OS sandbox for Bash; default: probed once per process. */
+  sandbox?: () => Promise<SandboxAvailability>;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
-    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot }),
+    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),

@@ -9,6 +9,7 @@ import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
 import type { ConversationSource } from './conversation';
 import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
+import { sandboxAvailability, type SandboxAvailability } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
 import type { WritePolicy } from './tools/types';
 
@@ -16,6 +17,8 @@ export interface ToolDeps {
   conversations: ConversationSource;
   /** Default workspace root of this worker. */
   workspaceRoot: string;
+  /** What OS sandbox this worker has for Bash (default: probed once per process). */
+  sandbox?: () => Promise<SandboxAvailability>;
 }
 
 async function toolInput(deps: ToolDeps, input: ToolCallInput): Promise<unknown> {
@@ -36,6 +39,7 @@ export function createToolActivities(deps: ToolDeps) {
       const writePolicy: WritePolicy = input.writePolicy;
       const stopHeartbeat = startHeartbeat(() => ({ tool: input.name }));
       try {
+        const availability = input.name === 'Bash' ? await (deps.sandbox ?? sandboxAvailability)() : undefined;
         return await runBuiltinTool(input.name, raw, {
           root,
           signal: ctx.cancellationSignal,
@@ -44,6 +48,8 @@ export function createToolActivities(deps: ToolDeps) {
           writePolicy,
           // Outside the workspace policy, Bash runs only when the parser-based classifier says it reads.
           classifyShell: classifyShellCommand,
+          // ... and inside the OS sandbox when this worker has one (tools/sandbox/policy.ts).
+          ...(availability ? { shellSandbox: { availability, require: input.requireSandbox === true, workspace: input.sandbox?.network === false } } : {}),
         });
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`${input.name} cancelled`);

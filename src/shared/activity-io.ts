@@ -58,6 +58,10 @@ export interface ToolCallInput {
   inputAt?: { messageIndex: number };
   workspaceRoot?: string;
   writePolicy: WritePolicySpec;
+  /** A `workspace` fork's opt-in to the OS sandbox for Bash: workspace writable, no network. */
+  sandbox?: { network: false };
+  /** Refuse Bash when it should run sandboxed and the worker has no sandbox. */
+  requireSandbox?: boolean;
 }
 
 export interface ToolCallResult {
@@ -65,6 +69,8 @@ export interface ToolCallResult {
   isError: boolean;
   /** Canonical paths the call wrote (for audits). */
   touched?: string[];
+  /** Bash only: what contained the command on the worker (`sandbox`, `classifier-only`, `none`). */
+  containment?: 'sandbox' | 'classifier-only' | 'none';
 }
 
 /** Tool inputs larger than this travel by reference. */

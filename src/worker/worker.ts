@@ -5,9 +5,21 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
-import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ConversationSource } from '../activities';
+import { describeSandbox, sandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
+
+/**
+ * Says at start whether this worker can sandbox Bash (probed once per process), so an
+ * operator sees `classifier-only` containment before any fork runs.
+ */
+async function reportSandbox(): Promise<void> {
+  const availability = await sandboxAvailability();
+  const logger = Runtime.instance().logger;
+  if (availability.available) logger.info(describeSandbox(availability));
+  else logger.warn(describeSandbox(availability));
+}
 
 export interface ForkflowWorkerOptions {
   connection: NativeConnection;
@@ -25,6 +37,7 @@ export interface ForkflowWorkerOptions {
 }
 
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
+  await reportSandbox();
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
@@ -44,6 +57,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
  * `workspace.taskQueue`; their workflows run anywhere.
  */
 export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle'>): Promise<Worker> {
+  await reportSandbox();
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

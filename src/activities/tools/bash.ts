@@ -4,8 +4,11 @@
  * (stdout and stderr, interleaved as written) is capped with a visible marker; the exit
  * code is reported; heartbeats go out about once a second while it runs.
  *
- * Under a write policy other than `workspace` the command runs only if the injected
- * read-only classifier approves it: a shell can write anywhere, so this is the only gate.
+ * Two walls stand around commands of forks that must not write freely (STYLE 17): under a
+ * write policy other than `workspace` the command runs only if the injected read-only
+ * classifier approves it, and then inside the OS sandbox (sandbox/: read-only filesystem,
+ * private /tmp, no network, own PID namespace). A worker without a working sandbox runs
+ * such commands behind the classifier alone, or refuses them for forks that require it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { shellEnvironment } from './shell-env';
@@ -14,6 +17,7 @@ import { HeadTailBuffer } from './output-buffer';
 import { fail, messageOf, ok, ToolAbortError } from './outcome';
 import { HEARTBEAT_INTERVAL_MS } from './heartbeat';
 import { groupAlive, terminateGroup } from './process-group';
+import { bwrapArgs, planShell, type ShellContainment, type ShellPlan } from './sandbox';
 import type { ToolContext, ToolOutcome } from './types';
 
 /** Limits of Bash; the timeout default matches the schema's description. */
@@ -51,8 +55,10 @@ type Ending =
 // one pipe in the order they were written; the command itself stays verbatim in $1.
 const JOIN_STREAMS = 'exec "$BASH" -c "$1" 2>&1';
 
-function startShell(command: string, root: string, readOnly: boolean): ChildProcess {
-  return spawn('bash', ['-c', JOIN_STREAMS, 'bash', command], {
+function startShell(command: string, root: string, readOnly: boolean, plan: ShellPlan & { kind: 'sandbox' | 'plain' }): ChildProcess {
+  const shell = ['bash', '-c', JOIN_STREAMS, 'bash', command];
+  const [file, ...args] = plan.kind === 'sandbox' ? [plan.bwrap, ...bwrapArgs(plan.spec), ...shell] : shell;
+  return spawn(file!, args, {
     cwd: root,
     detached: true, // own session and process group: pgid === pid
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,12 +91,19 @@ async function bounded(event: Promise<unknown>, ms: number): Promise<void> {
 export async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutcome> {
   const denial = await authorizeShell(input.command, ctx);
   if (denial !== null) return fail(denial);
+  const plan = planShell(ctx.writePolicy, ctx.root, ctx.shellSandbox);
+  if (plan.kind === 'refuse') return fail(plan.message);
   if (ctx.signal.aborted) throw new ToolAbortError();
+  const containment: ShellContainment = plan.kind === 'sandbox' ? 'sandbox' : plan.containment;
+  return { ...(await execute(input, ctx, plan)), containment };
+}
+
+async function execute(input: BashInput, ctx: ToolContext, plan: ShellPlan & { kind: 'sandbox' | 'plain' }): Promise<ToolOutcome> {
 
   const timeoutMs = input.timeout_ms ?? BASH_LIMITS.defaultTimeoutMs;
   const output = new HeadTailBuffer(BASH_LIMITS.maxOutputChars / 2, BASH_LIMITS.maxOutputChars / 2);
   const started = Date.now();
-  const child = startShell(input.command, ctx.root, ctx.writePolicy.kind !== 'workspace');
+  const child = startShell(input.command, ctx.root, ctx.writePolicy.kind !== 'workspace', plan);
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding('utf8');
     stream?.on('data', (chunk: string) => output.push(chunk));

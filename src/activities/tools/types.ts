@@ -5,6 +5,8 @@
  * `ToolOutcome`) may cross the activity boundary as they are.
  */
 
+import type { ShellContainment, ShellSandboxContext } from './sandbox/policy';
+
 /**
  * Where file tools (FileEdit, FileWrite) may write. Read tools are never restricted.
  *
@@ -43,6 +45,11 @@ export interface ToolContext {
    * this says it is read-only. Absent means Bash is denied under those policies.
    */
   classifyShell?: ShellClassifier;
+  /**
+   * The OS sandbox for Bash (see sandbox/policy.ts): what this worker can provide and what
+   * the fork asked for. Absent means no sandbox is available (`classifier-only`).
+   */
+  shellSandbox?: ShellSandboxContext;
 }
 
 /** What a tool call returns to the model; failures it can act on have `isError: true`. */
@@ -51,4 +58,6 @@ export interface ToolOutcome {
   isError: boolean;
   /** Canonical paths of the files this call wrote (FileEdit, FileWrite). */
   touched?: string[];
+  /** Bash only: what contained the command (OS sandbox, classifier alone, or nothing). */
+  containment?: ShellContainment;
 }

@@ -47,7 +47,7 @@ function gone(pid: number, group = false): boolean {
 describe('Bash', () => {
   it('runs in the workspace root and reports the exit code', async () => {
     const out = await run('Bash', { command: 'pwd; echo hello' }, context(ws.dir));
-    expect(out).toEqual({ isError: false, content: `${ws.dir}\nhello\n[exit code 0]` });
+    expect(out).toEqual({ isError: false, content: `${ws.dir}\nhello\n[exit code 0]`, containment: 'none' });
   });
 
   it('interleaves stdout and stderr in the order written', async () => {
@@ -143,7 +143,7 @@ describe('Bash under restricted write policies', () => {
   it('runs only what the classifier calls read-only, with its reason otherwise', async () => {
     ws.file('a.txt', 'a');
     const ctx = context(ws.dir, { writePolicy: { kind: 'none' }, classifyShell: readOnly });
-    expect(await run('Bash', { command: 'ls' }, ctx)).toEqual({ isError: false, content: 'a.txt\n[exit code 0]' });
+    expect(await run('Bash', { command: 'ls' }, ctx)).toEqual({ isError: false, content: 'a.txt\n[exit code 0]', containment: 'classifier-only' });
     const denied = await run('Bash', { command: 'touch b.txt' }, ctx);
     expect(denied.isError).toBe(true);
     expect(denied.content).toContain('(writes a file)');
