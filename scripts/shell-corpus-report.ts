@@ -1,12 +1,12 @@
 /**
  * Prints the read-only shell classifier's figures on the labelled corpus:
  *   npx tsx scripts/shell-corpus-report.ts [corpus.jsonl]
- * Exits 1 if any adversarial command is allowed or the false-denial rate exceeds 5%.
+ * Exits 1 if any adversarial command is allowed or the false-denial rate exceeds 2%.
  */
 import { resolve } from 'node:path';
 import { corpusReport } from '../src/activities/tools/shell/corpus-report';
 
-const MAX_FALSE_DENIAL_RATE = 0.05;
+const MAX_FALSE_DENIAL_RATE = 0.02;
 
 async function main(): Promise<void> {
   const path = process.argv[2] ?? resolve(__dirname, '..', 'test', 'data', 'shell-corpus.jsonl');
