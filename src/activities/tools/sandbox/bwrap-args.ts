@@ -47,7 +47,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     '--tmpfs', '/run',
   ];
   if (!spec.writable.includes(spec.root)) args.push('--ro-bind', spec.root, spec.root);
-  for (const dir of spec.writable) args.push('--bind', dir, dir);
+  // `-try`: a memory directory that does not exist yet is simply not there to write.
+  for (const dir of spec.writable) args.push('--bind-try', dir, dir);
   args.push('--chdir', spec.root, '--');
   return args;
 }
