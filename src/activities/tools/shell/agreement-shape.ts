@@ -139,6 +139,7 @@ export class ShapeReader {
       case 'redirected_statement': {
         this.gaps(kids, node.startIndex, node.endIndex);
         if (this.continued(node, kids, stmt)) return;
+        if ((kids[0]?.type === 'pipeline' || kids[0]?.type === 'list') && node.fieldNameForChild(0) === 'body') return this.pipedRedirects(node, kids, stmt);
         kids.forEach((kid, i) => {
           if (node.fieldNameForChild(i) === 'body') this.command(kid, stmt);
           else this.redirect(kid, stmt);
@@ -162,6 +163,7 @@ export class ShapeReader {
       case 'pipeline':
       case 'list':
         stmt.cmd = { start: node.startIndex, end: node.endIndex };
+        if (this.negatedPipeline(node)) stmt.negated = true;
         this.gaps(kids, node.startIndex, node.endIndex);
         for (const kid of kids) {
           if (!kid.isNamed) {
@@ -243,6 +245,45 @@ export class ShapeReader {
       } else if (kid.isNamed) this.list(kid.startIndex, kid.endIndex, [kid]);
     }
     return true;
+  }
+
+  /**
+   * `a | b 2>/dev/null`, `a && b >&2`: tree-sitter hangs trailing redirects on the whole
+   * pipeline or list, but bash (and mvdan/sh) give them to its last command. Both read
+   * the same words and redirects, only tree-sitter's nesting is off, so shape it as bash
+   * runs it: the redirects go to the innermost last element.
+   */
+  private pipedRedirects(node: Node, kids: Node[], stmt: StmtShape): void {
+    stmt.cmd = { start: node.startIndex, end: node.endIndex };
+    this.hang(kids[0]!, kids.slice(1), node.endIndex);
+  }
+
+  private hang(body: Node, redirects: Node[], end: number): void {
+    const parts = children(body);
+    this.gaps(parts, body.startIndex, body.endIndex);
+    for (const kid of parts) if (!kid.isNamed && !['|', '|&', '&&', '||'].includes(kid.type)) throw new Unsupported(`\`${kid.type}\` in a pipeline`);
+    const elements = parts.filter((k) => k.isNamed);
+    const last = elements[elements.length - 1]!;
+    for (const element of elements.slice(0, -1)) this.list(element.startIndex, element.endIndex, [element]);
+    const tail: StmtShape = { start: last.startIndex, cmd: null, semicolon: null, negated: false, background: false, redirs: [] };
+    this.lists.push({ start: last.startIndex, end, stmts: [tail] });
+    if (last.type === 'pipeline' || last.type === 'list') {
+      tail.cmd = { start: last.startIndex, end };
+      tail.negated = this.negatedPipeline(last);
+      this.hang(last, redirects, end);
+      return;
+    }
+    this.command(last, tail);
+    for (const kid of redirects) this.redirect(kid, tail);
+    tail.redirs.sort((a, b) => a.at - b.at);
+  }
+
+  /** `! a | b`: tree-sitter negates `a`, bash (and mvdan/sh) the whole pipeline. */
+  private negatedPipeline(node: Node): boolean {
+    if (node.type !== 'pipeline') return false;
+    const first = node.child(0);
+    const body = first?.type === 'redirected_statement' ? first.child(0) : first;
+    return body?.type === 'negated_command';
   }
 
   private simple(node: Node, kids: Node[], stmt: StmtShape): void {

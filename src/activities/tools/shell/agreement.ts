@@ -77,6 +77,8 @@ function normalParts(text: string, parts: readonly Span[], shift: Place): string
     const kind = partKind(text, part.start);
     const last = out[out.length - 1];
     if (last && kind === 'literal' && last.kind === 'literal' && last.end === part.start) last.end = part.end;
+    // tree-sitter splits `$"…"` into `$` and a double-quoted string: one locale string.
+    else if (last && kind === 'double' && last.kind === 'locale' && last.end === last.start + 1 && last.end === part.start) last.end = part.end;
     else out.push({ kind, start: part.start, end: part.end });
   }
   return out.map((p) => `${p.kind}@${shift(p.start)}-${shift(p.end)}`).join(',');
@@ -99,25 +101,47 @@ function stmtText(text: string, s: StmtShape, shift: Place): string {
   return `stmt@${shift(s.start)} cmd ${cmd}${s.negated ? ' !' : ''}${semi} redirs [${s.redirs.map((r) => redirText(text, r, shift)).join(' ')}]`;
 }
 
+/**
+ * mvdan/sh ends a word that is followed by a line continuation after the `\\` and newline;
+ * tree-sitter ends it before. Move such an end back over the continuations (a backslash
+ * that is itself escaped does not continue the line).
+ */
+function beforeContinuations(text: string, end: number): number {
+  let at = end;
+  while (at >= 2 && text[at - 1] === '\n' && text[at - 2] === '\\') {
+    let slashes = 0;
+    while (text[at - 2 - slashes] === '\\') slashes++;
+    if (slashes % 2 === 0) break;
+    at -= 2;
+  }
+  return at;
+}
+
 /** sh-syntax's statements in the same terms as tree-sitter's. */
 function fromSh(text: string, stmts: readonly ShStmt[]): StmtShape[] {
   const index = byteIndex(text);
-  const at = (p: ShPos): number => index(p.Offset);
+  const at = (p: ShPos): number => beforeContinuations(text, index(p.Offset));
+  // A start that mvdan/sh puts on a line continuation: the token starts after it.
+  const from = (p: ShPos): number => {
+    let i = index(p.Offset);
+    while (text.startsWith('\\\n', i)) i += 2;
+    return i;
+  };
   const valid = (p: ShPos): boolean => p.Line > 0;
   const word = (w: ShWord | null): WordShape | null =>
-    w ? { start: at(w.Pos), end: at(w.End), parts: (w.Parts ?? []).map((p) => ({ start: at(p.Pos), end: at(p.End) })) } : null;
+    w ? { start: from(w.Pos), end: at(w.End), parts: (w.Parts ?? []).map((p) => ({ start: from(p.Pos), end: at(p.End) })) } : null;
   return stmts.map((s) => ({
-    start: at(s.Position),
-    cmd: s.Cmd ? { start: at(s.Cmd.Pos), end: at(s.Cmd.End) } : null,
+    start: from(s.Position),
+    cmd: s.Cmd ? { start: from(s.Cmd.Pos), end: at(s.Cmd.End) } : null,
     semicolon: valid(s.Semicolon) ? at(s.Semicolon) : null,
     negated: s.Negated,
     background: s.Background,
     redirs: (s.Redirs ?? []).map((r) => ({
-      at: at(r.Pos),
+      at: from(r.Pos),
       op: r.Op,
       fd: r.N?.Value ?? '',
       word: word(r.Word),
-      hdoc: r.Hdoc ? { start: at(r.Hdoc.Pos), end: at(r.Hdoc.End) } : null,
+      hdoc: r.Hdoc ? { start: from(r.Hdoc.Pos), end: at(r.Hdoc.End) } : null,
     })),
   }));
 }
