@@ -61,7 +61,7 @@ export class Unsupported extends Error {
   override readonly name = 'Unsupported';
 }
 
-const WORDISH = new Set(['word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion', 'number']);
+const WORDISH = new Set(['word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion', 'number', 'brace_expression']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 const SEPARATORS = new Set([';', '&', '\n']);
 const COMPOUND = new Set(['if_statement', 'while_statement', 'for_statement', 'do_group', 'elif_clause', 'else_clause']);
@@ -155,6 +155,10 @@ export class ShapeReader {
       }
       case 'command':
         return this.simple(node, kids, stmt);
+      case 'file_redirect':
+      case 'herestring_redirect':
+        // A statement of redirects only, as in `$(< README.md)`.
+        return this.redirect(node, stmt);
       case 'variable_assignment':
       case 'variable_assignments':
         stmt.cmd = { start: node.startIndex, end: node.endIndex };
