@@ -17,7 +17,8 @@
  * construct the shape reader does not model is refused too (fail closed).
  */
 import type { Node } from 'web-tree-sitter';
-import { Unsupported, ShapeReader, type ListShape, type RedirShape, type Span, type StmtShape, type WordShape } from './agreement-shape';
+import { ShapeReader } from './agreement-reader';
+import { Unsupported, type ListShape, type RedirShape, type Span, type StmtShape, type WordShape } from './agreement-shape';
 import { deny } from './deny';
 import { loadShSyntax, shParseLoaded, type ShPos, type ShStmt, type ShWord } from './sh-syntax';
 
