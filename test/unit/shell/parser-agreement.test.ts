@@ -84,6 +84,23 @@ describe('parser agreement (tree-sitter-bash and mvdan/sh)', () => {
     expect(unexplained(shape, sandbox.run(command))).not.toBeNull();
   });
 
+  // tree-sitter nests these differently from bash but means the same; they must agree.
+  it.each([
+    'grep a f | sort 2>/dev/null',
+    'grep a f | sort -r 2>/dev/null && wc -l f 2>&1',
+    'cat <<EOF | grep x\nx y\nEOF',
+    'ls f && ! cat f | wc -l',
+    'echo "$(< f)" | head -1',
+    'ls \\\n  -l f',
+    "grep -n $'a\\tb' f | head -3",
+  ])('agrees on %j, and bash runs what the shape says', async (command) => {
+    const tree = await parseBash(command);
+    const problem = await parserDisagreement(command, tree.rootNode);
+    tree.delete();
+    expect(problem).toBeNull();
+    expect(unexplained(await shapeOf(command), sandbox.run(command))).toBeNull();
+  });
+
   it('gives the reason for a disagreement', async () => {
     const verdict = await classifyShellCommand("ls $'\\\\' ; touch p #'");
     expect(verdict).toEqual({ readOnly: false, reason: expect.stringMatching(/two bash parsers disagree .*simplify its quoting/) as unknown });
