@@ -134,7 +134,7 @@ function fromSh(text: string, stmts: readonly ShStmt[]): StmtShape[] {
   return stmts.map((s) => ({
     start: from(s.Position),
     cmd: s.Cmd ? { start: from(s.Cmd.Pos), end: at(s.Cmd.End) } : null,
-    semicolon: valid(s.Semicolon) ? at(s.Semicolon) : null,
+    semicolon: valid(s.Semicolon) ? from(s.Semicolon) : null,
     negated: s.Negated,
     background: s.Background,
     redirs: (s.Redirs ?? []).map((r) => ({
