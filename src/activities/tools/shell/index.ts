@@ -2,11 +2,13 @@
  * Read-only shell command classifier. Unattended memory forks may run `Bash` only when
  * this says the command is read-only, so it is built to hold against a model trying to
  * slip a write or code execution past it: the command is parsed with a real bash
- * grammar (tree-sitter-bash), every node and token must be one the walker understands,
+ * grammar (tree-sitter-bash) and cross-checked by a second one (mvdan/sh, agreement.ts),
+ * every node and token must be one the walker understands,
  * words must be static where it matters, and programs come from a positive allow-list
  * with per-program option rules. Anything unexpected, including a parse error or an
  * internal error, is a denial.
  */
+import { agreementReason, parserDisagreement } from './agreement';
 import { deny, isShellDenial } from './deny';
 import { parseBash } from './parser';
 import { checkText, checkTextAgainstTree } from './source-checks';
@@ -31,8 +33,14 @@ export async function classifyShellCommand(command: string): Promise<ShellVerdic
     try {
       const root = tree.rootNode;
       if (root.hasError) deny('the command could not be parsed as bash (syntax error or incomplete command); fix the syntax');
+      // A second, independent parser (mvdan/sh) must read the same structure, so that the
+      // tree judged below is the command bash runs. Its verdict is taken first but raised
+      // after the walker: a command the walker refuses anyway keeps the walker's more
+      // specific reason, and nothing the parsers read differently is ever allowed.
+      const disagreement = await parserDisagreement(command, root);
       checkTextAgainstTree(command, root);
       new TreeWalker(command).statement(root);
+      if (disagreement) deny(agreementReason(disagreement));
     } finally {
       tree.delete();
     }
