@@ -14,7 +14,7 @@ import { classifyWords } from './programs/registry';
 import type { CommandContext } from './programs/types';
 import { checkTestWords } from './programs/coreutils';
 import { checkRedirect, type RedirectChecks } from './redirects';
-import { evalWord, quote, type ShellWord } from './words';
+import { evalWord, quote, type ShellWord, type SubstitutionWalker } from './words';
 
 /** Tokens that only separate or group the statements around them. */
 const SEPARATORS = new Set([';', '&', '&&', '||', '|', '|&', '\n', '(', ')', '{', '}', '!', 'do', 'done', 'then', 'fi', 'elif', 'else', 'if', 'while', 'until']);
@@ -33,11 +33,37 @@ const REFUSED: Readonly<Record<string, string>> = {
 export class TreeWalker {
   private readonly ctx: CommandContext;
   private readonly redirects: RedirectChecks;
+  /** How many `$(...)`/`<(...)` levels deep the walk is. */
+  private substitutionDepth = 0;
+  /** Walks the statements inside a substitution with the same rules. */
+  private readonly inner: SubstitutionWalker = (node) => {
+    if (this.substitutionDepth >= 8) deny('substitutions are nested too deeply');
+    this.substitutionDepth++;
+    try {
+      this.substitutionStatement(node);
+    } finally {
+      this.substitutionDepth--;
+    }
+  };
 
   /** `source` is the command text the tree was parsed from (redirect checks re-read it). */
   constructor(source: string) {
     this.ctx = { run: classifyWords, exec: false, xargs: false, depth: 0 };
-    this.redirects = { source, walk: (n) => this.statement(n) };
+    this.redirects = {
+      source,
+      walk: (n) => this.statement(n),
+      word: (n) => evalWord(n, this.inner),
+      insideSubstitution: () => this.substitutionDepth > 0,
+    };
+  }
+
+  /** A statement inside `$(...)`; `$(< file)` is bash's shorthand for `$(cat file)`. */
+  private substitutionStatement(node: Node): void {
+    if (node.type === 'file_redirect') {
+      if (checkRedirect(node, this.redirects).length > 0) deny(`unsupported substitution ${quote(node.text)}`);
+      return;
+    }
+    this.statement(node);
   }
 
   statement(node: Node): void {
@@ -46,6 +72,8 @@ export class TreeWalker {
     if (refused) deny(refused);
     switch (node.type) {
       case 'comment':
+        // Where a comment ends inside `$(...)` is a fine point parsers disagree on.
+        if (this.substitutionDepth > 0) deny('comments inside $(...) are not allowed; leave them out');
         return;
       case 'command':
         return this.command(node, []);
@@ -114,14 +142,14 @@ export class TreeWalker {
     if (!name) deny('a command without a program name is not allowed');
     if (name.childCount !== 1) deny(`unsupported command name ${quote(name.text)}`);
     args.sort((a, b) => a.startIndex - b.startIndex);
-    const words = [evalWord(name.child(0)!), ...args.map((a) => this.word(a))];
+    const words = [evalWord(name.child(0)!, this.inner), ...args.map((a) => this.word(a))];
     classifyWords(words, this.ctx);
   }
 
   private word(node: Node): ShellWord {
     if (node.type === '$') deny('locale strings ($"...") are not allowed; use ordinary quotes');
     if (!WORDS.has(node.type)) deny(`unsupported argument syntax (${node.type}) in ${quote(node.text)}`);
-    return evalWord(node);
+    return evalWord(node, this.inner);
   }
 
   private assignment(node: Node): void {
@@ -149,14 +177,14 @@ export class TreeWalker {
         if (child.type === 'unary_expression' || child.type === 'binary_expression') flatten(child);
         else if (child.type === 'test_operator' || ['!', '=', '==', '!='].includes(child.type)) words.push({ kind: 'static', value: child.text, text: child.text });
         else if (child.type === '<' || child.type === '>') deny('`<` and `>` inside `[ ]` are redirections; use `-lt`/`-gt` or quote them');
-        else if (WORDS.has(child.type)) words.push(evalWord(child));
+        else if (WORDS.has(child.type)) words.push(evalWord(child, this.inner));
         else deny(`unsupported test syntax \`${child.type}\` in ${quote(node.text)}`);
       }
     };
     for (let i = 1; i < node.childCount - 1; i++) {
       const child = node.child(i)!;
       if (child.type === 'unary_expression' || child.type === 'binary_expression') flatten(child);
-      else if (WORDS.has(child.type)) words.push(evalWord(child));
+      else if (WORDS.has(child.type)) words.push(evalWord(child, this.inner));
       else deny(`unsupported test syntax \`${child.type}\` in ${quote(node.text)}`);
     }
     if (node.child(node.childCount - 1)?.type !== ']') deny('`[` must end with `]`');

@@ -1,8 +1,11 @@
 /**
  * Turns one shell word (a parse-tree node) into what bash would pass to the program,
- * or says it cannot be known statically. Quote removal is done here; anything that
- * executes code while the word is expanded (command/process substitution, arithmetic,
- * parameter operators such as `${x:=..}` or `${!x}`) is refused outright.
+ * or says it cannot be known statically. Quote removal is done here, including exact
+ * decoding of `$'...'` strings. Command and process substitutions are allowed only when
+ * the caller can walk their inner statements with the same rules (their result is then
+ * unknown text, like a variable's); arithmetic expansion only over numeric literals
+ * (a name there is evaluated, and its value can hold `a[$(cmd)]`); parameter operators
+ * such as `${x:=..}`, `${x@P}` or `${!x}` are refused outright.
  *
  * A word whose value depends on the environment or the file system (a variable, a
  * glob, brace expansion, a tilde) is `dynamic`; rules then only know whether it could
@@ -54,6 +57,12 @@ export function quote(text: string): string {
   return '`' + (flat.length > 60 ? flat.slice(0, 57) + '...' : flat) + '`';
 }
 
+/**
+ * Walks the statements inside `$(...)`, backquotes, `<(...)` and `>(...)`; without one,
+ * substitutions are refused.
+ */
+export type SubstitutionWalker = (statement: Node) => void;
+
 type Piece =
   | { readonly literal: string; readonly quoted: boolean }
   | { readonly dynamic: true; readonly quoted: boolean; readonly multi: boolean };
@@ -61,13 +70,13 @@ type Piece =
 const SUBSTITUTION_HINT = 'it runs a command while the line is expanded; run the inner command on its own instead';
 
 /** Evaluate a word node (argument, command name, redirect target, assignment value). */
-export function evalWord(node: Node): ShellWord {
+export function evalWord(node: Node, inner?: SubstitutionWalker): ShellWord {
   const pieces: Piece[] = [];
-  collect(node, pieces, false);
+  collect(node, pieces, false, inner);
   return assemble(pieces, node.text);
 }
 
-function collect(node: Node, out: Piece[], inConcat: boolean): void {
+function collect(node: Node, out: Piece[], inConcat: boolean, inner: SubstitutionWalker | undefined): void {
   switch (node.type) {
     case 'word':
     case 'number':
@@ -79,18 +88,12 @@ function collect(node: Node, out: Piece[], inConcat: boolean): void {
       out.push({ literal: node.text.slice(1, -1), quoted: true });
       return;
     case 'string':
-      doubleQuoted(node, out);
+      doubleQuoted(node, out, inner);
       return;
-    case 'ansi_c_string': {
+    case 'ansi_c_string':
       leaf(node);
-      const body = node.text.slice(2, -1);
-      const escape = body.indexOf('\\');
-      // Decoding every $'..' escape exactly as bash does is not worth the risk: a
-      // string with escapes is simply "unknown after its first backslash".
-      if (escape < 0) out.push({ literal: body, quoted: true });
-      else out.push({ literal: body.slice(0, escape), quoted: true }, { dynamic: true, quoted: true, multi: false });
+      out.push({ literal: decodeAnsiC(node.text), quoted: true });
       return;
-    }
     case 'simple_expansion':
     case 'expansion':
       checkPlainExpansion(node);
@@ -106,15 +109,24 @@ function collect(node: Node, out: Piece[], inConcat: boolean): void {
         // tree-sitter leaves a bare `$` as its own token; it is literal only at the end
         // of a word (`a$`). Before a quote it starts a $"..." locale string.
         if (child.type === '$' && !child.isNamed && i === node.childCount - 1) out.push({ literal: '$', quoted: false });
-        else collect(child, out, true);
+        else collect(child, out, true, inner);
       }
       return;
     case 'command_substitution':
-      return deny(`command substitution ${quote(node.text)} is not allowed: ${SUBSTITUTION_HINT}`);
+      substitution(node, inner);
+      // Unquoted, the output is split and globbed like an unquoted variable.
+      out.push({ dynamic: true, quoted: false, multi: true });
+      return;
     case 'process_substitution':
-      return deny(`process substitution ${quote(node.text)} is not allowed: ${SUBSTITUTION_HINT}`);
+      substitution(node, inner);
+      // Becomes a /dev/fd/N path: one word, never an option.
+      out.push({ literal: '/dev/fd/', quoted: true }, { dynamic: true, quoted: true, multi: false });
+      return;
     case 'arithmetic_expansion':
-      return deny(`arithmetic expansion ${quote(node.text)} is not allowed (it can assign variables and run code through array subscripts); compute the value yourself`);
+      checkArithmetic(node);
+      // Digits and a sign only (IFS cannot be changed), so one word that may start with `-`.
+      out.push({ dynamic: true, quoted: true, multi: false });
+      return;
     case 'translated_string':
       return deny(`locale string ${quote(node.text)} is not allowed; use ordinary quotes`);
     default:
@@ -145,7 +157,7 @@ function unquoted(text: string, out: Piece[]): void {
   if (active) out.push({ literal: active, quoted: false });
 }
 
-function doubleQuoted(node: Node, out: Piece[]): void {
+function doubleQuoted(node: Node, out: Piece[], inner: SubstitutionWalker | undefined): void {
   const last = node.childCount - 1;
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)!;
@@ -166,8 +178,12 @@ function doubleQuoted(node: Node, out: Piece[]): void {
         break;
       }
       case 'command_substitution':
+        substitution(child, inner);
+        out.push({ dynamic: true, quoted: true, multi: false });
+        break;
       case 'arithmetic_expansion':
-        collect(child, out, true); // throws with the specific reason
+        checkArithmetic(child);
+        out.push({ dynamic: true, quoted: true, multi: false });
         break;
       default:
         deny(`unsupported syntax inside quotes: ${quote(child.text)}`);
@@ -178,6 +194,84 @@ function doubleQuoted(node: Node, out: Piece[]): void {
 /** Inside double quotes a backslash only escapes `$`, backquote, `"`, `\` and newline. */
 function unescapeDoubleQuoted(text: string): string {
   return text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
+}
+
+/**
+ * Walk the statements of `$(...)`, backquotes or `<(...)`/`>(...)`. Inside backquotes bash
+ * removes one level of backslashes before parsing the text again, which tree-sitter does
+ * not model, so a backquoted command may not contain a backslash (use `$(...)`).
+ */
+function substitution(node: Node, inner: SubstitutionWalker | undefined): void {
+  if (!inner) deny(`substitution ${quote(node.text)} is not allowed here: ${SUBSTITUTION_HINT}`);
+  const first = node.child(0);
+  const last = node.child(node.childCount - 1);
+  const open = first?.type ?? '';
+  if (!['$(', '`', '<(', '>('].includes(open) || last?.type !== (open === '`' ? '`' : ')')) {
+    deny(`unsupported substitution syntax in ${quote(node.text)}`);
+  }
+  if (open === '`' && node.text.slice(1, -1).includes('\\')) {
+    deny('a backslash inside backquotes is re-read by bash in a way the checker does not model; use $(...) instead');
+  }
+  const statements = node.children.slice(1, -1).filter((c): c is Node => c !== null);
+  if (statements.length === 0) return;
+  for (const child of statements) {
+    if (!child.isNamed) deny(`unsupported syntax \`${child.type}\` in ${quote(node.text)}`);
+    inner(child);
+  }
+}
+
+/**
+ * `$((...))` and `$[...]`: only numeric literals and operators. A name (with or without
+ * `$`) is evaluated as arithmetic, recursively through its value, so `x='a[$(cmd)]'`
+ * makes `$((x))` run cmd; `=`, `++` and `--` assign.
+ */
+function checkArithmetic(node: Node): void {
+  const open = node.child(0)?.type;
+  const close = node.child(node.childCount - 1)?.type;
+  const text = node.text;
+  let body: string | undefined;
+  if (open === '$((' && close === '))' && text.startsWith('$((') && text.endsWith('))')) body = text.slice(3, -2);
+  else if (open === '$[' && close === ']' && text.startsWith('$[') && text.endsWith(']')) body = text.slice(2, -1);
+  const reason = `arithmetic expansion ${quote(text)} may only use numbers and operators (names are evaluated and can assign or run code); compute the value yourself`;
+  if (body === undefined || !/^[0-9\s+\-*/%<>=!&|^~?:(),]*$/.test(body)) deny(reason);
+  if (/\+\+|--/.test(body) || /=/.test(body.replace(/[=!<>]=/g, ''))) deny(reason);
+}
+
+/**
+ * Decode the text of a `$'...'` word exactly as bash 5 does. Escapes whose result
+ * depends on the locale (`\u`, `\U`) or on finer points of bash's parser (`\c`), and
+ * any that produce a NUL byte (bash cuts the word there), are refused instead.
+ */
+export function decodeAnsiC(text: string): string {
+  if (!text.startsWith("$'") || !text.endsWith("'") || text.length < 3) deny(`unsupported $'...' string ${quote(text)}`);
+  const body = text.slice(2, -1);
+  const SIMPLE: Readonly<Record<string, string>> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== '\\' || i + 1 >= body.length) {
+      out += c;
+      continue;
+    }
+    const e = body[++i]!;
+    if (Object.hasOwn(SIMPLE, e)) {
+      out += SIMPLE[e];
+    } else if (/[0-7]/.test(e)) {
+      const digits = /^[0-7]{1,3}/.exec(body.slice(i))![0];
+      out += String.fromCharCode(parseInt(digits, 8) & 0xff);
+      i += digits.length - 1;
+    } else if (e === 'x' && /^[0-9a-fA-F]/.test(body.slice(i + 1))) {
+      const digits = /^[0-9a-fA-F]{1,2}/.exec(body.slice(i + 1))![0];
+      out += String.fromCharCode(parseInt(digits, 16));
+      i += digits.length;
+    } else if (e === 'u' || e === 'U' || e === 'c') {
+      deny(`the \`\\${e}\` escape in ${quote(text)} is not supported; write the character directly inside quotes`);
+    } else {
+      out += '\\' + e; // bash keeps unknown escapes (and a lone `\x`) as written
+    }
+  }
+  if (out.includes('\0')) deny(`${quote(text)} contains a NUL byte, where bash would cut the word; leave it out`);
+  return out;
 }
 
 /** Only `$name` and `${name}`: every operator form can assign, index or indirect. */
