@@ -9,7 +9,7 @@
 import { checkAssignable } from '../assignments';
 import { deny } from '../deny';
 import { longTable, refuse, refuseOptions, scanOptions, shortTable, type OptionSpec } from '../options';
-import { mayBeOption, maySplit, quote, type ShellWord } from '../words';
+import { maySplit, quote, type ShellWord } from '../words';
 import type { ProgramRule } from './types';
 
 const SORT: OptionSpec = {
