@@ -176,7 +176,8 @@ describe('wrappers', () => {
 describe('find', () => {
   it.each<Case>([
     ['find . -delete', /find -delete/],
-    ['find . -exec cat {} +', /find -exec/],
+    ['find . -exec rm {} +', /rm/],
+    ['find . -exec {} \\;', /literal name/],
     ['find . -fprint out', /find -fprint/],
     ['find . -name *.ts', /could expand/],
     ['find . -newermt 2024-01-01 -delete', /find -delete/],

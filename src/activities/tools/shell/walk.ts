@@ -169,7 +169,8 @@ export class TreeWalker {
 
   /** `[ ... ]`: flatten the parsed expression back into the words `[` receives. */
   private test(node: Node): void {
-    if (node.child(0)?.type !== '[') deny('`[[ ... ]]` evaluates arithmetic on variable contents, which can run code; use `[ ... ]` or `test`');
+    if (node.child(0)?.type === '[[') return this.doubleBracket(node);
+    if (node.child(0)?.type !== '[') deny(`unsupported test syntax in ${quote(node.text)}`);
     const words: ShellWord[] = [];
     const flatten = (n: Node): void => {
       for (const child of n.children) {
@@ -189,6 +190,69 @@ export class TreeWalker {
     }
     if (node.child(node.childCount - 1)?.type !== ']') deny('`[` must end with `]`');
     checkTestWords(words, false);
+  }
+
+  /**
+   * `[[ ... ]]`: file tests, string and pattern comparisons, `=~`, `&&`, `||`, `!`, `( )`.
+   * Its arithmetic comparisons (-eq, -lt...) evaluate both sides as arithmetic, names and
+   * subscripts included, and `-v`/`-R` evaluate subscripts, so those need literal numbers
+   * or are refused. Pattern and regex operands are taken as text only when they hold no
+   * expansion tree-sitter might have left unparsed.
+   */
+  private doubleBracket(node: Node): void {
+    if (node.child(node.childCount - 1)?.type !== ']]' || node.childCount !== 3) deny(`unsupported \`[[\` syntax in ${quote(node.text)}`);
+    this.condition(node.child(1)!);
+  }
+
+  private condition(node: Node): void {
+    const kids = node.children.filter((c): c is Node => c !== null);
+    const op = kids[1];
+    switch (node.type) {
+      case 'parenthesized_expression':
+        if (kids.length !== 3 || kids[0]!.type !== '(' || kids[2]!.type !== ')') deny(`unsupported \`[[\` syntax in ${quote(node.text)}`);
+        return this.condition(kids[1]!);
+      case 'unary_expression':
+        if (kids.length !== 2) deny(`unsupported \`[[\` syntax in ${quote(node.text)}`);
+        if (kids[0]!.type === '!') return this.condition(kids[1]!);
+        if (kids[0]!.type !== 'test_operator' || !/^-[a-zA-Z]$/.test(kids[0]!.text)) deny(`unsupported \`[[\` syntax in ${quote(node.text)}`);
+        if (/^-[vR]$/.test(kids[0]!.text)) deny(`\`[[ ${kids[0]!.text} ]]\` evaluates array subscripts, which can run code; use -n "$name" instead`);
+        this.conditionOperand(kids[1]!);
+        return;
+      case 'binary_expression': {
+        if (kids.length !== 3 || !op) deny(`unsupported \`[[\` syntax in ${quote(node.text)}`);
+        if (op.type === '&&' || op.type === '||') {
+          this.condition(kids[0]!);
+          return this.condition(kids[2]!);
+        }
+        if (op.type === 'test_operator' && /^-(eq|ne|lt|le|gt|ge)$/.test(op.text)) {
+          for (const side of [kids[0]!, kids[2]!]) {
+            const w = this.conditionOperand(side);
+            if (w.kind !== 'static' || !/^-?[0-9]+$/.test(w.value)) {
+              deny(`\`${op.text}\` inside [[ ]] evaluates its operands as arithmetic (names, subscripts, $(...)); use [ ... ] for numeric tests`);
+            }
+          }
+          return;
+        }
+        if (!['==', '=', '!=', '<', '>', '=~'].includes(op.type) && !(op.type === 'test_operator' && /^-(nt|ot|ef)$/.test(op.text))) {
+          deny(`unsupported \`[[\` operator in ${quote(node.text)}`);
+        }
+        this.conditionOperand(kids[0]!);
+        this.conditionOperand(kids[2]!);
+        return;
+      }
+      default:
+        this.conditionOperand(node);
+    }
+  }
+
+  private conditionOperand(node: Node): ShellWord {
+    if (node.type === 'extglob_pattern' || node.type === 'regex') {
+      // Leaves: bash still expands `$x`, `$(...)` and backquotes in them.
+      if (node.childCount !== 0 || /[`'"]|\$[^)|]|<\(|>\(/.test(node.text)) deny(`pattern ${quote(node.text)} in [[ ]] must be plain text; quote expansions separately`);
+      return { kind: 'static', value: node.text, text: node.text };
+    }
+    if (!WORDS.has(node.type)) deny(`unsupported \`[[\` operand in ${quote(node.text)}`);
+    return evalWord(node, this.inner);
   }
 
   private forLoop(node: Node): void {

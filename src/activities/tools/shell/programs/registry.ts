@@ -15,6 +15,8 @@ import { gitRules } from './git';
 import { ipRules } from './ip';
 import { sedRules } from './sed';
 import type { CommandContext, ProgramRule } from './types';
+import { versionRules } from './versions';
+import { viewerRules } from './viewers';
 import { wrapperRules } from './wrappers';
 
 /** Programs for which no argument can write or execute (checked option by option). */
@@ -34,6 +36,8 @@ const RULES: Readonly<Record<string, ProgramRule>> = {
   ...gitRules,
   ...ipRules,
   ...wrapperRules,
+  ...versionRules,
+  ...viewerRules,
 };
 
 const INTERPRETER = 'can run arbitrary code; inspect files with cat, grep, sed -n or awk (without system()) instead';
