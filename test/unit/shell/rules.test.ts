@@ -124,7 +124,8 @@ describe('lists, groups and control flow', () => {
   it.each<Case>([
     ['ls; rm x', /rm/],
     ['ls |& rm x', /rm/],
-    ['ls & rm x', /rm/],
+    ['ls & rm x', /background/],
+    ['(sleep 99999 &)', /background/],
     ['(ls; (rm x))', /rm/],
     ['if true; then ls; else rm x; fi', /rm/],
     ['for PATH in /tmp; do ls; done', /PATH/],

@@ -27,7 +27,7 @@ export interface RedirectChecks {
 
 const OUTPUT_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const CLOSE_OPS = new Set(['>&-', '<&-']);
-const CHAIN_TOKENS = new Set(['&&', '||', '|', '|&', ';', '&']);
+const CHAIN_TOKENS = new Set(['&&', '||', '|', '|&', ';']);
 const INSIDE_WORD = new Set(['string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'word', 'command_substitution', 'process_substitution', 'expansion', 'arithmetic_expansion', 'heredoc_body', 'comment']);
 
 /** Check one redirect node; returns word nodes that are really command arguments. */

@@ -17,7 +17,7 @@ import { checkRedirect, type RedirectChecks } from './redirects';
 import { evalWord, quote, type ShellWord, type SubstitutionWalker } from './words';
 
 /** Tokens that only separate or group the statements around them. */
-const SEPARATORS = new Set([';', '&', '&&', '||', '|', '|&', '\n', '(', ')', '{', '}', '!', 'do', 'done', 'then', 'fi', 'elif', 'else', 'if', 'while', 'until']);
+const SEPARATORS = new Set([';', '&&', '||', '|', '|&', '\n', '(', ')', '{', '}', '!', 'do', 'done', 'then', 'fi', 'elif', 'else', 'if', 'while', 'until']);
 const CONTAINERS = new Set(['program', 'list', 'pipeline', 'subshell', 'compound_statement', 'negated_command', 'do_group', 'if_statement', 'elif_clause', 'else_clause', 'while_statement']);
 const WORDS = new Set(['word', 'string', 'raw_string', 'number', 'concatenation', 'simple_expansion', 'expansion', 'ansi_c_string', 'brace_expression', 'command_substitution', 'process_substitution', 'arithmetic_expansion', 'translated_string']);
 
@@ -105,6 +105,7 @@ export class TreeWalker {
     for (const child of node.children) {
       if (!child) continue;
       if (child.isNamed) visit(child);
+      else if (child.type === '&') deny('running a command in the background (`&`) leaves a process behind; run it in the foreground');
       else if (!SEPARATORS.has(child.type)) deny(`unsupported shell syntax \`${child.type}\` in ${quote(node.text)}`);
     }
   }
