@@ -88,8 +88,12 @@ function fileRedirect(node: Node, checks: RedirectChecks): Node[] {
     deny(`redirection ${quote(node.text)} writes a file; let the output go to stdout, or to /dev/null to discard it`);
   }
   if (op === '<') {
-    if (value === undefined) deny(`input redirection ${quote(node.text)} needs a literal file name`);
-    if (/^\/dev\/(tcp|udp)\//.test(value)) deny('/dev/tcp and /dev/udp open network connections; leave them out');
+    // bash itself opens /dev/tcp/HOST/PORT and /dev/udp/... as sockets; a name whose text
+    // is unknown (`< "$f"`) must at least start with something that rules them out.
+    const known = value ?? (word.kind === 'dynamic' ? word.prefix : '');
+    const couldBeSocket = ['/dev/tcp/', '/dev/udp/'].some((p) => known.startsWith(p) || (value === undefined && p.startsWith(known)));
+    if (couldBeSocket) deny(value === undefined ? `input redirection ${quote(node.text)} could open a /dev/tcp socket; name the file literally` : '/dev/tcp and /dev/udp open network connections; leave them out');
+    if (word.kind === 'dynamic' && word.multi && word.prefix !== '/dev/fd/') deny(`input redirection ${quote(node.text)} could expand to several names; quote it`);
     return extras;
   }
   return deny(`unsupported redirection ${quote(node.text)}`);

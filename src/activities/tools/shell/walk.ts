@@ -14,7 +14,7 @@ import { classifyWords } from './programs/registry';
 import type { CommandContext } from './programs/types';
 import { checkTestWords } from './programs/coreutils';
 import { checkRedirect, type RedirectChecks } from './redirects';
-import { evalWord, quote, type ShellWord, type SubstitutionWalker } from './words';
+import { checkArithmetic, evalWord, quote, type ShellWord, type SubstitutionWalker } from './words';
 
 /** Tokens that only separate or group the statements around them. */
 const SEPARATORS = new Set([';', '&&', '||', '|', '|&', '\n', '(', ')', '{', '}', '!', 'do', 'done', 'then', 'fi', 'elif', 'else', 'if', 'while', 'until']);
@@ -29,6 +29,15 @@ const REFUSED: Readonly<Record<string, string>> = {
   c_style_for_statement: 'C-style `for ((...))` uses arithmetic, which is not allowed; use `for x in ...`',
   ERROR: 'the command could not be parsed; fix the shell syntax',
 };
+
+/** `(( ... ))`: like `$(( ... ))`, only numbers and operators. */
+function checkArithmeticCommand(node: Node): void {
+  const text = node.text;
+  if (!text.startsWith('((') || !text.endsWith('))') || node.child(node.childCount - 1)?.type !== '))') {
+    deny(`arithmetic command ${quote(text)} is not supported; compute values yourself`);
+  }
+  checkArithmetic(node, text.slice(2, -2));
+}
 
 export class TreeWalker {
   private readonly ctx: CommandContext;
@@ -88,7 +97,7 @@ export class TreeWalker {
       case 'for_statement':
         return this.forLoop(node);
       case 'compound_statement':
-        if (node.child(0)?.type === '((') deny(`arithmetic command ${quote(node.text)} is not allowed; compute values yourself`);
+        if (node.child(0)?.type === '((') return checkArithmeticCommand(node);
         return this.container(node);
       default:
         if (CONTAINERS.has(node.type)) return this.container(node);
@@ -137,7 +146,7 @@ export class TreeWalker {
       if (field === 'name') name = child;
       else if (field === 'argument') args.push(child);
       else if (field === 'redirect') args.push(...checkRedirect(child, this.redirects));
-      else if (child.type === 'variable_assignment') this.assignment(child);
+      else if (child.type === 'variable_assignment') this.assignment(child, this.isRead(node));
       else deny(`unsupported shell syntax \`${child.type}\` in ${quote(node.text)}`);
     }
     if (!name) deny('a command without a program name is not allowed');
@@ -153,18 +162,45 @@ export class TreeWalker {
     return evalWord(node, this.inner);
   }
 
-  private assignment(node: Node): void {
+  /** Whether a command node runs the `read` builtin (by its literal name). */
+  private isRead(command: Node): boolean {
+    const name = command.childForFieldName('name');
+    return name?.text === 'read';
+  }
+
+  /**
+   * `NAME=value`. `forRead`: a prefix of `read`, where IFS only tells read how to split
+   * the line (bash restores it after the builtin), so `IFS=, read -r a b` is allowed.
+   */
+  private assignment(node: Node, forRead = false): void {
     if (node.type !== 'variable_assignment') deny(`unsupported assignment ${quote(node.text)}`);
     const name = node.childForFieldName('name');
     if (name?.type !== 'variable_name') deny(`assignment ${quote(node.text)} is not allowed (only plain variable names)`);
-    checkAssignable(name.text);
+    if (!(forRead && name.text === 'IFS')) checkAssignable(name.text);
     const value = node.childForFieldName('value');
-    if (value?.type === 'array') deny('array assignments are not allowed; leave them out');
+    if (value?.type === 'array') return this.arrayValue(node, value);
     if (value) this.word(value);
     for (const child of node.children) {
       if (child && child.id !== name.id && child.id !== value?.id && child.type !== '=' && child.type !== '+=') {
         deny(`unsupported assignment ${quote(node.text)}`);
       }
+    }
+  }
+
+  /**
+   * `name=(a b c)`: plain elements only. A literal `[key]=value` element evaluates `key`
+   * as an arithmetic subscript, so it is refused, as is `+=` appending.
+   */
+  private arrayValue(assignment: Node, array: Node): void {
+    if (assignment.children.some((c) => c?.type === '+=')) deny('appending to an array is not allowed; leave it out');
+    for (const child of array.children) {
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (child.type !== '(' && child.type !== ')') deny(`unsupported array syntax in ${quote(array.text)}`);
+        continue;
+      }
+      if (child.text.startsWith('[') || !WORDS.has(child.type)) deny(`array element ${quote(child.text)} is not allowed (a [key]= element evaluates its subscript)`);
+      this.word(child);
     }
   }
 

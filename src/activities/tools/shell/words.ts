@@ -95,8 +95,11 @@ function collect(node: Node, out: Piece[], inConcat: boolean, inner: Substitutio
       out.push({ literal: decodeAnsiC(node.text), quoted: true });
       return;
     case 'simple_expansion':
-    case 'expansion':
       checkPlainExpansion(node);
+      out.push({ dynamic: true, quoted: false, multi: true });
+      return;
+    case 'expansion':
+      checkExpansion(node, inner);
       out.push({ dynamic: true, quoted: false, multi: true });
       return;
     case 'brace_expression':
@@ -171,7 +174,8 @@ function doubleQuoted(node: Node, out: Piece[], inner: SubstitutionWalker | unde
         break;
       case 'simple_expansion':
       case 'expansion': {
-        checkPlainExpansion(child);
+        if (child.type === 'expansion') checkExpansion(child, inner);
+        else checkPlainExpansion(child);
         // "$@" (and "${@}") still becomes one word per positional parameter.
         const multi = child.namedChildren.some((c) => c?.type === 'special_variable_name' && c.text === '@');
         out.push({ dynamic: true, quoted: true, multi });
@@ -227,14 +231,17 @@ function substitution(node: Node, inner: SubstitutionWalker | undefined): void {
  * `$`) is evaluated as arithmetic, recursively through its value, so `x='a[$(cmd)]'`
  * makes `$((x))` run cmd; `=`, `++` and `--` assign.
  */
-function checkArithmetic(node: Node): void {
+export function checkArithmetic(node: Node, given?: string): void {
   const open = node.child(0)?.type;
   const close = node.child(node.childCount - 1)?.type;
   const text = node.text;
-  let body: string | undefined;
-  if (open === '$((' && close === '))' && text.startsWith('$((') && text.endsWith('))')) body = text.slice(3, -2);
+  let body = given;
+  if (given !== undefined) body = given;
+  else if (open === '$((' && close === '))' && text.startsWith('$((') && text.endsWith('))')) body = text.slice(3, -2);
   else if (open === '$[' && close === ']' && text.startsWith('$[') && text.endsWith(']')) body = text.slice(2, -1);
   const reason = `arithmetic expansion ${quote(text)} may only use numbers and operators (names are evaluated and can assign or run code); compute the value yourself`;
+  // Hexadecimal literals (0x1F) are numbers too; `base#digits` is not accepted.
+  if (body !== undefined) body = body.replace(/\b0[xX][0-9a-fA-F]+\b/g, '0');
   if (body === undefined || !/^[0-9\s+\-*/%<>=!&|^~?:(),]*$/.test(body)) deny(reason);
   if (/\+\+|--/.test(body) || /=/.test(body.replace(/[=!<>]=/g, ''))) deny(reason);
 }
@@ -274,6 +281,69 @@ export function decodeAnsiC(text: string): string {
   }
   if (out.includes('\0')) deny(`${quote(text)} contains a NUL byte, where bash would cut the word; leave it out`);
   return out;
+}
+
+/** Operators of `${name OP word}` that only compute a string from the value. */
+const STRING_OPS = new Set(['#', '##', '%', '%%', '/', '//', '/#', '/%', ':-', '-', ':+', '+', '^', '^^', ',', ',,']);
+
+/**
+ * `${...}` forms that only compute a string: `${name}`, `${#name}`, `${name#pat}` and the
+ * other trimming, replacing, case and default forms, `${name:N[:M]}` with literal numbers,
+ * and `${name[N]}`/`${name[@]}`/`${#name[@]}` with a literal index. Refused: assigning
+ * forms (`:=`, `=`), `:?`, indirection (`${!x}`), transformations (`${x@P}` expands a
+ * prompt, running `$(...)` in the value), and any subscript or offset that is not a
+ * literal number (it is evaluated as arithmetic, names and subscripts included).
+ * Words inside may hold substitutions, walked with the same rules.
+ */
+function checkExpansion(node: Node, inner: SubstitutionWalker | undefined): void {
+  const kids = node.children.filter((c): c is Node => c !== null);
+  const reason = (): never =>
+    deny(`parameter expansion ${quote(node.text)} is not allowed: only plain, length, trimming, replacing, case and default forms are (assignments, indirection, @ transformations and computed subscripts or offsets can assign or run code)`);
+  if (kids[0]?.type !== '${' || kids[kids.length - 1]?.type !== '}') reason();
+  const body = kids.slice(1, -1);
+  let at = 0;
+  if (body[0]?.type === '#' && body.length === 2) at = 1; // ${#name}, ${#a[@]}
+  const target = body[at];
+  if (!target) reason();
+  if (target!.type === 'subscript') checkSubscript(target!, reason);
+  else if (target!.type !== 'variable_name' && !(target!.type === 'special_variable_name' && body.length === 1)) reason();
+  const rest = body.slice(at + 1);
+  if (rest.length === 0) return;
+  if (at === 1) reason();
+  const op = rest[0]!;
+  if (op.type === ':' && !op.isNamed) {
+    // ${name:N} or ${name:N:M} with literal numbers only.
+    const ok = (rest.length === 2 || (rest.length === 4 && rest[2]!.type === ':')) && rest.filter((_, i) => i % 2 === 1).every((n) => /^[0-9]+$/.test(n.text) && n.type === 'number');
+    if (!ok) reason();
+    return;
+  }
+  if (op.isNamed || !STRING_OPS.has(op.type)) reason();
+  for (const part of rest.slice(1)) {
+    if (!part.isNamed) {
+      if (part.type !== '/' || !op.type.startsWith('/')) reason();
+      continue;
+    }
+    if (part.type === 'regex' || part.type === 'word') {
+      if (part.childCount !== 0 || /[$`\\'"]|[<>]\(/.test(part.text)) reason();
+    } else if (['string', 'simple_expansion', 'expansion', 'command_substitution', 'number'].includes(part.type)) {
+      // Not '...': inside "${x:-'...'}" single quotes are literal and $(...) in them runs.
+      evalWord(part, inner);
+    } else {
+      reason();
+    }
+  }
+}
+
+function checkSubscript(node: Node, reason: () => never): void {
+  const kids = node.children.filter((c): c is Node => c !== null);
+  const ok =
+    kids.length === 4 &&
+    kids[0]!.type === 'variable_name' &&
+    kids[1]!.type === '[' &&
+    kids[3]!.type === ']' &&
+    (/^[0-9]+$/.test(kids[2]!.text) || kids[2]!.text === '@' || kids[2]!.text === '*') &&
+    kids[2]!.childCount === 0;
+  if (!ok) reason();
 }
 
 /** Only `$name` and `${name}`: every operator form can assign, index or indirect. */

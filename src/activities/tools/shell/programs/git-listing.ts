@@ -178,6 +178,8 @@ export function gitListingRules(history: SubRule): Record<string, SubRule> {
     remote: checkRemote,
     stash: listingOnly('stash', ['list', 'show'], history),
     worktree: listingOnly('worktree', ['list'], history),
+    notes: listingOnly('notes', ['list', 'show'], history),
+    submodule: listingOnly('submodule', ['status'], history),
     reflog: reflog(history),
   };
 }

@@ -97,6 +97,11 @@ const SUBCOMMANDS: Readonly<Record<string, SubRule>> = {
   'check-ignore': plain,
   'check-attr': plain,
   version: plain,
+  cherry: history,
+  'range-diff': history,
+  'show-branch': plain,
+  'verify-pack': plain,
+  var: plain,
   ...gitListingRules(history),
 };
 

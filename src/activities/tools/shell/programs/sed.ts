@@ -37,6 +37,9 @@ const SED: OptionSpec = {
 function checkSed(args: readonly ShellWord[]): void {
   const { options, operands } = scanOptions(args, SED);
   const scripts = options.filter((o) => o.name === '-e' || o.name === '--expression').map((o) => o.value!);
+  // --version/--help exit during option parsing, before an operand script is compiled;
+  // -e pieces are compiled (and their w files opened) as they are met, so they still count.
+  if (scripts.length === 0 && options.some((o) => o.name === '--version' || o.name === '--help')) return;
   if (scripts.length === 0) {
     const first = operands[0];
     if (!first) deny('`sed` needs a script');

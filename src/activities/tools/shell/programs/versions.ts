@@ -2,9 +2,9 @@
  * Interpreters and toolchains asked only for their version (`node --version`,
  * `python3 -V`, `gcc --version`). With exactly that one argument they print and exit
  * without running a script; any other argument vector is refused, since these programs
- * run arbitrary code. Left out on purpose: package managers and toolchain proxies (npm,
- * yarn, pnpm, go, cargo, rustc) that may write logs, or download a toolchain named by the
- * project, even for `--version`.
+ * run arbitrary code. Left out on purpose: package managers and toolchain proxies (yarn,
+ * pnpm, go, cargo, rustc) that may download a toolchain named by the project even for
+ * `--version`.
  */
 import { deny } from '../deny';
 import type { ShellWord } from '../words';
@@ -24,6 +24,10 @@ const VERSION_FLAGS: Readonly<Record<string, readonly string[]>> = {
   cc: ['--version'],
   clang: ['--version'],
   make: ['--version'],
+  // Seen to write nothing for their version (the corpus's effect runs); other npm commands write logs.
+  npm: ['--version', '-v'],
+  npx: ['--version', '-v'],
+  tsc: ['--version', '-v'],
 };
 
 function versionOnly(name: string, flags: readonly string[]): ProgramRule {

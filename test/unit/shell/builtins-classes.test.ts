@@ -1,0 +1,133 @@
+/**
+ * Class 1 relatives of issue 10 and the false denials around them: bash builtins in
+ * their printing forms, string-only parameter expansions, plain array literals, `IFS=`
+ * for `read`, literal arithmetic commands and input from process substitution pass;
+ * the forms that assign through subscripts, change how later text is read, export
+ * arguments or run code stay refused.
+ */
+import { classifyShellCommand } from '../../../src/activities/tools/shell';
+
+async function allowed(command: string): Promise<boolean> {
+  return (await classifyShellCommand(command)).readOnly;
+}
+
+describe('builtins, expansions and arrays', () => {
+  it.each([
+    'set -k; git log GIT_PAGER=id',
+    'set -a',
+    'set -o posix',
+    'set -o keyword',
+    'set -ko pipefail',
+    'set -x',
+    'set -o xtrace',
+    'shopt -s extglob',
+    'shopt -u sourcepath',
+    "trap 'touch p' EXIT",
+    'trap ID EXIT',
+    'trap -- x EXIT',
+    "compgen -W '$(touch p)' x",
+    'compgen -C cmd x',
+    'compgen -F f x',
+    'hash -p /bin/sh ls',
+    'alias ls=rm',
+    'enable -f x.so y',
+    'enable -n echo',
+    'history -w out',
+    'history -a',
+    'jobs -x touch p',
+    'stty raw',
+    'tee out < f',
+    'tee -a /dev/null out',
+    'iconv -f utf-8 -t ascii -o out f',
+    'shuf -o out f',
+    'builtin eval id',
+    'builtin read PATH',
+    'echo ${x:=y}',
+    'echo ${x=y}',
+    'echo ${x:?msg}',
+    'echo ${x@P}',
+    'echo ${x@E}',
+    'echo ${!x}',
+    'echo ${!a[@]}',
+    'echo ${a[$i]}',
+    'echo ${a[i]}',
+    'echo ${a[1+1]}',
+    'echo ${x: -3}',
+    'echo ${x/a/$(touch p)}',
+    'echo ${x:-$(touch p)}',
+    'echo ${x:-`touch p`}',
+    'echo "${x:-${y:=z}}"',
+    "echo \"${x:-'$(touch p)'}\"", // single quotes are literal there: bash runs touch
+    'arr=([$(touch p)]=1)',
+    'arr=(a [1]=b)',
+    'arr=($(rm x))',
+    'PATH=(a)',
+    'arr+=(x)',
+    'IFS=, ls',
+    'IFS=, command read x',
+    'IFS=/; ls $x',
+    'cat < "$f"',
+    'f=/dev/tcp/example.com/80; cat < "$f"',
+    'cat < /dev/"$x"',
+    'cat < <(rm x)',
+    '(( x = 1 ))',
+    '(( x ))',
+    '(( a[$(touch p)] ))',
+    'echo $(( 16#ff ))',
+    'echo $(( 0x1 + y ))',
+  ])('denies %j', async (command) => {
+    expect(await allowed(command)).toBe(false);
+  });
+
+  it.each([
+    'set -euo pipefail; ls src',
+    'set -o pipefail; git log --oneline | head -3',
+    'set -e',
+    'set | grep -c =',
+    'set -o | head',
+    'shopt | head',
+    'shopt -p',
+    'trap -p',
+    'trap -l',
+    'compgen -c | grep -c .',
+    'compgen -v | head',
+    'compgen -A function',
+    'hash',
+    'alias',
+    'enable -a | head',
+    'history 5',
+    'jobs',
+    'dirs',
+    'times',
+    'umask',
+    'ulimit -a',
+    'help cd | head -3',
+    'pushd src >/dev/null && ls && popd >/dev/null',
+    'builtin echo hi',
+    'stty -a',
+    'cat README.md | tee /dev/null | wc -c',
+    'iconv -f utf-8 -t ascii//TRANSLIT README.md | head -3',
+    'base64 -d <<< aGVsbG8K',
+    'expr 6 \\* 7',
+    'seq 1 5 | paste -sd+ | bc',
+    'yes | head -3',
+    'sed --version | head -1',
+    'echo ${#HOME}',
+    'v=hello; echo ${v^^} ${v:1:3} ${v,,}',
+    'f=src/util/parse.ts; echo ${f##*/} ${f%.ts} ${f#src/} ${f%%/*}',
+    'echo "${PWD##*/}"',
+    'echo ${TMPDIR:-/tmp} ${x:+set} ${x-unset}',
+    'echo ${x//-/_} ${x/a/b}',
+    'echo "${x:-$(git rev-parse HEAD)}"',
+    'while read -r line; do echo "${#line} $line"; done < a.txt',
+    'arr=(a b c); echo ${arr[1]} ${#arr[@]} "${arr[@]}"',
+    'files=(src/*.ts); echo "${#files[@]}"',
+    'while IFS=, read -r id name score; do echo "$name"; done < data.csv',
+    'while read -r f; do echo "$f"; done < <(git ls-files src)',
+    'cat < src/"$x"',
+    'echo $(( 0x10 + 010 ))',
+    '(( 3 > 2 )) && echo bigger',
+  ])('allows %j', async (command) => {
+    expect(await allowed(command)).toBe(true);
+  });
+});
