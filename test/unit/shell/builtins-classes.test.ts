@@ -75,6 +75,20 @@ describe('builtins, expansions and arrays', () => {
     '(( a[$(touch p)] ))',
     'echo $(( 16#ff ))',
     'echo $(( 0x1 + y ))',
+    'declare -p x=1',
+    'declare -x FOO',
+    'declare -i x',
+    'declare',
+    'export x',
+    'local x',
+    'readonly x',
+    'exec ls',
+    'exec >out',
+    "mapfile -C 'touch p' -c 1 x < f",
+    'mapfile -t PATH < f',
+    'readarray -n "$n" x < f',
+    'git help log',
+    'git help',
   ])('denies %j', async (command) => {
     expect(await allowed(command)).toBe(false);
   });
@@ -127,6 +141,12 @@ describe('builtins, expansions and arrays', () => {
     'cat < src/"$x"',
     'echo $(( 0x10 + 010 ))',
     '(( 3 > 2 )) && echo bigger',
+    'declare -p HOME',
+    'declare -F | head',
+    'typeset -f',
+    'exec 2>/dev/null; ls src',
+    'mapfile -t files < <(git ls-files \'*.ts\'); echo "${#files[@]}"',
+    'git help -a | head -20',
   ])('allows %j', async (command) => {
     expect(await allowed(command)).toBe(true);
   });

@@ -23,12 +23,27 @@ const WORDS = new Set(['word', 'string', 'raw_string', 'number', 'concatenation'
 
 const REFUSED: Readonly<Record<string, string>> = {
   function_definition: 'defining a function is not allowed; run the commands directly',
-  declaration_command: '`export`/`declare`/`local`/`readonly`/`typeset` change variables and attributes; leave them out',
   unset_command: '`unset` is not allowed; leave it out',
   case_statement: '`case` is not supported by the read-only checker; use separate commands or `[ ... ] &&`',
   c_style_for_statement: 'C-style `for ((...))` uses arithmetic, which is not allowed; use `for x in ...`',
   ERROR: 'the command could not be parsed; fix the shell syntax',
 };
+
+/**
+ * `declare -p [NAME...]`, `declare -F`, `typeset -f`: printing forms only. Every other
+ * declaration (`export`, `local`, `readonly`, attributes, any `NAME=value`) changes
+ * variables, and `-i` makes later assignments arithmetic.
+ */
+function declarationCommand(node: Node): void {
+  const keyword = node.child(0)?.type;
+  const printing = (keyword === 'declare' || keyword === 'typeset') && node.childCount > 1;
+  const rest = node.children.slice(1);
+  const ok =
+    printing &&
+    rest.some((c) => c?.type === 'word' && /^-[pfF]+$/.test(c.text)) &&
+    rest.every((c) => (c?.type === 'word' && /^-[pfF]+$/.test(c.text)) || (c?.type === 'variable_name' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c.text)));
+  if (!ok) deny('`export`/`declare`/`local`/`readonly`/`typeset` change variables and attributes; only `declare -p` and `declare -F` (printing) are allowed');
+}
 
 /** `(( ... ))`: like `$(( ... ))`, only numbers and operators. */
 function checkArithmeticCommand(node: Node): void {
@@ -90,6 +105,8 @@ export class TreeWalker {
         return this.redirected(node);
       case 'variable_assignment':
         return this.assignment(node);
+      case 'declaration_command':
+        return declarationCommand(node);
       case 'variable_assignments':
         return this.children(node, (c) => this.assignment(c));
       case 'test_command':

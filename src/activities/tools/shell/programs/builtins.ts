@@ -7,6 +7,7 @@
  * `hash -p` maps a name to any file, `trap`/`compgen -W/-C/-F` and `jobs -x` run code,
  * `enable -f` loads a shared object, `history -w/-a` write files.
  */
+import { checkAssignable } from '../assignments';
 import { deny } from '../deny';
 import { refuseOptions } from '../options';
 import { quote, type ShellWord } from '../words';
@@ -99,6 +100,36 @@ function checkTrap(args: readonly ShellWord[]): void {
   deny('`trap` may only print (`trap -p`); setting a trap runs code');
 }
 
+/** `exec` with no command only applies its redirections (checked like any other) to the shell. */
+function checkExec(args: readonly ShellWord[]): void {
+  if (args.length > 0) deny('`exec COMMAND` replaces the shell; run the command directly');
+}
+
+/**
+ * `mapfile`/`readarray`: reads lines into an array. -C/-c run a callback; numeric
+ * options must be literal digits; the array name goes through the assignment rules.
+ */
+function checkMapfile(args: readonly ShellWord[]): void {
+  const words = literal(args, 'mapfile');
+  const names: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '-t') continue;
+    if (/^-[nOsu]$/.test(w)) {
+      if (!/^[0-9]+$/.test(words[++i] ?? '')) deny(`\`mapfile ${w}\` needs a literal number`);
+      continue;
+    }
+    if (w === '-d') {
+      i++;
+      continue;
+    }
+    if (w.startsWith('-')) deny(`\`mapfile ${w}\` is not allowed (-C runs a callback)`);
+    names.push(w);
+  }
+  if (names.length > 1) deny('`mapfile` takes one array name');
+  for (const name of names) checkAssignable(name);
+}
+
 const OUTPUT_FILE = 'writes its output to a file; let it print to stdout instead';
 
 export const builtinRules: Readonly<Record<string, ProgramRule>> = {
@@ -121,6 +152,9 @@ export const builtinRules: Readonly<Record<string, ProgramRule>> = {
   pushd: { anyArgs: true },
   popd: { anyArgs: true },
   tee: { check: checkTee },
+  exec: { check: checkExec },
+  mapfile: { check: checkMapfile },
+  readarray: { check: checkMapfile },
   iconv: { check: (args) => void refuseOptions(args, 'iconv', { output: `\`iconv --output\` ${OUTPUT_FILE}` }, { o: `\`iconv -o\` ${OUTPUT_FILE}` }) },
   shuf: { check: (args) => void refuseOptions(args, 'shuf', { output: `\`shuf --output\` ${OUTPUT_FILE}` }, { o: `\`shuf -o\` ${OUTPUT_FILE}` }) },
 };

@@ -102,6 +102,12 @@ const SUBCOMMANDS: Readonly<Record<string, SubRule>> = {
   'show-branch': plain,
   'verify-pack': plain,
   var: plain,
+  // Lists of commands and guides only; `git help CMD` starts man or a browser.
+  help: (args) => {
+    if (args.length === 0 || !args.every((w) => w.kind === 'static' && /^(-a|--all|-g|--guides|--no-verbose|--no-external-commands|--no-aliases)$/.test(w.value))) {
+      deny('only `git help -a` and `git help -g` are read-only; `git help CMD` starts a viewer');
+    }
+  },
   ...gitListingRules(history),
 };
 

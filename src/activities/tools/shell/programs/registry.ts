@@ -51,7 +51,6 @@ const HINTS: Readonly<Record<string, string>> = {
   touch: '`touch` creates files; this task is read-only',
   dd: '`dd` can write files and devices; read with head -c or od instead',
   eval: '`eval` runs a string as a command; run the command directly',
-  exec: '`exec` replaces the shell and can redirect for the rest of the script; run the command directly',
   source: '`source` runs a script file; read it with cat instead',
   '.': '`.` runs a script file; read it with cat instead',
   export: '`export` changes the environment of later commands; leave it out',
