@@ -1,10 +1,13 @@
 /**
  * Walks the bash parse tree with a positive list of node types. Lists, pipelines,
  * subshells, `{ }` groups, `!`, if/while/until/for are walked part by part (the whole is
- * read-only only if every part is); simple commands go to the program rules; every
- * other node type (function definitions, `case`, `[[`, `((`, declarations, ERROR...)
- * is refused. Anonymous tokens are checked too, so syntax the walker has not been
- * taught cannot slip through as an unexpected child.
+ * read-only only if every part is); simple commands go to the program rules; the
+ * statements inside `$(...)`, backquotes and `<(...)` are walked with the same rules.
+ * `[[ ]]`, `(( ))` and `declare -p` are accepted only in forms that cannot assign or
+ * evaluate unknown values. Background jobs (`&`), function definitions, `case`,
+ * C-style `for`, other declarations and ERROR nodes are refused. Anonymous tokens are
+ * checked too, so syntax the walker has not been taught cannot slip through as an
+ * unexpected child.
  */
 import type { Node } from 'web-tree-sitter';
 import { checkAssignable } from './assignments';
