@@ -38,6 +38,10 @@ describe('everyday forms that must pass', () => {
     'fdfind --type f src',
     'xxd package.json | head',
     'xxd -l 64 -c 16 file.bin',
+    'tar -tzf x.tgz',
+    'tar tzf x.tgz',
+    'tar --list -f x.tar',
+    'unzip -l x.zip',
   ])('allows %j', async (command) => {
     expect(await allowed(command)).toBe(true);
   });
@@ -83,6 +87,16 @@ describe('everyday forms that must pass', () => {
     'fd -X cat',
     'xxd in.bin out.bin',
     'xxd -r dump.hex out.bin',
+    'tar -xzf x.tgz',
+    'tar xf x.tar',
+    'tar -cf x.tar .',
+    'tar -tf host:x.tar',
+    'tar -t --to-command=sh -f x.tar',
+    "tar -t -I 'sh -c id' -f x.tar",
+    'tar -tf x.tar --checkpoint-action=exec=id',
+    'unzip x.zip',
+    'unzip -o x.zip',
+    'unzip -l x.zip -d out',
   ])('denies %j', async (command) => {
     expect(await allowed(command)).toBe(false);
   });
