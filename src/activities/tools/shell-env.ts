@@ -36,6 +36,9 @@ export function shellEnvironment(source: NodeJS.ProcessEnv, opts: { readOnly: bo
   // No pagers or credential prompts: nobody can answer them.
   Object.assign(env, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
   if (opts.readOnly) {
+    // An empty or relative PATH entry (`.`, `bin`) would let a file in the workspace
+    // stand in for an allowed program such as `ls` or `git`.
+    if (env.PATH !== undefined) env.PATH = env.PATH.split(':').filter((dir) => dir.startsWith('/')).join(':');
     Object.assign(env, {
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',

@@ -23,6 +23,12 @@ describe('the read-only environment', () => {
     expect(env).toMatchObject({ GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_GLOBAL: '/dev/null', GIT_NO_LAZY_FETCH: '1', PAGER: 'cat' });
   });
 
+  it('drops empty and relative PATH entries for read-only commands', () => {
+    const source = { PATH: '.:/usr/bin::bin:/bin' };
+    expect(shellEnvironment(source, { readOnly: true }).PATH).toBe('/usr/bin:/bin');
+    expect(shellEnvironment(source, { readOnly: false }).PATH).toBe(source.PATH);
+  });
+
   it('keeps secrets out and leaves git protections off for workspace commands', () => {
     const env = shellEnvironment({ ANTHROPIC_API_KEY: 'k', PATH: '/bin' }, { readOnly: false });
     expect(env.ANTHROPIC_API_KEY).toBeUndefined();
