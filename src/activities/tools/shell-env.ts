@@ -1,11 +1,32 @@
 /**
  * The environment a Bash tool call runs with. Never the worker's own: that holds API keys
  * (ANTHROPIC_API_KEY, TEMPORAL_API_KEY, cloud credentials) a model could print with `env`.
- * Only what commands need to behave normally passes through; for commands admitted as
- * read-only, git is also kept from reading config that could run programs (fsmonitor,
- * external diff, filters) and from taking optional locks.
+ * Only what commands need to behave normally passes through. For commands admitted as
+ * read-only, git is also kept from reading config that could run programs and from
+ * writing: no system or global config, no optional locks (`status` would rewrite the
+ * index), and command-scope settings (which outrank the repository's own config) that
+ * turn off fsmonitor, hooks, signature checks (gpg), every network transport (also the
+ * lazy fetch of partial clones), the index refresh `git diff` writes, and repositories
+ * discovered as bare directories inside the workspace (their config is just files).
+ * The classifier refuses any command that sets or unsets these variables.
  */
 const PASS_THROUGH = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR'];
+
+/** Git settings in the command scope (GIT_CONFIG_COUNT), for read-only commands. */
+export const READ_ONLY_GIT_CONFIG: ReadonlyArray<readonly [key: string, value: string]> = [
+  ['safe.bareRepository', 'explicit'],
+  ['core.fsmonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.pager', 'cat'],
+  ['diff.autoRefreshIndex', 'false'],
+  ['log.showSignature', 'false'],
+  ['gpg.program', 'false'],
+  ['gpg.ssh.program', 'false'],
+  ['gpg.x509.program', 'false'],
+  ['protocol.allow', 'never'],
+  ['core.sshCommand', 'false'],
+  ['credential.helper', ''],
+];
 
 export function shellEnvironment(source: NodeJS.ProcessEnv, opts: { readOnly: boolean }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -14,6 +35,22 @@ export function shellEnvironment(source: NodeJS.ProcessEnv, opts: { readOnly: bo
   }
   // No pagers or credential prompts: nobody can answer them.
   Object.assign(env, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
-  if (opts.readOnly) Object.assign(env, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_OPTIONAL_LOCKS: '0' });
+  if (opts.readOnly) {
+    // An empty or relative PATH entry (`.`, `bin`) would let a file in the workspace
+    // stand in for an allowed program such as `ls` or `git`.
+    if (env.PATH !== undefined) env.PATH = env.PATH.split(':').filter((dir) => dir.startsWith('/')).join(':');
+    Object.assign(env, {
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_NO_LAZY_FETCH: '1',
+      GIT_PROTOCOL_FROM_USER: '0',
+      GIT_CONFIG_COUNT: String(READ_ONLY_GIT_CONFIG.length),
+    });
+    READ_ONLY_GIT_CONFIG.forEach(([key, value], i) => {
+      env[`GIT_CONFIG_KEY_${i}`] = key;
+      env[`GIT_CONFIG_VALUE_${i}`] = value;
+    });
+  }
   return env;
 }

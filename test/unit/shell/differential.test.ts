@@ -58,7 +58,8 @@ function dangerous(argv: readonly string[]): boolean {
     case 'sed':
       return args.some((a) => shortHas(a, 'if') || /^--(i|f)/.test(a));
     case 'find':
-      return args.some((a) => /^-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/.test(a));
+      // -exec/-execdir may run a read-only program; anything else after them is a finding.
+      return args.some((a, i) => /^-(delete|ok|okdir|fprint|fprint0|fprintf|fls)$/.test(a) || (/^-exec(dir)?$/.test(a) && !PROGRAMS.includes(args[i + 1] ?? '')));
     case 'uniq':
       return all.filter((a) => !a.startsWith('-') || a === '-').length > 1;
     default:

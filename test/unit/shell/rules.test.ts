@@ -25,7 +25,7 @@ describe('words and quoting', () => {
     ["find . $'-delete'", /find -delete/],
     ["'rm' x", /rm/],
     ['r\\m x', /rm/],
-    ["$'\\x72m' x", /not a literal word/],
+    ["$'\\x72m' x", /rm/],
     ['$cmd x', /not a literal word/],
     ['l? /', /not a literal word/],
     ['{rm,-rf} x', /not a literal word|could not be parsed/],
@@ -36,9 +36,10 @@ describe('words and quoting', () => {
     ['nice -n * ls', /literal number/],
     ['uniq src/*.txt', /two files/],
     ['git log -n$x', /could expand/],
-    ['echo ${x:-$(id)}', /parameter expansion/],
+    ['echo ${x:-$(rm y)}', /rm/],
+    ['echo ${x:=y}', /parameter expansion/],
     ['echo ${!x}', /parameter expansion/],
-    ['echo $((1))', /arithmetic/],
+    ['echo $((x))', /arithmetic/],
     ['echo $"x"', /locale/],
   ])('denies %j', expectDenied);
 
@@ -124,7 +125,8 @@ describe('lists, groups and control flow', () => {
   it.each<Case>([
     ['ls; rm x', /rm/],
     ['ls |& rm x', /rm/],
-    ['ls & rm x', /rm/],
+    ['ls & rm x', /background/],
+    ['(sleep 99999 &)', /background/],
     ['(ls; (rm x))', /rm/],
     ['if true; then ls; else rm x; fi', /rm/],
     ['for PATH in /tmp; do ls; done', /PATH/],
@@ -176,7 +178,8 @@ describe('wrappers', () => {
 describe('find', () => {
   it.each<Case>([
     ['find . -delete', /find -delete/],
-    ['find . -exec cat {} +', /find -exec/],
+    ['find . -exec rm {} +', /rm/],
+    ['find . -exec {} \\;', /literal name/],
     ['find . -fprint out', /find -fprint/],
     ['find . -name *.ts', /could expand/],
     ['find . -newermt 2024-01-01 -delete', /find -delete/],
@@ -243,6 +246,7 @@ describe('git', () => {
     ['git config user.name x', /may only read/],
     ['git config --unse x', /may only read/],
     ['git remote add o u', /read-only/],
+    ['git remote show origin', /contacts the remote/],
     ['git stash', /read-only/],
     ['git commit -m x', /not a read-only git subcommand/],
     ['git lg', /not a read-only git subcommand/],
@@ -255,7 +259,7 @@ describe('git', () => {
     'git branch -a --contains HEAD',
     "git tag -l 'v1.*'",
     'git config --get remote.origin.url',
-    'git remote show origin',
+    'git remote show -n origin',
     'git stash list',
     'git reflog -5',
     'git log -- --output=x',

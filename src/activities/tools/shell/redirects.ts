@@ -13,27 +13,32 @@
  */
 import type { Node } from 'web-tree-sitter';
 import { deny } from './deny';
-import { evalWord, quote } from './words';
+import { quote, type ShellWord } from './words';
 
 export interface RedirectChecks {
   readonly source: string;
   /** Walk a statement that the parser nested inside a here-document redirect. */
   readonly walk: (statement: Node) => void;
+  /** Evaluate a word, walking any substitution in it with the walker's rules. */
+  readonly word: (word: Node) => ShellWord;
+  /** Whether the redirect is inside `$(...)` or `<(...)`. */
+  readonly insideSubstitution: () => boolean;
 }
 
 const OUTPUT_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const CLOSE_OPS = new Set(['>&-', '<&-']);
-const CHAIN_TOKENS = new Set(['&&', '||', '|', '|&', ';', '&']);
+const CHAIN_TOKENS = new Set(['&&', '||', '|', '|&', ';']);
 const INSIDE_WORD = new Set(['string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'word', 'command_substitution', 'process_substitution', 'expansion', 'arithmetic_expansion', 'heredoc_body', 'comment']);
 
 /** Check one redirect node; returns word nodes that are really command arguments. */
 export function checkRedirect(node: Node, checks: RedirectChecks): Node[] {
+  checkNamedDescriptor(node, checks.source);
   switch (node.type) {
     case 'file_redirect':
-      return fileRedirect(node);
+      return fileRedirect(node, checks);
     case 'herestring_redirect':
       for (const child of node.namedChildren) {
-        if (child && child.type !== 'file_descriptor') evalWord(child);
+        if (child && child.type !== 'file_descriptor') checks.word(child);
       }
       return [];
     case 'heredoc_redirect':
@@ -43,7 +48,19 @@ export function checkRedirect(node: Node, checks: RedirectChecks): Node[] {
   }
 }
 
-function fileRedirect(node: Node): Node[] {
+/**
+ * `{name}>file` opens a descriptor and assigns its number to `name`; the name part may
+ * be an array element whose subscript is evaluated (`{a[$(cmd)]}>&-`). tree-sitter reads
+ * `{name}` as an ordinary word before the redirect, so look at the text itself.
+ */
+function checkNamedDescriptor(node: Node, source: string): void {
+  const hasDescriptor = node.children.some((c) => c?.type === 'file_descriptor');
+  if (!hasDescriptor && (source[node.startIndex - 1] === '}' || node.text.startsWith('{'))) {
+    deny('a `{name}>` redirection assigns a file descriptor to a variable; leave it out');
+  }
+}
+
+function fileRedirect(node: Node, checks: RedirectChecks): Node[] {
   let op = '';
   const destinations: Node[] = [];
   for (let i = 0; i < node.childCount; i++) {
@@ -57,7 +74,7 @@ function fileRedirect(node: Node): Node[] {
   const [target, ...extras] = destinations;
   if (CLOSE_OPS.has(op)) return destinations;
   if (!target) deny(`redirection ${quote(node.text)} has no target`);
-  const word = evalWord(target);
+  const word = checks.word(target);
   const value = word.kind === 'static' ? word.value : undefined;
   if (op === '>&' || op === '<&') {
     // Duplicating or closing a descriptor (`2>&1`, `>&-`); `>&file` is a file redirect.
@@ -71,14 +88,20 @@ function fileRedirect(node: Node): Node[] {
     deny(`redirection ${quote(node.text)} writes a file; let the output go to stdout, or to /dev/null to discard it`);
   }
   if (op === '<') {
-    if (value === undefined) deny(`input redirection ${quote(node.text)} needs a literal file name`);
-    if (/^\/dev\/(tcp|udp)\//.test(value)) deny('/dev/tcp and /dev/udp open network connections; leave them out');
+    // bash itself opens /dev/tcp/HOST/PORT and /dev/udp/... as sockets; a name whose text
+    // is unknown (`< "$f"`) must at least start with something that rules them out.
+    const known = value ?? (word.kind === 'dynamic' ? word.prefix : '');
+    const couldBeSocket = ['/dev/tcp/', '/dev/udp/'].some((p) => known.startsWith(p) || (value === undefined && p.startsWith(known)));
+    if (couldBeSocket) deny(value === undefined ? `input redirection ${quote(node.text)} could open a /dev/tcp socket; name the file literally` : '/dev/tcp and /dev/udp open network connections; leave them out');
+    if (word.kind === 'dynamic' && word.multi && word.prefix !== '/dev/fd/') deny(`input redirection ${quote(node.text)} could expand to several names; quote it`);
     return extras;
   }
   return deny(`unsupported redirection ${quote(node.text)}`);
 }
 
 function heredoc(node: Node, checks: RedirectChecks): Node[] {
+  // Where the body of a here-document inside `$(...)` starts and ends is not verified.
+  if (checks.insideSubstitution()) deny('here-documents inside $(...) are not allowed; use a here-string (<<<) or a file');
   const extras: Node[] = [];
   let start: Node | undefined;
   let body: Node | undefined;

@@ -1,8 +1,11 @@
 /**
  * Turns one shell word (a parse-tree node) into what bash would pass to the program,
- * or says it cannot be known statically. Quote removal is done here; anything that
- * executes code while the word is expanded (command/process substitution, arithmetic,
- * parameter operators such as `${x:=..}` or `${!x}`) is refused outright.
+ * or says it cannot be known statically. Quote removal is done here, including exact
+ * decoding of `$'...'` strings. Command and process substitutions are allowed only when
+ * the caller can walk their inner statements with the same rules (their result is then
+ * unknown text, like a variable's); arithmetic expansion only over numeric literals
+ * (a name there is evaluated, and its value can hold `a[$(cmd)]`); parameter operators
+ * such as `${x:=..}`, `${x@P}` or `${!x}` are refused outright.
  *
  * A word whose value depends on the environment or the file system (a variable, a
  * glob, brace expansion, a tilde) is `dynamic`; rules then only know whether it could
@@ -10,6 +13,10 @@
  */
 import type { Node } from 'web-tree-sitter';
 import { deny } from './deny';
+import { checkArithmetic, checkExpansion, checkPlainExpansion, decodeAnsiC } from './expansions';
+import { quote } from './quote';
+
+export { checkArithmetic, decodeAnsiC, quote };
 
 /** A word fully known after quote removal. */
 export interface StaticWord {
@@ -48,11 +55,12 @@ export function mayBeOption(word: ShellWord): boolean {
   return word.kind === 'static' ? word.value.startsWith('-') && word.value !== '-' : word.optionLike;
 }
 
-/** `\``quote\`` a piece of source for a reason message, keeping it short. */
-export function quote(text: string): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return '`' + (flat.length > 60 ? flat.slice(0, 57) + '...' : flat) + '`';
-}
+
+/**
+ * Walks the statements inside `$(...)`, backquotes, `<(...)` and `>(...)`; without one,
+ * substitutions are refused.
+ */
+export type SubstitutionWalker = (statement: Node) => void;
 
 type Piece =
   | { readonly literal: string; readonly quoted: boolean }
@@ -61,13 +69,13 @@ type Piece =
 const SUBSTITUTION_HINT = 'it runs a command while the line is expanded; run the inner command on its own instead';
 
 /** Evaluate a word node (argument, command name, redirect target, assignment value). */
-export function evalWord(node: Node): ShellWord {
+export function evalWord(node: Node, inner?: SubstitutionWalker): ShellWord {
   const pieces: Piece[] = [];
-  collect(node, pieces, false);
+  collect(node, pieces, false, inner);
   return assemble(pieces, node.text);
 }
 
-function collect(node: Node, out: Piece[], inConcat: boolean): void {
+function collect(node: Node, out: Piece[], inConcat: boolean, inner: SubstitutionWalker | undefined): void {
   switch (node.type) {
     case 'word':
     case 'number':
@@ -79,21 +87,18 @@ function collect(node: Node, out: Piece[], inConcat: boolean): void {
       out.push({ literal: node.text.slice(1, -1), quoted: true });
       return;
     case 'string':
-      doubleQuoted(node, out);
+      doubleQuoted(node, out, inner);
       return;
-    case 'ansi_c_string': {
+    case 'ansi_c_string':
       leaf(node);
-      const body = node.text.slice(2, -1);
-      const escape = body.indexOf('\\');
-      // Decoding every $'..' escape exactly as bash does is not worth the risk: a
-      // string with escapes is simply "unknown after its first backslash".
-      if (escape < 0) out.push({ literal: body, quoted: true });
-      else out.push({ literal: body.slice(0, escape), quoted: true }, { dynamic: true, quoted: true, multi: false });
+      out.push({ literal: decodeAnsiC(node.text), quoted: true });
       return;
-    }
     case 'simple_expansion':
-    case 'expansion':
       checkPlainExpansion(node);
+      out.push({ dynamic: true, quoted: false, multi: true });
+      return;
+    case 'expansion':
+      checkExpansion(node, (n) => evalWord(n, inner));
       out.push({ dynamic: true, quoted: false, multi: true });
       return;
     case 'brace_expression':
@@ -106,15 +111,24 @@ function collect(node: Node, out: Piece[], inConcat: boolean): void {
         // tree-sitter leaves a bare `$` as its own token; it is literal only at the end
         // of a word (`a$`). Before a quote it starts a $"..." locale string.
         if (child.type === '$' && !child.isNamed && i === node.childCount - 1) out.push({ literal: '$', quoted: false });
-        else collect(child, out, true);
+        else collect(child, out, true, inner);
       }
       return;
     case 'command_substitution':
-      return deny(`command substitution ${quote(node.text)} is not allowed: ${SUBSTITUTION_HINT}`);
+      substitution(node, inner);
+      // Unquoted, the output is split and globbed like an unquoted variable.
+      out.push({ dynamic: true, quoted: false, multi: true });
+      return;
     case 'process_substitution':
-      return deny(`process substitution ${quote(node.text)} is not allowed: ${SUBSTITUTION_HINT}`);
+      substitution(node, inner);
+      // Becomes a /dev/fd/N path: one word, never an option.
+      out.push({ literal: '/dev/fd/', quoted: true }, { dynamic: true, quoted: true, multi: false });
+      return;
     case 'arithmetic_expansion':
-      return deny(`arithmetic expansion ${quote(node.text)} is not allowed (it can assign variables and run code through array subscripts); compute the value yourself`);
+      checkArithmetic(node);
+      // Digits and a sign only (IFS cannot be changed), so one word that may start with `-`.
+      out.push({ dynamic: true, quoted: true, multi: false });
+      return;
     case 'translated_string':
       return deny(`locale string ${quote(node.text)} is not allowed; use ordinary quotes`);
     default:
@@ -145,7 +159,7 @@ function unquoted(text: string, out: Piece[]): void {
   if (active) out.push({ literal: active, quoted: false });
 }
 
-function doubleQuoted(node: Node, out: Piece[]): void {
+function doubleQuoted(node: Node, out: Piece[], inner: SubstitutionWalker | undefined): void {
   const last = node.childCount - 1;
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i)!;
@@ -159,15 +173,20 @@ function doubleQuoted(node: Node, out: Piece[]): void {
         break;
       case 'simple_expansion':
       case 'expansion': {
-        checkPlainExpansion(child);
+        if (child.type === 'expansion') checkExpansion(child, (n) => evalWord(n, inner));
+        else checkPlainExpansion(child);
         // "$@" (and "${@}") still becomes one word per positional parameter.
         const multi = child.namedChildren.some((c) => c?.type === 'special_variable_name' && c.text === '@');
         out.push({ dynamic: true, quoted: true, multi });
         break;
       }
       case 'command_substitution':
+        substitution(child, inner);
+        out.push({ dynamic: true, quoted: true, multi: false });
+        break;
       case 'arithmetic_expansion':
-        collect(child, out, true); // throws with the specific reason
+        checkArithmetic(child);
+        out.push({ dynamic: true, quoted: true, multi: false });
         break;
       default:
         deny(`unsupported syntax inside quotes: ${quote(child.text)}`);
@@ -180,16 +199,29 @@ function unescapeDoubleQuoted(text: string): string {
   return text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
 }
 
-/** Only `$name` and `${name}`: every operator form can assign, index or indirect. */
-function checkPlainExpansion(node: Node): void {
-  const kids = node.children.filter((c): c is Node => c !== null);
-  const names = kids.filter((c) => c.type === 'variable_name' || c.type === 'special_variable_name');
-  const shapeOk =
-    node.type === 'simple_expansion'
-      ? kids.length === 2 && kids[0]!.type === '$' && names.length === 1
-      : kids.length === 3 && kids[0]!.type === '${' && names.length === 1 && kids[2]!.type === '}';
-  if (!shapeOk) {
-    deny(`parameter expansion ${quote(node.text)} is not allowed: only plain $name or \${name} is (operators, subscripts and indirection can assign or run code)`);
+/**
+ * Walk the statements of `$(...)`, backquotes or `<(...)`/`>(...)`. Inside backquotes bash
+ * removes one level of backslashes before parsing the text again, which tree-sitter does
+ * not model, so a backquoted command may not contain a backslash or quote (use `$(...)`).
+ */
+function substitution(node: Node, inner: SubstitutionWalker | undefined): void {
+  if (!inner) deny(`substitution ${quote(node.text)} is not allowed here: ${SUBSTITUTION_HINT}`);
+  const first = node.child(0);
+  const last = node.child(node.childCount - 1);
+  const open = first?.type ?? '';
+  if (!['$(', '`', '<(', '>('].includes(open) || last?.type !== (open === '`' ? '`' : ')')) {
+    deny(`unsupported substitution syntax in ${quote(node.text)}`);
+  }
+  // Quotes inside backquotes (notably inside "..." around them) are also read by rules
+  // tree-sitter does not model; plain backquoted commands are what people write.
+  if (open === '`' && /[\\"']/.test(node.text.slice(1, -1))) {
+    deny('a backslash or quote inside backquotes is re-read by bash in a way the checker does not model; use $(...) instead');
+  }
+  const statements = node.children.slice(1, -1).filter((c): c is Node => c !== null);
+  if (statements.length === 0) return;
+  for (const child of statements) {
+    if (!child.isNamed) deny(`unsupported syntax \`${child.type}\` in ${quote(node.text)}`);
+    inner(child);
   }
 }
 

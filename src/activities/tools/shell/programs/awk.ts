@@ -1,9 +1,15 @@
 /**
  * `awk` (gawk, mawk, one-true-awk) with a program that can neither write nor run
- * commands. Options: only -F and -v (no -f program files, no gawk extensions, no
- * profiling or dump files). The program is tokenised and refused if it contains
- * `system`, `getline`, a pipe (`|`, `|&`), `@` (gawk indirect calls and @load), or an
- * output redirection (`>`/`>>` at the top level of a print/printf statement).
+ * commands nor reach the network. Options: only -F and -v (no -f/-i/-l/-E program or
+ * extension files, no --exec/--include/--load, no profiling or dump files). The
+ * program is tokenised (strings, regex literals versus division, comments) and refused
+ * if it contains `system`, a pipe (`|`, `|&`, so `cmd | getline` too), `@` (gawk
+ * indirect calls, @load, @include, @namespace), an output redirection (`>`/`>>` at the
+ * top level of a print/printf statement; `>` elsewhere is a comparison), a `getline <`
+ * from anything but a literal file name, or a use of ARGV/ARGC (assigning them makes
+ * awk read other files). gawk opens `/inet/...`, `/inet4/...` and `/inet6/...` names as
+ * network connections, so such names are refused in strings and as file operands, and
+ * an operand whose text is unknown must at least start with a name that is not one.
  *
  * The only place an awk lexer must guess is whether `/` starts a regex or divides; a
  * wrong guess could hide text inside a "string". The guess follows the previous token
@@ -26,11 +32,34 @@ const AWK: OptionSpec = {
 
 const TOO_COMPLEX = 'awk program is too complex to verify (ambiguous `/`); simplify it or use grep/sed -n';
 
+const NETWORK = "gawk opens `/inet/...` names as network connections; leave them out";
+const ARGV_USE = '`ARGV`/`ARGC` in an awk program can make awk read other files; name the files as operands instead';
+
+/** Could this word name a gawk network special file (`/inet`, `/inet4`, `/inet6`)? */
+function mayBeNetworkFile(word: ShellWord): boolean {
+  if (word.kind === 'static') return word.value.startsWith('/inet');
+  return word.prefix.startsWith('/inet') || '/inet'.startsWith(word.prefix);
+}
+
 function checkAwk(args: readonly ShellWord[]): void {
-  const { operands } = scanOptions(args, AWK);
+  const { options, operands } = scanOptions(args, AWK);
   const program = operands[0];
   if (!program) deny('`awk` needs a program');
   if (program.kind !== 'static') deny('an awk program must be literal text; quote it with single quotes');
+  for (const v of options.filter((o) => o.name === '-v').map((o) => o.value!)) {
+    const text = v.kind === 'static' ? v.value : v.prefix;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) deny('`awk -v` needs NAME=VALUE with a literal name');
+    if (/^ARG[CV]=/.test(text)) deny(ARGV_USE);
+  }
+  for (const w of operands.slice(1)) {
+    const text = w.kind === 'static' ? w.value : w.prefix;
+    // `name=value` operands assign; anything else is a file to read.
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      if (/^ARG[CV]=/.test(text)) deny(ARGV_USE);
+      continue;
+    }
+    if (mayBeNetworkFile(w)) deny(w.kind === 'static' ? NETWORK : `${w.text} could name a gawk network file (/inet/...); name the file literally`);
+  }
   checkAwkProgram(program.value);
 }
 
@@ -45,8 +74,43 @@ const OPERATORS = ['**=', '&&', '||', '==', '!=', '<=', '>=', '>>', '++', '--', 
 const CONTINUES_LINE = new Set([',', '&&', '||', '{']);
 const FORBIDDEN_WORDS: Readonly<Record<string, string>> = {
   system: '`system()` in awk runs a shell command; print what you need instead',
-  getline: '`getline` in awk can read from commands; leave it out',
+  ARGV: ARGV_USE,
+  ARGC: ARGV_USE,
 };
+
+/**
+ * `getline`, `getline var` read the next input line; `getline [var] < file` reads a file,
+ * allowed only from a literal name that is not a network file. (`cmd | getline` is
+ * refused with every pipe.)
+ */
+function checkGetline(tokens: readonly Tok[], at: number): void {
+  let i = at + 1;
+  if (tokens[i]?.kind === 'ident' && !KEYWORDS.has(tokens[i]!.text)) {
+    i++;
+    if (tokens[i]?.kind === 'op' && tokens[i]!.text === '[') {
+      let depth = 0;
+      for (; i < tokens.length; i++) {
+        if (tokens[i]!.text === '[') depth++;
+        else if (tokens[i]!.text === ']' && --depth === 0) break;
+      }
+      i++;
+    }
+  } else if (tokens[i]?.kind === 'op' && tokens[i]!.text === '$') {
+    deny('`getline $...` is not supported by the checker; use `getline var`');
+  }
+  const next = tokens[i];
+  if (!(next?.kind === 'op' && next.text === '<')) return;
+  const file = tokens[i + 1];
+  if (file?.kind !== 'string') deny('awk `getline < file` needs a literal file name in double quotes');
+  if (file.text.startsWith('"/inet')) deny(NETWORK);
+  // gawk may read `getline < "a" "b"` as one concatenated name: the literal must stand alone.
+  const after = tokens[i + 2];
+  if (after && !(after.kind === 'nl' || (after.kind === 'op' && [')', ';', '}', '&&', '||', ','].includes(after.text)))) {
+    deny('put the file name of awk `getline <` alone in double quotes (no concatenation)');
+  }
+}
+
+const KEYWORDS = new Set(['if', 'else', 'while', 'for', 'do', 'in', 'print', 'printf', 'return', 'next', 'nextfile', 'exit', 'delete', 'getline', 'function', 'func', 'BEGIN', 'END', 'BEGINFILE', 'ENDFILE', 'switch', 'case', 'default', 'break', 'continue']);
 
 /** Throw unless the awk program text is free of writes and command execution. */
 export function checkAwkProgram(src: string): void {
@@ -54,11 +118,13 @@ export function checkAwkProgram(src: string): void {
   let printDepth = -1; // paren depth of the print statement we are in, or -1
   let depth = 0;
   let prev: Tok | undefined;
-  for (const t of tokens) {
+  for (const [index, t] of tokens.entries()) {
     const before = prev;
     prev = t;
     const forbidden = t.kind === 'ident' ? own(FORBIDDEN_WORDS, t.text) : undefined;
     if (forbidden) deny(forbidden);
+    if (t.kind === 'ident' && t.text === 'getline') checkGetline(tokens, index);
+    if (t.kind === 'string' && t.text.includes('/inet')) deny(NETWORK);
     if (t.kind === 'ident' && (t.text === 'print' || t.text === 'printf')) {
       if (printDepth < 0) printDepth = depth;
       continue;
@@ -125,7 +191,8 @@ function lex(src: string): Tok[] {
       const m = /^[0-9.]+([eE][-+]?[0-9]+)?|^\./.exec(src.slice(i))![0];
       out.push({ kind: 'number', text: m });
       i += m.length;
-    } else if ('{}()[];,+-*/%^!<>|?:~$='.includes(c)) {
+    } else if ('{}()[];,+-*/%^!<>|?:~$=&'.includes(c)) {
+      if (c === '&' && src[i + 1] !== '&') deny('awk program: a lone `&` is not awk; use `&&`');
       const op = OPERATORS.find((o) => src.startsWith(o, i)) ?? c;
       if (op === '(') {
         const prev = out[out.length - 1];

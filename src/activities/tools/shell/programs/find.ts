@@ -2,12 +2,15 @@
  * `find`: a positive list of tests and actions. find's expression is a little
  * language whose words all start with `-`, so unlike getopt programs every word is
  * checked where it stands; values of tests (`-size -10k`, `-mtime -7`) are skipped by
- * known arity. Refused: -delete, -exec*, -ok*, -fprint*, -fls, and anything unknown.
+ * known arity. `-exec`/`-execdir COMMAND ... ;|+` are allowed when COMMAND, classified
+ * like any other command, is read-only: `{}` becomes a path that starts with a starting
+ * point (never `-`), one per run with `;`, several with `+`. Refused: -delete, -ok*,
+ * -fprint*, -fls, a command whose name holds `{}`, and anything unknown.
  */
 import { deny } from '../deny';
 import { own } from '../options';
 import { mayBeOption, quote, type ShellWord } from '../words';
-import type { ProgramRule } from './types';
+import type { CommandContext, ProgramRule } from './types';
 
 const NO_VALUE = new Set(
   (
@@ -27,8 +30,6 @@ const ONE_VALUE = new Set(
 
 const REFUSED: Readonly<Record<string, string>> = {
   '-delete': '`find -delete` deletes files; list them with `find ... -print` instead',
-  '-exec': '`find -exec` runs a command per file; print the paths with find and inspect them with a separate read-only command',
-  '-execdir': '`find -execdir` runs a command per file; print the paths with find instead',
   '-ok': '`find -ok` runs a command per file; print the paths with find instead',
   '-okdir': '`find -okdir` runs a command per file; print the paths with find instead',
   '-fprint': '`find -fprint` writes a file; use `-print` to print to stdout',
@@ -39,7 +40,37 @@ const REFUSED: Readonly<Record<string, string>> = {
 
 const OPERATORS = new Set(['(', ')', '!', ',']);
 
-function checkFind(args: readonly ShellWord[]): void {
+/**
+ * The command of `-exec`/`-execdir` starting at `from`; returns the index of its
+ * terminator. GNU find ends it at `;`, or at `+` right after a lone `{}`.
+ */
+function checkExec(args: readonly ShellWord[], from: number, ctx: CommandContext): number {
+  let end = from;
+  for (; end < args.length; end++) {
+    const w = args[end]!;
+    if (w.kind !== 'static') continue;
+    if (w.value === ';') break;
+    const prev = args[end - 1];
+    if (w.value === '+' && end > from && prev?.kind === 'static' && prev.value === '{}') break;
+  }
+  if (end >= args.length) deny('`find -exec` must end with `\\;` or `{} +`');
+  const plus = args[end]!.kind === 'static' && (args[end] as { value: string }).value === '+';
+  const words = args.slice(from, end);
+  const program = words[0];
+  if (!program || program.kind !== 'static' || program.value.includes('{}')) {
+    deny('the program run by `find -exec` must be a literal name (not `{}`)');
+  }
+  const replaced = words.map((w): ShellWord => {
+    if (w.kind !== 'static' || !w.value.includes('{}')) return w;
+    const prefix = w.value.slice(0, w.value.indexOf('{}'));
+    return { kind: 'dynamic', prefix, multi: plus, optionLike: prefix.startsWith('-'), split: false, text: w.text };
+  });
+  if (ctx.depth >= 8) deny('too many nested commands');
+  ctx.run(replaced, { ...ctx, exec: true, xargs: false, depth: ctx.depth + 1 });
+  return end;
+}
+
+function checkFind(args: readonly ShellWord[], ctx: CommandContext): void {
   let i = 0;
   // Global options come before the starting points.
   for (; i < args.length; i++) {
@@ -62,6 +93,10 @@ function checkFind(args: readonly ShellWord[]): void {
     const name = w.value;
     const refused = own(REFUSED, name);
     if (refused) deny(refused);
+    if (name === '-exec' || name === '-execdir') {
+      i = checkExec(args, i + 1, ctx);
+      continue;
+    }
     if (NO_VALUE.has(name)) continue;
     if (ONE_VALUE.has(name) || /^-newer[aBcmt][aBcmt]$/.test(name)) {
       const value = args[++i];

@@ -136,9 +136,14 @@ function checkRemote(args: readonly ShellWord[]): void {
   if (words.some((w) => w === null)) deny('`git remote` arguments must be literal');
   const rest = words.filter((w) => w !== '-v' && w !== '--verbose');
   if (rest.length === 0) return;
-  if (rest[0] === 'show' && rest.slice(1).every((w) => w === '-n' || !w!.startsWith('-'))) return;
+  // Without -n, `remote show NAME` connects to the remote to list its branches.
+  if (rest[0] === 'show') {
+    const names = rest.slice(1).filter((w) => w !== '-n');
+    if (names.every((w) => !w!.startsWith('-')) && (names.length === 0 || rest.includes('-n'))) return;
+    deny('`git remote show NAME` contacts the remote; use `git remote show -n NAME` or `git remote -v`');
+  }
   if (rest[0] === 'get-url' && rest.slice(1).every((w) => w === '--push' || w === '--all' || !w!.startsWith('-'))) return;
-  deny('only `git remote -v`, `git remote show NAME` and `git remote get-url NAME` are read-only');
+  deny('only `git remote -v`, `git remote show -n NAME` and `git remote get-url NAME` are read-only');
 }
 
 /** `git stash list|show`, `git worktree list`: a listing subcommand is required. */
@@ -173,6 +178,8 @@ export function gitListingRules(history: SubRule): Record<string, SubRule> {
     remote: checkRemote,
     stash: listingOnly('stash', ['list', 'show'], history),
     worktree: listingOnly('worktree', ['list'], history),
+    notes: listingOnly('notes', ['list', 'show'], history),
+    submodule: listingOnly('submodule', ['status'], history),
     reflog: reflog(history),
   };
 }

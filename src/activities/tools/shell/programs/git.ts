@@ -8,8 +8,17 @@
  * The history/diff subcommands take hundreds of harmless options, so those refuse a
  * short list of dangerous ones (and their abbreviations, which git's option parser
  * accepts): --output writes a file, --ext-diff runs an external diff program, -O /
- * --open-files-in-pager runs a program. Subcommands that can also modify state
- * (branch, tag, remote, config, stash, worktree, reflog) only accept their listing forms.
+ * --open-files-in-pager runs a program, --textconv runs a configured converter,
+ * --show-signature runs gpg. Subcommands that can also modify state (branch, tag,
+ * remote, config, stash, worktree, reflog) only accept their listing forms; `remote
+ * show` only with -n (otherwise it asks the remote); `describe --dirty/--broken`
+ * refresh and may rewrite the index.
+ *
+ * Format placeholders that verify signatures run gpg (`%G?`, `%GS`, `%GK`... in
+ * --format/--pretty, `%(signature...)` in for-each-ref formats), so any argument holding
+ * one is refused, and so is a format whose text is not literal. Network subcommands
+ * (fetch, pull, push, ls-remote, clone, submodule, archive --remote, bundle...) are
+ * simply not on the list; shell-env.ts also sets protocol.allow=never as a second wall.
  */
 import { deny } from '../deny';
 import { own, refuseOptions } from '../options';
@@ -26,8 +35,35 @@ const FILTERS = '`--textconv`/`--filters` run configured conversion programs; le
 const HISTORY_REFUSED: Readonly<Record<string, string>> = {
   output: OUTPUT,
   'ext-diff': EXT_DIFF,
+  textconv: FILTERS,
   'show-signature': '`--show-signature` runs gpg, which writes its own state; leave it out',
 };
+
+const DESCRIBE_REFUSED: Readonly<Record<string, string>> = {
+  dirty: '`git describe --dirty` refreshes the index and may rewrite it; use `git status --short` to see changes',
+  broken: '`git describe --broken` refreshes the index and may rewrite it; use `git status --short` to see changes',
+};
+
+const SIGNATURE = 'signature placeholders (%G?, %GS, %GK, %(signature)...) make git run gpg; leave them out of the format';
+const FORMAT_NAMES = ['format', 'pretty'];
+const isFormatOption = (name: string): boolean => name.length > 0 && FORMAT_NAMES.some((f) => f.startsWith(name));
+
+/** Refuse gpg-running placeholders anywhere, and formats whose text is not literal. */
+function checkFormats(args: readonly ShellWord[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const text = w.kind === 'static' ? w.value : w.prefix;
+    if (/%G|%\(signature/.test(text)) deny(SIGNATURE);
+    if (w.kind === 'static') {
+      const m = /^--([a-z-]+)$/.exec(w.value);
+      const next = args[i + 1];
+      if (m && isFormatOption(m[1]!) && next && next.kind !== 'static') deny(`the format after \`${w.value}\` must be literal text; write it out`);
+      continue;
+    }
+    const m = /^--([a-z-]*)=/.exec(w.prefix);
+    if (m && isFormatOption(m[1]!)) deny(`the format in ${quote(w.text)} must be literal text; write it out`);
+  }
+}
 
 type SubRule = (args: readonly ShellWord[]) => void;
 const history: SubRule = (args) => void refuseOptions(args, 'git', HISTORY_REFUSED);
@@ -52,7 +88,7 @@ const SUBCOMMANDS: Readonly<Record<string, SubRule>> = {
   'rev-parse': plain,
   'ls-files': plain,
   'ls-tree': plain,
-  describe: plain,
+  describe: (args) => void refuseOptions(args, 'git describe', DESCRIBE_REFUSED),
   'merge-base': plain,
   'for-each-ref': plain,
   'show-ref': plain,
@@ -61,6 +97,17 @@ const SUBCOMMANDS: Readonly<Record<string, SubRule>> = {
   'check-ignore': plain,
   'check-attr': plain,
   version: plain,
+  cherry: history,
+  'range-diff': history,
+  'show-branch': plain,
+  'verify-pack': plain,
+  var: plain,
+  // Lists of commands and guides only; `git help CMD` starts man or a browser.
+  help: (args) => {
+    if (args.length === 0 || !args.every((w) => w.kind === 'static' && /^(-a|--all|-g|--guides|--no-verbose|--no-external-commands|--no-aliases)$/.test(w.value))) {
+      deny('only `git help -a` and `git help -g` are read-only; `git help CMD` starts a viewer');
+    }
+  },
   ...gitListingRules(history),
 };
 
@@ -74,6 +121,8 @@ const GLOBAL_FLAGS = new Set([
   '--noglob-pathspecs',
   '--icase-pathspecs',
   '--no-replace-objects',
+  '--no-lazy-fetch',
+  '--no-advice',
 ]);
 
 const GLOBAL_REFUSED: Readonly<Record<string, string>> = {
@@ -110,7 +159,9 @@ function checkGit(args: readonly ShellWord[]): void {
       `\`git ${sub.value}\` is not a read-only git subcommand (allowed: status, log, show, diff, blame, grep, ls-files, rev-parse, branch/tag listing, ...)`,
     );
   }
-  rule(args.slice(i + 1));
+  const rest = args.slice(i + 1);
+  checkFormats(rest);
+  rule(rest);
 }
 
 export const gitRules: Readonly<Record<string, ProgramRule>> = {

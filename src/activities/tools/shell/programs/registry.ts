@@ -15,6 +15,9 @@ import { gitRules } from './git';
 import { ipRules } from './ip';
 import { sedRules } from './sed';
 import type { CommandContext, ProgramRule } from './types';
+import { versionRules } from './versions';
+import { builtinRules } from './builtins';
+import { viewerRules } from './viewers';
 import { wrapperRules } from './wrappers';
 
 /** Programs for which no argument can write or execute (checked option by option). */
@@ -22,7 +25,8 @@ const ANY_ARGS = (
   'cat head tail wc grep egrep fgrep ls cut tr nl stat du df pwd echo basename dirname realpath readlink ' +
   'which type true false : diff cmp comm jq uname id whoami groups printenv md5sum sha1sum sha224sum ' +
   'sha256sum sha384sum sha512sum b2sum cksum tac rev paste join expand unexpand fold column od hexdump ' +
-  'strings seq sleep nproc arch locale tty uptime free ps numfmt'
+  'strings seq sleep nproc arch locale tty uptime free ps numfmt expr yes fmt pr look cal ncal lscpu getconf ' +
+  'locate plocate base64 base32 bc zcat zgrep'
 ).split(' ');
 
 const RULES: Readonly<Record<string, ProgramRule>> = {
@@ -34,28 +38,23 @@ const RULES: Readonly<Record<string, ProgramRule>> = {
   ...gitRules,
   ...ipRules,
   ...wrapperRules,
+  ...versionRules,
+  ...viewerRules,
+  ...builtinRules,
 };
 
 const INTERPRETER = 'can run arbitrary code; inspect files with cat, grep, sed -n or awk (without system()) instead';
 const HINTS: Readonly<Record<string, string>> = {
-  tee: '`tee` writes files; print to stdout instead',
   rm: '`rm` deletes files; this task is read-only',
   mv: '`mv` moves files; this task is read-only',
   cp: '`cp` writes files; read the file with cat instead',
   touch: '`touch` creates files; this task is read-only',
   dd: '`dd` can write files and devices; read with head -c or od instead',
   eval: '`eval` runs a string as a command; run the command directly',
-  exec: '`exec` replaces the shell and can redirect for the rest of the script; run the command directly',
   source: '`source` runs a script file; read it with cat instead',
   '.': '`.` runs a script file; read it with cat instead',
-  alias: '`alias` defines commands; run the command directly',
-  trap: '`trap` runs commands on signals; leave it out',
-  builtin: '`builtin` is not allowed; run the command directly',
-  enable: '`enable` can load builtins from files; leave it out',
   export: '`export` changes the environment of later commands; leave it out',
   declare: '`declare` can evaluate arithmetic and set attributes; leave it out',
-  set: '`set` changes shell options; leave it out',
-  shopt: '`shopt` changes shell options; leave it out',
   less: '`less` is interactive and can run commands; use cat, head or sed -n',
   more: '`more` is interactive; use cat, head or sed -n',
   man: '`man` runs a pager; leave it out',

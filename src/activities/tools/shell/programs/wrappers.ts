@@ -11,10 +11,19 @@ import { longTable, refuse, scanOptions, shortTable, type OptionSpec } from '../
 import { maySplit, quote, type ShellWord } from '../words';
 import type { CommandContext, ProgramRule } from './types';
 
+const KEEP_ENV = 'the Bash tool sets protective variables (PAGER, GIT_*) for read-only commands; run the command without changing the environment';
 const ENV: OptionSpec = {
   program: 'env',
-  short: shortTable('i0v', 'uC', { S: refuse('`env -S` splits a string into a command line; write the command directly') }),
-  long: longTable('ignore-environment null debug list-signal-handling help version', 'unset chdir', {
+  short: shortTable('0v', '', {
+    i: refuse(`\`env -i\` clears the environment: ${KEEP_ENV}`),
+    u: refuse(`\`env -u\` removes a variable: ${KEEP_ENV}`),
+    C: refuse('`env -C`/`--chdir` is not allowed; use `cd DIR && command`'),
+    S: refuse('`env -S` splits a string into a command line; write the command directly'),
+  }),
+  long: longTable('null debug list-signal-handling help version', '', {
+    'ignore-environment': refuse(`\`env --ignore-environment\` clears the environment: ${KEEP_ENV}`),
+    unset: refuse(`\`env --unset\` removes a variable: ${KEEP_ENV}`),
+    chdir: refuse('`env -C`/`--chdir` is not allowed; use `cd DIR && command`'),
     'split-string': refuse('`env --split-string` splits a string into a command line; write the command directly'),
     'block-signal': 'optional',
     'default-signal': 'optional',
@@ -23,9 +32,14 @@ const ENV: OptionSpec = {
   permute: false,
 };
 
+/**
+ * `env [NAME=VALUE]... [COMMAND]`: every assignment goes through the same allow-list as
+ * `NAME=VALUE command`, and the command is classified again. A lone `-` (the old spelling
+ * of `-i`) is refused like `-i`.
+ */
 function checkEnv(args: readonly ShellWord[], ctx: CommandContext): void {
-  let { operands } = scanOptions(args, ENV);
-  if (operands[0]?.kind === 'static' && operands[0].value === '-') operands = operands.slice(1); // `env -` is `env -i`
+  const { operands } = scanOptions(args, ENV);
+  if (operands[0]?.kind === 'static' && operands[0].value === '-') deny(`\`env -\` clears the environment: ${KEEP_ENV}`);
   let i = 0;
   for (; i < operands.length; i++) {
     const w = operands[i]!;
