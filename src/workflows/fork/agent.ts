@@ -2,6 +2,10 @@
  * A fork's state inside its workflow: the conversation (append-only), counters, usage, the
  * inbox, and the status it reports. JSON-safe by construction (arrays and plain objects only),
  * so it can cross continue-as-new unchanged.
+ *
+ * The agent exists from the workflow's first line, so its handlers can be registered before
+ * any await; its conversation is opened later (`open`), once a worktree fork has its
+ * worktree — the opening names the worktree's path.
  */
 import { workflowInfo } from '@temporalio/workflow';
 import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
@@ -20,10 +24,15 @@ import { treeTotals, type ChildRuntime } from './children';
 import { drain, enqueue } from './inbox';
 import type { ForkSetup } from './setup';
 
+/** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
+interface OpenConversation {
+  readonly setup: ForkSetup;
+  readonly messages: MessageParam[];
+}
+
 export class ForkAgent {
   readonly agentId: string;
   readonly rootAgentId: string;
-  readonly messages: MessageParam[];
   state: ForkState = 'running';
   turns = 0;
   toolUses = 0;
@@ -56,32 +65,65 @@ export class ForkAgent {
   readonly rejectedSignals: RejectedSignal[] = [];
   startedAt = isoNow();
 
-  /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
-  readonly base: number;
-  /** The full request context when this run holds it; by reference, only `summary`. */
-  readonly context?: RequestContext;
-  readonly summary: ContextSummary;
-  readonly prefixRef?: PrefixRef;
-  readonly sharedPrefixEnd?: BlockPosition;
-  readonly usedParentSnapshot: boolean;
-  readonly setup: ForkSetup;
+  /** The conversation this run holds; absent until `open` (while a worktree is created). */
+  private conversation?: OpenConversation;
 
-  constructor(
-    readonly input: ForkInput,
-    setup: ForkSetup,
-  ) {
+  constructor(readonly input: ForkInput) {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
-    this.setup = setup;
-    this.base = setup.base;
-    this.context = setup.context;
-    this.summary = setup.summary;
-    this.prefixRef = setup.prefixRef;
-    this.sharedPrefixEnd = setup.sharedPrefixEnd;
-    this.usedParentSnapshot = setup.usedParentSnapshot;
+  }
+
+  /** Opens the conversation: the request context and the opening messages of `setup`. */
+  open(setup: ForkSetup): void {
+    this.conversation = { setup, messages: [] };
     this.digest = setup.prefixRef?.digest ?? EMPTY_DIGEST;
-    this.messages = [];
     for (const message of setup.opening) this.append(message);
+  }
+
+  get opened(): boolean {
+    return this.conversation !== undefined;
+  }
+
+  private held(): OpenConversation {
+    // Only a query can get here early (the turn loop starts after `open`): say why it waits.
+    if (!this.conversation) throw new Error(`Agent ${this.agentId} is still being set up (creating its worktree): its conversation is not open yet.`);
+    return this.conversation;
+  }
+
+  /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
+  get base(): number {
+    return this.held().setup.base;
+  }
+  get messages(): MessageParam[] {
+    return this.held().messages;
+  }
+  /** The full request context when this run holds it; by reference, only `summary`. */
+  get context(): RequestContext | undefined {
+    return this.held().setup.context;
+  }
+  get summary(): ContextSummary {
+    return this.held().setup.summary;
+  }
+  get prefixRef(): PrefixRef | undefined {
+    return this.held().setup.prefixRef;
+  }
+  get sharedPrefixEnd(): BlockPosition | undefined {
+    return this.held().setup.sharedPrefixEnd;
+  }
+  get usedParentSnapshot(): boolean {
+    return this.held().setup.usedParentSnapshot;
+  }
+  get setup(): ForkSetup {
+    return this.held().setup;
+  }
+
+  /**
+   * The model this agent calls. Known from the input before the conversation is open, so the
+   * status of an agent still being set up names it too.
+   */
+  get model(): string {
+    const i = this.input;
+    return this.conversation?.setup.summary.model ?? i.model ?? i.parent?.model ?? i.parentRef?.context.model ?? i.continuation?.ref.context.model ?? DEFAULTS.model;
   }
 
   /** Where this agent's tools act: its worktree, else the workspace root it was given. */
@@ -91,11 +133,11 @@ export class ForkAgent {
 
   /** Length of the whole conversation, prefix included. */
   get messageCount(): number {
-    return this.base + this.messages.length;
+    return this.conversation ? this.conversation.setup.base + this.conversation.messages.length : 0;
   }
 
   append(message: MessageParam): void {
-    this.messages.push(message);
+    this.held().messages.push(message);
     this.digest = chainDigest(this.digest, message);
   }
 
@@ -184,9 +226,10 @@ export class ForkAgent {
       querySource: this.input.querySource,
       parentAgentId: this.input.parentAgentId,
       rootAgentId: this.rootAgentId,
-      model: this.summary.model,
-      cacheKeyHash: this.summary.cacheKeyHash,
-      usedParentSnapshot: this.usedParentSnapshot,
+      model: this.model,
+      // Empty while the agent is being set up: the hash is computed with its request context.
+      cacheKeyHash: this.conversation?.setup.summary.cacheKeyHash ?? '',
+      usedParentSnapshot: this.conversation?.setup.usedParentSnapshot ?? false,
       maxTurns: this.input.maxTurns,
       maxTurnsReached: this.maxTurnsReached,
       ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),

@@ -198,7 +198,7 @@ export async function settleChildren(agent: ForkAgent): Promise<void> {
 /** This agent's usage plus its finished children's subtrees, and an estimated cost. */
 export function treeTotals(agent: ForkAgent): { usage: ForkResult['usage']; costUsd: number; agents: number } {
   let usage = agent.usage;
-  let costUsd = estimateCostUsd(agent.summary.model, agent.usage);
+  let costUsd = estimateCostUsd(agent.model, agent.usage);
   for (const c of agent.children) {
     if (!c.result) continue;
     usage = addUsage(usage, c.result.treeUsage);

@@ -98,17 +98,23 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
     });
   }
   const input = validated.value;
-  // A worktree exists before the fork's opening is written: the opening names its path.
-  const worktree = input.isolation === 'worktree' ? await openWorktree(input) : undefined;
-  const setup = setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {});
-  const agent = new ForkAgent(input, setup);
-  agent.worktree = worktree;
+  // Handlers first: a status query or a message that arrives while a worktree is being
+  // created is answered or queued, never refused for want of a handler.
+  const agent = new ForkAgent(input);
   const carried = input.continuation?.state as CarriedState | undefined;
   // Continue-as-new keeps the budget; a finished agent resumed by a message starts a new one.
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message });
-  if (agent.deadline === undefined && input.timeout !== undefined) agent.deadline = workflowNow() + toMs(input.timeout);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
+  // A worktree exists before the fork's opening is written: the opening names its path.
+  if (input.isolation === 'worktree') {
+    agent.activity = 'creating worktree';
+    agent.worktree = await openWorktree(input);
+    agent.activity = undefined;
+  }
+  const worktree = agent.worktree;
+  agent.open(setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}));
+  if (agent.deadline === undefined && input.timeout !== undefined) agent.deadline = workflowNow() + toMs(input.timeout);
   publishIdentity(agent);
   // A continue-as-new run is the same fork; a finished agent resumed by a message runs (and ends) again.
   if (!input.continuation || input.continuation.message) forkStarted(input.forkLabel);
