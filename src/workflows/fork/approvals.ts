@@ -20,18 +20,32 @@ import { approvalDecided, approvalRequested } from '../metrics';
 /** Tools that change something: under `bubble` they wait for a decision. */
 export const NEEDS_APPROVAL = new Set(['FileEdit', 'FileWrite', 'Bash']);
 
-function apply(agent: ForkAgent, d: ApprovalDecision): PendingApproval {
-  const request = agent.approvals.find((a) => a.requestId === d.requestId && !a.decision);
-  if (!request) throw new Error(`No pending approval "${d.requestId}". Pending: ${agent.approvals.filter((a) => !a.decision).map((a) => a.requestId).join(', ') || 'none'}.`);
+function pendingIds(agent: ForkAgent): string {
+  return agent.approvals.filter((a) => !a.decision).map((a) => a.requestId).join(', ') || 'none';
+}
+
+/** A decision for a request that is not pending: rejected, never a workflow-task failure. */
+function unknownRequest(agent: ForkAgent, requestId: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'UnknownApprovalRequest', message: `No pending approval "${requestId}". Pending: ${pendingIds(agent)}.`, nonRetryable: true });
+}
+
+function pendingRequest(agent: ForkAgent, requestId: string): PendingApproval | undefined {
+  return agent.approvals.find((a) => a.requestId === requestId && !a.decision);
+}
+
+function apply(request: PendingApproval, d: ApprovalDecision): void {
   request.decision = { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) };
-  return request;
 }
 
 export function registerApprovalHandlers(agent: ForkAgent): void {
   setHandler(
     decideApprovalUpdate,
     async (d) => {
-      const request = apply(agent, d);
+      // The validator ran in this same activation, so the request is still pending; should
+      // that ever not hold, the update is rejected as data (ApplicationFailure), not a task failure.
+      const request = pendingRequest(agent, d.requestId);
+      if (!request) throw unknownRequest(agent, d.requestId);
+      apply(request, d);
       // Returns once the agent has acted on the decision. This also fixes the order of the
       // update's completion after the agent's own commands, the same on every replay (a
       // synchronous return left it to the SDK's activation batching).
@@ -39,22 +53,23 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
       return { requestId: request.requestId, outcome: request.decision!.outcome };
     },
     {
+      // Rejections here never reach history: the update is refused before it is accepted.
       validator: (raw: unknown) => {
         const parsed = approvalDecisionSchema.safeParse(raw);
-        if (!parsed.success) throw new Error(`Invalid decision: ${describeIssues(parsed.error).join('; ')}`);
-        const { requestId } = parsed.data;
-        if (!agent.approvals.some((a) => a.requestId === requestId && !a.decision)) throw new Error(`No pending approval "${requestId}".`);
+        if (!parsed.success) {
+          const issues = describeIssues(parsed.error);
+          throw ApplicationFailure.create({ type: 'InvalidApprovalDecision', message: `Invalid decision: ${issues.join('; ')}`, nonRetryable: true, details: [{ issues }] });
+        }
+        if (!pendingRequest(agent, parsed.data.requestId)) throw unknownRequest(agent, parsed.data.requestId);
       },
     },
   );
   setHandler(approvalDecisionSignal, (raw: unknown) => {
     const parsed = approvalDecisionSchema.safeParse(raw);
     if (!parsed.success) return agent.rejectSignal('approvalDecision', describeIssues(parsed.error));
-    try {
-      apply(agent, parsed.data);
-    } catch (err) {
-      agent.rejectSignal('approvalDecision', [(err as Error).message]);
-    }
+    const request = pendingRequest(agent, parsed.data.requestId);
+    if (!request) return agent.rejectSignal('approvalDecision', [unknownRequest(agent, parsed.data.requestId).message]);
+    apply(request, parsed.data);
   });
 }
 
