@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { awayPrompt, awayRequestSchema, type AwayEvent, type AwayRequestInput, type AwaySummary } from '../shared/away';
 import { AWAY_FORK_LABEL, AWAY_QUERY_SOURCE, scopeEventsQuery } from '../shared/dream/names';
+import { forkResultOf } from '../shared/failures';
 import { describeIssues } from '../shared/fork-input';
 import { statusQuery } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
@@ -69,7 +69,7 @@ async function enrich(client: Client, e: AwayEvent, running: boolean): Promise<A
   } catch (err) {
     if (err instanceof WorkflowFailedError) {
       const cause = err.cause;
-      const failed = cause instanceof ApplicationFailure && cause.type === 'ForkFailed' ? (cause.details?.[0] as ForkResult | undefined) : undefined;
+      const failed = forkResultOf(cause);
       return { ...e, error: failed?.error ?? cause?.message ?? err.message };
     }
     return e;

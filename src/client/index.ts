@@ -11,6 +11,7 @@ import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
 import { cacheSafeParamsSchema, describeIssues, validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
+import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
 import { readConversation } from './conversation';
@@ -45,11 +46,9 @@ async function decodeResult(handle: WorkflowHandle, agentId: string): Promise<Fo
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new AgentNotFoundError(agentId);
     if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
-      if (err.cause.type === 'ForkFailed' && err.cause.details?.[0]) return err.cause.details[0] as ForkResult;
-      if (err.cause.type === 'InvalidForkInput') {
-        const issues = (err.cause.details?.[0] as { issues?: string[] } | undefined)?.issues ?? [err.cause.message];
-        throw new InvalidForkInputError(issues);
-      }
+      const failed = forkResultOf(err.cause);
+      if (failed) return failed;
+      if (isFailure(err.cause, FAILURE.invalidForkInput)) throw new InvalidForkInputError(issuesOf(err.cause));
       throw new ForkflowError(`Agent ${agentId} failed: ${err.cause.message}`);
     }
     if (err instanceof WorkflowFailedError) throw new ForkflowError(`Agent ${agentId} did not complete: ${err.cause?.message ?? err.message}`);

@@ -5,9 +5,10 @@
  * (`approvalDecision`) from another workflow. Waiting survives worker and server restarts;
  * the timeout policy denies the call or fails the agent.
  */
-import { ApplicationFailure, condition, log, setHandler, sleep } from '@temporalio/workflow';
+import { condition, log, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
+import { FAILURE, failure, invalid } from '../../shared/failures';
 import { describeIssues } from '../../shared/fork-input';
 import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/messages';
 import { clip } from '../../shared/text';
@@ -26,7 +27,7 @@ function pendingIds(agent: ForkAgent): string {
 
 /** A decision for a request that is not pending: rejected, never a workflow-task failure. */
 function unknownRequest(agent: ForkAgent, requestId: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'UnknownApprovalRequest', message: `No pending approval "${requestId}". Pending: ${pendingIds(agent)}.`, nonRetryable: true });
+  return failure(FAILURE.unknownApprovalRequest, `No pending approval "${requestId}". Pending: ${pendingIds(agent)}.`);
 }
 
 function pendingRequest(agent: ForkAgent, requestId: string): PendingApproval | undefined {
@@ -57,8 +58,7 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
       validator: (raw: unknown) => {
         const parsed = approvalDecisionSchema.safeParse(raw);
         if (!parsed.success) {
-          const issues = describeIssues(parsed.error);
-          throw ApplicationFailure.create({ type: 'InvalidApprovalDecision', message: `Invalid decision: ${issues.join('; ')}`, nonRetryable: true, details: [{ issues }] });
+          throw invalid(FAILURE.invalidApprovalDecision, 'Invalid decision', describeIssues(parsed.error));
         }
         if (!pendingRequest(agent, parsed.data.requestId)) throw unknownRequest(agent, parsed.data.requestId);
       },
@@ -108,7 +108,7 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
   if (!agent.approvals.length) setState(agent, 'running');
   if (!decided) {
     if (agent.input.approval.onTimeout === 'fail') {
-      throw ApplicationFailure.create({ type: 'ApprovalTimedOut', message: `No decision on ${request.summary} within ${String(agent.input.approval.timeout)}.`, nonRetryable: true });
+      throw failure(FAILURE.approvalTimedOut, `No decision on ${request.summary} within ${String(agent.input.approval.timeout)}.`);
     }
     return { approved: false, message: `Not run: nobody approved ${request.summary} within ${String(agent.input.approval.timeout)}. Continue without it or report that it needs approval.` };
   }

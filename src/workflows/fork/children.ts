@@ -7,7 +7,6 @@
  * derived from history, so crashes and replays deliver the same notifications.
  */
 import {
-  ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
   ParentClosePolicy,
@@ -17,6 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { addUsage, totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
+import { forkResultOf } from '../../shared/failures';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { firstLine } from '../../shared/text';
 import { renderTaskNotification } from '../../shared/notifications';
@@ -55,7 +55,8 @@ function outcomeFromResult(r: ForkResult): ChildOutcome {
 /** A child that failed (ForkFailed carries its result) or ended without a result (terminated). */
 function outcomeFromFailure(err: unknown): ChildOutcome {
   const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === 'ForkFailed' && cause.details?.[0]) return outcomeFromResult(cause.details[0] as ForkResult);
+  const failed = forkResultOf(cause);
+  if (failed) return outcomeFromResult(failed);
   const message = cause?.message ?? (err instanceof Error ? err.message : String(err));
   return { status: 'killed', text: '', error: message, usage: ZERO_USAGE, treeUsage: ZERO_USAGE, treeCostUsd: 0, toolUses: 0, durationMs: 0 };
 }

@@ -17,6 +17,7 @@ import {
 import * as otel from '@opentelemetry/api';
 import { instrument } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { toMs } from '../../shared/duration';
+import { FAILURE, forkFailed, invalid } from '../../shared/failures';
 import { validateForkInput, type ForkInputJson } from '../../shared/fork-input';
 import type { ForkResult, StopReason, TerminalStatus } from '../../shared/status';
 import { workflowNow } from '../clock';
@@ -90,12 +91,7 @@ function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostU
 export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   const validated = validateForkInput(raw);
   if (!validated.ok) {
-    throw ApplicationFailure.create({
-      type: 'InvalidForkInput',
-      message: `Invalid forkWorkflow input: ${validated.issues.join('; ')}`,
-      nonRetryable: true,
-      details: [{ issues: validated.issues }],
-    });
+    throw invalid(FAILURE.invalidForkInput, 'Invalid forkWorkflow input', validated.issues);
   }
   const input = validated.value;
   // Handlers first: a status query or a message that arrives while a worktree is being
@@ -191,7 +187,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (status === 'failed') {
-    throw ApplicationFailure.create({ type: 'ForkFailed', message: agent.error ?? 'fork failed', nonRetryable: true, details: [result] });
+    throw forkFailed(result);
   }
   return result;
 }

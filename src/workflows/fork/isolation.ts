@@ -5,8 +5,9 @@
  * - a memory fork (autoMem filter) pins its memory directory at start, and every path it
  *   wrote is audited before its terminal state is decided: an escape fails the run.
  */
-import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, workflowInfo } from '@temporalio/workflow';
 import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/activity-io';
+import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
 import { isolation } from '../activities';
 import type { ForkAgent } from './agent';
@@ -22,7 +23,7 @@ export async function openWorktree(input: ForkInput): Promise<WorktreeRef> {
     return await isolation.createWorktree.executeWithOptions({ ...onWorkspace(input), summary: 'create worktree' }, [{ repoRoot: input.workspace?.root, agentId }]);
   } catch (err) {
     const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
-    throw ApplicationFailure.create({ type: 'WorktreeUnavailable', message: `Could not create the fork's worktree: ${why}`, nonRetryable: true });
+    throw failure(FAILURE.worktreeUnavailable, `Could not create the fork's worktree: ${why}`);
   }
 }
 
