@@ -14,7 +14,8 @@ import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
 import type { MemoryScope, WorktreeRef } from '../../shared/activity-io';
-import type { CarriedState, ChildRecord, PendingApproval, QueuedMessage } from '../../shared/tree-input';
+import { CARRIED_STATE_VERSION, type CarriedState } from '../../shared/carried-state';
+import type { ChildRecord, PendingApproval, QueuedMessage } from '../../shared/tree-input';
 import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
@@ -172,6 +173,7 @@ export class ForkAgent {
   /** What a continuing run of this agent takes over. */
   carry(): CarriedState {
     return {
+      v: CARRIED_STATE_VERSION,
       turns: this.turns,
       toolUses: this.toolUses,
       usage: this.usage,

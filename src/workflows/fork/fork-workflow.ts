@@ -28,10 +28,18 @@ import { registerApprovalHandlers } from './approvals';
 import { settleChildren, treeTotals } from './children';
 import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
-import type { CarriedState } from '../../shared/tree-input';
+import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { runTurns } from './turn-loop';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
+
+/** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
+function carriedStateOf(raw: unknown): CarriedState | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseCarriedState(raw);
+  if (!parsed.ok) throw invalid(FAILURE.invalidCarriedState, 'The state carried from the previous run cannot be read', parsed.issues);
+  return parsed.state;
+}
 
 /** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
 async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
@@ -97,7 +105,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // Handlers first: a status query or a message that arrives while a worktree is being
   // created is answered or queued, never refused for want of a handler.
   const agent = new ForkAgent(input);
-  const carried = input.continuation?.state as CarriedState | undefined;
+  const carried = carriedStateOf(input.continuation?.state);
   // Continue-as-new keeps the budget; a finished agent resumed by a message starts a new one.
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message });
   registerHandlers(agent);
