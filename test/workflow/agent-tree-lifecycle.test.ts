@@ -5,8 +5,10 @@
  */
 import { AgentNotFoundError } from '../../src/client';
 import { textOf } from '../../src/shared/anthropic';
+import { CARRIED_STATE_VERSION } from '../../src/shared/carried-state';
+import type { ForkInputJson } from '../../src/shared/fork-input';
 import { startHarness, type Harness } from '../kit/env';
-import { recordHistory } from '../kit/histories';
+import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { afterCancelRequest, historyEvents, NEW_WORK, typesOf } from '../kit/history-order';
 import { bodyOf } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
@@ -90,6 +92,7 @@ test('SendMessage to a running child queues it; to a finished child resumes it f
   const child = await h.forkflow.transcript('msgs.worker-1');
   const replies = child.filter((m) => m.role === 'assistant').map((m) => textOf(m));
   expect(replies.slice(-3)).toEqual(['first part', 'got the note', 'resumed answer']);
+  await recordHistory(h.client.workflow.getHandle('msgs.worker-1'), 'resume-by-send-message');
 });
 
 test('client messages: an idle agent resumes in place, a closed one as a new run from its history, an unknown one is an error', async () => {
@@ -107,6 +110,10 @@ test('client messages: an idle agent resumes in place, a closed one as a new run
   const transcript = await h.forkflow.transcript('closed-agent');
   expect(transcript.slice(0, before.length)).toEqual(before);
   expect(transcript).toHaveLength(before.length + 2);
+  const resumed = await startInputOf<ForkInputJson>(h.client.workflow.getHandle('closed-agent'));
+  expect(resumed.continuation?.state).toMatchObject({ v: CARRIED_STATE_VERSION, turns: 1 });
+  await recordHistory(h.client.workflow.getHandle('closed-agent'), 'resume-by-message');
+  recordCarriedState(resumed.continuation?.state, 'v1-resume');
 
   await expect(h.forkflow.sendMessage('never-existed', { message: 'hi' })).rejects.toBeInstanceOf(AgentNotFoundError);
 });

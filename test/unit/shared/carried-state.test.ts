@@ -10,8 +10,8 @@ import { CARRIED_STATE_VERSION, parseCarriedState } from '../../../src/shared/ca
 const DIR = join(__dirname, '..', '..', 'fixtures', 'carried-state');
 const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
-test('fixtures exist for the unversioned shape (continue-as-new and resume)', () => {
-  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json']));
+test('fixtures exist for the unversioned shape and for v1 (continue-as-new and resume)', () => {
+  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json']));
 });
 
 test.each(fixtures)('%s parses with today\'s schema, as the current version, losing nothing', (file) => {
