@@ -13,7 +13,7 @@ import { statusQuery } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult } from '../shared/status';
 import { InvalidInputError } from './errors';
-import type { ForkflowClient } from './index';
+import type { ForkRunner } from './runner';
 
 /** The away request failed validation. */
 export class InvalidAwayRequestError extends InvalidInputError {
@@ -111,7 +111,7 @@ async function collectEvents(client: Client, scope: string, since: string, max: 
  * const away = await awaySummary(forkflow, { memoryScope: 'team', since: lastSeen.toISOString() });
  * if (away.kind === 'summary') show(away.digest);
  */
-export async function awaySummary(forkflow: ForkflowClient, request: AwayRequestInput, opts: { taskQueue?: string } = {}): Promise<AwaySummary> {
+export async function awaySummary(forkflow: ForkRunner, request: AwayRequestInput, opts: { taskQueue?: string } = {}): Promise<AwaySummary> {
   const parsed = awayRequestSchema.safeParse(request);
   if (!parsed.success) throw new InvalidAwayRequestError(describeIssues(parsed.error));
   const req = parsed.data;

@@ -13,7 +13,7 @@ import { FAILURE, isFailure, issuesOf } from '../shared/failures';
 import { SA } from '../shared/search-attributes';
 import { DreamSchedules, InvalidDreamConfigError } from './dream-schedule';
 import { ForkflowError } from './errors';
-import type { ForkflowClient } from './index';
+import type { ForkRunner } from './runner';
 
 export * from './dream-schedule';
 export * from './away';
@@ -52,7 +52,7 @@ export interface DreamRunHandle {
 }
 
 /**
- * autoDream's client API over a `ForkflowClient`.
+ * autoDream's client API over a `ForkflowClient` (any `ForkRunner`).
  *
  * @example
  * const dream = new DreamClient(forkflow);
@@ -63,7 +63,7 @@ export interface DreamRunHandle {
 export class DreamClient {
   readonly schedules: DreamSchedules;
 
-  constructor(readonly forkflow: ForkflowClient) {
+  constructor(readonly forkflow: ForkRunner) {
     this.schedules = new DreamSchedules(forkflow.temporal, forkflow.taskQueue);
   }
 

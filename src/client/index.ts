@@ -20,7 +20,7 @@ import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, tr
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
-import { temporalSettings } from '../worker/config';
+import { temporalSettings } from './settings';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 
@@ -32,8 +32,8 @@ export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
 export type { PrefixRef } from '../shared/prefix';
 export type { ForkResult, ForkStatus } from '../shared/status';
 
-/** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */
-export type ForkParams = ForkInputJson & { agentId?: string };
+import type { ForkParams } from './runner';
+export type { ForkParams, ForkRunner } from './runner';
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'fork';

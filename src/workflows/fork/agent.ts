@@ -7,7 +7,7 @@
  * any await; its conversation is opened later (`open`), once a worktree fork has its
  * worktree — the opening names the worktree's path.
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { workflowInfo, type CancellationScope } from '@temporalio/workflow';
 import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
@@ -21,14 +21,20 @@ import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
 import { tokensCharged } from '../../shared/budget';
 import { isoNow } from '../clock';
-import { treeTotals, type ChildRuntime } from './children';
-import { drain, enqueue } from './inbox';
+import { treeTotals } from './tree-totals';
+import { drain, enqueue, renderQueuedMessage } from './inbox';
 import type { ForkSetup } from './setup';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
   readonly setup: ForkSetup;
   readonly messages: MessageParam[];
+}
+
+/** Live handle of a running child (not state: rebuilt by replay, never carried). */
+export interface ChildRuntime {
+  scope: CancellationScope;
+  done: Promise<void>;
 }
 
 export class ForkAgent {
@@ -254,10 +260,4 @@ function childCounts(children: ChildRecord[]): ForkStatus['children'] {
   const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, total: children.length };
   for (const c of children) counts[c.state] += 1;
   return counts;
-}
-
-/** How a queued message reads to the model: who sent it, then the text as sent. */
-export function renderQueuedMessage(m: SendMessageArgs): string {
-  const header = [m.from ? `from ${m.from}` : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
-  return header ? `[message ${header}]\n${m.message}` : m.message;
 }

@@ -15,24 +15,18 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { addUsage, totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
+import { totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
 import { forkResultOf } from '../../shared/failures';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { firstLine } from '../../shared/text';
 import { renderTaskNotification } from '../../shared/notifications';
-import { estimateCostUsd } from '../../shared/pricing';
 import { SA } from '../../shared/search-attributes';
 import type { ForkResult } from '../../shared/status';
 import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
-import type { forkWorkflow } from './fork-workflow';
+import type { ForkWorkflowFn } from './signature';
 import { enqueue } from './inbox';
-
-export interface ChildRuntime {
-  scope: CancellationScope;
-  done: Promise<void>;
-}
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
@@ -103,7 +97,7 @@ function settle(agent: ForkAgent, record: ChildRecord, outcome: ChildOutcome): v
 
 export interface StartedChild {
   record: ChildRecord;
-  handle: ChildWorkflowHandle<typeof forkWorkflow>;
+  handle: ChildWorkflowHandle<ForkWorkflowFn>;
 }
 
 /** Starts a child workflow in its own cancellation scope and wires its outcome to the record. */
@@ -129,7 +123,7 @@ export async function startChildAgent(
   agent.children.push(record);
   const scope = new CancellationScope();
   const handle = await scope.run(() =>
-    startChild<typeof forkWorkflow>('forkWorkflow', {
+    startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
       args: [args.input],
       taskQueue: args.taskQueue,
@@ -194,16 +188,4 @@ export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<
 /** Waits for every running child to end (after the parent itself was cancelled or finished). */
 export async function settleChildren(agent: ForkAgent): Promise<void> {
   await Promise.all([...agent.childRuntimes.values()].map((r) => r.done));
-}
-
-/** This agent's usage plus its finished children's subtrees, and an estimated cost. */
-export function treeTotals(agent: ForkAgent): { usage: ForkResult['usage']; costUsd: number; agents: number } {
-  let usage = agent.usage;
-  let costUsd = estimateCostUsd(agent.model, agent.usage);
-  for (const c of agent.children) {
-    if (!c.result) continue;
-    usage = addUsage(usage, c.result.treeUsage);
-    costUsd += c.result.treeCostUsd;
-  }
-  return { usage, costUsd: Math.round(costUsd * 1_000_000) / 1_000_000, agents: 1 + agent.children.length };
 }

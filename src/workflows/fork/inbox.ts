@@ -4,6 +4,7 @@
  * arrival order. Plain JSON state (an array and a counter), so it crosses continue-as-new.
  */
 import type { TextBlock } from '../../shared/anthropic';
+import type { SendMessageArgs } from '../../shared/messages';
 import type { Priority, QueuedMessage } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 
@@ -24,4 +25,10 @@ export function enqueue(state: InboxState, entry: Omit<QueuedMessage, 'seq' | 'r
 export function drain(state: InboxState): TextBlock[] {
   const ordered = state.inbox.splice(0).sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
   return ordered.map((m) => ({ type: 'text', text: m.text }));
+}
+
+/** How a queued message reads to the model: who sent it, then the text as sent. */
+export function renderQueuedMessage(m: SendMessageArgs): string {
+  const header = [m.from ? `from ${m.from}` : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
+  return header ? `[message ${header}]\n${m.message}` : m.message;
 }

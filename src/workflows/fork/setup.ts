@@ -17,7 +17,7 @@ import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/pref
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
-import { renderQueuedMessage } from './agent';
+import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
 
 export interface ForkSetup {
