@@ -7,7 +7,7 @@
  * any await; its conversation is opened later (`open`), once a worktree fork has its
  * worktree — the opening names the worktree's path.
  */
-import { workflowInfo, type CancellationScope } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
 import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
@@ -15,26 +15,23 @@ import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
 import type { MemoryScope, WorktreeRef } from '../../shared/activity-io';
 import { CARRIED_STATE_VERSION, type CarriedState } from '../../shared/carried-state';
-import type { ChildRecord, PendingApproval, QueuedMessage } from '../../shared/tree-input';
+import type { ChildRecord } from '../../shared/tree-input';
 import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
 import { tokensCharged } from '../../shared/budget';
 import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
-import { drain, enqueue, renderQueuedMessage } from './inbox';
+import { ApprovalBook } from './approval-book';
+import { Inbox, renderQueuedMessage } from './inbox';
+import { WorkArea } from './work-area';
+import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
   readonly setup: ForkSetup;
   readonly messages: MessageParam[];
-}
-
-/** Live handle of a running child (not state: rebuilt by replay, never carried). */
-export interface ChildRuntime {
-  scope: CancellationScope;
-  done: Promise<void>;
 }
 
 export class ForkAgent {
@@ -50,21 +47,16 @@ export class ForkAgent {
   stopReason?: StopReason;
   maxTurnsReached = false;
   cacheBreak?: CacheBreak;
-  /** The memory directory, pinned at start (autoMem filter). */
-  memory?: MemoryScope;
-  /** Canonical paths this agent's tool calls wrote (audited at the end of a memory fork). */
-  readonly touched: string[] = [];
-  worktree?: WorktreeRef;
+  /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
+  readonly workArea = new WorkArea();
   /** Chained digest of `messages` (see ModelCallInput.digest). */
   digest = EMPTY_DIGEST;
-  inbox: QueuedMessage[] = [];
-  inboxSeq = 0;
-  /** Sub-agents on record (running ones, and the last `keepCompleted` finished ones). */
-  children: ChildRecord[] = [];
-  childCounter = 0;
-  readonly approvals: PendingApproval[] = [];
-  /** Live handles of running children (not state: rebuilt by replay, never carried). */
-  readonly childRuntimes = new Map<string, ChildRuntime>();
+  /** Messages and task notifications waiting for the next turn boundary (owned by inbox.ts). */
+  readonly inbox = new Inbox();
+  /** Sub-agents on record and their live handles (owned by child-table.ts, driven by children.ts). */
+  readonly children = new ChildTable();
+  /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
+  readonly approvals = new ApprovalBook();
   /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
   budgetUsage: Usage = ZERO_USAGE;
   /** Wall-clock limit as an instant (kept across continue-as-new). */
@@ -134,6 +126,18 @@ export class ForkAgent {
   }
 
   /** Where this agent's tools act: its worktree, else the workspace root it was given. */
+  get worktree(): WorktreeRef | undefined {
+    return this.workArea.worktree;
+  }
+  /** The memory directory, pinned at start (autoMem filter). */
+  get memory(): MemoryScope | undefined {
+    return this.workArea.memory;
+  }
+  /** Canonical paths this agent's tool calls wrote (audited at the end of a memory fork). */
+  get touched(): readonly string[] {
+    return this.workArea.touched;
+  }
+
   get workspaceRoot(): string | undefined {
     return this.worktree?.path ?? this.input.workspace?.root;
   }
@@ -159,7 +163,7 @@ export class ForkAgent {
 
   /** A message from a person or another agent (default priority `next`). */
   enqueueMessage(message: SendMessageArgs): void {
-    enqueue(this, { priority: message.priority ?? 'next', kind: 'message', text: renderQueuedMessage(message), from: message.from, summary: message.summary });
+    this.inbox.enqueue({ priority: message.priority ?? 'next', kind: 'message', text: renderQueuedMessage(message), from: message.from, summary: message.summary });
   }
 
   rejectSignal(signal: string, issues: string[]): void {
@@ -169,11 +173,11 @@ export class ForkAgent {
 
   /** Takes every queued message as text blocks, in delivery order. */
   drainInbox(): TextBlock[] {
-    return drain(this);
+    return this.inbox.drain();
   }
 
   get runningChildren(): ChildRecord[] {
-    return this.children.filter((c) => c.state === 'running');
+    return this.children.running;
   }
 
   /** What a continuing run of this agent takes over. */
@@ -187,11 +191,11 @@ export class ForkAgent {
       lastText: this.lastText,
       startedAt: this.startedAt,
       deadline: this.deadline,
-      inbox: this.inbox,
-      inboxSeq: this.inboxSeq,
-      children: this.children,
-      childCounter: this.childCounter,
-      touched: this.touched,
+      inbox: [...this.inbox.entries],
+      inboxSeq: this.inbox.nextSeq,
+      children: [...this.children.all],
+      childCounter: this.children.started,
+      touched: [...this.touched],
       maxTurnsReached: this.maxTurnsReached,
     };
   }
@@ -205,12 +209,15 @@ export class ForkAgent {
     this.lastText = state.lastText;
     this.startedAt = state.startedAt;
     this.deadline = state.deadline;
-    this.inbox = state.inbox;
-    this.inboxSeq = state.inboxSeq;
-    this.children = state.children;
-    this.childCounter = state.childCounter;
-    this.touched.push(...state.touched);
+    this.inbox.adopt(state.inbox, state.inboxSeq);
+    this.children.adopt(state.children, state.childCounter);
+    this.workArea.recordWrites(state.touched);
     this.maxTurnsReached = state.maxTurnsReached;
+  }
+
+  /** This agent's usage with its finished children's subtrees, and the estimated cost. */
+  treeTotals(): ReturnType<typeof treeTotals> {
+    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all });
   }
 
   /** Blocks re-sent after the cached prefix at every boundary (criticalSystemReminder). */
@@ -245,9 +252,9 @@ export class ForkAgent {
       budgetMax: this.input.budget.maxTokens,
       ...(this.input.name ? { name: this.input.name } : {}),
       depth: this.input.depth,
-      children: childCounts(this.children),
-      tree: treeTotals(this),
-      approvals: this.approvals.filter((a) => !a.decision).map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
+      children: childCounts(this.children.all),
+      tree: this.treeTotals(),
+      approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,
       rejectedSignals: this.rejectedSignals,
@@ -256,7 +263,7 @@ export class ForkAgent {
   }
 }
 
-function childCounts(children: ChildRecord[]): ForkStatus['children'] {
+function childCounts(children: readonly ChildRecord[]): ForkStatus['children'] {
   const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, total: children.length };
   for (const c of children) counts[c.state] += 1;
   return counts;

@@ -22,7 +22,7 @@ import { approvalDecided, approvalRequested } from '../metrics';
 export const NEEDS_APPROVAL = new Set(['FileEdit', 'FileWrite', 'Bash']);
 
 function pendingIds(agent: ForkAgent): string {
-  return agent.approvals.filter((a) => !a.decision).map((a) => a.requestId).join(', ') || 'none';
+  return agent.approvals.pending().map((a) => a.requestId).join(', ') || 'none';
 }
 
 /** A decision for a request that is not pending: rejected, never a workflow-task failure. */
@@ -31,11 +31,11 @@ function unknownRequest(agent: ForkAgent, requestId: string): ApplicationFailure
 }
 
 function pendingRequest(agent: ForkAgent, requestId: string): PendingApproval | undefined {
-  return agent.approvals.find((a) => a.requestId === requestId && !a.decision);
+  return agent.approvals.find(requestId);
 }
 
-function apply(request: PendingApproval, d: ApprovalDecision): void {
-  request.decision = { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) };
+function apply(agent: ForkAgent, request: PendingApproval, d: ApprovalDecision): void {
+  agent.approvals.decide(request, { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) });
 }
 
 export function registerApprovalHandlers(agent: ForkAgent): void {
@@ -46,7 +46,7 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
       // that ever not hold, the update is rejected as data (ApplicationFailure), not a task failure.
       const request = pendingRequest(agent, d.requestId);
       if (!request) throw unknownRequest(agent, d.requestId);
-      apply(request, d);
+      apply(agent, request, d);
       // Returns once the agent has acted on the decision. This also fixes the order of the
       // update's completion after the agent's own commands, the same on every replay (a
       // synchronous return left it to the SDK's activation batching).
@@ -69,7 +69,7 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
     if (!parsed.success) return agent.rejectSignal('approvalDecision', describeIssues(parsed.error));
     const request = pendingRequest(agent, parsed.data.requestId);
     if (!request) return agent.rejectSignal('approvalDecision', [unknownRequest(agent, parsed.data.requestId).message]);
-    apply(request, parsed.data);
+    apply(agent, request, parsed.data);
   });
 }
 
@@ -84,7 +84,7 @@ function describeCall(use: ToolUseBlock): string {
 /** Waits for a decision on one tool call (the request id is the tool_use id). */
 export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promise<ApprovalOutcome> {
   const request: PendingApproval = { requestId: use.id, toolUseId: use.id, tool: use.name, summary: describeCall(use), requestedAt: isoNow() };
-  agent.approvals.push(request);
+  agent.approvals.request(request);
   setState(agent, 'awaiting_approval');
   log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
   approvalRequested(use.name);
@@ -101,10 +101,9 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
     approvalDecided(use.name, 'cancelled'); // the fork was cancelled while waiting
     throw err;
   }
-  request.consumed = true;
+  agent.approvals.close(request);
   const decided = request.decision !== undefined;
   approvalDecided(use.name, decided ? request.decision!.outcome : 'expired');
-  agent.approvals.splice(agent.approvals.indexOf(request), 1);
   if (!agent.approvals.length) setState(agent, 'running');
   if (!decided) {
     if (agent.input.approval.onTimeout === 'fail') {

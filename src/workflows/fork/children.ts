@@ -26,7 +26,6 @@ import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import type { ForkWorkflowFn } from './signature';
-import { enqueue } from './inbox';
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
@@ -57,7 +56,7 @@ function outcomeFromFailure(err: unknown): ChildOutcome {
 
 function notify(agent: ForkAgent, record: ChildRecord): void {
   const o = record.result!;
-  enqueue(agent, {
+  agent.inbox.enqueue({
     priority: 'later',
     kind: 'notification',
     taskId: record.agentId,
@@ -75,24 +74,9 @@ function notify(agent: ForkAgent, record: ChildRecord): void {
   });
 }
 
-/** Keeps running children and the newest finished ones (bounded record). */
-function trim(agent: ForkAgent): void {
-  const keep = agent.input.subAgents?.keepCompleted ?? 256;
-  const finished = agent.children.filter((c) => c.state !== 'running');
-  if (finished.length <= keep) return;
-  const drop = new Set(finished.slice(0, finished.length - keep));
-  agent.children = agent.children.filter((c) => !drop.has(c));
-}
-
 function settle(agent: ForkAgent, record: ChildRecord, outcome: ChildOutcome): void {
-  record.state = outcome.status;
-  record.result = outcome;
-  if (!record.notified) {
-    record.notified = true;
-    notify(agent, record);
-  }
-  agent.childRuntimes.delete(record.agentId);
-  trim(agent);
+  const unseen = agent.children.settle(record, outcome, agent.input.subAgents?.keepCompleted ?? 256);
+  if (unseen) notify(agent, record);
 }
 
 export interface StartedChild {
@@ -120,7 +104,7 @@ export async function startChildAgent(
     notified: args.mode === 'sync',
     startedAt: isoNow(),
   };
-  agent.children.push(record);
+  agent.children.add(record);
   const scope = new CancellationScope();
   const handle = await scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
@@ -143,7 +127,7 @@ export async function startChildAgent(
     (r) => settle(agent, record, outcomeFromResult(r)),
     (err: unknown) => settle(agent, record, outcomeFromFailure(err)),
   );
-  agent.childRuntimes.set(args.id, { scope, done });
+  agent.children.attach(args.id, { scope, done });
   return { record, handle };
 }
 
@@ -153,14 +137,13 @@ export async function startChildAgent(
  * returned.
  */
 export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number): Promise<ChildOutcome | undefined> {
-  const runtime = agent.childRuntimes.get(record.agentId);
+  const runtime = agent.children.runtime(record.agentId);
   if (runtime) {
     const timer = new CancellationScope();
     const moved = await Promise.race([runtime.done.then(() => false), timer.run(() => sleep(backgroundAfterMs)).then(() => true)]);
     timer.cancel();
     if (moved && record.state === 'running') {
-      record.mode = 'background';
-      record.notified = false;
+      agent.children.moveToBackground(record);
       return undefined;
     }
   }
@@ -169,17 +152,13 @@ export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, back
 
 /** Marks a child's outcome as seen, dropping a notification that is still queued for it. */
 export function markSeen(agent: ForkAgent, record: ChildRecord): void {
-  record.notified = true;
-  agent.inbox = agent.inbox.filter((m) => m.taskId !== record.agentId);
-}
-
-export function findChild(agent: ForkAgent, ref: string): ChildRecord | undefined {
-  return agent.children.find((c) => c.agentId === ref) ?? [...agent.children].reverse().find((c) => c.name === ref);
+  agent.children.markSeen(record);
+  agent.inbox.dropNotificationsFor(record.agentId);
 }
 
 /** Cancels one running child and waits for its partial result. */
 export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<void> {
-  const runtime = agent.childRuntimes.get(record.agentId);
+  const runtime = agent.children.runtime(record.agentId);
   if (!runtime) return;
   runtime.scope.cancel();
   await runtime.done;
@@ -187,5 +166,5 @@ export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<
 
 /** Waits for every running child to end (after the parent itself was cancelled or finished). */
 export async function settleChildren(agent: ForkAgent): Promise<void> {
-  await Promise.all([...agent.childRuntimes.values()].map((r) => r.done));
+  await Promise.all(agent.children.liveRuntimes.map((r) => r.done));
 }

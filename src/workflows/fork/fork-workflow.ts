@@ -26,7 +26,6 @@ import { registerHandlers } from './handlers';
 import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
 import { registerApprovalHandlers } from './approvals';
 import { settleChildren } from './children';
-import { treeTotals } from './tree-totals';
 import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
@@ -81,12 +80,13 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
 }
 
 function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostUsd' | 'children'> {
-  if (agent.children.length === 0) return {};
-  const totals = treeTotals(agent);
+  const children = agent.children.all;
+  if (children.length === 0) return {};
+  const totals = agent.treeTotals();
   return {
     treeUsage: totals.usage,
     treeCostUsd: totals.costUsd,
-    children: agent.children.map((c) => ({
+    children: children.map((c) => ({
       agentId: c.agentId,
       ...(c.name ? { name: c.name } : {}),
       description: c.description,
@@ -114,7 +114,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {
     agent.activity = 'creating worktree';
-    agent.worktree = await openWorktree(input);
+    await openWorktree(agent);
     agent.activity = undefined;
   }
   const worktree = agent.worktree;
