@@ -8,7 +8,7 @@
  * worktree — the opening names the worktree's path.
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
+import { cacheHitRatio, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
@@ -25,6 +25,7 @@ import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
 import { Inbox, renderQueuedMessage } from './inbox';
 import { WorkArea } from './work-area';
+import { Tally } from './tally';
 import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 
@@ -38,15 +39,12 @@ export class ForkAgent {
   readonly agentId: string;
   readonly rootAgentId: string;
   state: ForkState = 'running';
-  turns = 0;
-  toolUses = 0;
-  usage: Usage = ZERO_USAGE;
-  lastText?: string;
   error?: string;
   activity?: string;
   stopReason?: StopReason;
-  maxTurnsReached = false;
   cacheBreak?: CacheBreak;
+  /** Turns, tool calls, usage and budget (owned by tally.ts). */
+  readonly tally = new Tally();
   /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
   readonly workArea = new WorkArea();
   /** Chained digest of `messages` (see ModelCallInput.digest). */
@@ -57,8 +55,6 @@ export class ForkAgent {
   readonly children = new ChildTable();
   /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
   readonly approvals = new ApprovalBook();
-  /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
-  budgetUsage: Usage = ZERO_USAGE;
   /** Wall-clock limit as an instant (kept across continue-as-new). */
   deadline?: number;
   readonly rejectedSignals: RejectedSignal[] = [];
@@ -152,13 +148,24 @@ export class ForkAgent {
     this.digest = chainDigest(this.digest, message);
   }
 
-  /** A reply of this agent's own model call (inherited assistant turns are not its text). */
-  recordModelCall(usage: Usage, reply: MessageParam): void {
-    this.turns += 1;
-    this.usage = addUsage(this.usage, usage);
-    this.budgetUsage = addUsage(this.budgetUsage, usage);
-    const text = textOf(reply).trim();
-    if (text) this.lastText = text;
+  get turns(): number {
+    return this.tally.turns;
+  }
+  get toolUses(): number {
+    return this.tally.toolUses;
+  }
+  get usage(): Usage {
+    return this.tally.usage;
+  }
+  /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
+  get budgetUsage(): Usage {
+    return this.tally.budgetUsage;
+  }
+  get lastText(): string | undefined {
+    return this.tally.lastText;
+  }
+  get maxTurnsReached(): boolean {
+    return this.tally.maxTurnsReached;
   }
 
   /** A message from a person or another agent (default priority `next`). */
@@ -202,17 +209,12 @@ export class ForkAgent {
 
   /** Takes over a previous run's state (continue-as-new keeps the budget; a resume starts a new one). */
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
-    this.turns = state.turns;
-    this.toolUses = state.toolUses;
-    this.usage = state.usage;
-    this.budgetUsage = opts.keepBudget ? state.budgetUsage : ZERO_USAGE;
-    this.lastText = state.lastText;
+    this.tally.adopt(state, opts);
     this.startedAt = state.startedAt;
     this.deadline = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);
     this.children.adopt(state.children, state.childCounter);
     this.workArea.recordWrites(state.touched);
-    this.maxTurnsReached = state.maxTurnsReached;
   }
 
   /** This agent's usage with its finished children's subtrees, and the estimated cost. */

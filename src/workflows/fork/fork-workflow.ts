@@ -159,7 +159,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
       return runUntilDone(agent);
     };
     stopReason = timeoutMs ? await CancellationScope.withTimeout(timeoutMs, work) : await CancellationScope.cancellable(work);
-    if (stopReason === 'max_turns') agent.maxTurnsReached = true;
+    if (stopReason === 'max_turns') agent.tally.markMaxTurnsReached();
     status = 'completed';
   } catch (err) {
     if (isCancellation(err)) {

@@ -94,7 +94,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   if (limit !== undefined && agent.toolUses >= limit) {
     return deny(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
   }
-  agent.toolUses += 1;
+  agent.tally.countToolUse();
   const denied = accessDenial(agent, use.name);
   if (denied) return deny(use.id, denied);
   if (isSubAgentTool(use.name)) {
