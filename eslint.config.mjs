@@ -1,6 +1,6 @@
-// Lint rules that enforce the project's boundaries rather than taste:
-// workflow code may not reach Node builtins, I/O libraries or the model SDK,
-// and no promise may float anywhere.
+// Lint rules that enforce the project's boundaries rather than taste: workflow code may not
+// reach Node builtins, Node globals, I/O libraries or the model SDK; no floor of src/ imports
+// a higher one; and no promise may float anywhere.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -14,6 +14,49 @@ const ioLibraries = [
   '@anthropic-ai/sdk', '@temporalio/client', '@temporalio/worker', '@temporalio/activity',
   '@temporalio/testing', '@temporalio/envconfig', 'commander', 'cli-table3', 'log-update', 'uuid',
 ];
+
+// Floors of src/, lowest first: a folder may import only folders on lower floors.
+//   shared → workflows | activities | offline → worker → client → testing → cli
+// The client additionally loads no worker, activity or workflow code (services import it alone).
+const forbiddenFolders = {
+  shared: ['workflows', 'activities', 'offline', 'worker', 'client', 'testing', 'cli'],
+  workflows: ['activities', 'offline', 'worker', 'client', 'testing', 'cli'],
+  activities: ['workflows', 'offline', 'worker', 'client', 'testing', 'cli'],
+  offline: ['workflows', 'activities', 'worker', 'client', 'testing', 'cli'],
+  worker: ['client', 'testing', 'cli'],
+  client: ['workflows', 'activities', 'offline', 'worker', 'testing', 'cli'],
+  testing: ['cli'],
+  cli: [],
+};
+const workflowSafe = new Set(['workflows', 'shared']);
+const MAX_DEPTH = 5;
+
+function floorBlocks() {
+  const blocks = [];
+  for (const [folder, forbidden] of Object.entries(forbiddenFolders)) {
+    for (let depth = 1; depth <= MAX_DEPTH; depth++) {
+      const up = String.raw`(\.\./){${depth}}`;
+      const patterns = forbidden.map((target) => ({
+        regex: `^${up}${target}(/.*)?$`,
+        // Workflow code imports activity types for proxyActivities; types are erased from the bundle.
+        ...(folder === 'workflows' && target === 'activities' ? { allowTypeImports: true } : {}),
+        message: `src/${folder} may not import src/${target} (floors: shared → workflows | activities | offline → worker → client → testing → cli).`,
+      }));
+      const paths = workflowSafe.has(folder)
+        ? [
+            ...nodeBuiltins.flatMap((m) => [m, `node:${m}`]).map((name) => ({ name, message: 'Workflow-safe code must not use Node builtins: move I/O to src/activities.' })),
+            ...ioLibraries.map((name) => ({ name, message: 'Workflow-safe code must not import I/O libraries; import activity types only.', allowTypeImports: name.startsWith('@temporalio/') })),
+          ]
+        : [];
+      if (patterns.length === 0 && paths.length === 0) continue;
+      blocks.push({
+        files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+        rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
+      });
+    }
+  }
+  return blocks;
+}
 
 export default tseslint.config(
   { ignores: ['lib/', 'node_modules/', '.tools/', '.scratch/', '.forkflow/', 'coverage/', 'test-artifacts/', 'bin/', 'test/fixtures/'] },
@@ -32,21 +75,19 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
     },
   },
+  // Floors, by path (see test/unit/boundaries.test.ts for the same rules checked on the
+  // import graph): one block per folder and directory depth, so a relative import is matched
+  // by what it resolves to — `../activities` is src/activities from src/workflows/*.ts but
+  // the workflow-side proxies (src/workflows/activities.ts) from src/workflows/fork/*.ts.
+  ...floorBlocks(),
   {
     // The workflow sandbox: deterministic code only (see src/workflows/README.md).
     files: ['src/workflows/**/*.ts', 'src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          ...nodeBuiltins.flatMap((m) => [m, `node:${m}`]).map((name) => ({ name, message: 'Workflow-safe code must not use Node builtins: move I/O to src/activities.' })),
-          ...ioLibraries.map((name) => ({ name, message: 'Workflow-safe code must not import I/O libraries; import activity types only.', allowTypeImports: name.startsWith('@temporalio/') })),
-        ],
-      }],
       'no-restricted-globals': ['error',
-        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
-        { name: 'setInterval', message: 'Use sleep() in a loop.' },
+        ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask'].map((name) => ({ name, message: 'No Node timers in workflow-safe code: use sleep()/condition() from @temporalio/workflow.' })),
+        ...['process', 'Buffer', '__dirname', '__filename', 'global', 'module', 'exports'].map((name) => ({ name, message: `No ${name} in workflow-safe code: it runs in Temporal's sandbox (move Node-side code to src/activities).` })),
         { name: 'fetch', message: 'No I/O in workflows.' },
-        { name: 'process', message: 'No process access in workflows.' },
         { name: 'require', message: 'Import statically so the bundler sees it.' },
       ],
       'no-restricted-properties': ['error',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ConversationSource } from '../src/activities/conversation';
 import type { ForkflowClient } from '../src/client';
 import type { OfflineModel } from '../src/offline';
-import { startDevStack, type DevStack } from '../src/worker/dev-stack';
+import { startDevStack, type DevStack } from '../src/testing/dev-stack';
 import { messageRequests } from '../test/kit/requests';
 
 export interface BenchStack {

@@ -17,6 +17,7 @@ import { diffManifests, indexLines, manifestOf, removeRetired } from './consolid
 import { assertStateOutsideMemory, readManifest, removeRunDir, sessionsDirOf, writeManifest } from './consolidation/run-dir';
 import { countSessions, stageSessions } from './consolidation/sessions';
 import { defaultStateDir, updateDreamState } from './consolidation/state-file';
+import { startHeartbeat } from './heartbeat';
 import { auditTouchedPaths } from './tools';
 
 export { defaultStateDir, readDreamState, writeDreamState } from './consolidation/state-file';
@@ -99,20 +100,26 @@ export function createDreamActivities(deps: DreamActivityDeps) {
      * creating the memory directory if the scope has none yet.
      */
     async dreamPrepare(input: { stateDir: string; runKey: string; scope: string; memoryDir: string; since: string | null; until: string; maxSessions: number }) {
-      await mkdir(input.memoryDir, { recursive: true });
-      await assertStateOutsideMemory(input.stateDir, input.memoryDir);
-      await removeRunDir(input.stateDir, input.runKey); // a leftover of an earlier attempt under this id
       const ctx = Context.current();
-      await writeManifest(input.stateDir, input.runKey, await manifestOf(input.memoryDir));
-      const staged = await stageSessions(deps.client, {
-        scope: input.scope,
-        since: input.since,
-        until: input.until,
-        max: input.maxSessions,
-        dir: sessionsDirOf(input.stateDir, input.runKey),
-        onProgress: () => ctx.heartbeat(),
-      });
-      return { sessionsDir: staged.dir, staged: staged.staged, total: staged.total, unavailable: staged.unavailable };
+      // Beating before the first I/O: a large memory directory makes the manifest alone slow.
+      const stopHeartbeat = startHeartbeat();
+      try {
+        await mkdir(input.memoryDir, { recursive: true });
+        await assertStateOutsideMemory(input.stateDir, input.memoryDir);
+        await removeRunDir(input.stateDir, input.runKey); // a leftover of an earlier attempt under this id
+        await writeManifest(input.stateDir, input.runKey, await manifestOf(input.memoryDir));
+        const staged = await stageSessions(deps.client, {
+          scope: input.scope,
+          since: input.since,
+          until: input.until,
+          max: input.maxSessions,
+          dir: sessionsDirOf(input.stateDir, input.runKey),
+          onProgress: () => ctx.heartbeat(),
+        });
+        return { sessionsDir: staged.dir, staged: staged.staged, total: staged.total, unavailable: staged.unavailable };
+      } finally {
+        stopHeartbeat();
+      }
     },
 
     /**

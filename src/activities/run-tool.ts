@@ -34,11 +34,12 @@ export function createToolActivities(deps: ToolDeps) {
   return {
     async runTool(input: ToolCallInput): Promise<ToolCallResult> {
       const ctx = Context.current();
-      const raw = await toolInput(deps, input);
-      const root = input.workspaceRoot ?? deps.workspaceRoot;
-      const writePolicy: WritePolicy = input.writePolicy;
+      // Beating starts before the first I/O: a large input is fetched from the conversation first.
       const stopHeartbeat = startHeartbeat(() => ({ tool: input.name }));
       try {
+        const raw = await toolInput(deps, input);
+        const root = input.workspaceRoot ?? deps.workspaceRoot;
+        const writePolicy: WritePolicy = input.writePolicy;
         const availability = input.name === 'Bash' ? await (deps.sandbox ?? sandboxAvailability)() : undefined;
         return await runBuiltinTool(input.name, raw, {
           root,

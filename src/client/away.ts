@@ -5,15 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { awayPrompt, awayRequestSchema, type AwayEvent, type AwayRequestInput, type AwaySummary } from '../shared/away';
 import { AWAY_FORK_LABEL, AWAY_QUERY_SOURCE, scopeEventsQuery } from '../shared/dream/names';
+import { forkResultOf } from '../shared/failures';
 import { describeIssues } from '../shared/fork-input';
 import { statusQuery } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult } from '../shared/status';
 import { InvalidInputError } from './errors';
-import type { ForkflowClient } from './index';
+import type { ForkRunner } from './runner';
 
 /** The away request failed validation. */
 export class InvalidAwayRequestError extends InvalidInputError {
@@ -69,7 +69,7 @@ async function enrich(client: Client, e: AwayEvent, running: boolean): Promise<A
   } catch (err) {
     if (err instanceof WorkflowFailedError) {
       const cause = err.cause;
-      const failed = cause instanceof ApplicationFailure && cause.type === 'ForkFailed' ? (cause.details?.[0] as ForkResult | undefined) : undefined;
+      const failed = forkResultOf(cause);
       return { ...e, error: failed?.error ?? cause?.message ?? err.message };
     }
     return e;
@@ -111,7 +111,7 @@ async function collectEvents(client: Client, scope: string, since: string, max: 
  * const away = await awaySummary(forkflow, { memoryScope: 'team', since: lastSeen.toISOString() });
  * if (away.kind === 'summary') show(away.digest);
  */
-export async function awaySummary(forkflow: ForkflowClient, request: AwayRequestInput, opts: { taskQueue?: string } = {}): Promise<AwaySummary> {
+export async function awaySummary(forkflow: ForkRunner, request: AwayRequestInput, opts: { taskQueue?: string } = {}): Promise<AwaySummary> {
   const parsed = awayRequestSchema.safeParse(request);
   if (!parsed.success) throw new InvalidAwayRequestError(describeIssues(parsed.error));
   const req = parsed.data;

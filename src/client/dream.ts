@@ -5,15 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { WORKFLOW_TYPES } from '../shared/constants';
 import { validateDreamConfig, type DreamConfigInput } from '../shared/dream/config';
 import { dreamLockId, dreamRunsQuery, manualDreamId } from '../shared/dream/names';
 import type { DreamOutcome } from '../shared/dream/outcome';
+import { FAILURE, isFailure, issuesOf } from '../shared/failures';
 import { SA } from '../shared/search-attributes';
 import { DreamSchedules, InvalidDreamConfigError } from './dream-schedule';
 import { ForkflowError } from './errors';
-import type { ForkflowClient } from './index';
+import type { ForkRunner } from './runner';
 
 export * from './dream-schedule';
 export * from './away';
@@ -52,7 +52,7 @@ export interface DreamRunHandle {
 }
 
 /**
- * autoDream's client API over a `ForkflowClient`.
+ * autoDream's client API over a `ForkflowClient` (any `ForkRunner`).
  *
  * @example
  * const dream = new DreamClient(forkflow);
@@ -63,7 +63,7 @@ export interface DreamRunHandle {
 export class DreamClient {
   readonly schedules: DreamSchedules;
 
-  constructor(readonly forkflow: ForkflowClient) {
+  constructor(readonly forkflow: ForkRunner) {
     this.schedules = new DreamSchedules(forkflow.temporal, forkflow.taskQueue);
   }
 
@@ -94,10 +94,7 @@ export class DreamClient {
       return await this.forkflow.temporal.workflow.getHandle<DreamWorkflowFn>(workflowId, runId).result();
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new ForkflowError(`No autoDream run "${workflowId}": list a scope's runs with \`forkflow dream status --scope <scope>\`.`);
-      if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'InvalidDreamConfig') {
-        const issues = (err.cause.details?.[0] as { issues?: string[] } | undefined)?.issues ?? [err.cause.message];
-        throw new InvalidDreamConfigError(issues);
-      }
+      if (err instanceof WorkflowFailedError && isFailure(err.cause, FAILURE.invalidDreamConfig)) throw new InvalidDreamConfigError(issuesOf(err.cause));
       if (err instanceof WorkflowFailedError) throw new ForkflowError(`autoDream run ${workflowId} did not complete: ${err.cause?.message ?? err.message}`);
       throw err;
     }

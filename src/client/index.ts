@@ -11,6 +11,7 @@ import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
 import { cacheSafeParamsSchema, describeIssues, validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
+import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
 import { readConversation } from './conversation';
@@ -19,7 +20,7 @@ import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, tr
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
-import { temporalSettings } from '../worker/config';
+import { temporalSettings } from './settings';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 
@@ -31,8 +32,8 @@ export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
 export type { PrefixRef } from '../shared/prefix';
 export type { ForkResult, ForkStatus } from '../shared/status';
 
-/** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */
-export type ForkParams = ForkInputJson & { agentId?: string };
+import type { ForkParams } from './runner';
+export type { ForkParams, ForkRunner } from './runner';
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'fork';
@@ -45,11 +46,9 @@ async function decodeResult(handle: WorkflowHandle, agentId: string): Promise<Fo
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new AgentNotFoundError(agentId);
     if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
-      if (err.cause.type === 'ForkFailed' && err.cause.details?.[0]) return err.cause.details[0] as ForkResult;
-      if (err.cause.type === 'InvalidForkInput') {
-        const issues = (err.cause.details?.[0] as { issues?: string[] } | undefined)?.issues ?? [err.cause.message];
-        throw new InvalidForkInputError(issues);
-      }
+      const failed = forkResultOf(err.cause);
+      if (failed) return failed;
+      if (isFailure(err.cause, FAILURE.invalidForkInput)) throw new InvalidForkInputError(issuesOf(err.cause));
       throw new ForkflowError(`Agent ${agentId} failed: ${err.cause.message}`);
     }
     if (err instanceof WorkflowFailedError) throw new ForkflowError(`Agent ${agentId} did not complete: ${err.cause?.message ?? err.message}`);

@@ -10,7 +10,7 @@ import { WORKFLOW_TYPES } from '../shared/constants';
 import type { ForkInputJson } from '../shared/fork-input';
 import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, type SendMessageArgs } from '../shared/messages';
 import type { ForkResult, ForkStatus } from '../shared/status';
-import type { CarriedState } from '../shared/tree-input';
+import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried-state';
 import { AgentNotFoundError, ForkflowError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 
@@ -53,7 +53,8 @@ export async function deliverMessage(client: Client, agentId: string, message: S
   }
   const [ref, input, previous] = await Promise.all([handle.query(prefixRefQuery), startInput(handle), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
   const { parent: _snapshot, parentRef: _ref, continuation: _old, ...config } = input;
-  const state: CarriedState = {
+  const state: CarriedStateInput = {
+    v: CARRIED_STATE_VERSION,
     turns: previous?.turns ?? 0,
     toolUses: previous?.toolUses ?? 0,
     usage: previous?.usage ?? ZERO_USAGE,

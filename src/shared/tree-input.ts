@@ -115,29 +115,10 @@ export interface PendingApproval {
   consumed?: boolean;
 }
 
-/** What a continuing run takes over from the run before it. */
-export interface CarriedState {
-  turns: number;
-  toolUses: number;
-  usage: Usage;
-  /** Usage charged against the budget (a resumed agent starts a new budget). */
-  budgetUsage: Usage;
-  lastText?: string;
-  startedAt: string;
-  /** Wall-clock limit as an instant, if the fork had a timeout. */
-  deadline?: number;
-  inbox: QueuedMessage[];
-  inboxSeq: number;
-  children: ChildRecord[];
-  childCounter: number;
-  touched: string[];
-  maxTurnsReached: boolean;
-}
-
 export const continuationSchema = z.strictObject({
   /** The conversation so far: the previous run's messages, by reference. */
   ref: prefixRefSchema,
-  /** What the previous run had counted and queued (validated loosely: it is forkflow's own data). */
+  /** What the previous run had counted and queued: checked loosely here, parsed in full by the run (carried-state.ts). */
   state: z.looseObject({ turns: z.number(), toolUses: z.number(), startedAt: z.string() }).optional(),
   /** A message that resumes a finished agent (becomes its next user turn). */
   message: z.strictObject({ message: z.string().min(1), summary: z.string().optional(), from: z.string().optional() }).optional(),

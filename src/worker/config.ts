@@ -1,28 +1,8 @@
 /**
- * Worker and client settings from the environment. Temporal connection settings come from
- * `@temporalio/envconfig` (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS,
- * profiles); forkflow adds only its own few variables.
+ * Worker settings from the environment: forkflow's own few variables. Temporal connection
+ * settings (shared with clients) are in src/client/settings.ts.
  */
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { TASK_QUEUE } from '../shared/constants';
-
-export interface TemporalSettings {
-  address: string;
-  namespace: string;
-  connectionOptions: ReturnType<typeof loadClientConnectConfig>['connectionOptions'];
-}
-
-/** Connection settings; explicit overrides win over the environment and config profiles. */
-export function temporalSettings(overrides: { address?: string; namespace?: string } = {}): TemporalSettings {
-  const loaded = loadClientConnectConfig();
-  const connectionOptions = { ...loaded.connectionOptions };
-  if (overrides.address) connectionOptions.address = overrides.address;
-  return {
-    address: connectionOptions.address ?? 'localhost:7233',
-    namespace: overrides.namespace ?? loaded.namespace ?? 'default',
-    connectionOptions: { ...connectionOptions, address: connectionOptions.address ?? 'localhost:7233' },
-  };
-}
 
 export interface ForkflowSettings {
   taskQueue: string;

@@ -6,7 +6,7 @@
  */
 import { chmod, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE, failure } from '../../shared/failures';
 import { isInside } from '../tools/paths';
 import type { MemoryManifest } from './memory-diff';
 
@@ -43,10 +43,6 @@ export async function assertStateOutsideMemory(stateDir: string, memoryDir: stri
   const canonical = async (p: string) => realpath(p).catch(() => path.resolve(p));
   const [state, memory] = await Promise.all([canonical(stateDir), canonical(memoryDir)]);
   if (isInside(state, memory) || isInside(path.resolve(stateDir), path.resolve(memoryDir))) {
-    throw ApplicationFailure.create({
-      type: 'InvalidDreamConfig',
-      message: `stateDir ${stateDir} lies inside memoryDir ${memoryDir}: the consolidation fork could rewrite its own state. Choose a stateDir outside the memory directory.`,
-      nonRetryable: true,
-    });
+    throw failure(FAILURE.invalidDreamConfig, `stateDir ${stateDir} lies inside memoryDir ${memoryDir}: the consolidation fork could rewrite its own state. Choose a stateDir outside the memory directory.`);
   }
 }

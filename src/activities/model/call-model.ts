@@ -43,46 +43,52 @@ export function createModelActivities(deps: ModelDeps) {
   return {
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
       const ctx = Context.current();
-      const [held, messages] = await Promise.all([
-        deps.conversations.context(input.contextFrom ?? input.run, input.contextKey),
-        deps.conversations.forModelCall(input),
-      ]);
-      const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
-      const stream = deps.stream !== false;
-      const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
-      let events = 0;
-      const stopHeartbeat = startHeartbeat(() => ({ turn: input.turn, events }));
+      // Beating starts before the first I/O: fetching a large conversation can itself take
+      // longer than the heartbeat timeout, and a silent activity would be retried for it.
+      const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
+      const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
       try {
-        const options = { signal: ctx.cancellationSignal };
-        const message = stream
-          ? await deps.anthropic.messages
-              .stream(body as Anthropic.Messages.MessageStreamParams, options)
-              .on('streamEvent', () => {
-                events++;
-              })
-              .finalMessage()
-          : await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
-        const usage = message.usage;
-        const reply = { role: 'assistant' as const, content: message.content.map(toParamBlock) };
-        deps.conversations.remember(input.run, input.messageCount, reply);
-        const result: ModelCallResult = {
-          message: reply,
-          stopReason: message.stop_reason,
-          usage: {
-            inputTokens: usage.input_tokens,
-            outputTokens: usage.output_tokens,
-            cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
-            cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-          },
-          model: message.model,
-          requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
-        };
-        recordModelSuccess(context.model, result.usage);
-        return result;
-      } catch (err) {
-        const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
-        recordModelFailure(context.model, failure);
-        throw failure;
+        // A failure to read the conversation is not the provider's: it is not classified as one.
+        const [held, messages] = await Promise.all([
+          deps.conversations.context(input.contextFrom ?? input.run, input.contextKey),
+          deps.conversations.forModelCall(input),
+        ]);
+        const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
+        const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+        progress.phase = 'calling model';
+        try {
+          const options = { signal: ctx.cancellationSignal };
+          const message =
+            deps.stream !== false
+              ? await deps.anthropic.messages
+                  .stream(body as Anthropic.Messages.MessageStreamParams, options)
+                  .on('streamEvent', () => {
+                    progress.events++;
+                  })
+                  .finalMessage()
+              : await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
+          const usage = message.usage;
+          const reply = { role: 'assistant' as const, content: message.content.map(toParamBlock) };
+          deps.conversations.remember(input.run, input.messageCount, reply);
+          const result: ModelCallResult = {
+            message: reply,
+            stopReason: message.stop_reason,
+            usage: {
+              inputTokens: usage.input_tokens,
+              outputTokens: usage.output_tokens,
+              cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+              cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+            },
+            model: message.model,
+            requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
+          };
+          recordModelSuccess(context.model, result.usage);
+          return result;
+        } catch (err) {
+          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
+          recordModelFailure(context.model, failure);
+          throw failure;
+        }
       } finally {
         stopHeartbeat();
       }

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { forkflowSettings } from '../../worker/config';
 import { preferredPort } from '../../worker/dev-server';
-import { startDevStack } from '../../worker/dev-stack';
+import { startDevStack } from '../../testing/dev-stack';
 import { devMetricsAddress } from '../../worker/metrics-endpoint';
 import { runDemo } from '../demo/run-demo';
 import type { GlobalOptions } from './agents';

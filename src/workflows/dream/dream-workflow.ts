@@ -10,6 +10,7 @@ import { validateDreamConfig, type DreamConfig, type DreamConfigInput } from '..
 import { enabledGate, sessionsGate, throttleGate, timeGate, type GateSkip } from '../../shared/dream/gates';
 import type { DreamOutcome, DreamRunInfo } from '../../shared/dream/outcome';
 import type { DreamStateView } from '../../shared/dream/state';
+import { FAILURE, invalid as invalidFailure } from '../../shared/failures';
 import { SA } from '../../shared/search-attributes';
 import { workflowNow } from '../clock';
 import { dreamFiles, dreamTemporal } from './activities';
@@ -20,7 +21,7 @@ function iso(ms: number): string {
 }
 
 function invalid(issues: string[]): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'InvalidDreamConfig', message: `Invalid autoDreamWorkflow config: ${issues.join('; ')}`, nonRetryable: true, details: [{ issues }] });
+  return invalidFailure(FAILURE.invalidDreamConfig, 'Invalid autoDreamWorkflow config', issues);
 }
 
 /** Runs started without the scope attribute (`temporal workflow start`) still show up under their scope. */
@@ -37,7 +38,7 @@ function publishOutcome(o: DreamOutcome): void {
 
 /** An activity's business failure that means the configuration cannot work (not worth an `errored`). */
 function configProblem(err: unknown): ApplicationFailure | undefined {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'InvalidDreamConfig') return invalid([err.cause.message]);
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FAILURE.invalidDreamConfig) return invalid([err.cause.message]);
   return undefined;
 }
 

@@ -4,7 +4,6 @@
  * (a result, a ForkFailed result, a server-side timeout, or something else).
  */
 import {
-  ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
   isCancellation,
@@ -20,6 +19,7 @@ import { staleAfterMs } from '../../shared/dream/gates';
 import { DREAM_FORK_LABEL, DREAM_QUERY_SOURCE, dreamLockId } from '../../shared/dream/names';
 import type { ForkEnd } from '../../shared/dream/outcome';
 import type { ForkInputJson } from '../../shared/fork-input';
+import { forkResultOf } from '../../shared/failures';
 import { SA } from '../../shared/search-attributes';
 import type { ForkResult } from '../../shared/status';
 
@@ -78,7 +78,8 @@ export async function waitForFork(child: ForkChild): Promise<ForkEnd> {
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
     if (err instanceof ChildWorkflowFailure) {
       const cause = err.cause;
-      if (cause instanceof ApplicationFailure && cause.type === 'ForkFailed' && cause.details?.[0]) return { kind: 'failed', result: cause.details[0] as ForkResult };
+      const failed = forkResultOf(cause);
+      if (failed) return { kind: 'failed', result: failed };
       if (cause instanceof TimeoutFailure) return { kind: 'server_timeout', message: 'the consolidation fork made no progress within its timeout plus the stale grace (server timeout)' };
       if (cause instanceof TerminatedFailure) return { kind: 'lost', message: `the consolidation fork was terminated${cause.message ? `: ${cause.message}` : ''}` };
       return { kind: 'lost', message: `the consolidation fork failed: ${cause?.message ?? err.message}` };

@@ -2,115 +2,175 @@
  * A fork's state inside its workflow: the conversation (append-only), counters, usage, the
  * inbox, and the status it reports. JSON-safe by construction (arrays and plain objects only),
  * so it can cross continue-as-new unchanged.
+ *
+ * The agent exists from the workflow's first line, so its handlers can be registered before
+ * any await; its conversation is opened later (`open`), once a worktree fork has its
+ * worktree — the opening names the worktree's path.
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { addUsage, cacheHitRatio, textOf, ZERO_USAGE, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
+import { cacheHitRatio, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
 import type { BlockPosition } from '../../shared/fork-messages';
 import type { MemoryScope, WorktreeRef } from '../../shared/activity-io';
-import type { CarriedState, ChildRecord, PendingApproval, QueuedMessage } from '../../shared/tree-input';
+import { CARRIED_STATE_VERSION, type CarriedState } from '../../shared/carried-state';
+import type { ChildRecord } from '../../shared/tree-input';
 import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
 import { tokensCharged } from '../../shared/budget';
 import { isoNow } from '../clock';
-import { treeTotals, type ChildRuntime } from './children';
-import { drain, enqueue } from './inbox';
+import { treeTotals } from './tree-totals';
+import { ApprovalBook } from './approval-book';
+import { Inbox, renderQueuedMessage } from './inbox';
+import { WorkArea } from './work-area';
+import { Tally } from './tally';
+import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
+
+/** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
+interface OpenConversation {
+  readonly setup: ForkSetup;
+  readonly messages: MessageParam[];
+}
 
 export class ForkAgent {
   readonly agentId: string;
   readonly rootAgentId: string;
-  readonly messages: MessageParam[];
   state: ForkState = 'running';
-  turns = 0;
-  toolUses = 0;
-  usage: Usage = ZERO_USAGE;
-  lastText?: string;
   error?: string;
   activity?: string;
   stopReason?: StopReason;
-  maxTurnsReached = false;
   cacheBreak?: CacheBreak;
-  /** The memory directory, pinned at start (autoMem filter). */
-  memory?: MemoryScope;
-  /** Canonical paths this agent's tool calls wrote (audited at the end of a memory fork). */
-  readonly touched: string[] = [];
-  worktree?: WorktreeRef;
+  /** Turns, tool calls, usage and budget (owned by tally.ts). */
+  readonly tally = new Tally();
+  /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
+  readonly workArea = new WorkArea();
   /** Chained digest of `messages` (see ModelCallInput.digest). */
   digest = EMPTY_DIGEST;
-  inbox: QueuedMessage[] = [];
-  inboxSeq = 0;
-  /** Sub-agents on record (running ones, and the last `keepCompleted` finished ones). */
-  children: ChildRecord[] = [];
-  childCounter = 0;
-  readonly approvals: PendingApproval[] = [];
-  /** Live handles of running children (not state: rebuilt by replay, never carried). */
-  readonly childRuntimes = new Map<string, ChildRuntime>();
-  /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
-  budgetUsage: Usage = ZERO_USAGE;
+  /** Messages and task notifications waiting for the next turn boundary (owned by inbox.ts). */
+  readonly inbox = new Inbox();
+  /** Sub-agents on record and their live handles (owned by child-table.ts, driven by children.ts). */
+  readonly children = new ChildTable();
+  /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
+  readonly approvals = new ApprovalBook();
   /** Wall-clock limit as an instant (kept across continue-as-new). */
   deadline?: number;
   readonly rejectedSignals: RejectedSignal[] = [];
   startedAt = isoNow();
 
-  /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
-  readonly base: number;
-  /** The full request context when this run holds it; by reference, only `summary`. */
-  readonly context?: RequestContext;
-  readonly summary: ContextSummary;
-  readonly prefixRef?: PrefixRef;
-  readonly sharedPrefixEnd?: BlockPosition;
-  readonly usedParentSnapshot: boolean;
-  readonly setup: ForkSetup;
+  /** The conversation this run holds; absent until `open` (while a worktree is created). */
+  private conversation?: OpenConversation;
 
-  constructor(
-    readonly input: ForkInput,
-    setup: ForkSetup,
-  ) {
+  constructor(readonly input: ForkInput) {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
-    this.setup = setup;
-    this.base = setup.base;
-    this.context = setup.context;
-    this.summary = setup.summary;
-    this.prefixRef = setup.prefixRef;
-    this.sharedPrefixEnd = setup.sharedPrefixEnd;
-    this.usedParentSnapshot = setup.usedParentSnapshot;
+  }
+
+  /** Opens the conversation: the request context and the opening messages of `setup`. */
+  open(setup: ForkSetup): void {
+    this.conversation = { setup, messages: [] };
     this.digest = setup.prefixRef?.digest ?? EMPTY_DIGEST;
-    this.messages = [];
     for (const message of setup.opening) this.append(message);
   }
 
+  get opened(): boolean {
+    return this.conversation !== undefined;
+  }
+
+  private held(): OpenConversation {
+    // Only a query can get here early (the turn loop starts after `open`): say why it waits.
+    if (!this.conversation) throw new Error(`Agent ${this.agentId} is still being set up (creating its worktree): its conversation is not open yet.`);
+    return this.conversation;
+  }
+
+  /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
+  get base(): number {
+    return this.held().setup.base;
+  }
+  get messages(): MessageParam[] {
+    return this.held().messages;
+  }
+  /** The full request context when this run holds it; by reference, only `summary`. */
+  get context(): RequestContext | undefined {
+    return this.held().setup.context;
+  }
+  get summary(): ContextSummary {
+    return this.held().setup.summary;
+  }
+  get prefixRef(): PrefixRef | undefined {
+    return this.held().setup.prefixRef;
+  }
+  get sharedPrefixEnd(): BlockPosition | undefined {
+    return this.held().setup.sharedPrefixEnd;
+  }
+  get usedParentSnapshot(): boolean {
+    return this.held().setup.usedParentSnapshot;
+  }
+  get setup(): ForkSetup {
+    return this.held().setup;
+  }
+
+  /**
+   * The model this agent calls. Known from the input before the conversation is open, so the
+   * status of an agent still being set up names it too.
+   */
+  get model(): string {
+    const i = this.input;
+    return this.conversation?.setup.summary.model ?? i.model ?? i.parent?.model ?? i.parentRef?.context.model ?? i.continuation?.ref.context.model ?? DEFAULTS.model;
+  }
+
   /** Where this agent's tools act: its worktree, else the workspace root it was given. */
+  get worktree(): WorktreeRef | undefined {
+    return this.workArea.worktree;
+  }
+  /** The memory directory, pinned at start (autoMem filter). */
+  get memory(): MemoryScope | undefined {
+    return this.workArea.memory;
+  }
+  /** Canonical paths this agent's tool calls wrote (audited at the end of a memory fork). */
+  get touched(): readonly string[] {
+    return this.workArea.touched;
+  }
+
   get workspaceRoot(): string | undefined {
     return this.worktree?.path ?? this.input.workspace?.root;
   }
 
   /** Length of the whole conversation, prefix included. */
   get messageCount(): number {
-    return this.base + this.messages.length;
+    return this.conversation ? this.conversation.setup.base + this.conversation.messages.length : 0;
   }
 
   append(message: MessageParam): void {
-    this.messages.push(message);
+    this.held().messages.push(message);
     this.digest = chainDigest(this.digest, message);
   }
 
-  /** A reply of this agent's own model call (inherited assistant turns are not its text). */
-  recordModelCall(usage: Usage, reply: MessageParam): void {
-    this.turns += 1;
-    this.usage = addUsage(this.usage, usage);
-    this.budgetUsage = addUsage(this.budgetUsage, usage);
-    const text = textOf(reply).trim();
-    if (text) this.lastText = text;
+  get turns(): number {
+    return this.tally.turns;
+  }
+  get toolUses(): number {
+    return this.tally.toolUses;
+  }
+  get usage(): Usage {
+    return this.tally.usage;
+  }
+  /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
+  get budgetUsage(): Usage {
+    return this.tally.budgetUsage;
+  }
+  get lastText(): string | undefined {
+    return this.tally.lastText;
+  }
+  get maxTurnsReached(): boolean {
+    return this.tally.maxTurnsReached;
   }
 
   /** A message from a person or another agent (default priority `next`). */
   enqueueMessage(message: SendMessageArgs): void {
-    enqueue(this, { priority: message.priority ?? 'next', kind: 'message', text: renderQueuedMessage(message), from: message.from, summary: message.summary });
+    this.inbox.enqueue({ priority: message.priority ?? 'next', kind: 'message', text: renderQueuedMessage(message), from: message.from, summary: message.summary });
   }
 
   rejectSignal(signal: string, issues: string[]): void {
@@ -120,16 +180,17 @@ export class ForkAgent {
 
   /** Takes every queued message as text blocks, in delivery order. */
   drainInbox(): TextBlock[] {
-    return drain(this);
+    return this.inbox.drain();
   }
 
   get runningChildren(): ChildRecord[] {
-    return this.children.filter((c) => c.state === 'running');
+    return this.children.running;
   }
 
   /** What a continuing run of this agent takes over. */
   carry(): CarriedState {
     return {
+      v: CARRIED_STATE_VERSION,
       turns: this.turns,
       toolUses: this.toolUses,
       usage: this.usage,
@@ -137,30 +198,28 @@ export class ForkAgent {
       lastText: this.lastText,
       startedAt: this.startedAt,
       deadline: this.deadline,
-      inbox: this.inbox,
-      inboxSeq: this.inboxSeq,
-      children: this.children,
-      childCounter: this.childCounter,
-      touched: this.touched,
+      inbox: [...this.inbox.entries],
+      inboxSeq: this.inbox.nextSeq,
+      children: [...this.children.all],
+      childCounter: this.children.started,
+      touched: [...this.touched],
       maxTurnsReached: this.maxTurnsReached,
     };
   }
 
   /** Takes over a previous run's state (continue-as-new keeps the budget; a resume starts a new one). */
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
-    this.turns = state.turns;
-    this.toolUses = state.toolUses;
-    this.usage = state.usage;
-    this.budgetUsage = opts.keepBudget ? state.budgetUsage : ZERO_USAGE;
-    this.lastText = state.lastText;
+    this.tally.adopt(state, opts);
     this.startedAt = state.startedAt;
     this.deadline = state.deadline;
-    this.inbox = state.inbox;
-    this.inboxSeq = state.inboxSeq;
-    this.children = state.children;
-    this.childCounter = state.childCounter;
-    this.touched.push(...state.touched);
-    this.maxTurnsReached = state.maxTurnsReached;
+    this.inbox.adopt(state.inbox, state.inboxSeq);
+    this.children.adopt(state.children, state.childCounter);
+    this.workArea.recordWrites(state.touched);
+  }
+
+  /** This agent's usage with its finished children's subtrees, and the estimated cost. */
+  treeTotals(): ReturnType<typeof treeTotals> {
+    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all });
   }
 
   /** Blocks re-sent after the cached prefix at every boundary (criticalSystemReminder). */
@@ -184,9 +243,10 @@ export class ForkAgent {
       querySource: this.input.querySource,
       parentAgentId: this.input.parentAgentId,
       rootAgentId: this.rootAgentId,
-      model: this.summary.model,
-      cacheKeyHash: this.summary.cacheKeyHash,
-      usedParentSnapshot: this.usedParentSnapshot,
+      model: this.model,
+      // Empty while the agent is being set up: the hash is computed with its request context.
+      cacheKeyHash: this.conversation?.setup.summary.cacheKeyHash ?? '',
+      usedParentSnapshot: this.conversation?.setup.usedParentSnapshot ?? false,
       maxTurns: this.input.maxTurns,
       maxTurnsReached: this.maxTurnsReached,
       ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),
@@ -194,9 +254,9 @@ export class ForkAgent {
       budgetMax: this.input.budget.maxTokens,
       ...(this.input.name ? { name: this.input.name } : {}),
       depth: this.input.depth,
-      children: childCounts(this.children),
-      tree: treeTotals(this),
-      approvals: this.approvals.filter((a) => !a.decision).map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
+      children: childCounts(this.children.all),
+      tree: this.treeTotals(),
+      approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,
       rejectedSignals: this.rejectedSignals,
@@ -205,14 +265,8 @@ export class ForkAgent {
   }
 }
 
-function childCounts(children: ChildRecord[]): ForkStatus['children'] {
+function childCounts(children: readonly ChildRecord[]): ForkStatus['children'] {
   const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, total: children.length };
   for (const c of children) counts[c.state] += 1;
   return counts;
-}
-
-/** How a queued message reads to the model: who sent it, then the text as sent. */
-export function renderQueuedMessage(m: SendMessageArgs): string {
-  const header = [m.from ? `from ${m.from}` : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
-  return header ? `[message ${header}]\n${m.message}` : m.message;
 }

@@ -5,9 +5,10 @@
  * (`approvalDecision`) from another workflow. Waiting survives worker and server restarts;
  * the timeout policy denies the call or fails the agent.
  */
-import { ApplicationFailure, condition, log, setHandler, sleep } from '@temporalio/workflow';
+import { condition, log, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
+import { FAILURE, failure, invalid } from '../../shared/failures';
 import { describeIssues } from '../../shared/fork-input';
 import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/messages';
 import { clip } from '../../shared/text';
@@ -20,18 +21,32 @@ import { approvalDecided, approvalRequested } from '../metrics';
 /** Tools that change something: under `bubble` they wait for a decision. */
 export const NEEDS_APPROVAL = new Set(['FileEdit', 'FileWrite', 'Bash']);
 
-function apply(agent: ForkAgent, d: ApprovalDecision): PendingApproval {
-  const request = agent.approvals.find((a) => a.requestId === d.requestId && !a.decision);
-  if (!request) throw new Error(`No pending approval "${d.requestId}". Pending: ${agent.approvals.filter((a) => !a.decision).map((a) => a.requestId).join(', ') || 'none'}.`);
-  request.decision = { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) };
-  return request;
+function pendingIds(agent: ForkAgent): string {
+  return agent.approvals.pending().map((a) => a.requestId).join(', ') || 'none';
+}
+
+/** A decision for a request that is not pending: rejected, never a workflow-task failure. */
+function unknownRequest(agent: ForkAgent, requestId: string): ApplicationFailure {
+  return failure(FAILURE.unknownApprovalRequest, `No pending approval "${requestId}". Pending: ${pendingIds(agent)}.`);
+}
+
+function pendingRequest(agent: ForkAgent, requestId: string): PendingApproval | undefined {
+  return agent.approvals.find(requestId);
+}
+
+function apply(agent: ForkAgent, request: PendingApproval, d: ApprovalDecision): void {
+  agent.approvals.decide(request, { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) });
 }
 
 export function registerApprovalHandlers(agent: ForkAgent): void {
   setHandler(
     decideApprovalUpdate,
     async (d) => {
-      const request = apply(agent, d);
+      // The validator ran in this same activation, so the request is still pending; should
+      // that ever not hold, the update is rejected as data (ApplicationFailure), not a task failure.
+      const request = pendingRequest(agent, d.requestId);
+      if (!request) throw unknownRequest(agent, d.requestId);
+      apply(agent, request, d);
       // Returns once the agent has acted on the decision. This also fixes the order of the
       // update's completion after the agent's own commands, the same on every replay (a
       // synchronous return left it to the SDK's activation batching).
@@ -39,22 +54,22 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
       return { requestId: request.requestId, outcome: request.decision!.outcome };
     },
     {
+      // Rejections here never reach history: the update is refused before it is accepted.
       validator: (raw: unknown) => {
         const parsed = approvalDecisionSchema.safeParse(raw);
-        if (!parsed.success) throw new Error(`Invalid decision: ${describeIssues(parsed.error).join('; ')}`);
-        const { requestId } = parsed.data;
-        if (!agent.approvals.some((a) => a.requestId === requestId && !a.decision)) throw new Error(`No pending approval "${requestId}".`);
+        if (!parsed.success) {
+          throw invalid(FAILURE.invalidApprovalDecision, 'Invalid decision', describeIssues(parsed.error));
+        }
+        if (!pendingRequest(agent, parsed.data.requestId)) throw unknownRequest(agent, parsed.data.requestId);
       },
     },
   );
   setHandler(approvalDecisionSignal, (raw: unknown) => {
     const parsed = approvalDecisionSchema.safeParse(raw);
     if (!parsed.success) return agent.rejectSignal('approvalDecision', describeIssues(parsed.error));
-    try {
-      apply(agent, parsed.data);
-    } catch (err) {
-      agent.rejectSignal('approvalDecision', [(err as Error).message]);
-    }
+    const request = pendingRequest(agent, parsed.data.requestId);
+    if (!request) return agent.rejectSignal('approvalDecision', [unknownRequest(agent, parsed.data.requestId).message]);
+    apply(agent, request, parsed.data);
   });
 }
 
@@ -69,7 +84,7 @@ function describeCall(use: ToolUseBlock): string {
 /** Waits for a decision on one tool call (the request id is the tool_use id). */
 export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promise<ApprovalOutcome> {
   const request: PendingApproval = { requestId: use.id, toolUseId: use.id, tool: use.name, summary: describeCall(use), requestedAt: isoNow() };
-  agent.approvals.push(request);
+  agent.approvals.request(request);
   setState(agent, 'awaiting_approval');
   log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
   approvalRequested(use.name);
@@ -86,14 +101,13 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
     approvalDecided(use.name, 'cancelled'); // the fork was cancelled while waiting
     throw err;
   }
-  request.consumed = true;
+  agent.approvals.close(request);
   const decided = request.decision !== undefined;
   approvalDecided(use.name, decided ? request.decision!.outcome : 'expired');
-  agent.approvals.splice(agent.approvals.indexOf(request), 1);
   if (!agent.approvals.length) setState(agent, 'running');
   if (!decided) {
     if (agent.input.approval.onTimeout === 'fail') {
-      throw ApplicationFailure.create({ type: 'ApprovalTimedOut', message: `No decision on ${request.summary} within ${String(agent.input.approval.timeout)}.`, nonRetryable: true });
+      throw failure(FAILURE.approvalTimedOut, `No decision on ${request.summary} within ${String(agent.input.approval.timeout)}.`);
     }
     return { approved: false, message: `Not run: nobody approved ${request.summary} within ${String(agent.input.approval.timeout)}. Continue without it or report that it needs approval.` };
   }

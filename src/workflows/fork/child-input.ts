@@ -21,8 +21,7 @@ import type { ForkAgent } from './agent';
 export const GENERAL_PURPOSE = 'general-purpose';
 
 export function childIdFor(agent: ForkAgent, input: AgentToolInput, kind: 'fork' | 'spawn'): string {
-  agent.childCounter += 1;
-  return `${agent.agentId}.${input.name ?? kind}-${agent.childCounter}`;
+  return agent.children.nextId(agent.agentId, input.name ?? kind);
 }
 
 /** The child's token budget under the parent's budget policy (unparsable → equal). */

@@ -7,7 +7,6 @@
  * derived from history, so crashes and replays deliver the same notifications.
  */
 import {
-  ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
   ParentClosePolicy,
@@ -16,23 +15,17 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { addUsage, totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
+import { totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
+import { forkResultOf } from '../../shared/failures';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { firstLine } from '../../shared/text';
 import { renderTaskNotification } from '../../shared/notifications';
-import { estimateCostUsd } from '../../shared/pricing';
 import { SA } from '../../shared/search-attributes';
 import type { ForkResult } from '../../shared/status';
 import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
-import type { forkWorkflow } from './fork-workflow';
-import { enqueue } from './inbox';
-
-export interface ChildRuntime {
-  scope: CancellationScope;
-  done: Promise<void>;
-}
+import type { ForkWorkflowFn } from './signature';
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
@@ -55,14 +48,15 @@ function outcomeFromResult(r: ForkResult): ChildOutcome {
 /** A child that failed (ForkFailed carries its result) or ended without a result (terminated). */
 function outcomeFromFailure(err: unknown): ChildOutcome {
   const cause = err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === 'ForkFailed' && cause.details?.[0]) return outcomeFromResult(cause.details[0] as ForkResult);
+  const failed = forkResultOf(cause);
+  if (failed) return outcomeFromResult(failed);
   const message = cause?.message ?? (err instanceof Error ? err.message : String(err));
   return { status: 'killed', text: '', error: message, usage: ZERO_USAGE, treeUsage: ZERO_USAGE, treeCostUsd: 0, toolUses: 0, durationMs: 0 };
 }
 
 function notify(agent: ForkAgent, record: ChildRecord): void {
   const o = record.result!;
-  enqueue(agent, {
+  agent.inbox.enqueue({
     priority: 'later',
     kind: 'notification',
     taskId: record.agentId,
@@ -80,29 +74,14 @@ function notify(agent: ForkAgent, record: ChildRecord): void {
   });
 }
 
-/** Keeps running children and the newest finished ones (bounded record). */
-function trim(agent: ForkAgent): void {
-  const keep = agent.input.subAgents?.keepCompleted ?? 256;
-  const finished = agent.children.filter((c) => c.state !== 'running');
-  if (finished.length <= keep) return;
-  const drop = new Set(finished.slice(0, finished.length - keep));
-  agent.children = agent.children.filter((c) => !drop.has(c));
-}
-
 function settle(agent: ForkAgent, record: ChildRecord, outcome: ChildOutcome): void {
-  record.state = outcome.status;
-  record.result = outcome;
-  if (!record.notified) {
-    record.notified = true;
-    notify(agent, record);
-  }
-  agent.childRuntimes.delete(record.agentId);
-  trim(agent);
+  const unseen = agent.children.settle(record, outcome, agent.input.subAgents?.keepCompleted ?? 256);
+  if (unseen) notify(agent, record);
 }
 
 export interface StartedChild {
   record: ChildRecord;
-  handle: ChildWorkflowHandle<typeof forkWorkflow>;
+  handle: ChildWorkflowHandle<ForkWorkflowFn>;
 }
 
 /** Starts a child workflow in its own cancellation scope and wires its outcome to the record. */
@@ -125,10 +104,10 @@ export async function startChildAgent(
     notified: args.mode === 'sync',
     startedAt: isoNow(),
   };
-  agent.children.push(record);
+  agent.children.add(record);
   const scope = new CancellationScope();
   const handle = await scope.run(() =>
-    startChild<typeof forkWorkflow>('forkWorkflow', {
+    startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
       args: [args.input],
       taskQueue: args.taskQueue,
@@ -148,7 +127,7 @@ export async function startChildAgent(
     (r) => settle(agent, record, outcomeFromResult(r)),
     (err: unknown) => settle(agent, record, outcomeFromFailure(err)),
   );
-  agent.childRuntimes.set(args.id, { scope, done });
+  agent.children.attach(args.id, { scope, done });
   return { record, handle };
 }
 
@@ -158,14 +137,13 @@ export async function startChildAgent(
  * returned.
  */
 export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number): Promise<ChildOutcome | undefined> {
-  const runtime = agent.childRuntimes.get(record.agentId);
+  const runtime = agent.children.runtime(record.agentId);
   if (runtime) {
     const timer = new CancellationScope();
     const moved = await Promise.race([runtime.done.then(() => false), timer.run(() => sleep(backgroundAfterMs)).then(() => true)]);
     timer.cancel();
     if (moved && record.state === 'running') {
-      record.mode = 'background';
-      record.notified = false;
+      agent.children.moveToBackground(record);
       return undefined;
     }
   }
@@ -174,17 +152,13 @@ export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, back
 
 /** Marks a child's outcome as seen, dropping a notification that is still queued for it. */
 export function markSeen(agent: ForkAgent, record: ChildRecord): void {
-  record.notified = true;
-  agent.inbox = agent.inbox.filter((m) => m.taskId !== record.agentId);
-}
-
-export function findChild(agent: ForkAgent, ref: string): ChildRecord | undefined {
-  return agent.children.find((c) => c.agentId === ref) ?? [...agent.children].reverse().find((c) => c.name === ref);
+  agent.children.markSeen(record);
+  agent.inbox.dropNotificationsFor(record.agentId);
 }
 
 /** Cancels one running child and waits for its partial result. */
 export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<void> {
-  const runtime = agent.childRuntimes.get(record.agentId);
+  const runtime = agent.children.runtime(record.agentId);
   if (!runtime) return;
   runtime.scope.cancel();
   await runtime.done;
@@ -192,17 +166,5 @@ export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<
 
 /** Waits for every running child to end (after the parent itself was cancelled or finished). */
 export async function settleChildren(agent: ForkAgent): Promise<void> {
-  await Promise.all([...agent.childRuntimes.values()].map((r) => r.done));
-}
-
-/** This agent's usage plus its finished children's subtrees, and an estimated cost. */
-export function treeTotals(agent: ForkAgent): { usage: ForkResult['usage']; costUsd: number; agents: number } {
-  let usage = agent.usage;
-  let costUsd = estimateCostUsd(agent.summary.model, agent.usage);
-  for (const c of agent.children) {
-    if (!c.result) continue;
-    usage = addUsage(usage, c.result.treeUsage);
-    costUsd += c.result.treeCostUsd;
-  }
-  return { usage, costUsd: Math.round(costUsd * 1_000_000) / 1_000_000, agents: 1 + agent.children.length };
+  await Promise.all(agent.children.liveRuntimes.map((r) => r.done));
 }

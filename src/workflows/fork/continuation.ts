@@ -9,7 +9,7 @@ import { allHandlersFinished, continueAsNew, workflowInfo } from '@temporalio/wo
 import type { ForkInputJson } from '../../shared/fork-input';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import type { forkWorkflow } from './fork-workflow';
+import type { ForkWorkflowFn } from './signature';
 
 export function shouldContinueAsNew(agent: ForkAgent): boolean {
   return workflowInfo().continueAsNewSuggested && agent.runningChildren.length === 0 && agent.approvals.length === 0 && allHandlersFinished();
@@ -23,5 +23,5 @@ export async function continueAsNewNow(agent: ForkAgent): Promise<never> {
     rootAgentId: agent.rootAgentId,
     continuation: { ref: prefixRefOf(agent), state: { ...agent.carry() } },
   };
-  return continueAsNew<typeof forkWorkflow>(next);
+  return continueAsNew<ForkWorkflowFn>(next);
 }

@@ -17,6 +17,7 @@ import {
 import * as otel from '@opentelemetry/api';
 import { instrument } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { toMs } from '../../shared/duration';
+import { FAILURE, forkFailed, invalid } from '../../shared/failures';
 import { validateForkInput, type ForkInputJson } from '../../shared/fork-input';
 import type { ForkResult, StopReason, TerminalStatus } from '../../shared/status';
 import { workflowNow } from '../clock';
@@ -24,13 +25,21 @@ import { ForkAgent } from './agent';
 import { registerHandlers } from './handlers';
 import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
 import { registerApprovalHandlers } from './approvals';
-import { settleChildren, treeTotals } from './children';
+import { settleChildren } from './children';
 import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
-import type { CarriedState } from '../../shared/tree-input';
+import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { runTurns } from './turn-loop';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
+
+/** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
+function carriedStateOf(raw: unknown): CarriedState | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseCarriedState(raw);
+  if (!parsed.ok) throw invalid(FAILURE.invalidCarriedState, 'The state carried from the previous run cannot be read', parsed.issues);
+  return parsed.state;
+}
 
 /** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
 async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
@@ -71,12 +80,13 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
 }
 
 function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostUsd' | 'children'> {
-  if (agent.children.length === 0) return {};
-  const totals = treeTotals(agent);
+  const children = agent.children.all;
+  if (children.length === 0) return {};
+  const totals = agent.treeTotals();
   return {
     treeUsage: totals.usage,
     treeCostUsd: totals.costUsd,
-    children: agent.children.map((c) => ({
+    children: children.map((c) => ({
       agentId: c.agentId,
       ...(c.name ? { name: c.name } : {}),
       description: c.description,
@@ -90,25 +100,26 @@ function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostU
 export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   const validated = validateForkInput(raw);
   if (!validated.ok) {
-    throw ApplicationFailure.create({
-      type: 'InvalidForkInput',
-      message: `Invalid forkWorkflow input: ${validated.issues.join('; ')}`,
-      nonRetryable: true,
-      details: [{ issues: validated.issues }],
-    });
+    throw invalid(FAILURE.invalidForkInput, 'Invalid forkWorkflow input', validated.issues);
   }
   const input = validated.value;
-  // A worktree exists before the fork's opening is written: the opening names its path.
-  const worktree = input.isolation === 'worktree' ? await openWorktree(input) : undefined;
-  const setup = setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {});
-  const agent = new ForkAgent(input, setup);
-  agent.worktree = worktree;
-  const carried = input.continuation?.state as CarriedState | undefined;
+  // Handlers first: a status query or a message that arrives while a worktree is being
+  // created is answered or queued, never refused for want of a handler.
+  const agent = new ForkAgent(input);
+  const carried = carriedStateOf(input.continuation?.state);
   // Continue-as-new keeps the budget; a finished agent resumed by a message starts a new one.
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message });
-  if (agent.deadline === undefined && input.timeout !== undefined) agent.deadline = workflowNow() + toMs(input.timeout);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
+  // A worktree exists before the fork's opening is written: the opening names its path.
+  if (input.isolation === 'worktree') {
+    agent.activity = 'creating worktree';
+    await openWorktree(agent);
+    agent.activity = undefined;
+  }
+  const worktree = agent.worktree;
+  agent.open(setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}));
+  if (agent.deadline === undefined && input.timeout !== undefined) agent.deadline = workflowNow() + toMs(input.timeout);
   publishIdentity(agent);
   // A continue-as-new run is the same fork; a finished agent resumed by a message runs (and ends) again.
   if (!input.continuation || input.continuation.message) forkStarted(input.forkLabel);
@@ -148,7 +159,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
       return runUntilDone(agent);
     };
     stopReason = timeoutMs ? await CancellationScope.withTimeout(timeoutMs, work) : await CancellationScope.cancellable(work);
-    if (stopReason === 'max_turns') agent.maxTurnsReached = true;
+    if (stopReason === 'max_turns') agent.tally.markMaxTurnsReached();
     status = 'completed';
   } catch (err) {
     if (isCancellation(err)) {
@@ -185,7 +196,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (status === 'failed') {
-    throw ApplicationFailure.create({ type: 'ForkFailed', message: agent.error ?? 'fork failed', nonRetryable: true, details: [result] });
+    throw forkFailed(result);
   }
   return result;
 }

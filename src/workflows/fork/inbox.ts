@@ -4,24 +4,60 @@
  * arrival order. Plain JSON state (an array and a counter), so it crosses continue-as-new.
  */
 import type { TextBlock } from '../../shared/anthropic';
+import type { SendMessageArgs } from '../../shared/messages';
 import type { Priority, QueuedMessage } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 
 const RANK: Record<Priority, number> = { now: 0, next: 1, later: 2 };
 
-export interface InboxState {
-  inbox: QueuedMessage[];
-  inboxSeq: number;
+/**
+ * The inbox part of an agent's state. This class is its only writer: others read `length`
+ * and `entries`, and change it only through these methods.
+ */
+export class Inbox {
+  private queued: QueuedMessage[] = [];
+  private seq = 0;
+
+  get length(): number {
+    return this.queued.length;
+  }
+
+  /** What is queued, in arrival order (read-only view). */
+  get entries(): readonly QueuedMessage[] {
+    return this.queued;
+  }
+
+  /** The next sequence number (carried across runs, so order survives continue-as-new). */
+  get nextSeq(): number {
+    return this.seq;
+  }
+
+  enqueue(entry: Omit<QueuedMessage, 'seq' | 'receivedAt'>): QueuedMessage {
+    const queued: QueuedMessage = { ...entry, seq: this.seq++, receivedAt: isoNow() };
+    this.queued.push(queued);
+    return queued;
+  }
+
+  /** Takes everything queued, in delivery order, as text blocks. */
+  drain(): TextBlock[] {
+    const ordered = this.queued.splice(0).sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
+    return ordered.map((m) => ({ type: 'text', text: m.text }));
+  }
+
+  /** Drops a task notification that is still queued (its outcome was taken another way). */
+  dropNotificationsFor(taskId: string): void {
+    this.queued = this.queued.filter((m) => m.taskId !== taskId);
+  }
+
+  /** Takes over a previous run's inbox. */
+  adopt(entries: QueuedMessage[], seq: number): void {
+    this.queued = [...entries];
+    this.seq = seq;
+  }
 }
 
-export function enqueue(state: InboxState, entry: Omit<QueuedMessage, 'seq' | 'receivedAt'>): QueuedMessage {
-  const queued: QueuedMessage = { ...entry, seq: state.inboxSeq++, receivedAt: isoNow() };
-  state.inbox.push(queued);
-  return queued;
-}
-
-/** Takes everything queued, in delivery order, as text blocks. */
-export function drain(state: InboxState): TextBlock[] {
-  const ordered = state.inbox.splice(0).sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
-  return ordered.map((m) => ({ type: 'text', text: m.text }));
+/** How a queued message reads to the model: who sent it, then the text as sent. */
+export function renderQueuedMessage(m: SendMessageArgs): string {
+  const header = [m.from ? `from ${m.from}` : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
+  return header ? `[message ${header}]\n${m.message}` : m.message;
 }

@@ -5,8 +5,9 @@
  * - a memory fork (autoMem filter) pins its memory directory at start, and every path it
  *   wrote is audited before its terminal state is decided: an escape fails the run.
  */
-import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
-import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/activity-io';
+import { ActivityFailure, workflowInfo } from '@temporalio/workflow';
+import type { PathEscapeReport, WorktreeResult } from '../../shared/activity-io';
+import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
 import { isolation } from '../activities';
 import type { ForkAgent } from './agent';
@@ -16,13 +17,14 @@ function onWorkspace(input: ForkInput) {
   return { taskQueue };
 }
 
-export async function openWorktree(input: ForkInput): Promise<WorktreeRef> {
-  const agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
+/** Creates the fork's worktree (before its opening is written: the opening names its path). */
+export async function openWorktree(agent: ForkAgent): Promise<void> {
+  const { input, agentId } = agent;
   try {
-    return await isolation.createWorktree.executeWithOptions({ ...onWorkspace(input), summary: 'create worktree' }, [{ repoRoot: input.workspace?.root, agentId }]);
+    agent.workArea.setWorktree(await isolation.createWorktree.executeWithOptions({ ...onWorkspace(input), summary: 'create worktree' }, [{ repoRoot: input.workspace?.root, agentId }]));
   } catch (err) {
     const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
-    throw ApplicationFailure.create({ type: 'WorktreeUnavailable', message: `Could not create the fork's worktree: ${why}`, nonRetryable: true });
+    throw failure(FAILURE.worktreeUnavailable, `Could not create the fork's worktree: ${why}`);
   }
 }
 
@@ -34,7 +36,7 @@ export async function closeWorktree(agent: ForkAgent): Promise<WorktreeResult | 
 export async function pinMemory(agent: ForkAgent): Promise<void> {
   const filter = agent.input.toolFilter;
   if (typeof filter !== 'object' || filter.kind !== 'autoMem') return;
-  agent.memory = await isolation.pinMemoryDir.executeWithOptions({ ...onWorkspace(agent.input), summary: 'pin memory directory' }, [{ dir: filter.memoryDir }]);
+  agent.workArea.pinMemory(await isolation.pinMemoryDir.executeWithOptions({ ...onWorkspace(agent.input), summary: 'pin memory directory' }, [{ dir: filter.memoryDir }]));
 }
 
 /** Paths a memory fork wrote that are (now) outside its memory directory. */

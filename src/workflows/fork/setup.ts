@@ -5,10 +5,10 @@
  * - or no parent yet (the fork's own system prompt and tools).
  * A fork never overrides what the cache is keyed on: that is an error, not a silent change.
  */
-import { ApplicationFailure } from '@temporalio/workflow';
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
+import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
 import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions } from '../../shared/fork-messages';
 import { hashJson } from '../../shared/hash';
@@ -17,7 +17,7 @@ import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/pref
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
-import { renderQueuedMessage } from './agent';
+import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
 
 export interface ForkSetup {
@@ -43,10 +43,10 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
   if (input.system !== undefined) changed.push('system');
   if (input.thinking !== undefined && hashJson(input.thinking) !== hashJson(parentThinking ?? null)) changed.push('thinking');
   if (changed.length > 0) {
-    throw ApplicationFailure.nonRetryable(
+    throw failure(
+      FAILURE.cacheUnsafeOverride,
       `A fork inherits its parent's ${changed.join(', ')}: overriding them would break the prompt cache. ` +
         'Remove the override, or start a fresh agent without a parent.',
-      'CacheUnsafeOverride',
     );
   }
 }

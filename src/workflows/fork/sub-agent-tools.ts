@@ -17,7 +17,7 @@ import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { childIdFor, forkChildInput, GENERAL_PURPOSE, spawnChildInput } from './child-input';
-import { awaitSyncChild, findChild, markSeen, startChildAgent, stopChild } from './children';
+import { awaitSyncChild, markSeen, startChildAgent, stopChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 
@@ -112,7 +112,7 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   if (!parsed.success) return errorResult(use.id, `Invalid SendMessage call: ${describeIssues(parsed.error).join('; ')}`);
   const { to, message, summary } = parsed.data;
   const payload = { message, summary, from: agent.agentId };
-  const child = findChild(agent, to);
+  const child = agent.children.find(to);
   if (child && child.state !== 'running') {
     // A finished child resumes from its durable history with the message as its next turn.
     const ref = child.result?.conversation;
@@ -120,7 +120,7 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
     const fork = child.kind === 'fork';
     const base = childInputFor(agent, config, child.agentInput, fork, true);
     const { parentRef: _prefix, ...rest } = base;
-    agent.children = agent.children.filter((c) => c !== child);
+    agent.children.remove(child);
     await startChildAgent(agent, {
       id: child.agentId,
       input: { ...rest, continuation: { ref, message: payload } },
@@ -144,7 +144,7 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
-  const record = findChild(agent, parsed.data.task_id);
+  const record = agent.children.find(parsed.data.task_id);
   if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours. Use the agentId the Agent tool returned.`);
   if (record.state === 'running' && parsed.data.block !== false) {
     await condition(() => record.state !== 'running', parsed.data.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS);
@@ -157,7 +157,7 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
 async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskStopToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskStop call: ${describeIssues(parsed.error).join('; ')}`);
-  const record = findChild(agent, parsed.data.task_id);
+  const record = agent.children.find(parsed.data.task_id);
   if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours.`);
   if (record.state !== 'running') return errorResult(use.id, `Only a running task can be stopped; ${record.agentId} is ${record.state}.`);
   await stopChild(agent, record);

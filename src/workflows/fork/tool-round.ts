@@ -94,7 +94,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   if (limit !== undefined && agent.toolUses >= limit) {
     return deny(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
   }
-  agent.toolUses += 1;
+  agent.tally.countToolUse();
   const denied = accessDenial(agent, use.name);
   if (denied) return deny(use.id, denied);
   if (isSubAgentTool(use.name)) {
@@ -127,7 +127,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
       taskQueue === info.taskQueue && concurrencySafe(use.name) && patched(LOCAL_READ_TOOLS_PATCH)
         ? await localTools.runTool.executeWithOptions({ summary }, [input])
         : await tools.runTool.executeWithOptions({ summary, taskQueue }, [input]);
-    if (result.touched) agent.touched.push(...result.touched);
+    if (result.touched) agent.workArea.recordWrites(result.touched);
     return { block: toResult(use.id, result), outcome: result.isError ? 'error' : 'ok' };
   } catch (err) {
     if (isCancellation(err)) throw err;

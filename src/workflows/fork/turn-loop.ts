@@ -58,7 +58,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
     ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
   };
   const result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}` }, [input]);
-  agent.recordModelCall(result.usage, result.message);
+  agent.tally.recordModelCall(result.usage, result.message);
   checkFirstTurnCache(agent, result.usage);
   agent.append(result.message);
   agent.activity = undefined;

@@ -5,7 +5,7 @@
  * it, so the snapshot keeps serving its forks — also after they outlive it — until the
  * namespace's retention ends.
  */
-import { ApplicationFailure } from '@temporalio/workflow';
+import { FAILURE, invalid } from '../../shared/failures';
 import { DEFAULTS } from '../../shared/constants';
 import { cacheSafeParamsSchema, describeIssues, type CacheSafeParams } from '../../shared/fork-input';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
@@ -17,8 +17,7 @@ import { contextSummaryOf, prefixRefOf, registerConversationQueries, type Conver
 export async function snapshotWorkflow(raw: CacheSafeParams): Promise<PrefixRef> {
   const parsed = cacheSafeParamsSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = describeIssues(parsed.error);
-    throw ApplicationFailure.create({ type: 'InvalidSnapshot', message: `Invalid snapshot: ${issues.join('; ')}`, nonRetryable: true, details: [{ issues }] });
+    throw invalid(FAILURE.invalidSnapshot, 'Invalid snapshot', describeIssues(parsed.error));
   }
   // The caller's own objects, not zod's copy: their bytes are the cached prefix.
   const snapshot = raw;

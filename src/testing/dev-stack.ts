@@ -9,10 +9,10 @@ import { ConversationSource } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
-import { startDevServer, type DevServer, type DevServerOptions } from './dev-server';
-import { createModelClient } from './model-client';
-import { installRuntime } from './runtime';
-import { createForkflowWorker } from './worker';
+import { startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
+import { createModelClient } from '../worker/model-client';
+import { installRuntime } from '../worker/runtime';
+import { createForkflowWorker } from '../worker/worker';
 
 export interface DevStackOptions {
   server?: DevServerOptions;

@@ -1,0 +1,16 @@
+/**
+ * `forkflow/worker`: what a service needs to run forkflow's workflows and activities on its
+ * own worker — the ready-made worker factories, the workflow bundle, the model client, the
+ * Node runtime (logs, metrics) and the worker's settings from the environment.
+ *
+ * @example
+ * const worker = await createForkflowWorker({ connection, client, namespace: 'default', taskQueue: 'forkflow',
+ *   anthropic: createModelClient({ apiKey: process.env.ANTHROPIC_API_KEY }), workspaceRoot: '/srv/work' });
+ * await worker.run();
+ */
+export { createForkflowWorker, createWorkspaceWorker, type ForkflowWorkerOptions } from './worker';
+export { bundleForkflowWorkflows } from './bundle';
+export { createModelClient } from './model-client';
+export { installRuntime, isRuntimeInstallError, RuntimeInstallError, type InstalledRuntime, type RuntimeSettings } from './runtime';
+export { forkflowSettings, type ForkflowSettings } from './config';
+export { tracingFromEnv, type Tracing } from './tracing';

@@ -1,0 +1,41 @@
+/**
+ * The approvals part of an agent's state: the tool calls waiting for a decision. This class
+ * is its only writer (approvals.ts drives it); the status and continue-as-new read it through
+ * `length` and `pending()`. Never carried: a run continues as new only with none open.
+ */
+import type { PendingApproval } from '../../shared/tree-input';
+
+type Decision = NonNullable<PendingApproval['decision']>;
+
+export class ApprovalBook {
+  private readonly open: PendingApproval[] = [];
+
+  /** Requests on the book, decided or not (a decided one stays until the agent acted on it). */
+  get length(): number {
+    return this.open.length;
+  }
+
+  /** Requests still waiting for a decision (read-only view). */
+  pending(): readonly PendingApproval[] {
+    return this.open.filter((a) => !a.decision);
+  }
+
+  find(requestId: string): PendingApproval | undefined {
+    return this.open.find((a) => a.requestId === requestId && !a.decision);
+  }
+
+  request(entry: PendingApproval): PendingApproval {
+    this.open.push(entry);
+    return entry;
+  }
+
+  decide(request: PendingApproval, decision: Decision): void {
+    request.decision = decision;
+  }
+
+  /** The agent acted on the request (decided or expired): off the book. */
+  close(request: PendingApproval): void {
+    request.consumed = true;
+    this.open.splice(this.open.indexOf(request), 1);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The children part of an agent's state: its sub-agents on record (running ones and the
+ * newest finished ones), the counter their ids are numbered by, and the live handles of
+ * running ones. This class is its only writer — children.ts drives it as child workflows
+ * start and end; everything else reads `all`, `running` and `find`.
+ */
+import type { CancellationScope } from '@temporalio/workflow';
+import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
+
+/** Live handle of a running child (not state: rebuilt by replay, never carried). */
+export interface ChildRuntime {
+  scope: CancellationScope;
+  done: Promise<void>;
+}
+
+export class ChildTable {
+  private records: ChildRecord[] = [];
+  private counter = 0;
+  private readonly runtimes = new Map<string, ChildRuntime>();
+
+  /** Every child on record, oldest first (read-only view). */
+  get all(): readonly ChildRecord[] {
+    return this.records;
+  }
+
+  get running(): ChildRecord[] {
+    return this.records.filter((c) => c.state === 'running');
+  }
+
+  /** How many children were ever started (carried, so ids stay unique across runs). */
+  get started(): number {
+    return this.counter;
+  }
+
+  /** By agent id, else the newest child of that name. */
+  find(ref: string): ChildRecord | undefined {
+    return this.records.find((c) => c.agentId === ref) ?? [...this.records].reverse().find((c) => c.name === ref);
+  }
+
+  runtime(agentId: string): ChildRuntime | undefined {
+    return this.runtimes.get(agentId);
+  }
+
+  get liveRuntimes(): ChildRuntime[] {
+    return [...this.runtimes.values()];
+  }
+
+  /** Numbers the next child: `<parent>.<name or kind>-<n>`. */
+  nextId(parentId: string, label: string): string {
+    this.counter += 1;
+    return `${parentId}.${label}-${this.counter}`;
+  }
+
+  add(record: ChildRecord): void {
+    this.records.push(record);
+  }
+
+  attach(agentId: string, runtime: ChildRuntime): void {
+    this.runtimes.set(agentId, runtime);
+  }
+
+  /** Takes a finished child off the record (it is about to run again, resumed). */
+  remove(record: ChildRecord): void {
+    this.records = this.records.filter((c) => c !== record);
+  }
+
+  /** Records a child's outcome; true when its parent has not seen it yet (a notification is due). */
+  settle(record: ChildRecord, outcome: ChildOutcome, keepCompleted: number): boolean {
+    record.state = outcome.status;
+    record.result = outcome;
+    const unseen = !record.notified;
+    record.notified = true;
+    this.runtimes.delete(record.agentId);
+    this.trim(keepCompleted);
+    return unseen;
+  }
+
+  /** A sync child still running past its wait: its outcome will arrive as a notification. */
+  moveToBackground(record: ChildRecord): void {
+    record.mode = 'background';
+    record.notified = false;
+  }
+
+  markSeen(record: ChildRecord): void {
+    record.notified = true;
+  }
+
+  /** Takes over a previous run's children (their runtimes ended with that run). */
+  adopt(records: ChildRecord[], counter: number): void {
+    this.records = [...records];
+    this.counter = counter;
+  }
+
+  /** Keeps running children and the newest finished ones (bounded record). */
+  private trim(keep: number): void {
+    const finished = this.records.filter((c) => c.state !== 'running');
+    if (finished.length <= keep) return;
+    const drop = new Set(finished.slice(0, finished.length - keep));
+    this.records = this.records.filter((c) => !drop.has(c));
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The usage-and-budget part of an agent's state: turns, tool calls, token usage (all of it,
+ * and the part charged against this run's budget), the last text the model wrote, and
+ * whether the turn limit was reached. This class is its only writer: the turn loop records
+ * model calls, tool rounds count tool calls; the status, stop conditions and results read.
+ */
+import { addUsage, textOf, ZERO_USAGE, type MessageParam, type Usage } from '../../shared/anthropic';
+
+export interface CarriedTally {
+  turns: number;
+  toolUses: number;
+  usage: Usage;
+  budgetUsage: Usage;
+  lastText?: string;
+  maxTurnsReached: boolean;
+}
+
+export class Tally {
+  private t: CarriedTally = { turns: 0, toolUses: 0, usage: ZERO_USAGE, budgetUsage: ZERO_USAGE, maxTurnsReached: false };
+
+  get turns(): number {
+    return this.t.turns;
+  }
+  get toolUses(): number {
+    return this.t.toolUses;
+  }
+  get usage(): Usage {
+    return this.t.usage;
+  }
+  /** Usage charged against the budget (equals `usage` unless this run resumed a finished agent). */
+  get budgetUsage(): Usage {
+    return this.t.budgetUsage;
+  }
+  get lastText(): string | undefined {
+    return this.t.lastText;
+  }
+  get maxTurnsReached(): boolean {
+    return this.t.maxTurnsReached;
+  }
+
+  /** A reply of this agent's own model call (inherited assistant turns are not its text). */
+  recordModelCall(usage: Usage, reply: MessageParam): void {
+    this.t.turns += 1;
+    this.t.usage = addUsage(this.t.usage, usage);
+    this.t.budgetUsage = addUsage(this.t.budgetUsage, usage);
+    const text = textOf(reply).trim();
+    if (text) this.t.lastText = text;
+  }
+
+  countToolUse(): void {
+    this.t.toolUses += 1;
+  }
+
+  markMaxTurnsReached(): void {
+    this.t.maxTurnsReached = true;
+  }
+
+  /** Takes over a previous run's counts (continue-as-new keeps the budget; a resume starts a new one). */
+  adopt(state: CarriedTally, opts: { keepBudget: boolean }): void {
+    this.t = {
+      turns: state.turns,
+      toolUses: state.toolUses,
+      usage: state.usage,
+      budgetUsage: opts.keepBudget ? state.budgetUsage : ZERO_USAGE,
+      lastText: state.lastText,
+      maxTurnsReached: state.maxTurnsReached,
+    };
+  }
+}

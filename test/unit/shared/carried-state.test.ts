@@ -1,0 +1,37 @@
+/**
+ * Carried state is parsed, never cast: every state an earlier forkflow wrote (fixtures under
+ * test/fixtures/carried-state/) still reads, unversioned states read as v1, and a state that
+ * is not one fails with the path of what is wrong.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CARRIED_STATE_VERSION, parseCarriedState } from '../../../src/shared/carried-state';
+
+const DIR = join(__dirname, '..', '..', 'fixtures', 'carried-state');
+const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+
+test('fixtures exist for the unversioned shape and for v1 (continue-as-new and resume)', () => {
+  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json']));
+});
+
+test.each(fixtures)('%s parses with today\'s schema, as the current version, losing nothing', (file) => {
+  const raw = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Record<string, unknown>;
+  const parsed = parseCarriedState(raw);
+  if (!parsed.ok) throw new Error(`${file}: ${parsed.issues.join('; ')}`);
+  expect(parsed.state.v).toBe(CARRIED_STATE_VERSION);
+  const { v: _v, ...rest } = parsed.state;
+  const { v: _rawV, ...rawRest } = raw;
+  expect(JSON.parse(JSON.stringify(rest))).toEqual(rawRest);
+});
+
+test('a state that is not one is refused, naming what is wrong', () => {
+  const good = JSON.parse(readFileSync(join(DIR, 'v0-resume.json'), 'utf8')) as Record<string, unknown>;
+  expect(parseCarriedState(undefined)).toMatchObject({ ok: false });
+  const negative = parseCarriedState({ ...good, turns: -1 });
+  expect(negative).toEqual({ ok: false, issues: [expect.stringContaining('turns') as string] });
+  const future = parseCarriedState({ ...good, v: 2 });
+  expect(future).toEqual({ ok: false, issues: [expect.stringContaining('v') as string] });
+  const badChild = parseCarriedState({ ...good, children: [{ agentId: 'x', kind: 'robot' }] });
+  expect(badChild.ok).toBe(false);
+  if (!badChild.ok) expect(badChild.issues.join(' ')).toContain('children.0.kind');
+});
