@@ -100,6 +100,14 @@ export const forkInputSchema = z.strictObject({
     })
     .optional(),
   toolFilter: toolFilterSchema.default('allowAll'),
+  /**
+   * A `workspace` (allowAll) fork's opt-in to the OS sandbox for Bash: its workspace stays
+   * writable, everything else is read-only and there is no network. Read-only and memory
+   * forks always get the sandbox where the worker has one.
+   */
+  sandbox: z.strictObject({ network: z.literal(false) }).optional(),
+  /** Refuse Bash calls that should be sandboxed when the worker cannot sandbox them, instead of relying on the classifier alone. */
+  requireSandbox: z.boolean().optional(),
   /** `worktree`: the fork works in its own git worktree of the workspace, kept only if it changed something. */
   isolation: z.enum(['worktree']).optional(),
   workspace: z

@@ -46,6 +46,12 @@ export interface ForkStatus {
   children: { running: number; completed: number; failed: number; killed: number; timeout: number; total: number };
   /** It and its finished sub-agents' subtrees: usage, estimated cost, agents counted. */
   tree: { usage: Usage; costUsd: number; agents: number };
+  /**
+   * What contained its latest Bash call: `sandbox` (the OS sandbox), `classifier-only`
+   * (the worker has no sandbox; the read-only classifier alone), `none` (a workspace fork
+   * outside the sandbox). Absent before its first Bash call.
+   */
+  containment?: 'sandbox' | 'classifier-only' | 'none';
   /** Tool calls waiting for a decision (permissionMode bubble). */
   approvals: { requestId: string; tool: string; summary: string; requestedAt: string }[];
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */

@@ -3,6 +3,7 @@
  * model and a worker on a task queue of the test's own, and hands back clients. Real parts
  * only: a real server, the real SDKs, the emulator over HTTP.
  */
+import type { SandboxAvailability } from '../../src/activities/tools/sandbox';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,8 @@ export interface HarnessOptions {
   /** Start without a worker (tests that run their own worker process). */
   noWorker?: boolean;
   tracing?: Tracing;
+  /** The worker's OS sandbox for Bash (default: the real probe). */
+  sandbox?: () => Promise<SandboxAvailability>;
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -86,6 +89,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         workspaceRoot,
         workflowBundle: { codePath: env.bundlePath },
         ...(opts.tracing ? { tracing: opts.tracing } : {}),
+        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
       })
     : undefined;
   const running = worker ? worker.run() : Promise.resolve();

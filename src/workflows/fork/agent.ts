@@ -256,6 +256,7 @@ export class ForkAgent {
       depth: this.input.depth,
       children: childCounts(this.children.all),
       tree: this.treeTotals(),
+      ...(this.workArea.containment ? { containment: this.workArea.containment } : {}),
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,

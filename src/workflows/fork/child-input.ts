@@ -46,6 +46,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     depth: agent.input.depth + 1,
     mode: background ? ('background' as const) : ('child' as const),
     toolFilter: agent.input.toolFilter,
+    ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
+    ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
     ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
     permissionMode: agent.input.permissionMode,
     approval: agent.input.approval,

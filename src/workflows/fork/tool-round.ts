@@ -118,6 +118,8 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
     ...(small ? { input: use.input } : { inputAt: { messageIndex } }),
     workspaceRoot: agent.workspaceRoot,
     writePolicy: decision.writePolicy,
+    ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
+    ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
   };
   agent.activity = `tool ${use.name}`;
   const summary = `turn ${agent.turns} · ${use.name}`;
@@ -128,6 +130,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
         ? await localTools.runTool.executeWithOptions({ summary }, [input])
         : await tools.runTool.executeWithOptions({ summary, taskQueue }, [input]);
     if (result.touched) agent.workArea.recordWrites(result.touched);
+    if (result.containment) agent.workArea.recordContainment(result.containment);
     return { block: toResult(use.id, result), outcome: result.isError ? 'error' : 'ok' };
   } catch (err) {
     if (isCancellation(err)) throw err;
