@@ -90,7 +90,8 @@ function wordText(text: string, word: WordShape | null, shift: Place): string {
 }
 
 function redirText(text: string, r: RedirShape, shift: Place): string {
-  const hdoc = r.hdoc ? ` hdoc ${shift(r.hdoc.start)}-${shift(r.hdoc.end)}` : '';
+  // Only where the body ends: tree-sitter starts a body after its leading empty lines.
+  const hdoc = r.hdoc ? ` hdoc to ${shift(r.hdoc.end)}` : '';
   return `${shift(r.at)}:${r.fd}${r.op}${wordText(text, r.word, shift)}${hdoc}`;
 }
 
