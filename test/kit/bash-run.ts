@@ -48,7 +48,9 @@ export class BashSandbox {
     writeFileSync(join(cwd, 'f'), 'a\n');
     const log = `${cwd}.log`;
     writeFileSync(log, '');
-    spawnSync(BASH, ['--norc', '--noprofile', '-c', command], { cwd, env: { PATH: this.stubs, HOME: cwd, FZLOG: log }, timeout: 2000, stdio: 'ignore' });
+    // `eval` parses the text exactly as `-c` would; the `wait` after it lets process
+    // substitutions (`<(ls)`), which bash does not wait for, log before the run is read.
+    spawnSync(BASH, ['--norc', '--noprofile', '-c', 'eval "$1"; wait', 'bash', command], { cwd, env: { PATH: this.stubs, HOME: cwd, FZLOG: log }, timeout: 2000, stdio: 'ignore' });
     const calls = readFileSync(log, 'utf8')
       .split(`${END}\0`)
       .filter(Boolean)

@@ -15,8 +15,8 @@ import { classifyShellCommand } from '../../../src/activities/tools/shell';
 import { parseCorpus } from '../../../src/activities/tools/shell/corpus-report';
 
 const BASH = '/bin/bash';
-const PROGRAMS = 'cat head tail wc grep ls sort uniq find sed awk git env xargs timeout nice date echo printf test jq tree'.split(' ');
-const STUBS = [...PROGRAMS, 'rm', 'touch', 'sh', 'tee', 'x', 'y', 'z', 'f'];
+const PROGRAMS = 'cat head tail wc grep ls sort uniq find sed awk git env xargs timeout nice date echo printf test jq tree tee'.split(' ');
+const STUBS = [...PROGRAMS, 'rm', 'touch', 'sh', 'x', 'y', 'z', 'f'];
 
 const SAFE = ['ls', 'echo', 'cat f', 'grep a f', 'sort f', 'uniq f', 'wc -l f', 'sed -n p f', 'awk 1 f', 'find .', 'head f', 'env', 'xargs', 'timeout 1', 'nice', 'command', 'time', 'git'];
 const TRICK = [' ', ' ', "'", '"', '\\', '\\\n', "$'", '#', '{', '}', '(', ')', ';', '\n', '&&', '||', '|', '&', '|&', '<<EOF\n', '\nEOF\n', "<<'EOF'\n", '`', '$(', '$x', '${x}', '>/dev/null', '2>&1', '<', '<<<', '-', '--', '=', 'a=1', '!', '[', ']', '*', '?', '~', '\t', 'EOF', 'do', 'done', 'for i in a;', 'then', 'if', 'fi', ',', '.', '\\ '];
@@ -60,6 +60,9 @@ function dangerous(argv: readonly string[]): boolean {
     case 'find':
       // -exec/-execdir may run a read-only program; anything else after them is a finding.
       return args.some((a, i) => /^-(delete|ok|okdir|fprint|fprint0|fprintf|fls)$/.test(a) || (/^-exec(dir)?$/.test(a) && !PROGRAMS.includes(args[i + 1] ?? '')));
+    case 'tee':
+      // Only `tee /dev/null` (a pass-through) is read-only.
+      return all.some((a) => !a.startsWith('-') && a !== '/dev/null');
     case 'uniq':
       return all.filter((a) => !a.startsWith('-') || a === '-').length > 1;
     default:

@@ -102,20 +102,27 @@ describe('parser agreement (tree-sitter-bash and mvdan/sh)', () => {
   });
 
   it('gives the reason for a disagreement', async () => {
-    const verdict = await classifyShellCommand("ls $'\\\\' ; touch p #'");
+    // tree-sitter reads `} ]` as one word; bash (and mvdan/sh) read two.
+    const verdict = await classifyShellCommand('ls } ] -l');
     expect(verdict).toEqual({ readOnly: false, reason: expect.stringMatching(/two bash parsers disagree .*simplify its quoting/) as unknown });
+    // The ANSI-C mis-parse is denied too (an earlier, lexical check may name it first).
+    expect(await classifyShellCommand("ls $'\\\\' ; touch p #'")).toMatchObject({ readOnly: false });
   });
 
-  it('denies nothing on the everyday corpus', async () => {
+  it('adds no false denial on the everyday corpus: what it refuses there, the walker refuses too', async () => {
     const refused: string[] = [];
+    const onlyByAgreement: string[] = [];
     for (const command of everyday) {
       const tree = await parseBash(command);
       const problem = await parserDisagreement(command, tree.rootNode);
       tree.delete();
-      if (problem) refused.push(`${JSON.stringify(command)}: ${problem.detail}`);
+      if (!problem) continue;
+      refused.push(`${JSON.stringify(command)}: ${problem.detail}`);
+      const verdict = await classifyShellCommand(command);
+      if (verdict.readOnly || /two bash parsers/.test(verdict.reason)) onlyByAgreement.push(command);
     }
-    console.log(`parser agreement on ${everyday.length} everyday commands: ${refused.length} refused`);
-    expect(refused).toEqual([]);
+    console.log(`parser agreement on ${everyday.length} everyday commands: ${refused.length} refused (constructs it does not model)\n${refused.join('\n')}`);
+    expect(onlyByAgreement).toEqual([]);
   });
 
   it('decodes every ANSI-C escape kind as bash does', () => {

@@ -61,6 +61,14 @@ export class ShapeReader extends ShapeBuilder {
         const open = kids[0];
         const close = kids[kids.length - 1];
         if (!open || !close || open.isNamed || close.isNamed) throw new Unsupported(`an unclosed ${node.type}`);
+        if (open.type === '((') {
+          // An arithmetic command: compared by its extent only, and only when it is numbers
+          // and operators (no names, expansions or substitutions for the parsers to read apart).
+          if (close.type !== '))' || !/^[\s0-9+\-*/%<>=!&|^~?:(),]*$/.test(this.source.slice(open.endIndex, close.startIndex))) {
+            throw new Unsupported('an arithmetic command with names or expansions');
+          }
+          return;
+        }
         this.list(open.endIndex, close.startIndex, kids.slice(1, -1));
         return;
       }

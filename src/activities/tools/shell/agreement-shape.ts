@@ -61,6 +61,8 @@ export class Unsupported extends Error {
   override readonly name = 'Unsupported';
 }
 
+/** Text that could hide a substitution: an opaque construct must not contain it. */
+export const OPAQUE_UNSAFE = /\$\(|`|<\(|>\(|\$\[/;
 export const WORDISH = new Set(['word', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion', 'number', 'brace_expression']);
 export const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 export const SEPARATORS = new Set([';', '&', '\n']);
@@ -145,9 +147,24 @@ export abstract class ShapeBuilder {
     const [name, eq, value] = kids;
     if (!name || name.type !== 'variable_name' || !eq || (eq.type !== '=' && eq.type !== '+=') || kids.length > 3) throw new Unsupported('an unusual assignment');
     if (name.endIndex !== eq.startIndex) throw new Unsupported('an unusual assignment');
+    if (value?.type === 'array') return this.array(value, eq);
     if (value) {
-      if (value.startIndex !== eq.endIndex || !WORDISH.has(value.type)) throw new Unsupported('an array or unusual assignment value');
+      if (value.startIndex !== eq.endIndex || !WORDISH.has(value.type)) throw new Unsupported('an unusual assignment value');
       this.word(value);
+    }
+  }
+
+  /** `name=(a b c)`: each element must be a plain word both parsers read alike (no `[k]=v`). */
+  private array(value: Node, eq: Node): void {
+    const kids = children(value);
+    const open = kids[0];
+    const close = kids[kids.length - 1];
+    if (value.startIndex !== eq.endIndex || open?.type !== '(' || close?.type !== ')' || open === close) throw new Unsupported('an unusual array');
+    const items = kids.slice(1, -1);
+    this.gaps(items, open.endIndex, close.startIndex);
+    for (const item of items) {
+      if (!WORDISH.has(item.type)) throw new Unsupported(`\`${item.type}\` in an array`);
+      this.word(item);
     }
   }
 
@@ -183,7 +200,13 @@ export abstract class ShapeBuilder {
 
   protected test(node: Node): void {
     for (const kid of children(node)) {
-      if (kid.type === 'regex') throw new Unsupported('a regular expression in `[[ ]]`');
+      if (kid.type === 'regex') {
+        // A regex is lexed by rules of its own that mvdan/sh does not report; it is taken
+        // as opaque text (the statement's extent is still compared) only when it cannot
+        // hold a substitution, the one thing in it that could run code.
+        if (OPAQUE_UNSAFE.test(kid.text)) throw new Unsupported('a substitution inside a regular expression in `[[ ]]`');
+        continue;
+      }
       if (WORDISH.has(kid.type) || kid.type === 'test_operator') this.word(kid);
       else if (kid.isNamed && kid.childCount === 0) throw new Unsupported(`\`${kid.type}\` in a test`);
       else if (kid.isNamed) this.test(kid);

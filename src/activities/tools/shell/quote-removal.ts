@@ -111,6 +111,9 @@ export function decodeWord(node: Node, first = true): ShapeWord {
       return decodeDoubleQuoted(sliceOf(node, node.startIndex + 1, node.endIndex - 1));
     }
     case 'concatenation': {
+      // Brace expansion can span pieces tree-sitter splits (`{-{o,ou\\c}`): an unquoted
+      // `{…,…}` or `{a..b}` anywhere in the word's text makes the whole word dynamic.
+      if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(text) && node.children.some((c) => c?.type === 'word')) return dynamic('');
       let out = '';
       for (let i = 0; i < node.childCount; i++) {
         const part = decodeWord(node.child(i)!, first && i === 0);

@@ -24,6 +24,7 @@ import { deny } from '../deny';
 import { own, refuseOptions } from '../options';
 import { quote, type ShellWord } from '../words';
 import { gitListingRules } from './git-listing';
+import { gitInspectRules } from './inspect';
 import type { ProgramRule } from './types';
 
 const OUTPUT = '`git --output` writes a file; let git print to stdout instead';
@@ -109,6 +110,7 @@ const SUBCOMMANDS: Readonly<Record<string, SubRule>> = {
     }
   },
   ...gitListingRules(history),
+  ...gitInspectRules,
 };
 
 /** Global options accepted before the subcommand; value-taking ones list their arity. */

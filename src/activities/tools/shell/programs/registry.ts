@@ -18,6 +18,7 @@ import type { CommandContext, ProgramRule } from './types';
 import { versionRules } from './versions';
 import { builtinRules } from './builtins';
 import { viewerRules } from './viewers';
+import { inspectRules } from './inspect';
 import { wrapperRules } from './wrappers';
 
 /** Programs for which no argument can write or execute (checked option by option). */
@@ -41,6 +42,7 @@ const RULES: Readonly<Record<string, ProgramRule>> = {
   ...versionRules,
   ...viewerRules,
   ...builtinRules,
+  ...inspectRules,
 };
 
 const INTERPRETER = 'can run arbitrary code; inspect files with cat, grep, sed -n or awk (without system()) instead';
