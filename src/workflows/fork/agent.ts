@@ -39,8 +39,6 @@ export class ForkAgent {
   readonly agentId: string;
   readonly rootAgentId: string;
   state: ForkState = 'running';
-  error?: string;
-  activity?: string;
   stopReason?: StopReason;
   cacheBreak?: CacheBreak;
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
@@ -55,8 +53,12 @@ export class ForkAgent {
   readonly children = new ChildTable();
   /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
   readonly approvals = new ApprovalBook();
-  /** Wall-clock limit as an instant (kept across continue-as-new). */
-  deadline?: number;
+  /** What it is doing right now (`model turn 3`, `tool Grep`…), for status; set through {@link doing}. */
+  private current?: string;
+  /** Why it failed, for status and its result; set through {@link fail}. */
+  private failure?: string;
+  /** Wall-clock limit as an instant (kept across continue-as-new); set through {@link startClock}. */
+  private until?: number;
   readonly rejectedSignals: RejectedSignal[] = [];
   startedAt = isoNow();
 
@@ -187,6 +189,33 @@ export class ForkAgent {
     return this.children.running;
   }
 
+  get activity(): string | undefined {
+    return this.current;
+  }
+
+  /** Records what the agent is doing now (`undefined`: nothing in particular). */
+  doing(activity: string | undefined): void {
+    this.current = activity;
+  }
+
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** Records why the agent failed (the last reason wins: an audit failure overrides a provider error). */
+  fail(message: string): void {
+    this.failure = message;
+  }
+
+  get deadline(): number | undefined {
+    return this.until;
+  }
+
+  /** Starts the wall-clock limit at `now`, unless a previous run of this agent started it already. */
+  startClock(now: number, timeoutMs: number): void {
+    this.until ??= now + timeoutMs;
+  }
+
   /** What a continuing run of this agent takes over. */
   carry(): CarriedState {
     return {
@@ -211,7 +240,7 @@ export class ForkAgent {
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
     this.tally.adopt(state, opts);
     this.startedAt = state.startedAt;
-    this.deadline = state.deadline;
+    this.until = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);
     this.children.adopt(state.children, state.childCounter);
     this.workArea.recordWrites(state.touched);

@@ -113,13 +113,13 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   registerApprovalHandlers(agent);
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {
-    agent.activity = 'creating worktree';
+    agent.doing('creating worktree');
     await openWorktree(agent);
-    agent.activity = undefined;
+    agent.doing(undefined);
   }
   const worktree = agent.worktree;
   agent.open(setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}));
-  if (agent.deadline === undefined && input.timeout !== undefined) agent.deadline = workflowNow() + toMs(input.timeout);
+  if (input.timeout !== undefined) agent.startClock(workflowNow(), toMs(input.timeout));
   publishIdentity(agent);
   // A continue-as-new run is the same fork; a finished agent resumed by a message runs (and ends) again.
   if (!input.continuation || input.continuation.message) forkStarted(input.forkLabel);
@@ -170,12 +170,12 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
     } else if (err instanceof ActivityFailure || err instanceof ApplicationFailure) {
       status = 'failed';
       stopReason = 'error';
-      agent.error = providerMessage(err);
+      agent.fail(providerMessage(err));
     } else {
       throw err; // a bug, not bad input: fail the task so a fixed worker can continue the fork
     }
   }
-  agent.activity = undefined;
+  agent.doing(undefined);
   // Sub-agents end with their parent (cancelled with it, or already done): their partial results join its result.
   await CancellationScope.nonCancellable(() => settleChildren(agent));
   // The audit decides the outcome, so it comes first; worktree clean-up waits until the
@@ -184,7 +184,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   if (escapes.length > 0) {
     status = 'failed';
     stopReason = 'escape_audit_failed';
-    agent.error = `Escape audit failed: ${escapes.map((e) => `${e.path} (${e.reason}: ${e.detail})`).join('; ')}`;
+    agent.fail(`Escape audit failed: ${escapes.map((e) => `${e.path} (${e.reason}: ${e.detail})`).join('; ')}`);
   }
   setState(agent, status);
   forkEnded(agent.input.forkLabel, status, workflowNow() - Date.parse(agent.startedAt));

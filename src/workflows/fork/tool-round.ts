@@ -121,7 +121,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
     ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
   };
-  agent.activity = `tool ${use.name}`;
+  agent.doing(`tool ${use.name}`);
   const summary = `turn ${agent.turns} · ${use.name}`;
   const taskQueue = agent.input.workspace?.taskQueue ?? info.taskQueue;
   try {
@@ -156,6 +156,6 @@ export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messa
     results.push(await runOne(agent, use, messageIndex));
   }
   await flush();
-  agent.activity = undefined;
+  agent.doing(undefined);
   return results;
 }

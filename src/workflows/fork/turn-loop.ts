@@ -41,7 +41,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
   const info = workflowInfo();
   const turn = agent.turns + 1;
   const tail = inlineTail(agent);
-  agent.activity = `model turn ${turn}`;
+  agent.doing(`model turn ${turn}`);
   publishProgress(agent);
   const self = { workflowId: info.workflowId, runId: info.runId };
   const ref = agent.prefixRef;
@@ -61,7 +61,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
   agent.tally.recordModelCall(result.usage, result.message);
   checkFirstTurnCache(agent, result.usage);
   agent.append(result.message);
-  agent.activity = undefined;
+  agent.doing(undefined);
   return result;
 }
 
@@ -85,10 +85,10 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
   }
   // Background sub-agents still at work: their reports are what this agent waits for.
   if (agent.inbox.length === 0 && agent.runningChildren.length > 0) {
-    agent.activity = `waiting for ${agent.runningChildren.length} sub-agent(s)`;
+    agent.doing(`waiting for ${agent.runningChildren.length} sub-agent(s)`);
     publishProgress(agent);
     await condition(() => agent.inbox.length > 0 || agent.runningChildren.length === 0);
-    agent.activity = undefined;
+    agent.doing(undefined);
   }
   if (agent.inbox.length > 0) {
     agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
