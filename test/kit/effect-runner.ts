@@ -33,6 +33,8 @@ const Config = z.object({
   scratch: z.string().startsWith('/'),
   commands: z.array(z.string()),
   timeoutMs: z.number().int().positive(),
+  /** Top-level names in /tmp not to watch (where the jail re-binds a checkout that lives under /tmp). */
+  skipTmp: z.array(z.string().regex(/^[^/]+$/)),
   /** Whether the jail has a PID namespace of its own (then every new process is a leftover). */
   ownPidNamespace: z.boolean(),
 });
@@ -46,7 +48,7 @@ export interface EffectReport {
   timedOut: number;
 }
 
-function fingerprint(dir: string, out: Map<string, string>, skipTop?: RegExp, rel = ''): void {
+function fingerprint(dir: string, out: Map<string, string>, skipTop?: (name: string) => boolean, rel = ''): void {
   let names: string[];
   try {
     names = readdirSync(path.join(dir, rel));
@@ -55,7 +57,7 @@ function fingerprint(dir: string, out: Map<string, string>, skipTop?: RegExp, re
     return;
   }
   for (const name of names.sort()) {
-    if (rel === '' && skipTop?.test(name)) continue;
+    if (rel === '' && skipTop?.(name)) continue;
     const r = path.join(rel, name);
     const full = path.join(dir, r);
     const st = lstatSync(full);
@@ -139,7 +141,7 @@ function buildWorld(scratch: string): void {
   mkdirSync(path.join(scratch, 'tmp'), { recursive: true });
 }
 
-function snapshot(scratch: string): Map<string, string> {
+function snapshot(scratch: string, skipTmp: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const d of ['ws', 'canary', 'home']) {
     const m = new Map<string, string>();
@@ -148,7 +150,7 @@ function snapshot(scratch: string): Map<string, string> {
   }
   // In the jail, /tmp is scratch/tmp: all of it is watched (but tsx's compile cache).
   const tmp = new Map<string, string>();
-  fingerprint('/tmp', tmp, /^tsx-/);
+  fingerprint('/tmp', tmp, (name) => name.startsWith('tsx-') || skipTmp.includes(name));
   for (const [k, v] of tmp) out.set(`/tmp/${k}`, v);
   return out;
 }
@@ -213,14 +215,14 @@ async function main(): Promise<void> {
   const baseline = new Set(readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number));
   const report: EffectReport = { mode: config.mode, ran: 0, effects: [], timedOut: 0 };
   for (const cmd of config.commands) {
-    const before = snapshot(scratch);
+    const before = snapshot(scratch, config.skipTmp);
     const seen = connections;
     const out = await runBuiltinTool('Bash', { command: cmd, timeout_ms: config.timeoutMs }, ctx());
     if (!out.content.startsWith('Denied:')) report.ran++;
     if (out.content.startsWith('Command timed out')) report.timedOut++;
     // Give in-flight connection callbacks a turn of the event loop before counting.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const what = diff(before, snapshot(scratch));
+    const what = diff(before, snapshot(scratch, config.skipTmp));
     if (connections > seen) what.push(`connected to 127.0.0.1:${EFFECT_PORT} (${connections - seen}x)`);
     const alive = leftovers(scratch, config.ownPidNamespace, baseline);
     if (alive.length > 0) what.push(`left ${alive.length} process(es) running`);
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
     }
     if (what.length > 0) {
       report.effects.push({ cmd, what });
-      for (const name of readdirSync('/tmp')) if (!name.startsWith('tsx-')) rmSync(path.join('/tmp', name), { recursive: true, force: true });
+      for (const name of readdirSync('/tmp')) if (!name.startsWith('tsx-') && !config.skipTmp.includes(name)) rmSync(path.join('/tmp', name), { recursive: true, force: true });
       buildWorld(scratch);
     }
   }

@@ -44,7 +44,10 @@ function runJailed(mode: EffectConfig['mode'], commands: string[]): EffectReport
   const nested = mode === 'sandbox';
   const dir = path.join(scratch, mode);
   mkdirSync(path.join(dir, 'tmp'), { recursive: true });
-  const config: EffectConfig = { mode, scratch: dir, commands, timeoutMs: 3000, ownPidNamespace: !nested };
+  // A checkout under /tmp (CI may clone anywhere) would be hidden by the jail's own /tmp:
+  // it is bound again, read-only, and the runner leaves that part of /tmp out of its watch.
+  const underTmp = REPO.startsWith('/tmp/');
+  const config: EffectConfig = { mode, scratch: dir, commands, timeoutMs: 3000, ownPidNamespace: !nested, skipTmp: underTmp ? [REPO.split('/')[2]!] : [] };
   const configPath = path.join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config));
   const jail = [
@@ -53,8 +56,9 @@ function runJailed(mode: EffectConfig['mode'], commands: string[]): EffectReport
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     ...(nested ? ['--bind', '/proc', '/proc'] : ['--proc', '/proc']),
-    '--bind', dir, dir,
     '--bind', path.join(dir, 'tmp'), '/tmp',
+    ...(underTmp ? ['--ro-bind', REPO, REPO] : []),
+    '--bind', dir, dir,
     '--chdir', dir,
     '--',
   ];
