@@ -14,6 +14,9 @@ import { createToolActivities } from './run-tool';
 import { createDreamActivities } from './dream';
 import { createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
+import type { ResponseStore } from './model/response-store';
+
+export { FileResponseStore, type ResponseStore } from './model/response-store';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
@@ -24,12 +27,14 @@ export interface ActivityDeps {
   conversations?: ConversationSource;
   /** The worker's OS sandbox for Bash; default: probed once per process. */
   sandbox?: () => Promise<SandboxAvailability>;
+  /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
+  responses?: ResponseStore;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

@@ -2,6 +2,8 @@
  * Worker settings from the environment: forkflow's own few variables. Temporal connection
  * settings (shared with clients) are in src/client/settings.ts.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TASK_QUEUE } from '../shared/constants';
 
 export interface ForkflowSettings {
@@ -13,6 +15,11 @@ export interface ForkflowSettings {
   model?: string;
   /** FORKFLOW_METRICS_ADDRESS: `ip:port` of the Prometheus endpoint (see src/worker/runtime.ts). */
   metricsAddress?: string;
+  /**
+   * FORKFLOW_RESPONSE_DIR: where model responses wait until their turn is recorded, so a
+   * retried call never bills twice. Workers that may take over each other's calls share it.
+   */
+  responseDir: string;
 }
 
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
@@ -23,5 +30,6 @@ export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): Forkflow
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
     model: env.FORKFLOW_MODEL || undefined,
     metricsAddress: env.FORKFLOW_METRICS_ADDRESS || undefined,
+    responseDir: env.FORKFLOW_RESPONSE_DIR || join(tmpdir(), 'forkflow-responses'),
   };
 }

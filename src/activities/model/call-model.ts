@@ -13,12 +13,35 @@ import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
+import type { CallKey, ResponseStore } from './response-store';
 
 export interface ModelDeps {
   anthropic: Anthropic;
   conversations: ConversationSource;
   /** Stream responses (default). Off only for endpoints without SSE. */
   stream?: boolean;
+  /** Where a response that arrived is kept until the workflow has it (exactly-once billing). */
+  responses?: ResponseStore;
+}
+
+/** Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a turn. */
+async function kept(store: ResponseStore | undefined, key: CallKey | undefined): Promise<ModelCallResult | undefined> {
+  if (!store || !key) return undefined;
+  try {
+    await store.settle(key);
+    return await store.get(key);
+  } catch (err) {
+    Context.current().log.warn('response store unreadable; asking the model', { error: String(err) });
+    return undefined;
+  }
+}
+
+async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult): Promise<void> {
+  try {
+    if (store && key) await store.put(key, result);
+  } catch (err) {
+    Context.current().log.warn('response store unwritable; a retry of this call would ask the model again', { error: String(err) });
+  }
 }
 
 type ResponseBlock = Anthropic.Messages.ContentBlock;
@@ -43,11 +66,24 @@ export function createModelActivities(deps: ModelDeps) {
   return {
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
       const ctx = Context.current();
+      const { workflowExecution, namespace, activityId } = ctx.info;
+      // Outside a workflow (a standalone activity) there is no run to key a response by.
+      const key: CallKey | undefined = workflowExecution
+        ? { namespace, workflowId: workflowExecution.workflowId, runId: workflowExecution.runId, activityId, turn: input.turn }
+        : undefined;
       // Beating starts before the first I/O: fetching a large conversation can itself take
       // longer than the heartbeat timeout, and a silent activity would be retried for it.
       const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
       const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
       try {
+        // An earlier attempt got the whole response and then lost its worker (or its server):
+        // hand that back instead of paying for the same prompt twice.
+        const earlier = await kept(deps.responses, key);
+        if (earlier) {
+          ctx.log.info('model response recovered from an earlier attempt', { turn: input.turn, attempt: ctx.info.attempt });
+          deps.conversations.remember(input.run, input.messageCount, earlier.message);
+          return earlier;
+        }
         // A failure to read the conversation is not the provider's: it is not classified as one.
         const [held, messages] = await Promise.all([
           deps.conversations.context(input.contextFrom ?? input.run, input.contextKey),
@@ -82,6 +118,7 @@ export function createModelActivities(deps: ModelDeps) {
             model: message.model,
             requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
           };
+          await keep(deps.responses, key, result);
           recordModelSuccess(context.model, result.usage);
           return result;
         } catch (err) {

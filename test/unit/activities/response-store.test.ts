@@ -1,0 +1,131 @@
+/**
+ * Exactly-once model billing: a response that arrived is kept until its turn is recorded, a
+ * retried attempt of the same call gets it back without asking the provider, and the store
+ * forgets what is recorded or old. The model activity runs in the SDK's mock activity
+ * environment; the provider here counts calls and fails the test if asked twice.
+ */
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ConversationSource } from '../../../src/activities/conversation';
+import { createModelActivities } from '../../../src/activities/model/call-model';
+import { FileResponseStore, type CallKey } from '../../../src/activities/model/response-store';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import { tempDir } from '../../kit/env';
+
+const key = (over: Partial<CallKey> = {}): CallKey => ({ namespace: 'default', workflowId: 'wf', runId: 'run-1', activityId: '3', turn: 2, ...over });
+const result = (text: string): ModelCallResult => ({
+  message: { role: 'assistant', content: [{ type: 'text', text }] },
+  stopReason: 'end_turn',
+  usage: { inputTokens: 10, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+  model: 'claude-test',
+});
+
+test('a kept response comes back for the same call only', async () => {
+  const store = new FileResponseStore(tempDir('store'));
+  await store.put(key(), result('kept'));
+  expect(await store.get(key())).toEqual(result('kept'));
+  expect(await store.get(key({ activityId: '4' }))).toBeUndefined();
+  expect(await store.get(key({ runId: 'run-2' }))).toBeUndefined();
+  expect(await store.get(key({ workflowId: 'other' }))).toBeUndefined();
+  expect(await store.get(key({ turn: 3 }))).toBeUndefined();
+});
+
+test('settling a turn drops the run’s earlier turns and keeps this one and other runs', async () => {
+  const store = new FileResponseStore(tempDir('store'));
+  await store.put(key({ turn: 1, activityId: '1' }), result('one'));
+  await store.put(key({ turn: 2, activityId: '3' }), result('two'));
+  await store.put(key({ runId: 'run-2', turn: 1, activityId: '1' }), result('other run'));
+  await store.settle(key({ turn: 2, activityId: '3' }));
+  expect(await store.get(key({ turn: 1, activityId: '1' }))).toBeUndefined();
+  expect(await store.get(key({ turn: 2, activityId: '3' }))).toEqual(result('two'));
+  expect(await store.get(key({ runId: 'run-2', turn: 1, activityId: '1' }))).toEqual(result('other run'));
+});
+
+test('an unreadable or foreign entry is no response; the sweep drops old entries and empty runs', async () => {
+  const dir = tempDir('store');
+  const store = new FileResponseStore(dir, { maxAgeMs: 60_000 });
+  await store.put(key(), result('kept'));
+  const [runDir] = readdirSync(dir);
+  const [file] = readdirSync(join(dir, runDir!));
+  writeFileSync(join(dir, runDir!, file!), '{"v":1,"key":');
+  expect(await store.get(key())).toBeUndefined();
+  writeFileSync(join(dir, runDir!, file!), JSON.stringify({ v: 1, key: { ...key(), activityId: '9' }, result: result('someone else') }));
+  expect(await store.get(key())).toBeUndefined();
+
+  await store.put(key({ runId: 'fresh' }), result('fresh'));
+  const old = (Date.now() - 120_000) / 1000;
+  utimesSync(join(dir, runDir!, file!), old, old);
+  expect(await store.sweep()).toBe(1);
+  expect(readdirSync(dir)).toHaveLength(1);
+  expect(await store.get(key({ runId: 'fresh' }))).toEqual(result('fresh'));
+});
+
+function conversations(): ConversationSource {
+  return {
+    context: () => Promise.resolve({ model: 'claude-test', system: 'sys', tools: [], maxTokens: 100, cacheKeyHash: 'h' }),
+    forModelCall: () => Promise.resolve([{ role: 'user', content: 'hello' }]),
+    remember: () => undefined,
+  } as unknown as ConversationSource;
+}
+
+function provider(reply: () => unknown): { anthropic: Anthropic; calls: () => number } {
+  let calls = 0;
+  const anthropic = {
+    messages: {
+      create: () => {
+        calls++;
+        return Promise.resolve(reply());
+      },
+    },
+  } as unknown as Anthropic;
+  return { anthropic, calls: () => calls };
+}
+
+const input = { run: { workflowId: 'wf', runId: 'run-1' }, agentId: 'a', turn: 2, messageCount: 3, digest: 'd', contextKey: 'k' } as ModelCallInput;
+const info = (attempt: number) => ({ activityId: '3', attempt, workflowExecution: { workflowId: 'wf', runId: 'run-1' }, namespace: 'default' });
+
+test('a retried attempt after the response arrived gets the kept response; the provider is asked once', async () => {
+  const store = new FileResponseStore(tempDir('store'));
+  const p = provider(() => ({ content: [{ type: 'text', text: 'paid once' }], stop_reason: 'end_turn', model: 'claude-test', usage: { input_tokens: 10, output_tokens: 2 } }));
+  const activities = createModelActivities({ anthropic: p.anthropic, conversations: conversations(), stream: false, responses: store });
+  const first: ModelCallResult = await new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => activities.callModel(i), input);
+  // The first attempt's worker died before the result reached history: the retry asks again.
+  const second: ModelCallResult = await new MockActivityEnvironment(info(2)).run((i: ModelCallInput) => activities.callModel(i), input);
+  expect(second).toEqual(first);
+  expect(second.message.content).toEqual([{ type: 'text', text: 'paid once' }]);
+  expect(p.calls()).toBe(1);
+  // The next turn of the run settles this one: its entry is gone.
+  await new MockActivityEnvironment({ ...info(1), activityId: '5' }).run((i: ModelCallInput) => activities.callModel(i), { ...input, turn: 3 });
+  expect(await store.get(key())).toBeUndefined();
+  expect(p.calls()).toBe(2);
+});
+
+test('a call that failed keeps nothing: its retry asks the provider again', async () => {
+  const dir = tempDir('store');
+  const store = new FileResponseStore(dir);
+  let fail = true;
+  const p = provider(() => {
+    if (fail) throw new Error('connection reset mid-response');
+    return { content: [{ type: 'text', text: 'second try' }], stop_reason: 'end_turn', model: 'claude-test', usage: { input_tokens: 10, output_tokens: 2 } };
+  });
+  const activities = createModelActivities({ anthropic: p.anthropic, conversations: conversations(), stream: false, responses: store });
+  await expect(new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => activities.callModel(i), input)).rejects.toThrow('connection reset');
+  expect(readdirSync(dir)).toHaveLength(0);
+  fail = false;
+  const second: ModelCallResult = await new MockActivityEnvironment(info(2)).run((i: ModelCallInput) => activities.callModel(i), input);
+  expect(second.message.content).toEqual([{ type: 'text', text: 'second try' }]);
+  expect(p.calls()).toBe(2);
+});
+
+test('a store that cannot be written costs no turn: the response is still returned', async () => {
+  const dir = tempDir('store');
+  mkdirSync(join(dir, 'blocked'));
+  writeFileSync(join(dir, 'blocked', 'x'), '');
+  const store = new FileResponseStore(join(dir, 'blocked', 'x'));
+  const p = provider(() => ({ content: [{ type: 'text', text: 'still here' }], stop_reason: 'end_turn', model: 'claude-test', usage: { input_tokens: 1, output_tokens: 1 } }));
+  const activities = createModelActivities({ anthropic: p.anthropic, conversations: conversations(), stream: false, responses: store });
+  const out: ModelCallResult = await new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => activities.callModel(i), input);
+  expect(out.message.content).toEqual([{ type: 'text', text: 'still here' }]);
+});
