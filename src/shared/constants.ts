@@ -25,6 +25,6 @@ export const DEFAULTS = {
 
 /** Activity timeouts, one profile per kind of work (a model call and a grep differ). */
 export const ACTIVITY_PROFILES = {
-  model: { startToCloseMs: 10 * 60_000, heartbeatMs: 10_000 },
-  tool: { startToCloseMs: 11 * 60_000, heartbeatMs: 10_000 },
+  model: { startToCloseMs: 10 * 60_000, heartbeatMs: 2_000 },
+  tool: { startToCloseMs: 11 * 60_000, scheduleToCloseMs: 60 * 60_000, heartbeatMs: 2_000 },
 } as const;

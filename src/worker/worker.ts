@@ -1,12 +1,14 @@
 /**
  * Builds a forkflow worker: workflows + activities on one task queue. Heartbeats are
- * flushed at least every second so a cancellation reaches a running model or tool call
- * within about a second.
+ * flushed every half second: a cancellation reaches a running model or tool call within
+ * about that, and the server notices a dead worker within the 2 s heartbeat timeout.
+ * Workflow tasks of a dead worker's cached workflows leave its sticky queue after 2 s.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, type ConversationSource } from '../activities';
+import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
+import { forkflowSettings } from './config';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 
@@ -36,6 +38,22 @@ export interface ForkflowWorkerOptions {
   tracing?: Tracing;
   /** The OS sandbox for Bash (default: probed once per process; tests inject one). */
   sandbox?: () => Promise<SandboxAvailability>;
+  /** Where model responses are kept until recorded (default: FORKFLOW_RESPONSE_DIR, see config.ts). */
+  responses?: ResponseStore;
+}
+
+/** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
+const HEARTBEAT_FLUSH = '500ms';
+
+/** The default store, swept once per process of what finished runs left behind. */
+let defaultStore: FileResponseStore | undefined;
+function responseStore(o: ForkflowWorkerOptions): ResponseStore {
+  if (o.responses) return o.responses;
+  if (!defaultStore) {
+    defaultStore = new FileResponseStore(forkflowSettings().responseDir);
+    void defaultStore.sweep().catch(() => undefined);
+  }
+  return defaultStore;
 }
 
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
@@ -45,10 +63,11 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o) }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
-    maxHeartbeatThrottleInterval: '1s',
-    defaultHeartbeatThrottleInterval: '1s',
+    maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
+    stickyQueueScheduleToStartTimeout: '2s',
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }
@@ -64,9 +83,9 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox }),
-    maxHeartbeatThrottleInterval: '1s',
-    defaultHeartbeatThrottleInterval: '1s',
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o) }),
+    maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }

@@ -10,23 +10,31 @@ import { ACTIVITY_PROFILES } from '../shared/constants';
 /**
  * Model calls: Temporal owns retries (the SDK client runs with maxRetries 0). Cancellation
  * waits for the activity to confirm, so "killed" means the HTTP request was really aborted.
+ * The 2 s heartbeat timeout and the short first retry put a dead worker's call on another
+ * worker within about 2.5 s; the beat runs on a timer, so a long silence from the provider
+ * (time to first token of a huge prompt) does not trip it. A retry after a response had
+ * arrived is served from the response store (src/activities/model/response-store.ts).
  */
 export const model = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
   startToCloseTimeout: ACTIVITY_PROFILES.model.startToCloseMs,
   heartbeatTimeout: ACTIVITY_PROFILES.model.heartbeatMs,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
 });
 
 /**
  * Tool calls: a tool's own failures come back as data (is_error), so retries here only cover
- * infrastructure (a lost worker); the task queue is chosen per call (workspace affinity).
+ * infrastructure; the task queue is chosen per call (workspace affinity). A lost worker is
+ * retried without an attempt limit (a dead worker is not the tool failing); the activity
+ * itself stops a call that is unsafe to re-run, and a real failure after three attempts
+ * (src/activities/run-tool.ts). The hour is a backstop for a workspace nobody serves.
  */
 export const tools = proxyActivities<Pick<ForkflowActivities, 'runTool'>>({
   startToCloseTimeout: ACTIVITY_PROFILES.tool.startToCloseMs,
+  scheduleToCloseTimeout: ACTIVITY_PROFILES.tool.scheduleToCloseMs,
   heartbeatTimeout: ACTIVITY_PROFILES.tool.heartbeatMs,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 0 },
 });
 
 /**
