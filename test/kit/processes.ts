@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTemporalCli } from '../../src/worker/temporal-cli';
 
@@ -86,4 +87,47 @@ export function runTemporal(args: string[]): Promise<ProcessResult> {
   const cli = resolveTemporalCli({ allowDownload: false });
   if (cli.kind !== 'binary') throw new Error('no temporal binary');
   return run(cli.path, args, { timeoutMs: 60_000 });
+}
+
+/** One exchange the offline model process finished (completed, aborted, rejected or fault). */
+export interface ServedEntry {
+  seq: number;
+  outcome: string;
+  rawBody: string;
+}
+
+export interface ModelProcess {
+  url: string;
+  /** What the model has finished so far, from its own log file. */
+  served(): ServedEntry[];
+  kill(): Promise<void>;
+}
+
+/** Starts the offline model in a process of its own (test/kit/model-process.ts). */
+export async function startModelProcess(logFile: string): Promise<ModelProcess> {
+  const child = spawn(process.execPath, ['-r', require.resolve('tsx/cjs'), join(__dirname, 'model-process.ts'), logFile], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /model listening (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`model process exited early (${code}): ${out}`)));
+  });
+  return {
+    url,
+    served: () =>
+      (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ServedEntry),
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -1,0 +1,116 @@
+/**
+ * The crash tests' workload: twelve forks of every shape that must come through crashes
+ * unchanged (multi-turn tools, parallel tools, a read-only shell, siblings by reference, a
+ * message mid-run, two agent trees with a background child each), each running for
+ * about half a minute so that crashes land in the middle of them; and the yardsticks: the
+ * transcripts, with ids and durations aside, and the model's own record of what it served.
+ */
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ForkflowClient, ForkResult } from '../../src/client';
+import type { MessageParam } from '../../src/shared/anthropic';
+import type { ServedEntry } from './processes';
+import { bigSnapshot } from './snapshots';
+import { agentStep, script, toolStep } from './tree';
+
+export function seedWorkspace(dir: string): void {
+  mkdirSync(join(dir, 'docs'), { recursive: true });
+  writeFileSync(join(dir, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+  writeFileSync(join(dir, 'docs', 'guide.txt'), 'beta testers read this\n');
+}
+
+const slow = (ms: number) => `@sleep ${ms} `;
+const steps = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i));
+
+/** The same snapshot every run: a by-reference parent of a few KB. */
+const snapshot = bigSnapshot({ conversationBytes: 12_000, pendingToolUses: 1 });
+
+export interface Scenario {
+  /** Every agent whose transcript is compared, children included. */
+  agentIds: string[];
+  results: Promise<ForkResult[]>;
+}
+
+/** Starts the twelve forks with ids under `prefix`; the message fork gets its message at once. */
+export async function startScenario(forkflow: ForkflowClient, prefix: string): Promise<Scenario> {
+  const id = (name: string) => `${prefix}-${name}`;
+  const handles = [];
+  for (let i = 0; i < 3; i++) {
+    const prompt = script(
+      `Multi-turn ${i}.`,
+      ...steps(10, (k) => (k % 2 ? toolStep('Grep', { pattern: 'beta', output_mode: 'content' }, slow(3000)) : toolStep('Read', { file_path: 'notes.txt' }, slow(3000)))),
+      `${slow(2000)}@reply multi-turn ${i} done`,
+    );
+    handles.push(await forkflow.start({ agentId: id(`multi-${i}`), prompt }));
+  }
+  for (let i = 0; i < 2; i++) {
+    const parallel = JSON.stringify([
+      { name: 'Read', input: { file_path: 'notes.txt' } },
+      { name: 'Glob', input: { pattern: '**/*.txt' } },
+      { name: 'Grep', input: { pattern: 'beta', output_mode: 'files_with_matches' } },
+    ]);
+    const prompt = script(`Parallel ${i}.`, ...steps(8, () => `${slow(3500)}@tools ${parallel}`), `${slow(2000)}@reply parallel ${i} done`);
+    handles.push(await forkflow.start({ agentId: id(`parallel-${i}`), prompt }));
+  }
+  const shell = script('Shell.', ...steps(8, (k) => toolStep('Bash', { command: k % 2 ? 'grep -c beta notes.txt docs/guide.txt' : 'wc -l notes.txt' }, slow(3500))), `${slow(2000)}@reply shell done`);
+  handles.push(await forkflow.start({ agentId: id('shell'), prompt: shell, toolFilter: 'readOnly' }));
+
+  const siblings = await forkflow.forkMany(
+    snapshot,
+    [0, 1, 2].map((i) => ({
+      agentId: id(`sibling-${i}`),
+      prompt: script(`Sibling ${i}.`, ...steps(8, () => toolStep('Read', { file_path: 'docs/guide.txt' }, slow(3500))), `${slow(2000)}@reply sibling ${i} done`),
+    })),
+  );
+  handles.push(...siblings);
+
+  const listener = await forkflow.start({ agentId: id('message'), prompt: script('Listen.', toolStep('Read', { file_path: 'notes.txt' }, slow(4000)), '@reply not reached') });
+  await forkflow.sendMessage(id('message'), {
+    message: script('Also this.', ...steps(8, () => toolStep('Grep', { pattern: 'gamma' }, slow(3500))), `${slow(2000)}@reply message handled`),
+  });
+  handles.push(listener);
+
+  const child = (name: string) => script(`Child ${name}.`, ...steps(7, () => toolStep('Read', { file_path: 'notes.txt' }, slow(4000))), `${slow(2000)}@reply child ${name} done`);
+  const background = script('Tree with a background child.', agentStep({ description: 'background', prompt: child('bg'), run_in_background: true }), `${slow(3000)}@reply waiting`, '@reply after the report');
+  handles.push(await forkflow.startAgent({ agentId: id('tree-bg'), prompt: background }));
+  // Every spawn reports by notification: the parent's turn after its reply is the report's.
+  const foreground = script('Tree with a second child.', agentStep({ description: 'second', prompt: child('fg') }), `${slow(2000)}@reply waiting too`, '@reply after the second report');
+  handles.push(await forkflow.startAgent({ agentId: id('tree-fg'), prompt: foreground }));
+
+  return {
+    agentIds: [...handles.map((h) => h.agentId), id('tree-bg.fork-1'), id('tree-fg.fork-1')],
+    results: Promise.all(handles.map((h) => h.result())),
+  };
+}
+
+/** A transcript with the run's prefix, tool-use ids and durations made comparable. */
+export function comparable(transcript: MessageParam[], prefix: string): string {
+  const ids = new Map<string, string>();
+  return JSON.stringify(transcript)
+    .split(prefix)
+    .join('RUN')
+    .replace(/toolu_[A-Za-z0-9_]+/g, (m) => {
+      if (!ids.has(m)) ids.set(m, `toolu_${ids.size}`);
+      return ids.get(m)!;
+    })
+    .replace(/duration_ms: \d+/g, 'duration_ms: N');
+}
+
+/** Request bodies the model completed more than once (a response served twice). */
+export function servedTwice(entries: ServedEntry[]): string[] {
+  const counts = new Map<string, number>();
+  for (const e of entries) if (e.outcome === 'completed') counts.set(e.rawBody, (counts.get(e.rawBody) ?? 0) + 1);
+  return [...counts.entries()].filter(([, n]) => n > 1).map(([body]) => body.slice(0, 200));
+}
+
+/** A small seeded generator (mulberry32): the same seed, the same crash schedule. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
