@@ -66,7 +66,7 @@ test('errors: a missing directive is a usage error (2), an unknown agent is 3, n
   expect(badTimeout.status).toBe(2);
   expect(badTimeout.stderr).toContain('--timeout');
 
-  const down = await runForkflow(['--address', '127.0.0.1:1', 'status', 'x']);
+  const down = await runForkflow(['--address', '127.0.0.1:1', '--outage-deadline', '1s', 'status', 'x']);
   expect(down.status).toBe(5);
   expect(down.stderr).toContain('forkflow dev');
 });
