@@ -1,6 +1,7 @@
 /**
- * `forkflow`, the operator CLI. Global flags reach every command; errors print one line
- * saying what to do and exit with a documented code (src/cli/exit.ts).
+ * `forkflow`, the operator CLI. Global flags reach every command; every error prints one line
+ * saying what to do and exits with a documented code (src/cli/exit.ts, src/cli/errors.ts);
+ * `--debug` adds the stack.
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
@@ -9,7 +10,8 @@ import { registerDreamCommands } from './commands/dream';
 import { registerServeCommands } from './commands/serve';
 import { registerTopCommand } from './commands/top';
 import { registerTreeCommands } from './commands/tree';
-import { CliError, EXIT } from './exit';
+import { errorReport } from './errors';
+import { EXIT } from './exit';
 
 export function buildProgram(): Command {
   const program = new Command('forkflow')
@@ -17,7 +19,9 @@ export function buildProgram(): Command {
     .option('--address <host:port>', 'Temporal frontend (default: TEMPORAL_ADDRESS or localhost:7233)')
     .option('--namespace <ns>', 'Temporal namespace (default: TEMPORAL_NAMESPACE or default)')
     .option('--task-queue <name>', 'task queue (default: FORKFLOW_TASK_QUEUE or forkflow)')
+    .option('--outage-deadline <duration>', 'how long to keep retrying while Temporal is unreachable, e.g. 30s, 5m, 0s (default: FORKFLOW_OUTAGE_DEADLINE or 5m)')
     .option('--json', 'machine-readable output')
+    .option('--debug', 'on an error, print its stack (and its causes) after the one-line message')
     .exitOverride()
     .showHelpAfterError();
   const globals = () => program.opts<GlobalOptions>();
@@ -40,11 +44,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    if (err instanceof CliError) {
-      process.stderr.write(`forkflow: ${err.message}\n`);
-      process.exitCode = err.exitCode;
-      return;
-    }
-    throw err;
+    const report = errorReport(err, program.opts<GlobalOptions>().debug === true);
+    process.stderr.write(report.text);
+    process.exitCode = report.exitCode;
   }
 }

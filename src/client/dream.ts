@@ -91,7 +91,8 @@ export class DreamClient {
   /** The outcome of a run (waits while it runs). */
   async result(workflowId: string, runId?: string): Promise<DreamOutcome> {
     try {
-      return await this.forkflow.temporal.workflow.getHandle<DreamWorkflowFn>(workflowId, runId).result();
+      const handle = this.forkflow.temporal.workflow.getHandle<DreamWorkflowFn>(workflowId, runId);
+      return await (this.forkflow.outage ? this.forkflow.outage.longPoll('dream result', () => handle.result()) : handle.result());
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new ForkflowError(`No autoDream run "${workflowId}": list a scope's runs with \`forkflow dream status --scope <scope>\`.`);
       if (err instanceof WorkflowFailedError && isFailure(err.cause, FAILURE.invalidDreamConfig)) throw new InvalidDreamConfigError(issuesOf(err.cause));
@@ -101,7 +102,12 @@ export class DreamClient {
   }
 
   /** Who holds the scope's lock, and its recent runs with their outcomes. */
-  async status(scope: string, opts: { limit?: number } = {}): Promise<DreamStatus> {
+  status(scope: string, opts: { limit?: number } = {}): Promise<DreamStatus> {
+    const read = () => this.readStatus(scope, opts);
+    return this.forkflow.outage ? this.forkflow.outage.read('dream status', read) : read();
+  }
+
+  private async readStatus(scope: string, opts: { limit?: number }): Promise<DreamStatus> {
     const lockId = dreamLockId(scope);
     let lock: DreamStatus['lock'] = { held: false, workflowId: lockId };
     try {

@@ -36,6 +36,37 @@ export class ResultAlreadyTakenError extends ForkflowError {
   }
 }
 
+function seconds(ms: number): string {
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/**
+ * Temporal could not be reached for the whole outage deadline (`outage.deadlineMs`, default
+ * 5 minutes); `detail` is the last gRPC error. Nothing was lost: a running fork carries on
+ * on the server, and its result can be read again once the server answers.
+ */
+export class TemporalUnavailableError extends ForkflowError {
+  override name = 'TemporalUnavailableError';
+  constructor(
+    readonly address: string,
+    readonly waitedMs: number,
+    readonly deadlineMs: number,
+    /** The last UNAVAILABLE error's message (e.g. `connect ECONNREFUSED`), when there was one. */
+    readonly detail: string | undefined,
+    opts?: { cause?: unknown },
+  ) {
+    super(
+      `Temporal at ${address} did not answer for ${seconds(waitedMs)} (outage deadline ${seconds(deadlineMs)}${detail ? `; last error: ${detail}` : ''}). ` +
+        `Check that the server at ${address} is running and reachable; running forks carry on there, and their results can be read once it answers.`,
+      opts,
+    );
+  }
+}
+
+export function isTemporalUnavailable(err: unknown): err is TemporalUnavailableError {
+  return err instanceof TemporalUnavailableError;
+}
+
 export function isAgentNotFound(err: unknown): err is AgentNotFoundError {
   return err instanceof AgentNotFoundError;
 }

@@ -4,7 +4,7 @@
  * client that speaks forkflow's public contract (workflow type, signal and query names).
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { MessageParam } from '../shared/anthropic';
@@ -23,8 +23,10 @@ import { firstLine } from '../shared/text';
 import { temporalSettings } from './settings';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
+import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 
 export * from './errors';
+export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type OutageRetry } from './outage';
 export * from './dream';
 export type { AgentRow } from './rows';
 export type { TreeView } from './tree';
@@ -69,6 +71,7 @@ export class ForkHandle {
     return this.agentId;
   }
 
+  /** Waits for the result; rides out a Temporal outage (the handle stays good). */
   async result(): Promise<ForkResult> {
     if (this.taken) throw new ResultAlreadyTakenError(this.agentId);
     this.taken = true;
@@ -90,10 +93,19 @@ export class ForkHandle {
 
 export interface ForkflowClientOptions {
   taskQueue?: string;
+  /**
+   * Riding out a Temporal outage: `result()`, `status()`, `transcript()`, `list()`, `tree()`,
+   * `watch()` and `connect()` retry while the server is unreachable, for up to
+   * `outage.deadlineMs` (default 5 minutes), then throw one `TemporalUnavailableError`.
+   * Calls that are not safe to repeat (start, send, cancel, approve) are not retried.
+   */
+  outage?: OutageOptions;
 }
 
 export class ForkflowClient {
   readonly taskQueue: string;
+  /** Runs this client's repeatable calls through an outage (see `ForkflowClientOptions.outage`). */
+  readonly outage: OutageGuard;
   private ownedConnection?: Connection;
 
   constructor(
@@ -101,12 +113,16 @@ export class ForkflowClient {
     opts: ForkflowClientOptions = {},
   ) {
     this.taskQueue = opts.taskQueue ?? TASK_QUEUE;
+    this.outage = new OutageGuard(temporal.connection, undefined, opts.outage);
   }
 
-  /** Connects with `@temporalio/envconfig` settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS, API key). */
+  /**
+   * Connects with `@temporalio/envconfig` settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS,
+   * API key). A server that is not up yet is waited for, like any outage (`opts.outage`).
+   */
   static async connect(opts: ForkflowClientOptions & { address?: string; namespace?: string } = {}): Promise<ForkflowClient> {
     const settings = temporalSettings(opts);
-    const connection = await Connection.connect(settings.connectionOptions);
+    const connection = await connectRidingOutages(settings.connectionOptions, opts.outage);
     // Forks started inside a traced request join its trace.
     const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
     const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors }), opts);
@@ -156,9 +172,9 @@ export class ForkflowClient {
     return opts.mode === 'sync' ? handle.result() : handle;
   }
 
-  /** Waits for an agent's result (any number of times, unlike a handle's). */
+  /** Waits for an agent's result (any number of times, unlike a handle's); rides out a Temporal outage. */
   result(agentId: string): Promise<ForkResult> {
-    return decodeResult(this.handleOf(agentId), agentId);
+    return this.outage.longPoll('result', () => decodeResult(this.handleOf(agentId), agentId));
   }
 
   /**
@@ -191,30 +207,32 @@ export class ForkflowClient {
 
   /** Every agent of a tree with counts by state (visibility). */
   tree(rootId: string): Promise<TreeView> {
-    return treeOf(this.temporal, rootId);
+    return this.outage.read('tree', () => treeOf(this.temporal, rootId));
   }
 
-  /** An agent's status each time it changes, until it closes. */
+  /** An agent's status each time it changes, until it closes (each look rides out an outage). */
   watch(agentId: string, opts: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<ForkStatus> {
-    return watchStatus(this.temporal, agentId, opts);
+    return watchStatus(this.temporal, agentId, { ...opts, read: (what, fn) => this.read(agentId, what, () => fn()) });
   }
 
   status(agentId: string): Promise<ForkStatus> {
-    return this.call(agentId, (h) => h.query(statusQuery));
+    return this.read(agentId, 'status', (h) => h.query(statusQuery));
   }
 
   /**
    * The agent's whole conversation, including a prefix it holds by reference (read from the
    * run that recorded it). The raw `transcript` query returns only the messages the run holds.
    */
-  async transcript(agentId: string): Promise<MessageParam[]> {
-    await this.call(agentId, (h) => h.query(transcriptQuery)); // refuses when skipTranscript
-    return this.call(agentId, () => readConversation(this.temporal, { workflowId: agentId }));
+  transcript(agentId: string): Promise<MessageParam[]> {
+    return this.read(agentId, 'transcript', async (h) => {
+      await h.query(transcriptQuery); // refuses when skipTranscript
+      return readConversation(this.temporal, { workflowId: agentId });
+    });
   }
 
   /** A reference to an agent's conversation so far, for zero-copy forks (`forkFrom`). */
   prefixRefOf(agentId: string): Promise<PrefixRef> {
-    return this.call(agentId, (h) => h.query(prefixRefQuery));
+    return this.read(agentId, 'prefixRef', (h) => h.query(prefixRefQuery));
   }
 
   /**
@@ -265,7 +283,7 @@ export class ForkflowClient {
    * share the agent's cached prefix.
    */
   async snapshotOf(agentId: string): Promise<CacheSafeParams> {
-    const [context, messages] = await Promise.all([this.call(agentId, (h) => h.query(requestContextQuery)), this.transcript(agentId)]);
+    const [context, messages] = await Promise.all([this.read(agentId, 'requestContext', (h) => h.query(requestContextQuery)), this.transcript(agentId)]);
     const snapshot: CacheSafeParams = { system: context.system, tools: context.tools, model: context.model, messages, maxTokens: context.maxTokens };
     snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;
@@ -279,15 +297,22 @@ export class ForkflowClient {
   }
 
   /** Agents matching a visibility query (same language as the Web UI's search box). */
-  async list(opts: { query?: string; limit?: number } = {}): Promise<AgentRow[]> {
+  list(opts: { query?: string; limit?: number } = {}): Promise<AgentRow[]> {
     const base = `WorkflowType = '${WORKFLOW_TYPES.fork}'`;
     const query = opts.query ? `${base} AND (${opts.query})` : base;
-    const rows: AgentRow[] = [];
-    for await (const info of this.temporal.workflow.list({ query })) {
-      rows.push(toAgentRow(info));
-      if (rows.length >= (opts.limit ?? 100)) break;
-    }
-    return rows;
+    return this.outage.read('list', async () => {
+      const rows: AgentRow[] = [];
+      for await (const info of this.temporal.workflow.list({ query })) {
+        rows.push(toAgentRow(info));
+        if (rows.length >= (opts.limit ?? 100)) break;
+      }
+      return rows;
+    });
+  }
+
+  /** `call` for reads that are safe to repeat: they ride out a Temporal outage. */
+  private read<T>(agentId: string, operation: string, fn: (h: WorkflowHandle) => Promise<T>): Promise<T> {
+    return this.outage.read(operation, () => this.call(agentId, fn));
   }
 
   private async call<T>(agentId: string, fn: (h: WorkflowHandle) => Promise<T>): Promise<T> {

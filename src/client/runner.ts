@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type { ForkInputJson } from '../shared/fork-input';
 import type { ForkResult } from '../shared/status';
+import type { OutageGuard } from './outage';
 
 /** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */
 export type ForkParams = ForkInputJson & { agentId?: string };
@@ -13,5 +14,7 @@ export type ForkParams = ForkInputJson & { agentId?: string };
 export interface ForkRunner {
   readonly temporal: Client;
   readonly taskQueue: string;
+  /** Repeatable calls ride out a Temporal outage through it (absent: no retries). */
+  readonly outage?: OutageGuard;
   fork(params: ForkParams, opts: { mode: 'sync'; taskQueue?: string }): Promise<ForkResult>;
 }

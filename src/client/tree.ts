@@ -108,18 +108,24 @@ export async function treeOf(client: Client, rootId: string): Promise<TreeView> 
  * Yields an agent's status each time it changes, until the agent is closed. The library
  * polls the `status` query (no history cost), so callers need no loop of their own.
  */
-export async function* watchStatus(client: Client, agentId: string, opts: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<ForkStatus> {
+export async function* watchStatus(
+  client: Client,
+  agentId: string,
+  opts: { intervalMs?: number; signal?: AbortSignal; read?: <T>(operation: string, fn: () => Promise<T>) => Promise<T> } = {},
+): AsyncGenerator<ForkStatus> {
   const handle = client.workflow.getHandle(agentId);
+  // Each look goes through `read` (the client's outage guard), so a watch outlasts a restart.
+  const read = opts.read ?? (<T>(_operation: string, fn: () => Promise<T>) => fn());
   let last = '';
   for (;;) {
     if (opts.signal?.aborted) return;
-    const status = await handle.query(statusQuery);
+    const status = await read('watch', () => handle.query(statusQuery));
     const key = JSON.stringify([status.state, status.turns, status.toolUses, status.activity, status.pendingMessages, status.usage, status.children]);
     if (key !== last) {
       last = key;
       yield status;
     }
-    if ((await handle.describe()).status.name !== 'RUNNING') return;
+    if ((await read('watch', () => handle.describe())).status.name !== 'RUNNING') return;
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
   }
 }

@@ -2,6 +2,7 @@
  * The `forkflow` CLI as an operator uses it (run from source in its own process): tables and
  * `--json`, exit codes, and errors that say what to do.
  */
+import { freePort } from '../../src/worker/dev-server';
 import { startHarness, type Harness } from '../kit/env';
 import { runForkflow, type ProcessResult } from '../kit/processes';
 import { waitFor } from '../kit/wait';
@@ -66,9 +67,42 @@ test('errors: a missing directive is a usage error (2), an unknown agent is 3, n
   expect(badTimeout.status).toBe(2);
   expect(badTimeout.stderr).toContain('--timeout');
 
-  const down = await runForkflow(['--address', '127.0.0.1:1', 'status', 'x']);
+  const down = await runForkflow(['--address', '127.0.0.1:1', '--outage-deadline', '1s', 'status', 'x']);
   expect(down.status).toBe(5);
   expect(down.stderr).toContain('forkflow dev');
+});
+
+/** stderr as lines, without the trailing newline. */
+const lines = (r: ProcessResult): string[] => r.stderr.split('\n').filter((l) => l !== '');
+
+test('every error is one line with its exit code; --debug adds the stack', async () => {
+  const dead = `127.0.0.1:${await freePort()}`;
+  const down = await runForkflow(['--address', dead, '--outage-deadline', '1s', 'status', 'x']);
+  expect(down.status).toBe(5);
+  expect(lines(down)).toHaveLength(1);
+  expect(down.stderr).toMatch(new RegExp(`^forkflow: Cannot reach Temporal at ${dead.replace(/\./g, '\\.')}: no answer for`));
+  expect(down.stderr).not.toMatch(/^\s+at /m);
+
+  const debugged = await runForkflow(['--address', dead, '--debug', 'status', 'x'], { FORKFLOW_OUTAGE_DEADLINE: '1s' });
+  expect(debugged.status).toBe(5);
+  expect(lines(debugged)[0]).toMatch(/^forkflow: Cannot reach Temporal/);
+  expect(debugged.stderr).toContain('TemporalUnavailableError: Temporal at');
+  expect(debugged.stderr).toMatch(/^\s+at /m);
+
+  // A server-side refusal: the transcript query of a skipTranscript fork (QueryNotRegisteredError in the SDK).
+  await h.forkflow.fork({ agentId: 'cli-secret', prompt: 'Quiet.\n@reply ok', skipTranscript: true }, { mode: 'sync' });
+  const refused = await cli('transcript', 'cli-secret');
+  expect(refused.status).toBe(1);
+  expect(lines(refused)).toEqual(['forkflow: query failed: Agent cli-secret runs with skipTranscript: its transcript is not served.']);
+
+  const unknown = await cli('result', 'no-such-agent');
+  expect(unknown.status).toBe(3);
+  expect(lines(unknown)).toHaveLength(1);
+  expect(unknown.stderr).toMatch(/^forkflow: No agent "no-such-agent" found/);
+
+  const badDeadline = await cli('--outage-deadline', 'soon', 'status', 'cli-secret');
+  expect(badDeadline.status).toBe(2);
+  expect(lines(badDeadline)).toEqual(['forkflow: --outage-deadline: expected a duration like 30s, 5m or 0s, got "soon"']);
 });
 
 test('schema prints the JSON Schema of the workflow input', async () => {

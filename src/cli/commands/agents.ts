@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AgentNotFoundError, ForkflowClient, InvalidInputError, type ForkParams, type ForkResult } from '../../client';
+import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, TemporalUnavailableError, type ForkParams, type ForkResult, type OutageRetry } from '../../client';
 import { textOf } from '../../shared/anthropic';
-import { durationSchema } from '../../shared/duration';
+import { durationSchema, toMs } from '../../shared/duration';
 import { forkInputJsonSchema } from '../../shared/fork-input';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
@@ -15,26 +15,42 @@ export interface GlobalOptions {
   address?: string;
   namespace?: string;
   taskQueue?: string;
+  outageDeadline?: string;
   json?: boolean;
+  debug?: boolean;
 }
 
-/** Runs `fn` with a connected client; maps forkflow errors to exit codes and hints. */
+/** `--outage-deadline`, else FORKFLOW_OUTAGE_DEADLINE, else the client's default (5 minutes). */
+export function outageDeadlineMs(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const [value, source] = opts.outageDeadline !== undefined ? [opts.outageDeadline, '--outage-deadline'] : [env.FORKFLOW_OUTAGE_DEADLINE, 'FORKFLOW_OUTAGE_DEADLINE'];
+  if (value === undefined || value === '') return undefined;
+  if (!durationSchema.safeParse(value).success) throw new CliError(`${source}: expected a duration like 30s, 5m or 0s, got "${value}"`, EXIT.usage);
+  return toMs(value);
+}
+
+/**
+ * Runs `fn` with a connected client whose reads ride out a Temporal outage for the outage
+ * deadline. Errors are left to main(), which prints each as one line with its exit code.
+ */
 export async function withClient<T>(opts: GlobalOptions, fn: (client: ForkflowClient) => Promise<T>): Promise<T> {
+  const deadlineMs = outageDeadlineMs(opts);
+  // Waiting silently for minutes looks like a hang: say so once on a terminal (every time with --debug).
+  let told = false;
+  const onRetry = (r: OutageRetry) => {
+    if (!opts.debug && (told || !process.stderr.isTTY)) return;
+    told = true;
+    process.stderr.write(`forkflow: Temporal unreachable (${r.operation}: ${(r.error as Error).message}); retrying for up to ${Math.round((deadlineMs ?? DEFAULT_OUTAGE_DEADLINE_MS) / 1000)} s\n`);
+  };
+  const outage = { onRetry, ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
   let client: ForkflowClient;
   try {
-    client = await ForkflowClient.connect({ address: opts.address, namespace: opts.namespace, taskQueue: opts.taskQueue });
+    client = await ForkflowClient.connect({ address: opts.address, namespace: opts.namespace, taskQueue: opts.taskQueue, outage });
   } catch (err) {
-    throw new CliError(
-      `Cannot reach Temporal (${(err as Error).message}). Start one with \`forkflow dev\`, or set TEMPORAL_ADDRESS / --address.`,
-      EXIT.unavailable,
-    );
+    if (err instanceof TemporalUnavailableError) throw err;
+    throw new CliError(`Cannot connect to Temporal (${(err as Error).message}). Start one with \`forkflow dev\`, or set TEMPORAL_ADDRESS / --address.`, EXIT.unavailable);
   }
   try {
     return await fn(client);
-  } catch (err) {
-    if (err instanceof AgentNotFoundError) throw new CliError(err.message, EXIT.notFound);
-    if (err instanceof InvalidInputError) throw new CliError(err.message, EXIT.usage);
-    throw err;
   } finally {
     await client.close();
   }

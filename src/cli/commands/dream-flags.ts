@@ -1,12 +1,11 @@
 /**
  * The flags that make an autoDream configuration (shared by `dream run` and `dream schedule
  * create`), turned into the JSON the workflow takes; validation itself is the config's zod
- * schema, so the CLI and the workflow can never disagree. Also the error mapping of the
- * dream and away commands.
+ * schema, so the CLI and the workflow can never disagree.
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DreamScheduleExistsError, DreamScheduleNotFoundError, type DreamConfigInput, type ForkflowClient } from '../../client';
+import type { DreamConfigInput, ForkflowClient } from '../../client';
 import { CliError, EXIT } from '../exit';
 import { withClient, type GlobalOptions } from './agents';
 
@@ -105,15 +104,10 @@ export function dreamConfigFrom(flags: DreamConfigFlags): DreamConfigInput {
   return cfg as DreamConfigInput;
 }
 
-/** `withClient` (which maps invalid input to a usage error), plus the schedule errors mapped to exit codes. */
+/**
+ * `withClient` under the dream and away commands' name. Their errors (a missing or existing
+ * schedule, invalid configuration) become one line and an exit code in main() (errors.ts).
+ */
 export function withDreamClient<T>(opts: GlobalOptions, fn: (client: ForkflowClient) => Promise<T>): Promise<T> {
-  return withClient(opts, async (client) => {
-    try {
-      return await fn(client);
-    } catch (err) {
-      if (err instanceof DreamScheduleNotFoundError) throw new CliError(err.message, EXIT.notFound);
-      if (err instanceof DreamScheduleExistsError) throw new CliError(err.message, EXIT.failure);
-      throw err;
-    }
-  });
+  return withClient(opts, fn);
 }
