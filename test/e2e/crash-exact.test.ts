@@ -3,10 +3,15 @@
  * forks of every shape run while the worker is SIGKILLed six times at seeded random moments
  * 1–6 s apart; three seeds in a row. Every fork completes with the transcript of an
  * uninterrupted run, and the model's own log shows no response served twice: a response
- * that had arrived before a crash is handed to the retry from the response store.
+ * that had arrived before a crash is handed to the retry from the response store. Then the
+ * same forks against a server of their own that is stopped for 3 s and later for 30 s: the
+ * worker and the driving client ride out both outages.
  */
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
+import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { comparable, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
 import { startModelProcess, startWorkerProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
@@ -94,5 +99,38 @@ test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork 
     expect(servedTwice(served)).toEqual([]);
   } finally {
     await w.kill();
+  }
+});
+
+test('the server stopped for 3 s and later for 30 s mid-run: every fork completes as uninterrupted, no response served twice, the client survives', async () => {
+  expect(reference).toBeDefined();
+  const dbFile = join(tempDir('outage-db'), 'temporal.db');
+  const port = await freePort();
+  const serve = () => startDevServer({ dbFile, port, headless: true, logLevel: 'error' });
+  let server: DevServer = await serve();
+  const connection = await Connection.connect({ address: server.address });
+  const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
+  const w = await startWorkerProcess({ address: server.address, taskQueue, modelUrl: model.url, workspace, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_RESPONSE_DIR: responses } });
+  const before = Math.max(0, ...model.served().map((e) => e.seq));
+  const prefix = `outage-${process.pid}`;
+  try {
+    const scenario = await startScenario(forkflow, prefix);
+    // The outage schedule is the test's input; nothing waits on it for synchronisation.
+    for (const [at, outage] of [[5_000, 3_000], [4_000, 30_000]] as const) {
+      await delay(at);
+      await server.stop();
+      await delay(outage);
+      server = await serve();
+    }
+    const results = await scenario.results;
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
+    expect(await transcripts(forkflow, scenario.agentIds, prefix)).toEqual(reference);
+    const served = model.served().filter((e) => e.seq > before);
+    console.log(`outages 3 s + 30 s: ${served.filter((e) => e.outcome === 'completed').length} responses served, ${served.filter((e) => e.outcome !== 'completed').length} not completed`);
+    expect(servedTwice(served)).toEqual([]);
+  } finally {
+    await w.kill();
+    await connection.close();
+    await server.stop();
   }
 });

@@ -41,7 +41,7 @@ function setup() {
     workspaceRoot: root,
     writePolicy,
   });
-  const run = (attempt: number, heartbeatDetails: unknown, input: ToolCallInput) =>
+  const run = (attempt: number, heartbeatDetails: unknown, input: ToolCallInput): Promise<ToolCallResult> =>
     new MockActivityEnvironment({ attempt, heartbeatDetails, heartbeatTimeoutMs: 2000 }).run((i: ToolCallInput) => activities.runTool(i), input);
   return { root, call, run };
 }
