@@ -2,7 +2,8 @@
  * Builds a forkflow worker: workflows + activities on one task queue. Heartbeats are
  * flushed every half second: a cancellation reaches a running model or tool call within
  * about that, and the server notices a dead worker within the 2 s heartbeat timeout.
- * Workflow tasks of a dead worker's cached workflows leave its sticky queue after 2 s.
+ * Workflow tasks (and queries) for a dead worker's cached workflows leave its sticky queue
+ * after half a second: a retried model call's conversation query waits no longer than that.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
@@ -67,7 +68,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
-    stickyQueueScheduleToStartTimeout: '2s',
+    stickyQueueScheduleToStartTimeout: '500ms',
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }

@@ -6,7 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { CancelledFailure, Context } from '@temporalio/activity';
-import type { ContentBlock } from '../../shared/anthropic';
+import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { buildMessagesRequest } from '../../shared/request';
 import type { ConversationSource } from '../conversation';
@@ -36,6 +36,18 @@ async function kept(store: ResponseStore | undefined, key: CallKey | undefined):
   }
 }
 
+/** The request a shutting-down worker handed over for this call, if any. */
+async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined): Promise<MessagesRequest | undefined> {
+  if (!store || !key) return undefined;
+  return store.getRequest(key).catch(() => undefined);
+}
+
+/** Cancelled because this worker is stopping (SIGTERM), not because the workflow asked. */
+function shuttingDown(ctx: Context): boolean {
+  const reason: unknown = ctx.cancellationSignal.reason;
+  return ctx.cancellationDetails?.workerShutdown === true || (reason instanceof Error && reason.message === 'WORKER_SHUTDOWN');
+}
+
 async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult): Promise<void> {
   try {
     if (store && key) await store.put(key, result);
@@ -62,6 +74,13 @@ export function toParamBlock(block: ResponseBlock): ContentBlock {
   }
 }
 
+/** The request for this call, from the conversation the workflow holds. */
+async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<MessagesRequest> {
+  const [held, messages] = await Promise.all([deps.conversations.context(input.contextFrom ?? input.run, input.contextKey), deps.conversations.forModelCall(input)]);
+  const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
+  return buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+}
+
 export function createModelActivities(deps: ModelDeps) {
   return {
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
@@ -85,12 +104,7 @@ export function createModelActivities(deps: ModelDeps) {
           return earlier;
         }
         // A failure to read the conversation is not the provider's: it is not classified as one.
-        const [held, messages] = await Promise.all([
-          deps.conversations.context(input.contextFrom ?? input.run, input.contextKey),
-          deps.conversations.forModelCall(input),
-        ]);
-        const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
-        const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+        const body = (await handedOver(deps.responses, key)) ?? (await requestFor(deps, input));
         progress.phase = 'calling model';
         try {
           const options = { signal: ctx.cancellationSignal };
@@ -119,11 +133,14 @@ export function createModelActivities(deps: ModelDeps) {
             requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
           };
           await keep(deps.responses, key, result);
-          recordModelSuccess(context.model, result.usage);
+          recordModelSuccess(body.model, result.usage);
           return result;
         } catch (err) {
+          // A worker that is stopping hands the request it built to the next attempt, which then
+          // starts at once on another worker instead of asking the workflow for the conversation.
+          if (ctx.cancellationSignal.aborted && shuttingDown(ctx) && deps.responses && key) await deps.responses.putRequest(key, body).catch(() => undefined);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
-          recordModelFailure(context.model, failure);
+          recordModelFailure(body.model, failure);
           throw failure;
         }
       } finally {

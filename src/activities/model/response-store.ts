@@ -18,6 +18,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { ModelCallResult } from '../../shared/activity-io';
+import type { MessagesRequest } from '../../shared/anthropic';
 
 /** Which call a response belongs to: retries of one call share all of it. */
 export interface CallKey {
@@ -32,6 +33,13 @@ export interface ResponseStore {
   /** The response an earlier attempt of this call kept, if any. */
   get(key: CallKey): Promise<ModelCallResult | undefined>;
   put(key: CallKey, result: ModelCallResult): Promise<void>;
+  /**
+   * A request a worker that was shutting down handed over: the next attempt sends it without
+   * reading the conversation from the workflow first (a query that would wait for the
+   * workflow to leave the stopping worker's sticky queue).
+   */
+  getRequest(key: CallKey): Promise<MessagesRequest | undefined>;
+  putRequest(key: CallKey, request: MessagesRequest): Promise<void>;
   /** Drops the run's entries for turns before this one: the workflow has recorded them. */
   settle(key: CallKey): Promise<void>;
 }
@@ -56,6 +64,15 @@ const storedSchema = z.object({
   }),
 });
 
+const requestSchema = z.object({
+  v: z.literal(STORED_VERSION),
+  key: storedSchema.shape.key,
+  request: z.object({ model: z.string(), max_tokens: z.number(), messages: z.array(z.unknown()) }).passthrough(),
+});
+
+const sameCall = (a: { workflowId: string; runId: string; activityId: string; turn: number }, b: CallKey) =>
+  a.workflowId === b.workflowId && a.runId === b.runId && a.activityId === b.activityId && a.turn === b.turn;
+
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
 export interface FileResponseStoreOptions {
@@ -77,39 +94,55 @@ export class FileResponseStore implements ResponseStore {
     return join(this.dir, hash(`${key.namespace}\n${key.workflowId}\n${key.runId}`));
   }
 
-  private file(key: CallKey): string {
-    return join(this.runDir(key), `${key.turn}-${hash(key.activityId)}.json`);
+  private file(key: CallKey, kind: 'response' | 'request' = 'response'): string {
+    return join(this.runDir(key), `${key.turn}-${hash(key.activityId)}${kind === 'request' ? '.request' : ''}.json`);
   }
 
-  async get(key: CallKey): Promise<ModelCallResult | undefined> {
+  /** The parsed entry, or undefined when there is none or it cannot be read. */
+  private async read(file: string): Promise<unknown> {
     let text: string;
     try {
-      text = await readFile(this.file(key), 'utf8');
+      text = await readFile(file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
       return undefined;
     }
-    const stored = storedSchema.safeParse(parsed);
+  }
+
+  /** Atomic: a reader sees the whole entry or none. */
+  private async write(file: string, key: CallKey, entry: Record<string, unknown>): Promise<void> {
+    const dir = this.runDir(key);
+    await mkdir(dir, { recursive: true });
+    const body = JSON.stringify({ v: STORED_VERSION, key: { workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn }, ...entry });
+    const tmp = join(dir, `.${randomUUID()}.tmp`);
+    await writeFile(tmp, body);
+    await rename(tmp, file);
+  }
+
+  async get(key: CallKey): Promise<ModelCallResult | undefined> {
+    const stored = storedSchema.safeParse(await this.read(this.file(key)));
     // Unreadable or someone else's entry (a hash collision): ask the provider again.
-    if (!stored.success) return undefined;
-    const k = stored.data.key;
-    if (k.workflowId !== key.workflowId || k.runId !== key.runId || k.activityId !== key.activityId || k.turn !== key.turn) return undefined;
+    if (!stored.success || !sameCall(stored.data.key, key)) return undefined;
     return stored.data.result as ModelCallResult;
   }
 
-  async put(key: CallKey, result: ModelCallResult): Promise<void> {
-    const dir = this.runDir(key);
-    await mkdir(dir, { recursive: true });
-    const body = JSON.stringify({ v: STORED_VERSION, key: { workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn }, result });
-    const tmp = join(dir, `.${randomUUID()}.tmp`);
-    await writeFile(tmp, body);
-    await rename(tmp, this.file(key));
+  put(key: CallKey, result: ModelCallResult): Promise<void> {
+    return this.write(this.file(key), key, { result });
+  }
+
+  async getRequest(key: CallKey): Promise<MessagesRequest | undefined> {
+    const stored = requestSchema.safeParse(await this.read(this.file(key, 'request')));
+    if (!stored.success || !sameCall(stored.data.key, key)) return undefined;
+    return stored.data.request as unknown as MessagesRequest;
+  }
+
+  putRequest(key: CallKey, request: MessagesRequest): Promise<void> {
+    return this.write(this.file(key, 'request'), key, { request });
   }
 
   async settle(key: CallKey): Promise<void> {

@@ -129,3 +129,55 @@ test('a store that cannot be written costs no turn: the response is still return
   const out: ModelCallResult = await new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => activities.callModel(i), input);
   expect(out.message.content).toEqual([{ type: 'text', text: 'still here' }]);
 });
+
+test('a worker shutting down hands its request over: the next attempt sends the same request without reading the conversation', async () => {
+  const store = new FileResponseStore(tempDir('store'));
+  const bodies: unknown[] = [];
+  let first = true;
+  let calling!: () => void;
+  const called = new Promise<void>((resolve) => (calling = resolve));
+  const anthropic = {
+    messages: {
+      create: (body: unknown, opts: { signal: AbortSignal }) => {
+        bodies.push(body);
+        calling();
+        if (!first) return Promise.resolve({ content: [{ type: 'text', text: 'answered' }], stop_reason: 'end_turn', model: 'claude-test', usage: { input_tokens: 1, output_tokens: 1 } });
+        // The first attempt waits on the provider until its worker stops.
+        return new Promise((_, reject) => opts.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+    },
+  } as unknown as Anthropic;
+  const stopping = new MockActivityEnvironment(info(1));
+  const first_ = stopping.run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: conversations(), stream: false, responses: store }).callModel(i), input);
+  await called;
+  stopping.cancel('WORKER_SHUTDOWN');
+  await expect(first_).rejects.toThrow();
+  first = false;
+  const unreadable = { context: () => Promise.reject(new Error('no query needed')), forModelCall: () => Promise.reject(new Error('no query needed')), remember: () => undefined } as unknown as ConversationSource;
+  const out: ModelCallResult = await new MockActivityEnvironment(info(2)).run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: unreadable, stream: false, responses: store }).callModel(i), input);
+  expect(out.message.content).toEqual([{ type: 'text', text: 'answered' }]);
+  expect(bodies).toHaveLength(2);
+  expect(JSON.stringify(bodies[1])).toEqual(JSON.stringify(bodies[0]));
+});
+
+test('a call cancelled by its workflow hands nothing over', async () => {
+  const dir = tempDir('store');
+  const store = new FileResponseStore(dir);
+  let asking!: () => void;
+  const asked = new Promise<void>((resolve) => (asking = resolve));
+  const anthropic = {
+    messages: {
+      create: (_body: unknown, opts: { signal: AbortSignal }) => {
+        asking();
+        return new Promise((_, reject) => opts.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+      },
+    },
+  } as unknown as Anthropic;
+  const env = new MockActivityEnvironment(info(1));
+  const running = env.run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: conversations(), stream: false, responses: store }).callModel(i), input);
+  await asked;
+  env.cancel('CANCELLED');
+  await expect(running).rejects.toThrow();
+  expect(await store.getRequest(key())).toBeUndefined();
+  expect(readdirSync(dir)).toHaveLength(0);
+});
