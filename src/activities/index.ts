@@ -29,12 +29,14 @@ export interface ActivityDeps {
   sandbox?: () => Promise<SandboxAvailability>;
   /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
   responses?: ResponseStore;
+  /** Aborted when the worker starts to stop: model calls in flight are handed back at once. */
+  stopping?: AbortSignal;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

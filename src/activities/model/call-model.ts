@@ -5,7 +5,7 @@
  * request, and returns the assistant message in request-param form plus usage.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { buildMessagesRequest } from '../../shared/request';
@@ -22,6 +22,11 @@ export interface ModelDeps {
   stream?: boolean;
   /** Where a response that arrived is kept until the workflow has it (exactly-once billing). */
   responses?: ResponseStore;
+  /**
+   * Aborted when this worker starts to stop (SIGTERM): a call in flight is handed back at
+   * once, before the SDK's own shutdown cancels it, and another worker retries it.
+   */
+  stopping?: AbortSignal;
 }
 
 /** Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a turn. */
@@ -40,12 +45,6 @@ async function kept(store: ResponseStore | undefined, key: CallKey | undefined):
 async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined): Promise<MessagesRequest | undefined> {
   if (!store || !key) return undefined;
   return store.getRequest(key).catch(() => undefined);
-}
-
-/** Cancelled because this worker is stopping (SIGTERM), not because the workflow asked. */
-function shuttingDown(ctx: Context): boolean {
-  const reason: unknown = ctx.cancellationSignal.reason;
-  return ctx.cancellationDetails?.workerShutdown === true || (reason instanceof Error && reason.message === 'WORKER_SHUTDOWN');
 }
 
 async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult): Promise<void> {
@@ -94,6 +93,7 @@ export function createModelActivities(deps: ModelDeps) {
       // longer than the heartbeat timeout, and a silent activity would be retried for it.
       const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
       const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
+      let handing: Promise<void> | undefined;
       try {
         // An earlier attempt got the whole response and then lost its worker (or its server):
         // hand that back instead of paying for the same prompt twice.
@@ -104,10 +104,14 @@ export function createModelActivities(deps: ModelDeps) {
           return earlier;
         }
         // A failure to read the conversation is not the provider's: it is not classified as one.
-        const body = (await handedOver(deps.responses, key)) ?? (await requestFor(deps, input));
+        // An earlier attempt left its request: no query, so a retry on a worker that does not
+        // hold the workflow starts at once instead of waiting for the workflow to move.
+        const handed = await handedOver(deps.responses, key);
+        const body = handed ?? (await requestFor(deps, input));
+        if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         try {
-          const options = { signal: ctx.cancellationSignal };
+          const options = { signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal };
           const message =
             deps.stream !== false
               ? await deps.anthropic.messages
@@ -136,15 +140,16 @@ export function createModelActivities(deps: ModelDeps) {
           recordModelSuccess(body.model, result.usage);
           return result;
         } catch (err) {
-          // A worker that is stopping hands the request it built to the next attempt, which then
-          // starts at once on another worker instead of asking the workflow for the conversation.
-          if (ctx.cancellationSignal.aborted && shuttingDown(ctx) && deps.responses && key) await deps.responses.putRequest(key, body).catch(() => undefined);
+          if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
+            throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
+          }
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
           recordModelFailure(body.model, failure);
           throw failure;
         }
       } finally {
         stopHeartbeat();
+        await handing;
       }
     },
   };

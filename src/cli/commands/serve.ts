@@ -108,7 +108,9 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const added = await ensureSearchAttributes(connection, temporal.namespace);
       if (added.length) process.stdout.write(`registered search attributes: ${added.join(', ')}\n`);
       const nativeConnection = await NativeConnection.connect(temporal.connectionOptions);
+      const stopping = new AbortController();
       const worker = await createForkflowWorker({
+        stopping: stopping.signal,
         connection: nativeConnection,
         client: new Client({ connection, namespace: temporal.namespace }),
         namespace: temporal.namespace,
@@ -126,6 +128,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
             client: new Client({ connection, namespace: temporal.namespace }),
             namespace: temporal.namespace,
             taskQueue: flags.workspaceQueue,
+            stopping: stopping.signal,
             anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.anthropicBaseUrl }),
             workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
           }),
@@ -134,6 +137,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       process.stdout.write(`worker polling ${workers.map((w) => w.options.taskQueue).join(', ')} on ${temporal.address} (${temporal.namespace})\n`);
       const running = Promise.all(workers.map((w) => w.run()));
       await Promise.race([running, untilSignal()]);
+      // Calls in flight go back to the server first, so other workers take them at once.
+      stopping.abort();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await nativeConnection.close();

@@ -7,6 +7,7 @@
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ConversationSource } from '../../../src/activities/conversation';
 import { createModelActivities } from '../../../src/activities/model/call-model';
@@ -102,7 +103,7 @@ test('a retried attempt after the response arrived gets the kept response; the p
   expect(p.calls()).toBe(2);
 });
 
-test('a call that failed keeps nothing: its retry asks the provider again', async () => {
+test('a call that failed keeps no response: its retry asks the provider again', async () => {
   const dir = tempDir('store');
   const store = new FileResponseStore(dir);
   let fail = true;
@@ -112,7 +113,7 @@ test('a call that failed keeps nothing: its retry asks the provider again', asyn
   });
   const activities = createModelActivities({ anthropic: p.anthropic, conversations: conversations(), stream: false, responses: store });
   await expect(new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => activities.callModel(i), input)).rejects.toThrow('connection reset');
-  expect(readdirSync(dir)).toHaveLength(0);
+  expect(await store.get(key())).toBeUndefined();
   fail = false;
   const second: ModelCallResult = await new MockActivityEnvironment(info(2)).run((i: ModelCallInput) => activities.callModel(i), input);
   expect(second.message.content).toEqual([{ type: 'text', text: 'second try' }]);
@@ -130,29 +131,22 @@ test('a store that cannot be written costs no turn: the response is still return
   expect(out.message.content).toEqual([{ type: 'text', text: 'still here' }]);
 });
 
-test('a worker shutting down hands its request over: the next attempt sends the same request without reading the conversation', async () => {
+test('an attempt leaves its request: the next attempt sends the same request without reading the conversation', async () => {
   const store = new FileResponseStore(tempDir('store'));
   const bodies: unknown[] = [];
-  let first = true;
-  let calling!: () => void;
-  const called = new Promise<void>((resolve) => (calling = resolve));
+  let fail = true;
   const anthropic = {
     messages: {
-      create: (body: unknown, opts: { signal: AbortSignal }) => {
+      create: (body: unknown) => {
         bodies.push(body);
-        calling();
-        if (!first) return Promise.resolve({ content: [{ type: 'text', text: 'answered' }], stop_reason: 'end_turn', model: 'claude-test', usage: { input_tokens: 1, output_tokens: 1 } });
-        // The first attempt waits on the provider until its worker stops.
-        return new Promise((_, reject) => opts.signal.addEventListener('abort', () => reject(new Error('aborted'))));
+        if (fail) return Promise.reject(new Error('connection reset'));
+        return Promise.resolve({ content: [{ type: 'text', text: 'answered' }], stop_reason: 'end_turn', model: 'claude-test', usage: { input_tokens: 1, output_tokens: 1 } });
       },
     },
   } as unknown as Anthropic;
-  const stopping = new MockActivityEnvironment(info(1));
-  const first_ = stopping.run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: conversations(), stream: false, responses: store }).callModel(i), input);
-  await called;
-  stopping.cancel('WORKER_SHUTDOWN');
-  await expect(first_).rejects.toThrow();
-  first = false;
+  await expect(new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: conversations(), stream: false, responses: store }).callModel(i), input)).rejects.toThrow('connection reset');
+  fail = false;
+  // The retry runs on a worker that cannot read the conversation now (the workflow is still on the dead worker's queue).
   const unreadable = { context: () => Promise.reject(new Error('no query needed')), forModelCall: () => Promise.reject(new Error('no query needed')), remember: () => undefined } as unknown as ConversationSource;
   const out: ModelCallResult = await new MockActivityEnvironment(info(2)).run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: unreadable, stream: false, responses: store }).callModel(i), input);
   expect(out.message.content).toEqual([{ type: 'text', text: 'answered' }]);
@@ -160,24 +154,23 @@ test('a worker shutting down hands its request over: the next attempt sends the 
   expect(JSON.stringify(bodies[1])).toEqual(JSON.stringify(bodies[0]));
 });
 
-test('a call cancelled by its workflow hands nothing over', async () => {
-  const dir = tempDir('store');
-  const store = new FileResponseStore(dir);
-  let asking!: () => void;
-  const asked = new Promise<void>((resolve) => (asking = resolve));
+test('a worker that starts to stop hands its call back at once, as a retryable failure', async () => {
+  const stopping = new AbortController();
+  let calling!: () => void;
+  const called = new Promise<void>((resolve) => (calling = resolve));
   const anthropic = {
     messages: {
       create: (_body: unknown, opts: { signal: AbortSignal }) => {
-        asking();
+        calling();
         return new Promise((_, reject) => opts.signal.addEventListener('abort', () => reject(new Error('aborted'))));
       },
     },
   } as unknown as Anthropic;
-  const env = new MockActivityEnvironment(info(1));
-  const running = env.run((i: ModelCallInput) => createModelActivities({ anthropic, conversations: conversations(), stream: false, responses: store }).callModel(i), input);
-  await asked;
-  env.cancel('CANCELLED');
-  await expect(running).rejects.toThrow();
-  expect(await store.getRequest(key())).toBeUndefined();
-  expect(readdirSync(dir)).toHaveLength(0);
+  const activities = createModelActivities({ anthropic, conversations: conversations(), stream: false, responses: new FileResponseStore(tempDir('store')), stopping: stopping.signal });
+  const running = new MockActivityEnvironment(info(1)).run((i: ModelCallInput) => activities.callModel(i), input);
+  await called;
+  stopping.abort();
+  const err = await running.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  expect(err).toMatchObject({ type: 'WorkerStopping', nonRetryable: false });
 });
