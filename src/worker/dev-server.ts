@@ -18,11 +18,14 @@ import { resolveTemporalCli, type TemporalCli } from './temporal-cli';
  * server is a single history shard, and by default that shard reads new transfer tasks at
  * most 20 times a second, which adds ~30 ms to every workflow task (measured: a bare
  * activity round trip falls from 42.7 ms to 10.7 ms with this raised). Self-hosted clusters
- * with few shards benefit from the same setting.
+ * with few shards benefit from the same settings.
  */
 export const DEV_SERVER_TUNING: Readonly<Record<string, unknown>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'history.timerProcessorMaxPollRPS': 1000,
+  // Timers (and so activity retries and heartbeat timeouts) fire up to this late; the
+  // default 1 s adds a second to every retry after a lost worker (bench:recovery).
+  'history.timerProcessorMaxTimeShift': '10ms',
 };
 
 export interface DevServerOptions {
