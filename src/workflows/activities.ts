@@ -34,7 +34,7 @@ export const tools = proxyActivities<Pick<ForkflowActivities, 'runTool'>>({
   scheduleToCloseTimeout: ACTIVITY_PROFILES.tool.scheduleToCloseMs,
   heartbeatTimeout: ACTIVITY_PROFILES.tool.heartbeatMs,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 0 },
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: Number.POSITIVE_INFINITY },
 });
 
 /**

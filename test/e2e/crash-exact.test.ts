@@ -14,6 +14,7 @@ import { ForkflowClient } from '../../src/client';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { comparable, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
+import { toolResultsIn } from '../kit/tree';
 import { startModelProcess, startWorkerProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
 
 jest.setTimeout(300_000);
@@ -65,6 +66,8 @@ test('the twelve forks run uninterrupted: the reference', async () => {
     expect(results.filter((r) => r.status !== 'completed')).toEqual([]);
     reference = await transcripts(forkflow, scenario.agentIds, prefix);
     expect(reference.size).toBe(14);
+    // The yardstick itself is clean: every tool call in it worked.
+    for (const agentId of scenario.agentIds) expect(toolResultsIn(await forkflow.transcript(agentId)).filter((r) => r.isError)).toEqual([]);
   } finally {
     await w.kill();
   }
