@@ -20,6 +20,8 @@ export interface ForkflowSettings {
    * retried call never bills twice. Workers that may take over each other's calls share it.
    */
   responseDir: string;
+  /** FORKFLOW_RESPONSE_JOURNAL: a JSON-lines audit of the responses kept (see FileResponseStore). */
+  responseJournal?: string;
 }
 
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
@@ -31,5 +33,6 @@ export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): Forkflow
     model: env.FORKFLOW_MODEL || undefined,
     metricsAddress: env.FORKFLOW_METRICS_ADDRESS || undefined,
     responseDir: env.FORKFLOW_RESPONSE_DIR || join(tmpdir(), 'forkflow-responses'),
+    responseJournal: env.FORKFLOW_RESPONSE_JOURNAL || undefined,
   };
 }

@@ -57,7 +57,8 @@ let defaultStore: FileResponseStore | undefined;
 function responseStore(o: ForkflowWorkerOptions): ResponseStore {
   if (o.responses) return o.responses;
   if (!defaultStore) {
-    defaultStore = new FileResponseStore(forkflowSettings().responseDir);
+    const settings = forkflowSettings();
+    defaultStore = new FileResponseStore(settings.responseDir, { journal: settings.responseJournal });
     void defaultStore.sweep().catch(() => undefined);
   }
   return defaultStore;

@@ -2,8 +2,10 @@
  * Crash-exact, end to end: worker, server and offline model are separate processes. Twelve
  * forks of every shape run while the worker is SIGKILLed six times at seeded random moments
  * 1–6 s apart; three seeds in a row. Every fork completes with the transcript of an
- * uninterrupted run, and the model's own log shows no response served twice: a response
- * that had arrived before a crash is handed to the retry from the response store. Then the
+ * uninterrupted run. The model's own log, read against the workers' journal of kept
+ * responses, shows that no response that reached a worker was asked for again (the response
+ * store hands it to the retry); a response the model had written but the worker never
+ * received, because it died first, is a call interrupted mid-way and is counted. Then the
  * same forks against a server of their own that is stopped for 3 s and later for 30 s: the
  * worker and the driving client ride out both outages.
  */
@@ -13,7 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { comparable, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
+import { comparable, keptRequestIds, requestIdOf, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
 import { toolResultsIn } from '../kit/tree';
 import { startModelProcess, startWorkerProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
 
@@ -24,6 +26,7 @@ let model: ModelProcess;
 let workspace: string;
 let reference: Map<string, string>;
 const responses = tempDir('responses');
+const journal = join(tempDir('journal'), 'kept.jsonl');
 // One task queue for every run, as in production: the by-reference prefix is recorded once
 // (its id is its content) and read by query, which needs a worker on the queue that recorded it.
 const taskQueue = uniqueTaskQueue('crash');
@@ -46,7 +49,7 @@ function worker(): Promise<WorkerProcess> {
     modelUrl: model.url,
     workspace,
     bundlePath: h.env.bundlePath,
-    extraEnv: { FORKFLOW_RESPONSE_DIR: responses },
+    extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal },
   });
 }
 
@@ -73,7 +76,7 @@ test('the twelve forks run uninterrupted: the reference', async () => {
   }
 });
 
-test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork completes as uninterrupted, no response served twice', async (seed) => {
+test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork completes as uninterrupted, no response that reached a worker is asked for again', async (seed) => {
   expect(reference).toBeDefined();
   const forkflow = new ForkflowClient(h.client, { taskQueue });
   const before = Math.max(0, ...model.served().map((e) => e.seq));
@@ -98,8 +101,17 @@ test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork 
     expect(await transcripts(forkflow, scenario.agentIds, prefix)).toEqual(reference);
     const served = model.served().filter((e) => e.seq > before);
     const aborted = served.filter((e) => e.outcome === 'aborted').length;
-    console.log(`crash seed ${seed}: ${kills} kills, ${served.filter((e) => e.outcome === 'completed').length} responses served, ${aborted} cut short by a kill`);
-    expect(servedTwice(served)).toEqual([]);
+    const kept = keptRequestIds(journal);
+    const twice = servedTwice(served, kept);
+    console.log(
+      `crash seed ${seed}: ${kills} kills, ${served.filter((e) => e.outcome === 'completed').length} responses served, ${aborted} cut short by a kill, ` +
+        `${twice.lostInFlight.length} lost in flight (written by the model, never received), ${twice.keptThenAskedAgain.length} kept and asked again`,
+    );
+    // A response that reached the worker is never paid for twice...
+    expect(twice.keptThenAskedAgain).toEqual([]);
+    // ... and every response the model completed reached the store, except those lost in flight.
+    const unkept = served.filter((e) => e.outcome === 'completed' && !kept.has(requestIdOf(e.seq))).map((e) => e.seq);
+    expect(unkept.sort((a, b) => a - b)).toEqual([...twice.lostInFlight].sort((a, b) => a - b));
   } finally {
     await w.kill();
   }
@@ -113,7 +125,7 @@ test('the server stopped for 3 s and later for 30 s mid-run: every fork complete
   let server: DevServer = await serve();
   const connection = await Connection.connect({ address: server.address });
   const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
-  const w = await startWorkerProcess({ address: server.address, taskQueue, modelUrl: model.url, workspace, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_RESPONSE_DIR: responses } });
+  const w = await startWorkerProcess({ address: server.address, taskQueue, modelUrl: model.url, workspace, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal } });
   const before = Math.max(0, ...model.served().map((e) => e.seq));
   const prefix = `outage-${process.pid}`;
   try {
@@ -129,8 +141,15 @@ test('the server stopped for 3 s and later for 30 s mid-run: every fork complete
     expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
     expect(await transcripts(forkflow, scenario.agentIds, prefix)).toEqual(reference);
     const served = model.served().filter((e) => e.seq > before);
-    console.log(`outages 3 s + 30 s: ${served.filter((e) => e.outcome === 'completed').length} responses served, ${served.filter((e) => e.outcome !== 'completed').length} not completed`);
-    expect(servedTwice(served)).toEqual([]);
+    const kept = keptRequestIds(journal);
+    const twice = servedTwice(served, kept);
+    console.log(
+      `outages 3 s + 30 s: ${served.filter((e) => e.outcome === 'completed').length} responses served, ${served.filter((e) => e.outcome !== 'completed').length} not completed, ` +
+        `${twice.lostInFlight.length} lost in flight, ${twice.keptThenAskedAgain.length} kept and asked again`,
+    );
+    // No worker died here: every response reached one, and none was asked for twice.
+    expect(twice).toEqual({ keptThenAskedAgain: [], lostInFlight: [] });
+    expect(served.filter((e) => e.outcome === 'completed' && !kept.has(requestIdOf(e.seq)))).toEqual([]);
   } finally {
     await w.kill();
     await connection.close();

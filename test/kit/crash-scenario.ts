@@ -5,7 +5,7 @@
  * about half a minute so that crashes land in the middle of them; and the yardsticks: the
  * transcripts, with ids and durations aside, and the model's own record of what it served.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkflowClient, ForkResult } from '../../src/client';
 import type { MessageParam } from '../../src/shared/anthropic';
@@ -19,7 +19,6 @@ export function seedWorkspace(dir: string): void {
   writeFileSync(join(dir, 'docs', 'guide.txt'), 'beta testers read this\n');
 }
 
-const slow = (ms: number) => `@sleep ${ms} `;
 const steps = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i));
 
 /** The same snapshot every run: a by-reference parent of a few KB. */
@@ -34,6 +33,10 @@ export interface Scenario {
 /** Starts the twelve forks with ids under `prefix`; the message fork gets its message at once. */
 export async function startScenario(forkflow: ForkflowClient, prefix: string): Promise<Scenario> {
   const id = (name: string) => `${prefix}-${name}`;
+  // Each step waits a little differently (the same in every run), so forks do not answer in
+  // lockstep: real forks do not, and a crash should not find a dozen replies landing at once.
+  let step = 0;
+  const slow = (ms: number) => `@sleep ${ms + ((step++ * 41) % 700)} `;
   const handles = [];
   for (let i = 0; i < 3; i++) {
     const prompt = script(
@@ -96,11 +99,32 @@ export function comparable(transcript: MessageParam[], prefix: string): string {
     .replace(/duration_ms: \d+/g, 'duration_ms: N');
 }
 
-/** Request bodies the model completed more than once (a response served twice). */
-export function servedTwice(entries: ServedEntry[]): string[] {
-  const counts = new Map<string, number>();
-  for (const e of entries) if (e.outcome === 'completed') counts.set(e.rawBody, (counts.get(e.rawBody) ?? 0) + 1);
-  return [...counts.entries()].filter(([, n]) => n > 1).map(([body]) => body.slice(0, 200));
+/** The offline model's request id for a log sequence number (src/offline/ids.ts). */
+export const requestIdOf = (seq: number) => `req_offline_${String(seq).padStart(8, '0')}`;
+
+/**
+ * Requests the model completed more than once, split by what the worker knew of the first
+ * response: `keptThenAskedAgain` (it had reached the response store, and the retry asked the
+ * model anyway: a broken promise) and `lostInFlight` (the model had written it, but the worker
+ * died before the response reached it, which is a call interrupted mid-way).
+ */
+export function servedTwice(entries: ServedEntry[], kept: Set<string>): { keptThenAskedAgain: number[]; lostInFlight: number[] } {
+  const first = new Map<string, number>();
+  const out = { keptThenAskedAgain: [] as number[], lostInFlight: [] as number[] };
+  for (const e of [...entries].sort((a, b) => a.seq - b.seq)) {
+    if (e.outcome !== 'completed') continue;
+    const earlier = first.get(e.rawBody);
+    if (earlier === undefined) first.set(e.rawBody, e.seq);
+    else (kept.has(requestIdOf(earlier)) ? out.keptThenAskedAgain : out.lostInFlight).push(earlier);
+  }
+  return out;
+}
+
+/** Request ids the workers' response stores kept, from their journal (FORKFLOW_RESPONSE_JOURNAL). */
+export function keptRequestIds(journal: string): Set<string> {
+  if (!existsSync(journal)) return new Set();
+  const lines = readFileSync(journal, 'utf8').split('\n').filter(Boolean);
+  return new Set(lines.map((l) => (JSON.parse(l) as { kept: string | null }).kept).filter((id): id is string => typeof id === 'string'));
 }
 
 /** A small seeded generator (mulberry32): the same seed, the same crash schedule. */

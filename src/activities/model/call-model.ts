@@ -99,7 +99,7 @@ export function createModelActivities(deps: ModelDeps) {
         // hand that back instead of paying for the same prompt twice.
         const earlier = await kept(deps.responses, key);
         if (earlier) {
-          ctx.log.info('model response recovered from an earlier attempt', { turn: input.turn, attempt: ctx.info.attempt });
+          ctx.log.info('model response recovered from an earlier attempt', { turn: input.turn, attempt: ctx.info.attempt, requestId: earlier.requestId });
           deps.conversations.remember(input.run, input.messageCount, earlier.message);
           return earlier;
         }
@@ -112,31 +112,41 @@ export function createModelActivities(deps: ModelDeps) {
         progress.phase = 'calling model';
         try {
           const options = { signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal };
-          const message =
-            deps.stream !== false
-              ? await deps.anthropic.messages
-                  .stream(body as Anthropic.Messages.MessageStreamParams, options)
-                  .on('streamEvent', () => {
-                    progress.events++;
-                  })
-                  .finalMessage()
-              : await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
-          const usage = message.usage;
-          const reply = { role: 'assistant' as const, content: message.content.map(toParamBlock) };
-          deps.conversations.remember(input.run, input.messageCount, reply);
-          const result: ModelCallResult = {
-            message: reply,
+          const toResult = (message: Anthropic.Messages.Message): ModelCallResult => ({
+            message: { role: 'assistant' as const, content: message.content.map(toParamBlock) },
             stopReason: message.stop_reason,
             usage: {
-              inputTokens: usage.input_tokens,
-              outputTokens: usage.output_tokens,
-              cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
-              cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+              inputTokens: message.usage.input_tokens,
+              outputTokens: message.usage.output_tokens,
+              cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
+              cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
             },
             model: message.model,
             requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
-          };
-          await keep(deps.responses, key, result);
+          });
+          // The response is kept the moment the stream ends, in the SDK's own event, before
+          // anything else queued on this worker runs: the window in which a dying worker costs
+          // a second call is the parsing of the last event, nothing more.
+          let result: ModelCallResult | undefined;
+          let keeping: Promise<void> | undefined;
+          let message: Anthropic.Messages.Message;
+          if (deps.stream !== false) {
+            const stream = deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
+            message = await stream
+              .on('streamEvent', () => {
+                progress.events++;
+              })
+              .on('finalMessage', (final) => {
+                result = { ...toResult(final), ...(stream.request_id ? { requestId: stream.request_id } : {}) };
+                keeping = keep(deps.responses, key, result);
+              })
+              .finalMessage();
+          } else {
+            message = await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
+          }
+          result ??= toResult(message);
+          await (keeping ?? keep(deps.responses, key, result));
+          deps.conversations.remember(input.run, input.messageCount, result.message);
           recordModelSuccess(body.model, result.usage);
           return result;
         } catch (err) {
