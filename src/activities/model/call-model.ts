@@ -41,7 +41,7 @@ async function kept(store: ResponseStore | undefined, key: CallKey | undefined):
   }
 }
 
-/** The request a shutting-down worker handed over for this call, if any. */
+/** The request an earlier attempt of this call left, if any. */
 async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined): Promise<MessagesRequest | undefined> {
   if (!store || !key) return undefined;
   return store.getRequest(key).catch(() => undefined);

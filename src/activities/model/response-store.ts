@@ -36,9 +36,9 @@ export interface ResponseStore {
   /** Starts writing at once, before it returns (a file store writes synchronously). */
   put(key: CallKey, result: ModelCallResult): Promise<void>;
   /**
-   * A request a worker that was shutting down handed over: the next attempt sends it without
-   * reading the conversation from the workflow first (a query that would wait for the
-   * workflow to leave the stopping worker's sticky queue).
+   * The request an earlier attempt of this call left: a retry sends it without reading the
+   * conversation from the workflow first (a query that would wait for the workflow to leave
+   * a dead worker's sticky queue).
    */
   getRequest(key: CallKey): Promise<MessagesRequest | undefined>;
   putRequest(key: CallKey, request: MessagesRequest): Promise<void>;
@@ -74,6 +74,19 @@ const requestSchema = z.object({
 
 const sameCall = (a: { workflowId: string; runId: string; activityId: string; turn: number }, b: CallKey) =>
   a.workflowId === b.workflowId && a.runId === b.runId && a.activityId === b.activityId && a.turn === b.turn;
+
+/** What an entry records of its call (the namespace is part of the folder's hash). */
+const callOf = (key: CallKey) => ({ workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn });
+
+/** Runs a synchronous write now and reports it as a promise (the interface is async for remote stores). */
+function settled(write: () => void): Promise<void> {
+  try {
+    write();
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+}
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
@@ -131,7 +144,7 @@ export class FileResponseStore implements ResponseStore {
   private write(file: string, key: CallKey, entry: Record<string, unknown>): void {
     const dir = this.runDir(key);
     mkdirSync(dir, { recursive: true });
-    const body = JSON.stringify({ v: STORED_VERSION, key: { workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn }, ...entry });
+    const body = JSON.stringify({ v: STORED_VERSION, key: callOf(key), ...entry });
     const tmp = join(dir, `.${randomUUID()}.tmp`);
     writeFileSync(tmp, body);
     renameSync(tmp, file);
@@ -145,13 +158,10 @@ export class FileResponseStore implements ResponseStore {
   }
 
   put(key: CallKey, result: ModelCallResult): Promise<void> {
-    try {
+    return settled(() => {
       this.write(this.file(key), key, { result });
-      if (this.journal) appendFileSync(this.journal, `${JSON.stringify({ kept: result.requestId ?? null, workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn })}\n`);
-      return Promise.resolve();
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+      if (this.journal) appendFileSync(this.journal, `${JSON.stringify({ kept: result.requestId ?? null, ...callOf(key) })}\n`);
+    });
   }
 
   async getRequest(key: CallKey): Promise<MessagesRequest | undefined> {
@@ -161,12 +171,7 @@ export class FileResponseStore implements ResponseStore {
   }
 
   putRequest(key: CallKey, request: MessagesRequest): Promise<void> {
-    try {
-      this.write(this.file(key, 'request'), key, { request });
-      return Promise.resolve();
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+    return settled(() => this.write(this.file(key, 'request'), key, { request }));
   }
 
   async settle(key: CallKey): Promise<void> {
