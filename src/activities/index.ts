@@ -31,12 +31,14 @@ export interface ActivityDeps {
   responses?: ResponseStore;
   /** Aborted when the worker starts to stop: model calls in flight are handed back at once. */
   stopping?: AbortSignal;
+  /** The model gateway `anthropic` points at, if any: calls then carry their call key. */
+  modelGateway?: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

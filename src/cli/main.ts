@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
 import { registerDemoCommand } from './commands/demo';
 import { registerDreamCommands } from './commands/dream';
+import { registerGatewayCommand } from './commands/gateway';
 import { registerServeCommands } from './commands/serve';
 import { registerTopCommand } from './commands/top';
 import { registerTreeCommands } from './commands/tree';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerDreamCommands(program, globals);
   registerTopCommand(program, globals);
   registerTreeCommands(program, globals);
+  registerGatewayCommand(program);
   return program;
 }
 

@@ -22,6 +22,12 @@ export interface ForkflowSettings {
   responseDir: string;
   /** FORKFLOW_RESPONSE_JOURNAL: a JSON-lines audit of the responses kept (see FileResponseStore). */
   responseJournal?: string;
+  /**
+   * FORKFLOW_MODEL_GATEWAY: the URL of a `forkflow gateway` in front of the provider. Model
+   * calls go through it, each with its call key, so a call whose worker dies is finished and
+   * handed to the retry instead of being paid for again (see src/gateway/gateway.ts).
+   */
+  modelGateway?: string;
 }
 
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
@@ -34,5 +40,6 @@ export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): Forkflow
     metricsAddress: env.FORKFLOW_METRICS_ADDRESS || undefined,
     responseDir: env.FORKFLOW_RESPONSE_DIR || join(tmpdir(), 'forkflow-responses'),
     responseJournal: env.FORKFLOW_RESPONSE_JOURNAL || undefined,
+    modelGateway: env.FORKFLOW_MODEL_GATEWAY || undefined,
   };
 }

@@ -47,6 +47,11 @@ export interface ForkflowWorkerOptions {
    * them within about 0.3 s, instead of when the SDK's shutdown cancels them.
    */
   stopping?: AbortSignal;
+  /**
+   * The model gateway `anthropic` is pointed at, if any (FORKFLOW_MODEL_GATEWAY): model calls
+   * then carry their call key, and a cancelled call is stopped at the gateway too.
+   */
+  modelGateway?: string;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -71,7 +76,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -91,7 +96,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),

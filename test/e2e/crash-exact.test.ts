@@ -1,23 +1,24 @@
 /**
- * Crash-exact, end to end: worker, server and offline model are separate processes. Twelve
- * forks of every shape run while the worker is SIGKILLed six times at seeded random moments
- * 1–6 s apart; three seeds in a row. Every fork completes with the transcript of an
- * uninterrupted run. The model's own log, read against the workers' journal of kept
- * responses, shows that no response that reached a worker was asked for again (the response
- * store hands it to the retry); a response the model had written but the worker never
- * received, because it died first, is a call interrupted mid-way and is counted. Then the
- * same forks against a server of their own that is stopped for 3 s and later for 30 s: the
- * worker and the driving client ride out both outages.
+ * Crash-exact, end to end: worker, server, model gateway and offline model are separate
+ * processes. Twelve forks of every shape run while the worker is SIGKILLed six times at
+ * seeded random moments 1–6 s apart; three seeds in a row. Every fork completes with the
+ * transcript of an uninterrupted run, and the model's own log shows every request served
+ * once: none asked again, none cut short. A response that reached a worker is handed to the
+ * retry by the workers' response store; one still on its way when the worker died (cut
+ * short, or written but unread) is finished by the gateway and replayed to the retry. Then
+ * the same forks against a server of their own that is stopped for 3 s and later for 30 s:
+ * the worker and the driving client ride out both outages.
  */
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
+import type { GatewayCounts } from '../../src/gateway/gateway';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { comparable, keptRequestIds, requestIdOf, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
+import { comparable, keptRequests, requestIdOf, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
 import { toolResultsIn } from '../kit/tree';
-import { startModelProcess, startWorkerProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
+import { startGatewayProcess, startModelProcess, startWorkerProcess, type GatewayProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
 
 jest.setTimeout(300_000);
 
@@ -26,6 +27,7 @@ let model: ModelProcess;
 let workspace: string;
 let reference: Map<string, string>;
 const responses = tempDir('responses');
+const gatewayDir = tempDir('gateway');
 const journal = join(tempDir('journal'), 'kept.jsonl');
 // One task queue for every run, as in production: the by-reference prefix is recorded once
 // (its id is its content) and read by query, which needs a worker on the queue that recorded it.
@@ -42,15 +44,31 @@ afterAll(async () => {
   await h.close();
 });
 
-function worker(): Promise<WorkerProcess> {
+function worker(gateway: GatewayProcess, address = h.env.address): Promise<WorkerProcess> {
   return startWorkerProcess({
-    address: h.env.address,
+    address,
     taskQueue,
     modelUrl: model.url,
     workspace,
     bundlePath: h.env.bundlePath,
-    extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal },
+    extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal, FORKFLOW_MODEL_GATEWAY: gateway.url },
   });
+}
+
+/** Requests the model completed more than once, and those it never finished, since `after`. */
+function modelRecord(after: number) {
+  const served = model.served().filter((e) => e.seq > after);
+  const completed = served.filter((e) => e.outcome === 'completed');
+  const kept = keptRequests(journal);
+  return {
+    served,
+    completed: completed.length,
+    notCompleted: served.filter((e) => e.outcome !== 'completed').map((e) => `#${e.seq} ${e.outcome}`),
+    twice: servedTwice(served, kept),
+    // Every response the model finished reached a worker's store, first-hand or by replay.
+    unkept: completed.filter((e) => !kept.has(requestIdOf(e.seq))).map((e) => e.seq),
+    kept,
+  };
 }
 
 async function transcripts(forkflow: ForkflowClient, agentIds: string[], prefix: string): Promise<Map<string, string>> {
@@ -61,7 +79,8 @@ async function transcripts(forkflow: ForkflowClient, agentIds: string[], prefix:
 
 test('the twelve forks run uninterrupted: the reference', async () => {
   const forkflow = new ForkflowClient(h.client, { taskQueue });
-  const w = await worker();
+  const gateway = await startGatewayProcess(model.url, gatewayDir);
+  const w = await worker(gateway);
   try {
     const prefix = `ref-${process.pid}`;
     const scenario = await startScenario(forkflow, prefix);
@@ -73,15 +92,18 @@ test('the twelve forks run uninterrupted: the reference', async () => {
     for (const agentId of scenario.agentIds) expect(toolResultsIn(await forkflow.transcript(agentId)).filter((r) => r.isError)).toEqual([]);
   } finally {
     await w.kill();
+    await gateway.stop();
   }
 });
 
-test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork completes as uninterrupted, no response that reached a worker is asked for again', async (seed) => {
+test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork completes as uninterrupted, every model request served once', async (seed) => {
   expect(reference).toBeDefined();
   const forkflow = new ForkflowClient(h.client, { taskQueue });
   const before = Math.max(0, ...model.served().map((e) => e.seq));
-  let w = await worker();
+  const gateway = await startGatewayProcess(model.url, gatewayDir);
+  let w = await worker(gateway);
   const prefix = `crash-${seed}-${process.pid}`;
+  let counts: GatewayCounts | undefined;
   try {
     const scenario = await startScenario(forkflow, prefix);
     let settled = false;
@@ -93,27 +115,29 @@ test.each([20261123, 7, 4242])('seed %i: six SIGKILLs 1–6 s apart; every fork 
       await delay(1000 + Math.floor(next() * 5000));
       if (settled) break;
       await w.kill('SIGKILL');
-      w = await worker();
+      w = await worker(gateway);
     }
     const results = await scenario.results;
     expect(kills).toBe(6);
     expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
     expect(await transcripts(forkflow, scenario.agentIds, prefix)).toEqual(reference);
-    const served = model.served().filter((e) => e.seq > before);
-    const aborted = served.filter((e) => e.outcome === 'aborted').length;
-    const kept = keptRequestIds(journal);
-    const twice = servedTwice(served, kept);
+    await w.kill();
+    counts = await gateway.stop();
+    const record = modelRecord(before);
     console.log(
-      `crash seed ${seed}: ${kills} kills, ${served.filter((e) => e.outcome === 'completed').length} responses served, ${aborted} cut short by a kill, ` +
-        `${twice.lostInFlight.length} lost in flight (written by the model, never received), ${twice.keptThenAskedAgain.length} kept and asked again`,
+      `crash seed ${seed}: ${kills} kills; the model served ${record.completed} responses, ${record.notCompleted.length} not completed, ` +
+        `${record.twice.keptThenAskedAgain.length + record.twice.lostInFlight.length} twice; the gateway finished ${counts.finishedForNobody} for a dead worker, ` +
+        `replayed ${counts.replayed} (${counts.attached} still running when the retry came)`,
     );
-    // A response that reached the worker is never paid for twice...
-    expect(twice.keptThenAskedAgain).toEqual([]);
-    // ... and every response the model completed reached the store, except those lost in flight.
-    const unkept = served.filter((e) => e.outcome === 'completed' && !kept.has(requestIdOf(e.seq))).map((e) => e.seq);
-    expect(unkept.sort((a, b) => a - b)).toEqual([...twice.lostInFlight].sort((a, b) => a - b));
+    // Counted from the model's own log: every request answered once, to its end.
+    expect(record.twice).toEqual({ keptThenAskedAgain: [], lostInFlight: [] });
+    expect(record.notCompleted).toEqual([]);
+    expect(record.unkept).toEqual([]);
+    // The kills did land mid-call: the gateway had calls to finish for dead workers.
+    expect(counts.finishedForNobody + counts.attached).toBeGreaterThan(0);
   } finally {
     await w.kill();
+    if (!counts) await gateway.stop().catch(() => undefined);
   }
 });
 
@@ -125,7 +149,8 @@ test('the server stopped for 3 s and later for 30 s mid-run: every fork complete
   let server: DevServer = await serve();
   const connection = await Connection.connect({ address: server.address });
   const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
-  const w = await startWorkerProcess({ address: server.address, taskQueue, modelUrl: model.url, workspace, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal } });
+  const gateway = await startGatewayProcess(model.url, gatewayDir);
+  const w = await worker(gateway, server.address);
   const before = Math.max(0, ...model.served().map((e) => e.seq));
   const prefix = `outage-${process.pid}`;
   try {
@@ -140,18 +165,15 @@ test('the server stopped for 3 s and later for 30 s mid-run: every fork complete
     const results = await scenario.results;
     expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
     expect(await transcripts(forkflow, scenario.agentIds, prefix)).toEqual(reference);
-    const served = model.served().filter((e) => e.seq > before);
-    const kept = keptRequestIds(journal);
-    const twice = servedTwice(served, kept);
-    console.log(
-      `outages 3 s + 30 s: ${served.filter((e) => e.outcome === 'completed').length} responses served, ${served.filter((e) => e.outcome !== 'completed').length} not completed, ` +
-        `${twice.lostInFlight.length} lost in flight, ${twice.keptThenAskedAgain.length} kept and asked again`,
-    );
+    const record = modelRecord(before);
+    console.log(`outages 3 s + 30 s: the model served ${record.completed} responses, ${record.notCompleted.length} not completed, ${record.twice.keptThenAskedAgain.length + record.twice.lostInFlight.length} twice`);
     // No worker died here: every response reached one, and none was asked for twice.
-    expect(twice).toEqual({ keptThenAskedAgain: [], lostInFlight: [] });
-    expect(served.filter((e) => e.outcome === 'completed' && !kept.has(requestIdOf(e.seq)))).toEqual([]);
+    expect(record.twice).toEqual({ keptThenAskedAgain: [], lostInFlight: [] });
+    expect(record.notCompleted).toEqual([]);
+    expect(record.unkept).toEqual([]);
   } finally {
     await w.kill();
+    await gateway.stop();
     await connection.close();
     await server.stop();
   }

@@ -108,7 +108,7 @@ export const requestIdOf = (seq: number) => `req_offline_${String(seq).padStart(
  * model anyway: a broken promise) and `lostInFlight` (the model had written it, but the worker
  * died before the response reached it, which is a call interrupted mid-way).
  */
-export function servedTwice(entries: ServedEntry[], kept: Set<string>): { keptThenAskedAgain: number[]; lostInFlight: number[] } {
+export function servedTwice(entries: ServedEntry[], kept: { has(id: string): boolean }): { keptThenAskedAgain: number[]; lostInFlight: number[] } {
   const first = new Map<string, number>();
   const out = { keptThenAskedAgain: [] as number[], lostInFlight: [] as number[] };
   for (const e of [...entries].sort((a, b) => a.seq - b.seq)) {
@@ -120,11 +120,16 @@ export function servedTwice(entries: ServedEntry[], kept: Set<string>): { keptTh
   return out;
 }
 
-/** Request ids the workers' response stores kept, from their journal (FORKFLOW_RESPONSE_JOURNAL). */
-export function keptRequestIds(journal: string): Set<string> {
-  if (!existsSync(journal)) return new Set();
+/** When the workers' response stores kept each request id, from their journal (FORKFLOW_RESPONSE_JOURNAL). */
+export function keptRequests(journal: string): Map<string, number> {
+  if (!existsSync(journal)) return new Map();
   const lines = readFileSync(journal, 'utf8').split('\n').filter(Boolean);
-  return new Set(lines.map((l) => (JSON.parse(l) as { kept: string | null }).kept).filter((id): id is string => typeof id === 'string'));
+  const kept = new Map<string, number>();
+  for (const line of lines) {
+    const { kept: id, at } = JSON.parse(line) as { kept: string | null; at: number };
+    if (typeof id === 'string') kept.set(id, at);
+  }
+  return kept;
 }
 
 /** A small seeded generator (mulberry32): the same seed, the same crash schedule. */

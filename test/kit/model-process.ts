@@ -15,7 +15,7 @@ void startOfflineModel().then((model) => {
   model.log.on('update', (entry) => {
     if (entry.outcome === 'pending' || written.has(entry.seq) || entry.path !== '/v1/messages') return;
     written.add(entry.seq);
-    appendFileSync(logFile, `${JSON.stringify({ seq: entry.seq, outcome: entry.outcome, rawBody: entry.rawBody })}\n`);
+    appendFileSync(logFile, `${JSON.stringify({ seq: entry.seq, outcome: entry.outcome, endedAt: entry.endedAt, rawBody: entry.rawBody })}\n`);
   });
   process.stdout.write(`model listening ${model.url}\n`);
   process.once('SIGTERM', () => void model.close().then(() => process.exit(0)));

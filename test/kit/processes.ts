@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { GatewayCounts } from '../../src/gateway/gateway';
 import { resolveTemporalCli } from '../../src/worker/temporal-cli';
 
 const root = join(__dirname, '..', '..');
@@ -93,6 +94,8 @@ export function runTemporal(args: string[]): Promise<ProcessResult> {
 export interface ServedEntry {
   seq: number;
   outcome: string;
+  /** When the model finished with it (ms since the epoch, the model process's clock). */
+  endedAt?: number;
   rawBody: string;
 }
 
@@ -128,6 +131,40 @@ export async function startModelProcess(logFile: string): Promise<ModelProcess> 
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+export interface GatewayProcess {
+  url: string;
+  /** Stops it (SIGTERM) and returns what it did, from the summary it prints on the way out. */
+  stop(): Promise<GatewayCounts>;
+}
+
+/** Starts `forkflow gateway` in its own process in front of `upstream`. */
+export async function startGatewayProcess(upstream: string, dir: string): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, forkflowArgs(['gateway', '--port', '0', '--upstream', upstream, '--dir', dir]), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const m = /model gateway listening (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`gateway exited early (${code}): ${out}`)));
+  });
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }
+      const m = /model gateway stopped: (\{.*\})/.exec(out);
+      if (!m) throw new Error(`the gateway printed no summary: ${out}`);
+      return JSON.parse(m[1]!) as GatewayCounts;
     },
   };
 }

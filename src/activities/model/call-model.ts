@@ -4,10 +4,12 @@
  * It streams (heartbeating on every event), passes the activity's AbortSignal to the
  * request, and returns the assistant message in request-param form plus usage.
  */
+import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
+import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
@@ -27,6 +29,26 @@ export interface ModelDeps {
    * once, before the SDK's own shutdown cancels it, and another worker retries it.
    */
   stopping?: AbortSignal;
+  /**
+   * The model gateway `anthropic` points at (src/gateway): each call then carries its call
+   * key, so the gateway can finish a call whose worker dies and replay it to the retry; a
+   * call cancelled on purpose is stopped there too.
+   */
+  gateway?: string;
+}
+
+/** The gateway's name for a call: the same on every attempt of it, and nothing else. */
+export function callKeyDigest(key: CallKey): string {
+  return createHash('sha256').update(JSON.stringify([key.namespace, key.workflowId, key.runId, key.activityId, key.turn])).digest('hex');
+}
+
+/** Best effort, and short: a gateway that does not hear of the cancel finishes the call for nobody. */
+async function cancelAtGateway(gateway: string, digest: string): Promise<void> {
+  try {
+    await fetch(`${gateway.replace(/\/$/, '')}${CANCEL_PATH_PREFIX}${digest}`, { method: 'DELETE', signal: AbortSignal.timeout(2_000) });
+  } catch {
+    // The gateway is away or slow: the call runs to its end upstream, unseen.
+  }
 }
 
 /** Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a turn. */
@@ -111,7 +133,11 @@ export function createModelActivities(deps: ModelDeps) {
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         try {
-          const options = { signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal };
+          const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
+          const options = {
+            signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
+            ...(digest ? { headers: { [CALL_KEY_HEADER]: digest } } : {}),
+          };
           const toResult = (message: Anthropic.Messages.Message): ModelCallResult => ({
             message: { role: 'assistant' as const, content: message.content.map(toParamBlock) },
             stopReason: message.stop_reason,
@@ -153,6 +179,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
+          if (ctx.cancellationSignal.aborted && deps.gateway && key) await cancelAtGateway(deps.gateway, callKeyDigest(key));
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
           recordModelFailure(body.model, failure);
           throw failure;

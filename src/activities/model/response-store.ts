@@ -94,8 +94,9 @@ export interface FileResponseStoreOptions {
   /** Entries older than this are dropped by `sweep` (default one day). */
   maxAgeMs?: number;
   /**
-   * An append-only JSON-lines file recording each response kept (`{"kept": requestId, ...}`),
-   * for billing audits: which provider requests reached the store. Default: none.
+   * An append-only JSON-lines file recording each response kept (`{"kept": requestId, "at":
+   * ms since the epoch, ...}`), for billing audits: which provider requests reached the store,
+   * and when. Default: none.
    */
   journal?: string;
 }
@@ -160,7 +161,7 @@ export class FileResponseStore implements ResponseStore {
   put(key: CallKey, result: ModelCallResult): Promise<void> {
     return settled(() => {
       this.write(this.file(key), key, { result });
-      if (this.journal) appendFileSync(this.journal, `${JSON.stringify({ kept: result.requestId ?? null, ...callOf(key) })}\n`);
+      if (this.journal) appendFileSync(this.journal, `${JSON.stringify({ kept: result.requestId ?? null, at: Date.now(), ...callOf(key) })}\n`);
     });
   }
 

@@ -1,0 +1,285 @@
+/**
+ * The model gateway: an HTTP hop between workers and the provider that outlives them. A
+ * model call carrying a call key (`forkflow-call-key`, the same on every attempt of one
+ * call) is finished upstream even when the worker that made it dies mid-stream, and its
+ * response is kept; the retry, on whichever worker, gets that response replayed byte for
+ * byte (or waits for it while it is still arriving) instead of a second provider call.
+ * A worker's response store (src/activities/model/response-store.ts) covers a response
+ * that reached the worker; the gateway covers the one that had not yet: cut short by the
+ * kill, or written by the provider but still in the dead worker's socket.
+ *
+ * Everything else passes through untouched. A call cancelled on purpose is stopped
+ * upstream (`DELETE /forkflow/v1/calls/<key>`). Errors are never kept: a retry of a failed
+ * call asks the provider again, as it would without the gateway.
+ */
+import { createHash } from 'node:crypto';
+import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER, callKeySchema } from '../shared/model-gateway';
+import { CallStore, type StoredCall } from './call-store';
+
+/** The provider refuses bodies over 32 MB; a little headroom for what is not ours to judge. */
+const MAX_BODY_BYTES = 40 * 1024 * 1024;
+
+/** Headers that describe one hop, not the message: never forwarded in either direction. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'accept-encoding', 'content-encoding', CALL_KEY_HEADER]);
+
+export interface GatewayOptions {
+  /** The provider's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
+  upstream: string;
+  /** Where finished calls are kept until their retry (or their age limit). */
+  dir: string;
+  /** Interface to listen on. Default 127.0.0.1: the gateway forwards whatever key a caller sends. */
+  host?: string;
+  /** Default 0 (ephemeral; read `url`). */
+  port?: number;
+  /** Finished calls older than this are dropped (default one day; swept at start and hourly). */
+  maxAgeMs?: number;
+}
+
+/** What the gateway did, per kind: for the CLI's summary, metrics and tests. */
+export interface GatewayCounts {
+  /** Keyed calls sent upstream. */
+  forwarded: number;
+  /** Keyed calls answered from a kept response. */
+  replayed: number;
+  /** Keyed calls that found their call still running upstream and waited for it. */
+  attached: number;
+  /** Keyed calls whose caller went away and that the gateway finished anyway. */
+  finishedForNobody: number;
+  /** Calls stopped upstream on a caller's cancel. */
+  cancelled: number;
+  /** Requests without a key, passed through. */
+  passedThrough: number;
+}
+
+interface RunningCall {
+  requestSha256: string;
+  /** Settles when the upstream exchange is over (kept or not). */
+  done: Promise<void>;
+  stop: () => void;
+}
+
+function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) out[k] = v;
+  return out;
+}
+
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(forwardable(headers))) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** A response worth replaying: a 2xx whose message arrived whole (a stream that reached message_stop). */
+export function isWholeResponse(status: number, contentType: string, body: Buffer): boolean {
+  if (status < 200 || status >= 300) return false;
+  const text = body.toString('utf8');
+  if (contentType.includes('text/event-stream')) return /^event: message_stop\r?$/m.test(text) && !/^event: error\r?$/m.test(text);
+  try {
+    return (JSON.parse(text) as { type?: unknown }).type === 'message';
+  } catch {
+    return false;
+  }
+}
+
+/** An error in the provider's own shape, so the SDK reports it like any other. */
+function sendError(res: ServerResponse, status: number, type: string, message: string): void {
+  if (res.headersSent || res.destroyed) return void res.destroy();
+  const body = JSON.stringify({ type: 'error', error: { type, message: `forkflow gateway: ${message}` } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.once('end', () => resolve(size > MAX_BODY_BYTES ? 'too large' : Buffer.concat(chunks)));
+    req.once('error', reject);
+    // A caller that dies mid-upload never sends its end: nothing was asked, nothing to finish.
+    req.once('close', () => !req.complete && reject(new Error('the caller hung up before its request was complete')));
+  });
+}
+
+export class ModelGateway {
+  readonly counts: GatewayCounts = { forwarded: 0, replayed: 0, attached: 0, finishedForNobody: 0, cancelled: 0, passedThrough: 0 };
+  private readonly store: CallStore;
+  private readonly running = new Map<string, RunningCall>();
+  private readonly sockets = new Set<Socket>();
+  private readonly upstream: URL;
+  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly sweeper: NodeJS.Timeout;
+  private server?: Server;
+  url = '';
+
+  private constructor(private readonly opts: GatewayOptions) {
+    this.upstream = new URL(opts.upstream);
+    if (this.upstream.protocol !== 'http:' && this.upstream.protocol !== 'https:') throw new Error(`gateway upstream must be an http(s) URL, not ${opts.upstream}`);
+    this.agent = this.upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    const maxAgeMs = opts.maxAgeMs ?? 24 * 3_600_000;
+    this.store = new CallStore(opts.dir, maxAgeMs);
+    this.store.sweep();
+    this.sweeper = setInterval(() => this.store.sweep(), Math.min(maxAgeMs, 3_600_000)).unref();
+  }
+
+  static async start(opts: GatewayOptions): Promise<ModelGateway> {
+    const gateway = new ModelGateway(opts);
+    await gateway.listen(opts.host ?? '127.0.0.1', opts.port ?? 0);
+    return gateway;
+  }
+
+  private listen(host: string, port: number): Promise<void> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => sendError(res, 500, 'api_error', `internal error: ${String(err)}`));
+    });
+    // Provider calls can be silent for minutes (time to first token of a huge prompt).
+    server.requestTimeout = 0;
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        const { port: bound } = server.address() as AddressInfo;
+        this.url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+        resolve();
+      });
+    });
+  }
+
+  /** Stops listening and drops connections; calls still running upstream are stopped. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const call of this.running.values()) call.stop();
+    for (const socket of this.sockets) socket.destroy();
+    this.agent.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    if (body === 'too large') return sendError(res, 413, 'request_too_large', `request body over ${MAX_BODY_BYTES} bytes`);
+    const path = req.url ?? '/';
+    if (req.method === 'DELETE' && path.startsWith(CANCEL_PATH_PREFIX)) return this.cancel(path.slice(CANCEL_PATH_PREFIX.length), res);
+    const rawKey = req.headers[CALL_KEY_HEADER];
+    if (rawKey === undefined) {
+      this.counts.passedThrough++;
+      return void this.forward(req, body, res, undefined);
+    }
+    const key = callKeySchema.safeParse(rawKey);
+    if (!key.success || req.method !== 'POST') return sendError(res, 400, 'invalid_request_error', `bad ${CALL_KEY_HEADER} (a POST with 64 lowercase hex digits)`);
+    const requestSha256 = createHash('sha256').update(body).digest('hex');
+    let running = this.running.get(key.data);
+    if (running && running.requestSha256 === requestSha256) {
+      // The caller's earlier attempt is still streaming upstream: wait for it, then replay.
+      this.counts.attached++;
+      await running.done;
+    }
+    const kept = this.store.get(key.data, requestSha256);
+    if (kept) {
+      this.counts.replayed++;
+      return this.replay(kept, res);
+    }
+    running = this.running.get(key.data);
+    // Someone else's attempt under this key with another body: let it finish for its own caller.
+    if (running) await running.done;
+    this.counts.forwarded++;
+    return void this.forward(req, body, res, { key: key.data, requestSha256 });
+  }
+
+  private cancel(rawKey: string, res: ServerResponse): void {
+    const key = callKeySchema.safeParse(rawKey);
+    if (!key.success) return sendError(res, 400, 'invalid_request_error', 'bad call key in the cancel path');
+    const running = this.running.get(key.data);
+    if (running) {
+      this.counts.cancelled++;
+      running.stop();
+    }
+    res.writeHead(204).end();
+  }
+
+  private replay(kept: StoredCall, res: ServerResponse): void {
+    if (res.destroyed || res.socket?.destroyed) return;
+    res.writeHead(kept.status, { ...kept.headers, [REPLAYED_HEADER]: '1', 'content-length': kept.body.length });
+    res.end(kept.body);
+  }
+
+  /**
+   * Sends the request upstream and streams the answer to the caller as it arrives. A keyed
+   * call is seen through to its end even if the caller goes away, and kept when it is whole.
+   */
+  private forward(req: IncomingMessage, body: Buffer, res: ServerResponse, keyed: { key: string; requestSha256: string } | undefined): Promise<void> {
+    const target = new URL(this.upstream.toString().replace(/\/$/, '') + (req.url ?? '/'));
+    const send = this.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const upstreamReq = send(target, {
+      method: req.method,
+      agent: this.agent,
+      headers: { ...forwardable(req.headers), 'accept-encoding': 'identity', ...(body.length > 0 ? { 'content-length': String(body.length) } : {}) },
+    });
+    let stopped = false;
+    // The caller hung up (its worker died, or it gave up): nothing more is written to it.
+    let callerGone = false;
+    res.once('close', () => (callerGone = !res.writableFinished));
+    res.on('error', () => undefined);
+    const stop = () => {
+      stopped = true;
+      upstreamReq.destroy();
+    };
+    if (keyed) this.running.set(keyed.key, { requestSha256: keyed.requestSha256, done, stop });
+    const finish = () => {
+      if (keyed && this.running.get(keyed.key)?.done === done) this.running.delete(keyed.key);
+      settle();
+    };
+    // Without a key, a caller that leaves takes the upstream call with it, as without a gateway.
+    if (!keyed) res.once('close', () => callerGone && upstreamReq.destroy());
+    upstreamReq.once('error', (err) => {
+      if (!stopped && !callerGone) sendError(res, 502, 'api_error', `upstream unreachable: ${err.message}`);
+      else res.destroy();
+      finish();
+    });
+    upstreamReq.once('response', (upstreamRes) => {
+      const status = upstreamRes.statusCode ?? 502;
+      const headers = flatHeaders(upstreamRes.headers);
+      if (!callerGone) res.writeHead(status, headers);
+      const chunks: Buffer[] = [];
+      upstreamRes.on('data', (chunk: Buffer) => {
+        if (keyed) chunks.push(chunk);
+        // A caller that died is not waited for: the call goes on to its end regardless.
+        if (!callerGone) res.write(chunk);
+      });
+      upstreamRes.once('error', () => undefined);
+      upstreamRes.once('close', () => {
+        const whole = upstreamRes.complete && !stopped;
+        if (keyed && whole) {
+          const bytes = Buffer.concat(chunks);
+          if (isWholeResponse(status, headers['content-type'] ?? '', bytes)) {
+            try {
+              this.store.put(keyed.key, keyed.requestSha256, { status, headers, body: bytes });
+              if (callerGone) this.counts.finishedForNobody++;
+            } catch {
+              // An unwritable store costs a possible second call, never this one's answer.
+            }
+          }
+        }
+        if (callerGone) {
+          // Nobody to tell.
+        } else if (whole) res.end();
+        else res.destroy();
+        finish();
+      });
+    });
+    upstreamReq.end(body.length > 0 ? body : undefined);
+    return done;
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * What a worker and the model gateway (src/gateway) agree on. A worker that sends its model
+ * calls through the gateway names each call with a key that is the same on every attempt of
+ * that call; the gateway finishes a call whose worker died and hands the response to the
+ * retry, so the provider answers each call once.
+ */
+import { z } from 'zod';
+
+/** Request header carrying the call's key: sha256 (hex) of the call's identity. */
+export const CALL_KEY_HEADER = 'forkflow-call-key';
+
+/** Response header set when the gateway answered from a call it had already made. */
+export const REPLAYED_HEADER = 'forkflow-gateway-replayed';
+
+/**
+ * `DELETE <prefix><key>`: the call was cancelled on purpose (not lost with its worker), so
+ * the gateway stops it upstream instead of finishing it for a retry that will never come.
+ */
+export const CANCEL_PATH_PREFIX = '/forkflow/v1/calls/';
+
+export const callKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'a call key is 64 lowercase hex digits (sha256)');
