@@ -24,8 +24,14 @@ export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 export const sendMessageSignal = defineSignal<[SendMessageArgs]>('sendMessage');
 
 export const statusQuery = defineQuery<ForkStatus>('status');
-/** The conversation as Anthropic message params. */
+/**
+ * The messages this run holds, whole, as Anthropic message params. Refused over
+ * TRANSCRIPT_QUERY_BYTES: read longer ones a page at a time with `transcriptPage`.
+ */
 export const transcriptQuery = defineQuery<MessageParam[]>('transcript');
+
+/** The most the whole-`transcript` query answers with (canonical JSON bytes); query results stay under 1 MiB. */
+export const TRANSCRIPT_QUERY_BYTES = 1 << 20;
 
 /** Everything but the messages that a model request needs; fetched once per worker and cached. */
 export interface RequestContext {
@@ -51,6 +57,13 @@ export interface MessagesPage {
 }
 /** Internal: messages [from, to) of a run's conversation (read by the model activity). */
 export const messagesQuery = defineQuery<MessagesPage, [{ from: number; to: number }]>('messages');
+
+/**
+ * The transcript a page at a time (`to` defaults to the end): the `messages` page, refused
+ * when the run does not serve its transcript (skipTranscript). Clients follow `prefix` to the
+ * run that holds it with `messages`.
+ */
+export const transcriptPageQuery = defineQuery<MessagesPage, [{ from: number; to?: number }]>('transcriptPage');
 
 /** A reference to this run's conversation so far: fork from it without copying it. */
 export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');

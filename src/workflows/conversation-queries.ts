@@ -1,13 +1,13 @@
 /**
  * The queries through which a run serves its conversation to activities, clients and other
- * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` and
- * `prefixRef`. Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
+ * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` (whole, up to
+ * 1 MiB), `transcriptPage` (paged) and `prefixRef`. Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type MessageParam } from '../shared/anthropic';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
-import { messagesQuery, prefixRefQuery, requestContextQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
+import { messagesQuery, prefixRefQuery, requestContextQuery, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
 
 /** What a run holds of its conversation. */
@@ -21,7 +21,11 @@ export interface ConversationHolder {
   readonly summary: ContextSummary;
 }
 
-/** Keeps one `messages` page under ~1 MiB so query results stay far below gRPC limits. */
+/**
+ * Keeps one `messages` page under ~1 MiB so query results stay far below gRPC limits. A
+ * single larger message is a page of its own: it exists only with external payload storage
+ * (the server refuses a payload over 2 MB), which turns that answer into a reference too.
+ */
 const PAGE_BYTES = 1 << 20;
 
 export function messagesPage(h: ConversationHolder, from: number, to: number): MessagesPage {
@@ -41,6 +45,16 @@ export function messagesPage(h: ConversationHolder, from: number, to: number): M
     page.push(m);
   }
   return { from, messages: page, total };
+}
+
+/** The canonical JSON size of `messages`, counted until it passes `limit`. */
+function bytesUpTo(messages: MessageParam[], limit: number): number {
+  let bytes = 0;
+  for (const m of messages) {
+    bytes += utf8Length(canonicalJson(m));
+    if (bytes > limit) break;
+  }
+  return bytes;
 }
 
 /** Component hashes of this run's own requests, when it holds everything needed. */
@@ -83,11 +97,22 @@ export function registerConversationQueries(h: ConversationHolder, opts: { trans
     if (!h.context) throw new Error(`this run holds its context by reference: query requestContext on ${h.summary.from.workflowId}`);
     return h.context;
   });
-  // Messages this run holds; a prefix held by reference lives in the run named by prefixRef.
-  setHandler(transcriptQuery, () => {
+  const refuse = () => {
     const refusal = opts.transcriptRefusal?.();
     if (refusal) throw new Error(refusal);
+  };
+  // Messages this run holds; a prefix held by reference lives in the run named by prefixRef.
+  setHandler(transcriptQuery, () => {
+    refuse();
+    const bytes = bytesUpTo(h.messages, TRANSCRIPT_QUERY_BYTES);
+    if (bytes > TRANSCRIPT_QUERY_BYTES) {
+      throw new Error(`transcript: the ${h.messages.length} messages this run holds are over ${TRANSCRIPT_QUERY_BYTES} bytes; read them a page at a time with the transcriptPage query ({ from, to }), as ForkflowClient.transcript and \`forkflow transcript\` do`);
+    }
     return h.messages;
+  });
+  setHandler(transcriptPageQuery, ({ from, to }) => {
+    refuse();
+    return messagesPage(h, from, to ?? Number.MAX_SAFE_INTEGER);
   });
   setHandler(prefixRefQuery, () => prefixRefOf(h));
 }
