@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
-import { messagesQuery, transcriptPageQuery } from '../shared/messages';
+import { messagesQuery, pageBytesFor, transcriptPageQuery } from '../shared/messages';
 
 export interface ReadOptions {
   /** Read messages [0, count) only. */
@@ -25,7 +25,7 @@ export async function* conversationPages(client: Client, run: { workflowId: stri
   let total = opts.count ?? Number.MAX_SAFE_INTEGER;
   let at = 0;
   while (at < total) {
-    const range = { from: at, to: total };
+    const range = { from: at, to: total, maxBytes: pageBytesFor(client) };
     const each = opts.each ?? ((read) => read());
     const page = await each(() => (opts.query === 'transcript' ? handle.query(transcriptPageQuery, range) : handle.query(messagesQuery, range)));
     total = Math.min(total, page.total);

@@ -7,7 +7,7 @@ import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type MessageParam } from '../shared/anthropic';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
-import { messagesQuery, prefixRefQuery, requestContextQuery, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
+import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
 
 /** What a run holds of its conversation. */
@@ -22,13 +22,17 @@ export interface ConversationHolder {
 }
 
 /**
- * Keeps one `messages` page under ~1 MiB so query results stay far below gRPC limits. A
+ * A page is at most `maxBytes` (default PAGE_BYTES, ~1 MiB, so inline query results stay far
+ * below gRPC limits; readers with external storage ask for up to STORED_PAGE_BYTES). A
  * single larger message is a page of its own: it exists only with external payload storage
  * (the server refuses a payload over 2 MB), which turns that answer into a reference too.
  */
-const PAGE_BYTES = 1 << 20;
+function pageLimit(maxBytes: unknown): number {
+  return typeof maxBytes === 'number' && Number.isFinite(maxBytes) && maxBytes > 0 ? Math.min(maxBytes, STORED_PAGE_BYTES) : PAGE_BYTES;
+}
 
-export function messagesPage(h: ConversationHolder, from: number, to: number): MessagesPage {
+export function messagesPage(h: ConversationHolder, from: number, to: number, maxBytes?: number): MessagesPage {
+  const limit = pageLimit(maxBytes);
   const total = h.base + h.messages.length;
   const end = Math.min(to, total);
   if (!Number.isInteger(from) || from < 0 || from > end) throw new Error(`messages: bad range [${from}, ${to}) of ${total}`);
@@ -41,7 +45,7 @@ export function messagesPage(h: ConversationHolder, from: number, to: number): M
   for (let i = from; i < end; i++) {
     const m = h.messages[i - h.base]!;
     bytes += utf8Length(canonicalJson(m));
-    if (page.length > 0 && bytes > PAGE_BYTES) break;
+    if (page.length > 0 && bytes > limit) break;
     page.push(m);
   }
   return { from, messages: page, total };
@@ -92,7 +96,7 @@ export function contextSummaryOf(context: RequestContext): ContextSummary {
 }
 
 export function registerConversationQueries(h: ConversationHolder, opts: { transcriptRefusal?: () => string | undefined } = {}): void {
-  setHandler(messagesQuery, ({ from, to }) => messagesPage(h, from, to));
+  setHandler(messagesQuery, ({ from, to, maxBytes }) => messagesPage(h, from, to, maxBytes));
   setHandler(requestContextQuery, () => {
     if (!h.context) throw new Error(`this run holds its context by reference: query requestContext on ${h.summary.from.workflowId}`);
     return h.context;
@@ -110,9 +114,9 @@ export function registerConversationQueries(h: ConversationHolder, opts: { trans
     }
     return h.messages;
   });
-  setHandler(transcriptPageQuery, ({ from, to }) => {
+  setHandler(transcriptPageQuery, ({ from, to, maxBytes }) => {
     refuse();
-    return messagesPage(h, from, to ?? Number.MAX_SAFE_INTEGER);
+    return messagesPage(h, from, to ?? Number.MAX_SAFE_INTEGER, maxBytes);
   });
   setHandler(prefixRefQuery, () => prefixRefOf(h));
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { MessageParam } from '../../shared/anthropic';
 import { runKeyOf, sessionsQuery } from '../../shared/dream/names';
-import { transcriptPageQuery } from '../../shared/messages';
+import { pageBytesFor, transcriptPageQuery } from '../../shared/messages';
 import { SA } from '../../shared/search-attributes';
 import { firstLineOf, renderIndex, renderSession, type IndexEntry, type SessionMeta } from './render';
 
@@ -58,7 +58,7 @@ async function heldMessages(client: Client, meta: SessionMeta): Promise<MessageP
   const out: MessageParam[] = [];
   let from = 0;
   for (;;) {
-    const page = await handle.query(transcriptPageQuery, { from });
+    const page = await handle.query(transcriptPageQuery, { from, maxBytes: pageBytesFor(client) });
     if (page.prefix && from < page.prefix.count) {
       from = page.prefix.count;
       continue;
