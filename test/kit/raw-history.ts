@@ -34,7 +34,7 @@ export function payloadsOf(value: unknown, out: Payload[] = []): Payload[] {
   }
   const o = value as Record<string, unknown>;
   if (o.data instanceof Uint8Array && o.metadata && typeof o.metadata === 'object') {
-    out.push(o as Payload);
+    out.push(o);
     return out;
   }
   for (const v of Object.values(o)) payloadsOf(v, out);
