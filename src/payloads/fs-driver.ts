@@ -17,8 +17,11 @@ import { join } from 'node:path';
 import { StorageDriverClaim, type Payload, type StorageDriver, type StorageDriverRetrieveContext, type StorageDriverStoreContext } from '@temporalio/common';
 import { z } from 'zod';
 
-/** Default chunk size: 1 MiB (a payload under it is one chunk plus its manifest). */
-export const DEFAULT_CHUNK_BYTES = 1 << 20;
+/**
+ * Default chunk size: 256 KiB, the SDK's threshold, so a payload just over it is two blobs
+ * plus its manifest, and siblings that differ only at the end rewrite at most ~256 KiB.
+ */
+export const DEFAULT_CHUNK_BYTES = 256 * 1024;
 
 const digestSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 digest in lower-case hex');
 const claimSchema = z.strictObject({ v: z.literal('1'), manifest: digestSchema });
