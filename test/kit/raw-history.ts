@@ -51,3 +51,9 @@ export function referenceCount(history: RawHistory): number {
   const type = (p: Payload) => new TextDecoder().decode(p.metadata?.messageType ?? new Uint8Array());
   return payloadsOf(history.events).filter((p) => type(p) === 'temporal.api.sdk.v1.ExternalStorageReference').length;
 }
+
+/** History bytes plus the bytes its references stand for: what the run recorded, wherever it lives. */
+export function recordedBytes(history: RawHistory): number {
+  const referenced = payloadsOf(history.events).flatMap((p) => p.externalPayloads ?? []).reduce((n, d) => n + Number(d.sizeBytes ?? 0), 0);
+  return history.bytes + referenced;
+}
