@@ -3,7 +3,8 @@
  * the run's FORKFLOW_BLOB_DIR): a fork from an inline parent of 6 MB and one by reference
  * from it run; a 3 MB base64 image in a tool result reaches the model byte for byte; a fork
  * whose conversation grows to ~12 MB completes and its transcript reads the same through the
- * client and the CLI. History holds references, never a payload over the threshold.
+ * client and the CLI, also when its worker is SIGKILLed past 4 MB and a new one finishes it.
+ * History holds references, never a payload over the threshold.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +12,9 @@ import { stripCacheControl, type MessageParam, type ToolResultBlock } from '../.
 import { canonicalJson, utf8Length } from '../../src/shared/hash';
 import { storageSettings } from '../../src/payloads/storage';
 import { transcriptQuery } from '../../src/shared/messages';
-import { startHarness, type Harness } from '../kit/env';
-import { runForkflow } from '../kit/processes';
+import { ForkflowClient } from '../../src/client';
+import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
+import { runForkflow, startWorkerProcess } from '../kit/processes';
 import { largestPayload, rawHistory, referenceCount } from '../kit/raw-history';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { bigSnapshot } from '../kit/snapshots';
@@ -102,23 +104,31 @@ test('a 3 MB base64 image in a tool result reaches the model byte for byte, on e
   await expectSmallHistory('large-image');
 });
 
+/** A fork that reads a ~2 MB file six times: its conversation grows to ~12 MB. */
+const reads = 6;
+const growPrompt = `Read it again and again.\n@repeat ${reads} @tool Read {"file_path":"huge.txt","offset":1,"limit":2000}\n@reply read ${reads} times`;
+/** The uninterrupted run's transcript, the yardstick of the crashed one. */
+let reference: MessageParam[] | undefined;
+
+const cliTranscript = (agentId: string, taskQueue = h.taskQueue) => runForkflow(['--address', h.env.address, '--task-queue', taskQueue, '--json', 'transcript', agentId]);
+
 test('a fork whose conversation grows to ~12 MB completes; client and CLI transcripts are identical', async () => {
   // 2,000 lines of ~1,000 characters: one Read of it is ~2 MB.
   const line = 'forkflow keeps long conversations out of history and reads them a page at a time. '.repeat(13);
   writeFileSync(join(h.workspaceRoot, 'huge.txt'), Array.from({ length: 2000 }, (_, i) => `${i} ${line}`).join('\n'));
-  const reads = 6;
-  const prompt = `Read it again and again.\n@repeat ${reads} @tool Read {"file_path":"huge.txt","offset":1,"limit":2000}\n@reply read ${reads} times`;
+  const prompt = growPrompt;
   const result = await h.forkflow.fork({ agentId: 'large-grow', prompt, maxTurns: 20, budget }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', text: `read ${reads} times` });
 
   const transcript = await h.forkflow.transcript('large-grow');
   expect(transcript).toHaveLength(2 + 2 * reads);
+  reference = transcript;
   expect(bytesOf(transcript)).toBeGreaterThan(12_000_000);
   // What the model was sent last is the transcript up to its last reply.
   const last = messageRequests(h.model).filter((e) => JSON.stringify(e.body ?? '').includes('Read it again and again.')).pop()!;
   expect(asSent(bodyOf(last).messages)).toEqual(asSent(transcript.slice(0, -1)));
 
-  const cli = await runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, '--json', 'transcript', 'large-grow']);
+  const cli = await cliTranscript('large-grow');
   expect(cli.stderr).toBe('');
   expect(cli.status).toBe(0);
   expect(cli.stdout).toBe(`${JSON.stringify(transcript, null, 2)}\n`);
@@ -128,4 +138,29 @@ test('a fork whose conversation grows to ~12 MB completes; client and CLI transc
   const history = await rawHistory(h.client, 'large-grow');
   expect(largestPayload(history)).toBeLessThan(THRESHOLD);
   console.log(`large: ${bytesOf(transcript)} B conversation → ${history.bytes} B history, ${referenceCount(history)} references`);
+});
+
+test('the same fork, its worker SIGKILLed once the conversation is past 4 MB: a new worker finishes it, transcripts identical to the uninterrupted run', async () => {
+  expect(reference).toBeDefined();
+  const taskQueue = uniqueTaskQueue('large-crash');
+  const forkflow = new ForkflowClient(h.client, { taskQueue });
+  const opts = { address: h.env.address, taskQueue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_RESPONSE_DIR: tempDir('responses') } };
+  let worker = await startWorkerProcess(opts);
+  try {
+    const before = Math.max(0, ...h.model.log.entries().map((e) => e.seq));
+    const handle = await forkflow.start({ agentId: 'large-crash', prompt: growPrompt, maxTurns: 20, budget });
+    // The model is asked with a conversation past 4 MB (its third turn): kill the worker then.
+    const past4MB = await h.model.log.waitFor((e) => e.seq > before && e.rawBody.length > 4_000_000, { timeoutMs: 60_000 });
+    await worker.kill('SIGKILL');
+    worker = await startWorkerProcess(opts);
+    expect(await handle.result()).toMatchObject({ status: 'completed', text: `read ${reads} times` });
+    expect(past4MB.rawBody.length).toBeGreaterThan(4_000_000);
+    const transcript = await forkflow.transcript('large-crash');
+    expect(transcript).toEqual(reference);
+    const cli = await cliTranscript('large-crash', taskQueue);
+    expect(cli.status).toBe(0);
+    expect(cli.stdout).toBe(`${JSON.stringify(reference, null, 2)}\n`);
+  } finally {
+    await worker.kill();
+  }
 });
