@@ -27,6 +27,8 @@ import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 
 export * from './errors';
+/** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
+export { forkflowDataConverter } from '../payloads/data-converter';
 export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type OutageRetry } from './outage';
 export * from './dream';
 export type { AgentRow } from './rows';
