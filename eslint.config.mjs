@@ -16,14 +16,16 @@ const ioLibraries = [
 ];
 
 // Floors of src/, lowest first: a folder may import only folders on lower floors.
-//   shared → workflows | activities | offline | gateway → worker → client → testing → cli
-// The client additionally loads no worker, activity or workflow code (services import it alone).
+//   shared → workflows | activities | offline | gateway | payloads → worker → client → testing → cli
+// The client additionally loads no worker, activity or workflow code (services import it alone);
+// it does load src/payloads, the data converter it must share with workers.
 const forbiddenFolders = {
-  shared: ['workflows', 'activities', 'offline', 'gateway', 'worker', 'client', 'testing', 'cli'],
-  workflows: ['activities', 'offline', 'gateway', 'worker', 'client', 'testing', 'cli'],
-  activities: ['workflows', 'offline', 'gateway', 'worker', 'client', 'testing', 'cli'],
-  offline: ['workflows', 'activities', 'gateway', 'worker', 'client', 'testing', 'cli'],
-  gateway: ['workflows', 'activities', 'offline', 'worker', 'client', 'testing', 'cli'],
+  shared: ['workflows', 'activities', 'offline', 'gateway', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  workflows: ['activities', 'offline', 'gateway', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  activities: ['workflows', 'offline', 'gateway', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  offline: ['workflows', 'activities', 'gateway', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  gateway: ['workflows', 'activities', 'offline', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  payloads: ['workflows', 'activities', 'offline', 'gateway', 'worker', 'client', 'testing', 'cli'],
   worker: ['client', 'testing', 'cli'],
   client: ['workflows', 'activities', 'offline', 'gateway', 'worker', 'testing', 'cli'],
   testing: ['cli'],
@@ -41,7 +43,7 @@ function floorBlocks() {
         regex: `^${up}${target}(/.*)?$`,
         // Workflow code imports activity types for proxyActivities; types are erased from the bundle.
         ...(folder === 'workflows' && target === 'activities' ? { allowTypeImports: true } : {}),
-        message: `src/${folder} may not import src/${target} (floors: shared → workflows | activities | offline | gateway → worker → client → testing → cli).`,
+        message: `src/${folder} may not import src/${target} (floors: shared → workflows | activities | offline | gateway | payloads → worker → client → testing → cli).`,
       }));
       const paths = workflowSafe.has(folder)
         ? [

@@ -14,7 +14,7 @@ import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
 import type { ModelCallInput, RunRef } from '../shared/activity-io';
 import { chainDigest, EMPTY_DIGEST } from '../shared/hash';
-import { messagesQuery, requestContextQuery, type RequestContext } from '../shared/messages';
+import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/messages';
 import { Lru } from './lru';
 
 interface CachedRun {
@@ -166,7 +166,7 @@ export class ConversationSource {
     while (entry.messages.length < count) {
       this.stats.queries++;
       const from = entry.messages.length;
-      const page = await this.handle(run).query(messagesQuery, { from, to: count });
+      const page = await this.handle(run).query(messagesQuery, { from, to: count, maxBytes: pageBytesFor(this.client) });
       // This worker's own model call for the run may have assembled more of it meanwhile: go on from there.
       if (entry.messages.length !== from) continue;
       if (page.prefix && entry.messages.length < page.prefix.count) {

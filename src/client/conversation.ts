@@ -1,24 +1,54 @@
 /**
- * Reads a run's whole conversation through the `messages` query, following prefixes held by
+ * Reads a run's conversation a page at a time (each page under ~1 MiB, or one larger
+ * message that external storage carries as a reference), following prefixes held by
  * reference to the runs that recorded them (a fork of a snapshot, a resumed agent).
  */
 import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
-import { messagesQuery } from '../shared/messages';
+import { messagesQuery, pageBytesFor, transcriptPageQuery } from '../shared/messages';
 
-export async function readConversation(client: Client, run: { workflowId: string; runId?: string }, count?: number): Promise<MessageParam[]> {
+export interface ReadOptions {
+  /** Read messages [0, count) only. */
+  count?: number;
+  /**
+   * `transcript` asks the run itself with `transcriptPage`, which it refuses under
+   * skipTranscript; prefixes held elsewhere are read with `messages` (what activities use).
+   */
+  query?: 'transcript' | 'messages';
+  /** Runs each page's query (e.g. through an outage guard, so one page is retried, not the read). */
+  each?: <T>(read: () => Promise<T>) => Promise<T>;
+}
+
+/** The run's conversation as pages of messages, in order, from the first. */
+export async function* conversationPages(client: Client, run: { workflowId: string; runId?: string }, opts: ReadOptions = {}): AsyncGenerator<MessageParam[]> {
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
-  const out: MessageParam[] = [];
-  let total = count ?? Number.MAX_SAFE_INTEGER;
-  while (out.length < total) {
-    const page = await handle.query(messagesQuery, { from: out.length, to: total });
+  let total = opts.count ?? Number.MAX_SAFE_INTEGER;
+  let at = 0;
+  while (at < total) {
+    const range = { from: at, to: total, maxBytes: pageBytesFor(client) };
+    const each = opts.each ?? ((read) => read());
+    const page = await each(() => (opts.query === 'transcript' ? handle.query(transcriptPageQuery, range) : handle.query(messagesQuery, range)));
     total = Math.min(total, page.total);
-    if (page.prefix && out.length < page.prefix.count) {
-      out.push(...(await readConversation(client, page.prefix.run, page.prefix.count)).slice(out.length));
+    if (page.prefix && at < page.prefix.count) {
+      let seen = 0;
+      for await (const prefixPage of conversationPages(client, page.prefix.run, { count: page.prefix.count, ...(opts.each ? { each: opts.each } : {}) })) {
+        // Only the part not read yet.
+        const fresh = prefixPage.slice(Math.max(0, at - seen));
+        seen += prefixPage.length;
+        at += fresh.length;
+        if (fresh.length) yield fresh;
+      }
+      if (at < page.prefix.count) throw new Error(`the prefix of ${run.workflowId} held by ${page.prefix.run.workflowId} has ${at} messages; ${page.prefix.count} were expected`);
       continue;
     }
     if (page.messages.length === 0) break;
-    out.push(...page.messages);
+    at += page.messages.length;
+    yield page.messages;
   }
+}
+
+export async function readConversation(client: Client, run: { workflowId: string; runId?: string }, count?: number): Promise<MessageParam[]> {
+  const out: MessageParam[] = [];
+  for await (const page of conversationPages(client, run, count !== undefined ? { count } : {})) out.push(...page);
   return out;
 }

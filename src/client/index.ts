@@ -14,18 +14,21 @@ import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
-import { readConversation } from './conversation';
+import { conversationPages } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
-import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, transcriptQuery, type SendMessageArgs } from '../shared/messages';
+import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
 import { temporalSettings } from './settings';
+import { forkflowDataConverter } from '../payloads/data-converter';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 
 export * from './errors';
+/** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
+export { forkflowDataConverter } from '../payloads/data-converter';
 export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type OutageRetry } from './outage';
 export * from './dream';
 export type { AgentRow } from './rows';
@@ -125,7 +128,7 @@ export class ForkflowClient {
     const connection = await connectRidingOutages(settings.connectionOptions, opts.outage);
     // Forks started inside a traced request join its trace.
     const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
-    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors }), opts);
+    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter: forkflowDataConverter() }), opts);
     client.ownedConnection = connection;
     return client;
   }
@@ -142,7 +145,10 @@ export class ForkflowClient {
   async start(params: ForkParams, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
     const { agentId: shorthand, ...input } = params;
     const agentId = shorthand ?? input.overrides?.agentId ?? `fork-${slug(input.forkLabel ?? 'fork')}-${randomUUID().slice(0, 8)}`;
-    const withId: ForkInputJson = { ...input, overrides: { ...input.overrides, agentId } };
+    // The parent first: siblings' inputs then share their leading bytes, which external
+    // storage keeps once (src/payloads/fs-driver.ts).
+    const { parent, ...rest } = input;
+    const withId: ForkInputJson = { ...(parent ? { parent } : {}), ...rest, overrides: { ...input.overrides, agentId } };
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;
@@ -223,11 +229,20 @@ export class ForkflowClient {
    * The agent's whole conversation, including a prefix it holds by reference (read from the
    * run that recorded it). The raw `transcript` query returns only the messages the run holds.
    */
-  transcript(agentId: string): Promise<MessageParam[]> {
-    return this.read(agentId, 'transcript', async (h) => {
-      await h.query(transcriptQuery); // refuses when skipTranscript
-      return readConversation(this.temporal, { workflowId: agentId });
-    });
+  async transcript(agentId: string): Promise<MessageParam[]> {
+    const messages: MessageParam[] = [];
+    for await (const page of this.transcriptPages(agentId)) messages.push(...page);
+    return messages;
+  }
+
+  /**
+   * The agent's conversation as pages of messages (each under ~1 MiB, or one larger message),
+   * oldest first: a conversation of any size, never held whole by one query. Refused (like
+   * `transcript`) when the agent runs with skipTranscript. Each page's read rides out an
+   * outage on its own.
+   */
+  transcriptPages(agentId: string): AsyncGenerator<MessageParam[]> {
+    return conversationPages(this.temporal, { workflowId: agentId }, { query: 'transcript', each: (read) => this.read(agentId, 'transcript', read) });
   }
 
   /** A reference to an agent's conversation so far, for zero-copy forks (`forkFrom`). */

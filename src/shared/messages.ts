@@ -24,8 +24,14 @@ export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 export const sendMessageSignal = defineSignal<[SendMessageArgs]>('sendMessage');
 
 export const statusQuery = defineQuery<ForkStatus>('status');
-/** The conversation as Anthropic message params. */
+/**
+ * The messages this run holds, whole, as Anthropic message params. Refused over
+ * TRANSCRIPT_QUERY_BYTES: read longer ones a page at a time with `transcriptPage`.
+ */
 export const transcriptQuery = defineQuery<MessageParam[]>('transcript');
+
+/** The most the whole-`transcript` query answers with (canonical JSON bytes); query results stay under 1 MiB. */
+export const TRANSCRIPT_QUERY_BYTES = 1 << 20;
 
 /** Everything but the messages that a model request needs; fetched once per worker and cached. */
 export interface RequestContext {
@@ -49,8 +55,35 @@ export interface MessagesPage {
   /** Set when `from` lies in a prefix held by reference: read [0, count) from that run. */
   prefix?: { run: RunRef; count: number; digest: string };
 }
+/** A page's size when its answer goes inline: query results stay under 1 MiB. */
+export const PAGE_BYTES = 1 << 20;
+/**
+ * A page's size for a reader whose converter offloads large payloads (external storage):
+ * its answer is a reference, and each page read of a closed run costs a replay of it.
+ */
+export const STORED_PAGE_BYTES = 16 << 20;
+
+export interface PageArgs {
+  from: number;
+  to: number;
+  /** Page size in canonical JSON bytes: PAGE_BYTES by default, at most STORED_PAGE_BYTES. */
+  maxBytes?: number;
+}
+
+/** The page size to ask for: larger only when this client's answers come back as references. */
+export function pageBytesFor(client: { options: { loadedDataConverter: { externalStorage?: unknown } } }): number {
+  return client.options.loadedDataConverter.externalStorage ? STORED_PAGE_BYTES : PAGE_BYTES;
+}
+
 /** Internal: messages [from, to) of a run's conversation (read by the model activity). */
-export const messagesQuery = defineQuery<MessagesPage, [{ from: number; to: number }]>('messages');
+export const messagesQuery = defineQuery<MessagesPage, [PageArgs]>('messages');
+
+/**
+ * The transcript a page at a time (`to` defaults to the end): the `messages` page, refused
+ * when the run does not serve its transcript (skipTranscript). Clients follow `prefix` to the
+ * run that holds it with `messages`.
+ */
+export const transcriptPageQuery = defineQuery<MessagesPage, [Omit<PageArgs, 'to'> & { to?: number }]>('transcriptPage');
 
 /** A reference to this run's conversation so far: fork from it without copying it. */
 export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');

@@ -13,6 +13,7 @@ import { startDevServer, type DevServer, type DevServerOptions } from '../worker
 import { createModelClient } from '../worker/model-client';
 import { installRuntime } from '../worker/runtime';
 import { createForkflowWorker } from '../worker/worker';
+import { forkflowDataConverter } from '../payloads/data-converter';
 
 export interface DevStackOptions {
   server?: DevServerOptions;
@@ -51,7 +52,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
   const connection = await Connection.connect({ address: server.address });
-  const temporal = new Client({ connection, namespace: server.namespace });
+  const temporal = new Client({ connection, namespace: server.namespace, dataConverter: forkflowDataConverter() });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const conversations = new ConversationSource(temporal);
   const worker = await createForkflowWorker({

@@ -14,3 +14,6 @@ export { createModelClient } from './model-client';
 export { installRuntime, isRuntimeInstallError, RuntimeInstallError, type InstalledRuntime, type RuntimeSettings } from './runtime';
 export { forkflowSettings, type ForkflowSettings } from './config';
 export { tracingFromEnv, type Tracing } from './tracing';
+export { forkflowDataConverter, type DataConverterOptions } from '../payloads/data-converter';
+export { storageSettings, type StorageSettings } from '../payloads/storage';
+export { FsStorageDriver, type FsDriverStats } from '../payloads/fs-driver';

@@ -7,9 +7,11 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
 import { forkflowSettings } from './config';
+import { forkflowDataConverter } from '../payloads/data-converter';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 
@@ -26,6 +28,7 @@ async function reportSandbox(probe: () => Promise<SandboxAvailability> = sandbox
 
 export interface ForkflowWorkerOptions {
   connection: NativeConnection;
+  /** The client activities query workflows with; build it with the same `forkflowDataConverter()`. */
   client: Client;
   namespace: string;
   taskQueue: string;
@@ -52,6 +55,8 @@ export interface ForkflowWorkerOptions {
    * then carry their call key, and a cancelled call is stopped at the gateway too.
    */
   modelGateway?: string;
+  /** Default: `forkflowDataConverter()` (external payload storage from the environment). */
+  dataConverter?: DataConverter;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -75,6 +80,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
+    dataConverter: o.dataConverter ?? forkflowDataConverter(),
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
@@ -96,6 +102,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
+    dataConverter: o.dataConverter ?? forkflowDataConverter(),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,

@@ -1,13 +1,13 @@
 /**
  * The queries through which a run serves its conversation to activities, clients and other
- * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` and
- * `prefixRef`. Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
+ * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` (whole, up to
+ * 1 MiB), `transcriptPage` (paged) and `prefixRef`. Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type MessageParam } from '../shared/anthropic';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
-import { messagesQuery, prefixRefQuery, requestContextQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
+import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
 
 /** What a run holds of its conversation. */
@@ -21,10 +21,18 @@ export interface ConversationHolder {
   readonly summary: ContextSummary;
 }
 
-/** Keeps one `messages` page under ~1 MiB so query results stay far below gRPC limits. */
-const PAGE_BYTES = 1 << 20;
+/**
+ * A page is at most `maxBytes` (default PAGE_BYTES, ~1 MiB, so inline query results stay far
+ * below gRPC limits; readers with external storage ask for up to STORED_PAGE_BYTES). A
+ * single larger message is a page of its own: it exists only with external payload storage
+ * (the server refuses a payload over 2 MB), which turns that answer into a reference too.
+ */
+function pageLimit(maxBytes: unknown): number {
+  return typeof maxBytes === 'number' && Number.isFinite(maxBytes) && maxBytes > 0 ? Math.min(maxBytes, STORED_PAGE_BYTES) : PAGE_BYTES;
+}
 
-export function messagesPage(h: ConversationHolder, from: number, to: number): MessagesPage {
+export function messagesPage(h: ConversationHolder, from: number, to: number, maxBytes?: number): MessagesPage {
+  const limit = pageLimit(maxBytes);
   const total = h.base + h.messages.length;
   const end = Math.min(to, total);
   if (!Number.isInteger(from) || from < 0 || from > end) throw new Error(`messages: bad range [${from}, ${to}) of ${total}`);
@@ -37,10 +45,20 @@ export function messagesPage(h: ConversationHolder, from: number, to: number): M
   for (let i = from; i < end; i++) {
     const m = h.messages[i - h.base]!;
     bytes += utf8Length(canonicalJson(m));
-    if (page.length > 0 && bytes > PAGE_BYTES) break;
+    if (page.length > 0 && bytes > limit) break;
     page.push(m);
   }
   return { from, messages: page, total };
+}
+
+/** The canonical JSON size of `messages`, counted until it passes `limit`. */
+function bytesUpTo(messages: MessageParam[], limit: number): number {
+  let bytes = 0;
+  for (const m of messages) {
+    bytes += utf8Length(canonicalJson(m));
+    if (bytes > limit) break;
+  }
+  return bytes;
 }
 
 /** Component hashes of this run's own requests, when it holds everything needed. */
@@ -78,16 +96,27 @@ export function contextSummaryOf(context: RequestContext): ContextSummary {
 }
 
 export function registerConversationQueries(h: ConversationHolder, opts: { transcriptRefusal?: () => string | undefined } = {}): void {
-  setHandler(messagesQuery, ({ from, to }) => messagesPage(h, from, to));
+  setHandler(messagesQuery, ({ from, to, maxBytes }) => messagesPage(h, from, to, maxBytes));
   setHandler(requestContextQuery, () => {
     if (!h.context) throw new Error(`this run holds its context by reference: query requestContext on ${h.summary.from.workflowId}`);
     return h.context;
   });
-  // Messages this run holds; a prefix held by reference lives in the run named by prefixRef.
-  setHandler(transcriptQuery, () => {
+  const refuse = () => {
     const refusal = opts.transcriptRefusal?.();
     if (refusal) throw new Error(refusal);
+  };
+  // Messages this run holds; a prefix held by reference lives in the run named by prefixRef.
+  setHandler(transcriptQuery, () => {
+    refuse();
+    const bytes = bytesUpTo(h.messages, TRANSCRIPT_QUERY_BYTES);
+    if (bytes > TRANSCRIPT_QUERY_BYTES) {
+      throw new Error(`transcript: the ${h.messages.length} messages this run holds are over ${TRANSCRIPT_QUERY_BYTES} bytes; read them a page at a time with the transcriptPage query ({ from, to }), as ForkflowClient.transcript and \`forkflow transcript\` do`);
+    }
     return h.messages;
+  });
+  setHandler(transcriptPageQuery, ({ from, to, maxBytes }) => {
+    refuse();
+    return messagesPage(h, from, to ?? Number.MAX_SAFE_INTEGER, maxBytes);
   });
   setHandler(prefixRefQuery, () => prefixRefOf(h));
 }

@@ -15,6 +15,7 @@ import { createModelClient } from '../../src/worker/model-client';
 import { installRuntime } from '../../src/worker/runtime';
 import type { Tracing } from '../../src/worker/tracing';
 import { createForkflowWorker } from '../../src/worker/worker';
+import { forkflowDataConverter } from '../../src/payloads/data-converter';
 
 export interface TestEnvFile {
   address: string;
@@ -72,7 +73,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const env = testEnv();
   const model = await startOfflineModel(opts.model);
   const connection = await Connection.connect({ address: env.address });
-  const client = new Client({ connection, namespace: env.namespace });
+  const client = new Client({ connection, namespace: env.namespace, dataConverter: forkflowDataConverter() });
   const taskQueue = uniqueTaskQueue(opts.name);
   const forkflow = new ForkflowClient(client, { taskQueue });
   const workspaceRoot = opts.workspaceRoot ?? tempDir();

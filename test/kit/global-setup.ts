@@ -19,6 +19,9 @@ export default async function globalSetup(): Promise<void> {
   const envPath = join(dir, 'env.json');
   writeFileSync(envPath, JSON.stringify(env));
   process.env.FORKFLOW_TEST_ENV = envPath;
+  // One blob folder for the run's external payload storage: test workers, clients and the
+  // CLI processes they spawn all inherit it, as a deployment's hosts share theirs.
+  process.env.FORKFLOW_BLOB_DIR ??= join(dir, 'blobs');
   (globalThis as { __forkflowDevServer?: { stop(): Promise<void> } }).__forkflowDevServer = server;
 }
 

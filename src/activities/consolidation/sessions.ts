@@ -1,6 +1,6 @@
 /**
  * A scope's sessions from Temporal: counted and listed through visibility, and their
- * transcripts read through each run's public `transcript` query (Temporal answers it on a
+ * transcripts read through each run's public `transcriptPage` query (Temporal answers it on a
  * closed run by replaying it on a worker). The transcript of a run that refuses it
  * (skipTranscript) or cannot answer in time is noted, not guessed.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { MessageParam } from '../../shared/anthropic';
 import { runKeyOf, sessionsQuery } from '../../shared/dream/names';
-import { transcriptQuery } from '../../shared/messages';
+import { pageBytesFor, transcriptPageQuery } from '../../shared/messages';
 import { SA } from '../../shared/search-attributes';
 import { firstLineOf, renderIndex, renderSession, type IndexEntry, type SessionMeta } from './render';
 
@@ -49,13 +49,33 @@ export async function listSessions(client: Client, scope: string, since: string 
   return { sessions: all.slice(0, max), total: all.length };
 }
 
+/**
+ * The messages the run holds (not a prefix it holds by reference), a page at a time, so a
+ * session of any size is read; refused like `transcript` under skipTranscript.
+ */
+async function heldMessages(client: Client, meta: SessionMeta): Promise<MessageParam[]> {
+  const handle = client.workflow.getHandle(meta.workflowId, meta.runId);
+  const out: MessageParam[] = [];
+  let from = 0;
+  for (;;) {
+    const page = await handle.query(transcriptPageQuery, { from, maxBytes: pageBytesFor(client) });
+    if (page.prefix && from < page.prefix.count) {
+      from = page.prefix.count;
+      continue;
+    }
+    out.push(...page.messages);
+    from += page.messages.length;
+    if (page.messages.length === 0 || from >= page.total) return out;
+  }
+}
+
 async function readTranscript(client: Client, meta: SessionMeta): Promise<{ messages?: MessageParam[]; why?: string }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${QUERY_TIMEOUT_MS / 1000} s`)), QUERY_TIMEOUT_MS);
   });
   try {
-    const messages = await Promise.race([client.workflow.getHandle(meta.workflowId, meta.runId).query(transcriptQuery), timeout]);
+    const messages = await Promise.race([heldMessages(client, meta), timeout]);
     return { messages };
   } catch (err) {
     return { why: err instanceof Error ? err.message : String(err) };

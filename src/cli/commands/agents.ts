@@ -211,12 +211,21 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
 
   program
     .command('transcript <agentId>')
-    .description("an agent's conversation (query `transcript`)")
+    .description("an agent's conversation, read a page at a time (query `transcriptPage`)")
     .action((agentId: string) =>
       withClient(globals(), async (client) => {
-        const messages = await client.transcript(agentId);
-        if (globals().json) return printJson(messages);
-        for (const m of messages) process.stdout.write(`--- ${m.role}\n${textOf(m) || JSON.stringify(m.content).slice(0, 400)}\n`);
+        // Printed as the pages arrive: a long conversation is never held whole. The JSON is
+        // the same bytes as printJson of the whole array.
+        const json = globals().json;
+        let first = true;
+        for await (const page of client.transcriptPages(agentId)) {
+          for (const m of page) {
+            if (json) process.stdout.write(`${first ? '[\n' : ',\n'}  ${JSON.stringify(m, null, 2).replace(/\n/g, '\n  ')}`);
+            else process.stdout.write(`--- ${m.role}\n${textOf(m) || JSON.stringify(m.content).slice(0, 400)}\n`);
+            first = false;
+          }
+        }
+        if (json) process.stdout.write(first ? '[]\n' : '\n]\n');
       }),
     );
 

@@ -17,6 +17,7 @@ import { CliError, EXIT } from '../exit';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
 import { createForkflowWorker, createWorkspaceWorker } from '../../worker/worker';
+import { forkflowDataConverter } from '../../payloads/data-converter';
 import type { GlobalOptions } from './agents';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
@@ -112,7 +113,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const worker = await createForkflowWorker({
         stopping: stopping.signal,
         connection: nativeConnection,
-        client: new Client({ connection, namespace: temporal.namespace }),
+        client: new Client({ connection, namespace: temporal.namespace, dataConverter: forkflowDataConverter() }),
         namespace: temporal.namespace,
         taskQueue: globals().taskQueue ?? settings.taskQueue,
         anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
@@ -126,7 +127,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         workers.push(
           await createWorkspaceWorker({
             connection: nativeConnection,
-            client: new Client({ connection, namespace: temporal.namespace }),
+            client: new Client({ connection, namespace: temporal.namespace, dataConverter: forkflowDataConverter() }),
             namespace: temporal.namespace,
             taskQueue: flags.workspaceQueue,
             stopping: stopping.signal,
