@@ -16,13 +16,15 @@ const ioLibraries = [
 ];
 
 // Floors of src/, lowest first: a folder may import only folders on lower floors.
-//   shared → workflows | activities | offline → worker → client → testing → cli
+//   shared → workflows | activities | offline | payloads → worker → client → testing → cli
 // The client additionally loads no worker, activity or workflow code (services import it alone).
 const forbiddenFolders = {
-  shared: ['workflows', 'activities', 'offline', 'worker', 'client', 'testing', 'cli'],
-  workflows: ['activities', 'offline', 'worker', 'client', 'testing', 'cli'],
-  activities: ['workflows', 'offline', 'worker', 'client', 'testing', 'cli'],
-  offline: ['workflows', 'activities', 'worker', 'client', 'testing', 'cli'],
+  shared: ['workflows', 'activities', 'offline', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  workflows: ['activities', 'offline', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  activities: ['workflows', 'offline', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  offline: ['workflows', 'activities', 'payloads', 'worker', 'client', 'testing', 'cli'],
+  // Payload codecs (and storage): Node-side, below the worker and the client, which both use them.
+  payloads: ['workflows', 'activities', 'offline', 'worker', 'client', 'testing', 'cli'],
   worker: ['client', 'testing', 'cli'],
   client: ['workflows', 'activities', 'offline', 'worker', 'testing', 'cli'],
   testing: ['cli'],
@@ -40,7 +42,7 @@ function floorBlocks() {
         regex: `^${up}${target}(/.*)?$`,
         // Workflow code imports activity types for proxyActivities; types are erased from the bundle.
         ...(folder === 'workflows' && target === 'activities' ? { allowTypeImports: true } : {}),
-        message: `src/${folder} may not import src/${target} (floors: shared → workflows | activities | offline → worker → client → testing → cli).`,
+        message: `src/${folder} may not import src/${target} (floors: shared → workflows | activities | offline | payloads → worker → client → testing → cli).`,
       }));
       const paths = workflowSafe.has(folder)
         ? [

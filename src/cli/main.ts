@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
+import { registerCodecServerCommand } from './commands/codec-server';
 import { registerDemoCommand } from './commands/demo';
 import { registerDreamCommands } from './commands/dream';
 import { registerServeCommands } from './commands/serve';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerDreamCommands(program, globals);
   registerTopCommand(program, globals);
   registerTreeCommands(program, globals);
+  registerCodecServerCommand(program);
   return program;
 }
 

@@ -1,15 +1,20 @@
 /**
  * The whole local stack in one process: a dev server (persistent by default), the model
  * (Anthropic when ANTHROPIC_API_KEY is set, else the offline emulator on loopback) and a
- * worker. Used by `forkflow dev` and the demo.
+ * worker. Used by `forkflow dev` and the demo. With payload encryption on, also a codec
+ * server that the dev server's Web UI decodes through (`--ui-codec-endpoint`), so the UI
+ * shows what the database only holds encrypted.
  */
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ConversationSource } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
-import { startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
+import { startCodecServer, type CodecServer } from '../payloads/codec-server';
+import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
+import { freePort, startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
 import { createModelClient } from '../worker/model-client';
 import { installRuntime } from '../worker/runtime';
 import { createForkflowWorker } from '../worker/worker';
@@ -26,6 +31,10 @@ export interface DevStackOptions {
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** `ip:port` to serve Prometheus metrics on (see src/worker/runtime.ts); none when unset. */
   metricsAddress?: string;
+  /** Payload codecs of the worker and client (default: `forkflowDataConverter()`, from the environment). */
+  dataConverter?: DataConverter;
+  /** Port of the codec server started when the converter encrypts (default: a free one). */
+  codecServerPort?: number;
 }
 
 export interface DevStack {
@@ -39,19 +48,23 @@ export interface DevStack {
   conversations: ConversationSource;
   /** Where the worker's Prometheus metrics are, when enabled. */
   metricsUrl?: string;
+  /** The codec server the Web UI uses, when payloads are encrypted. */
+  codecServer?: CodecServer;
   stop(): Promise<void>;
 }
 
 export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const { metricsUrl } = installRuntime({ logLevel: o.logLevel ?? 'WARN', metricsAddress: o.metricsAddress });
   const taskQueue = o.taskQueue ?? TASK_QUEUE;
+  const dataConverter = o.dataConverter ?? forkflowDataConverter();
+  const codecServer = encrypts(dataConverter) && !o.server?.headless ? await startUiCodecServer(dataConverter, o) : undefined;
   const [server, offlineModel] = await Promise.all([
-    startDevServer(o.server),
+    startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.url } : {}) }),
     o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
   const connection = await Connection.connect({ address: server.address });
-  const temporal = new Client({ connection, namespace: server.namespace });
+  const temporal = new Client({ connection, namespace: server.namespace, dataConverter });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const conversations = new ConversationSource(temporal);
   const worker = await createForkflowWorker({
@@ -62,6 +75,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     anthropic: createModelClient({ apiKey: o.anthropicApiKey ?? 'offline', baseURL: offlineModel?.url ?? o.anthropicBaseUrl }),
     workspaceRoot: o.workspaceRoot,
     conversations,
+    dataConverter,
   });
   const running = worker.run();
   return {
@@ -73,6 +87,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     taskQueue,
     conversations,
     metricsUrl,
+    codecServer,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
@@ -80,6 +95,19 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
       await connection.close();
       await offlineModel?.close();
       await server.stop();
+      await codecServer?.close();
     },
   };
+}
+
+/**
+ * A codec server for the dev server's Web UI. The UI's port is fixed first, so CORS can
+ * name its origins (the UI is reached as localhost or 127.0.0.1, whichever was typed).
+ */
+async function startUiCodecServer(dataConverter: DataConverter, o: DevStackOptions): Promise<CodecServer & { uiPort: number }> {
+  const ip = o.server?.ip ?? '127.0.0.1';
+  const uiPort = o.server?.uiPort ?? (await freePort(ip));
+  const allowedOrigins = [`http://${ip}:${uiPort}`, `http://localhost:${uiPort}`, `http://127.0.0.1:${uiPort}`];
+  const server = await startCodecServer({ dataConverter, ip: '127.0.0.1', port: o.codecServerPort, allowedOrigins });
+  return Object.assign(server, { uiPort });
 }

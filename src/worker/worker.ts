@@ -7,9 +7,11 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
 import { forkflowSettings } from './config';
+import { forkflowDataConverter } from '../payloads/data-converter';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 
@@ -47,6 +49,11 @@ export interface ForkflowWorkerOptions {
    * them within about 0.3 s, instead of when the SDK's shutdown cancels them.
    */
   stopping?: AbortSignal;
+  /**
+   * Payload codecs (default: `forkflowDataConverter()`, encryption when keys are configured).
+   * `client` must use the same one: activities query workflows through it.
+   */
+  dataConverter?: DataConverter;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -64,12 +71,28 @@ function responseStore(o: ForkflowWorkerOptions): ResponseStore {
   return defaultStore;
 }
 
+/**
+ * The worker's converter, checked against its client's: activities read conversations
+ * through that client, and a client without the worker's codecs cannot read what the
+ * worker's workflows answer (it would fail on every retried model call, not at start).
+ */
+function dataConverterOf(o: Pick<ForkflowWorkerOptions, 'dataConverter' | 'client'>): DataConverter {
+  const converter = o.dataConverter ?? forkflowDataConverter();
+  const workerCodecs = converter.payloadCodecs?.length ?? 0;
+  const clientCodecs = o.client.options.loadedDataConverter.payloadCodecs.length;
+  if (workerCodecs !== clientCodecs) {
+    throw new Error(`The worker has ${workerCodecs} payload codec(s) and its client ${clientCodecs}: build both with the same DataConverter (forkflowDataConverter()).`);
+  }
+  return converter;
+}
+
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
   await reportSandbox(o.sandbox);
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
+    dataConverter: dataConverterOf(o),
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
@@ -91,6 +114,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
+    dataConverter: dataConverterOf(o),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,

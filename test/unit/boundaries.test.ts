@@ -1,9 +1,9 @@
 /**
  * The floors of src/ and what may import what, checked from the sources (not remembered):
  *
- *   shared → workflows | activities | offline → worker → client → testing → cli
+ *   shared → workflows | activities | offline | payloads → worker → client → testing → cli
  *
- * A floor may import only floors to its left. The three middle siblings do not import each
+ * A floor may import only floors to its left. The four middle siblings do not import each
  * other, except workflow code importing activity *types* (proxyActivities needs them; types
  * are erased). Workflow-safe code (src/workflows, src/shared) imports nothing Node-side.
  * The client loads no worker code. src/workflows/fork/ has no import circle.
@@ -11,7 +11,7 @@
 import { builtinModules } from 'node:module';
 import { circles, importsOf, sourceFiles, type Import } from '../kit/imports';
 
-const FLOOR: Record<string, number> = { shared: 0, workflows: 1, activities: 1, offline: 1, worker: 2, client: 3, testing: 4, cli: 5 };
+const FLOOR: Record<string, number> = { shared: 0, workflows: 1, activities: 1, offline: 1, payloads: 1, worker: 2, client: 3, testing: 4, cli: 5 };
 const top = (path: string) => path.split('/')[0]!;
 const imports = sourceFiles().flatMap(importsOf);
 const describeImport = (i: Import) => `${i.from} → ${i.to}${i.typeOnly ? ' (types)' : ''}`;
@@ -27,7 +27,7 @@ test('no floor imports a higher floor', () => {
   expect(upward.map(describeImport)).toEqual([]);
 });
 
-test('workflows, activities and offline do not import each other (workflow code may import activity types)', () => {
+test('workflows, activities, offline and payloads do not import each other (workflow code may import activity types)', () => {
   const siblings = imports.filter((i) => i.relative && top(i.from) !== top(i.to) && FLOOR[top(i.from)] === 1 && FLOOR[top(i.to)] === 1);
   const allowed = (i: Import) => top(i.from) === 'workflows' && top(i.to) === 'activities' && i.typeOnly;
   expect(siblings.filter((i) => !allowed(i)).map(describeImport)).toEqual([]);
@@ -40,8 +40,8 @@ test('workflow-safe code imports no Node builtin and no Node-side package', () =
   expect(bad.map(describeImport)).toEqual([]);
 });
 
-test('the client loads no worker, activity or workflow code (a service imports it on its own)', () => {
-  const heavy = imports.filter((i) => i.relative && top(i.from) === 'client' && !['client', 'shared'].includes(top(i.to)));
+test('the client loads no worker, activity or workflow code (a service imports it on its own; payload codecs it needs)', () => {
+  const heavy = imports.filter((i) => i.relative && top(i.from) === 'client' && !['client', 'shared', 'payloads'].includes(top(i.to)));
   expect(heavy.map(describeImport)).toEqual([]);
 });
 
