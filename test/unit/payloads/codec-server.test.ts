@@ -13,7 +13,7 @@ import { startCodecServer, type CodecServer } from '../../../src/payloads/codec-
 const UI = 'http://localhost:8233';
 const codec = new EncryptionCodec({ keys: [{ id: 'k1', key: randomBytes(32) }] });
 const toJson = (p: Payload) => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])),
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 const fromJson = (p: { metadata: Record<string, string>; data: string }): Payload => ({
