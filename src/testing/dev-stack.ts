@@ -35,6 +35,8 @@ export interface DevStackOptions {
   dataConverter?: DataConverter;
   /** Port of the codec server started when the converter encrypts (default: a free one). */
   codecServerPort?: number;
+  /** A pre-built workflow bundle (default: bundle at start). */
+  workflowBundle?: { codePath: string };
 }
 
 export interface DevStack {
@@ -76,6 +78,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     workspaceRoot: o.workspaceRoot,
     conversations,
     dataConverter,
+    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : {}),
   });
   const running = worker.run();
   return {
