@@ -7,6 +7,10 @@
  * This is the hook for external payload storage: it does its work whenever the
  * DataConverter from `forkflowDataConverter` carries `externalStorage` (drivers are that
  * module's business), and passes every payload through unchanged otherwise.
+ *
+ * The Web UI (2.54) calls `/decode?preserveStorageRefs=true`; the codec server resolves
+ * references all the same, so the UI shows the stored content inline. Honouring the flag
+ * (and a `/download` route for stored blobs) is left to the storage work.
  */
 import { StorageDriverClaim, type ExternalStorage, type Payload } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
