@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands, type GlobalOptions } from './commands/agents';
+import { registerCodecServerCommand } from './commands/codec-server';
 import { registerDemoCommand } from './commands/demo';
 import { registerDreamCommands } from './commands/dream';
 import { registerGatewayCommand } from './commands/gateway';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerTopCommand(program, globals);
   registerTreeCommands(program, globals);
   registerGatewayCommand(program);
+  registerCodecServerCommand(program);
   return program;
 }
 

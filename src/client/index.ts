@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, WorkflowNotFoundError, type DataConverter } from '@temporalio/common';
+import { forkflowDataConverter } from '../payloads/data-converter';
 import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
 import { cacheSafeParamsSchema, describeIssues, validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
@@ -21,7 +22,6 @@ import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
 import { temporalSettings } from './settings';
-import { forkflowDataConverter } from '../payloads/data-converter';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
@@ -31,6 +31,9 @@ export * from './errors';
 export { forkflowDataConverter } from '../payloads/data-converter';
 export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type OutageRetry } from './outage';
 export * from './dream';
+// For services that build their own Temporal Client or Worker: the same converter, the same keys.
+export { EncryptionKeyError, isEncryptionKeyError } from '../payloads/keys';
+export { PayloadDecryptionError } from '../payloads/codec';
 export type { AgentRow } from './rows';
 export type { TreeView } from './tree';
 export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
@@ -121,14 +124,18 @@ export class ForkflowClient {
 
   /**
    * Connects with `@temporalio/envconfig` settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS,
-   * API key). A server that is not up yet is waited for, like any outage (`opts.outage`).
+   * API key) and forkflow's DataConverter (payload encryption when FORKFLOW_ENCRYPTION_KEYS or
+   * FORKFLOW_ENCRYPTION_KEY_FILE is set; `opts.dataConverter` overrides it). A server that is
+   * not up yet is waited for, like any outage (`opts.outage`).
    */
-  static async connect(opts: ForkflowClientOptions & { address?: string; namespace?: string } = {}): Promise<ForkflowClient> {
+  static async connect(opts: ForkflowClientOptions & { address?: string; namespace?: string; dataConverter?: DataConverter } = {}): Promise<ForkflowClient> {
     const settings = temporalSettings(opts);
+    // Before connecting: a malformed key list fails at once, not after an outage wait.
+    const dataConverter = opts.dataConverter ?? forkflowDataConverter();
     const connection = await connectRidingOutages(settings.connectionOptions, opts.outage);
     // Forks started inside a traced request join its trace.
     const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
-    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter: forkflowDataConverter() }), opts);
+    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), opts);
     client.ownedConnection = connection;
     return client;
   }

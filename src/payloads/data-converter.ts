@@ -1,22 +1,37 @@
 /**
  * The one DataConverter of forkflow: the client, the worker (and the client its activities
- * use), the CLI and the test kit all build theirs here, so what one side stores the other
- * reads. Today it adds external payload storage (./storage.ts); payload codecs go here too.
+ * use), the CLI, the codec server and the test kit all build theirs here, so what one side
+ * writes the other reads. It holds the encryption codec when keys are configured (see
+ * keys.ts) and external payload storage (./storage.ts). The SDK runs codecs before storage,
+ * so stored blobs are encrypted too. Workflow code needs no part of it (both run outside the
+ * sandbox), so the pre-built workflow bundle is the same either way.
  */
 import type { DataConverter } from '@temporalio/common';
+import { EncryptionCodec } from './codec';
+import { loadKeyRing } from './keys';
 import { externalStorageOf, storageSettings, type StorageSettings } from './storage';
 
 export interface DataConverterOptions {
-  /** Default: from the environment (`storageSettings()`). */
+  /** Where keys and storage settings are read (default: `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Default: from `env` (`storageSettings()`). */
   storage?: StorageSettings;
 }
 
 /**
+ * Throws `EncryptionKeyError` when the key configuration is malformed.
  * @example
  * const client = new Client({ connection, dataConverter: forkflowDataConverter() });
  * const worker = await Worker.create({ ..., dataConverter: forkflowDataConverter() });
  */
 export function forkflowDataConverter(opts: DataConverterOptions = {}): DataConverter {
-  const externalStorage = externalStorageOf(opts.storage ?? storageSettings());
-  return externalStorage ? { externalStorage } : {};
+  const env = opts.env ?? process.env;
+  const ring = loadKeyRing(env);
+  const externalStorage = externalStorageOf(opts.storage ?? storageSettings(env));
+  return { ...(ring ? { payloadCodecs: [new EncryptionCodec(ring)] } : {}), ...(externalStorage ? { externalStorage } : {}) };
+}
+
+/** Whether this converter encrypts (the dev stack then starts a codec server for the UI). */
+export function encrypts(converter: DataConverter): boolean {
+  return (converter.payloadCodecs ?? []).some((c) => c instanceof EncryptionCodec);
 }

@@ -1,19 +1,23 @@
 /**
  * The whole local stack in one process: a dev server (persistent by default), the model
  * (Anthropic when ANTHROPIC_API_KEY is set, else the offline emulator on loopback) and a
- * worker. Used by `forkflow dev` and the demo.
+ * worker. Used by `forkflow dev` and the demo. With payload encryption on, also a codec
+ * server that the dev server's Web UI decodes through (`--ui-codec-endpoint`), so the UI
+ * shows what the database only holds encrypted.
  */
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ConversationSource } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
-import { startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
+import { startCodecServer, type CodecServer } from '../payloads/codec-server';
+import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
+import { freePort, startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
 import { createModelClient } from '../worker/model-client';
 import { installRuntime } from '../worker/runtime';
 import { createForkflowWorker } from '../worker/worker';
-import { forkflowDataConverter } from '../payloads/data-converter';
 
 export interface DevStackOptions {
   server?: DevServerOptions;
@@ -27,6 +31,12 @@ export interface DevStackOptions {
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** `ip:port` to serve Prometheus metrics on (see src/worker/runtime.ts); none when unset. */
   metricsAddress?: string;
+  /** Payload codecs of the worker and client (default: `forkflowDataConverter()`, from the environment). */
+  dataConverter?: DataConverter;
+  /** Port of the codec server started when the converter encrypts (default: a free one). */
+  codecServerPort?: number;
+  /** A pre-built workflow bundle (default: bundle at start). */
+  workflowBundle?: { codePath: string };
 }
 
 export interface DevStack {
@@ -40,19 +50,23 @@ export interface DevStack {
   conversations: ConversationSource;
   /** Where the worker's Prometheus metrics are, when enabled. */
   metricsUrl?: string;
+  /** The codec server the Web UI uses, when payloads are encrypted. */
+  codecServer?: CodecServer;
   stop(): Promise<void>;
 }
 
 export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const { metricsUrl } = installRuntime({ logLevel: o.logLevel ?? 'WARN', metricsAddress: o.metricsAddress });
   const taskQueue = o.taskQueue ?? TASK_QUEUE;
+  const dataConverter = o.dataConverter ?? forkflowDataConverter();
+  const codecServer = encrypts(dataConverter) && !o.server?.headless ? await startUiCodecServer(dataConverter, o) : undefined;
   const [server, offlineModel] = await Promise.all([
-    startDevServer(o.server),
+    startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.url } : {}) }),
     o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
   const connection = await Connection.connect({ address: server.address });
-  const temporal = new Client({ connection, namespace: server.namespace, dataConverter: forkflowDataConverter() });
+  const temporal = new Client({ connection, namespace: server.namespace, dataConverter });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const conversations = new ConversationSource(temporal);
   const worker = await createForkflowWorker({
@@ -63,6 +77,8 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     anthropic: createModelClient({ apiKey: o.anthropicApiKey ?? 'offline', baseURL: offlineModel?.url ?? o.anthropicBaseUrl }),
     workspaceRoot: o.workspaceRoot,
     conversations,
+    dataConverter,
+    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : {}),
   });
   const running = worker.run();
   return {
@@ -74,6 +90,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     taskQueue,
     conversations,
     metricsUrl,
+    codecServer,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
@@ -81,6 +98,19 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
       await connection.close();
       await offlineModel?.close();
       await server.stop();
+      await codecServer?.close();
     },
   };
+}
+
+/**
+ * A codec server for the dev server's Web UI. The UI's port is fixed first, so CORS can
+ * name its origins (the UI is reached as localhost or 127.0.0.1, whichever was typed).
+ */
+async function startUiCodecServer(dataConverter: DataConverter, o: DevStackOptions): Promise<CodecServer & { uiPort: number }> {
+  const ip = o.server?.ip ?? '127.0.0.1';
+  const uiPort = o.server?.uiPort ?? (await freePort(ip));
+  const allowedOrigins = [`http://${ip}:${uiPort}`, `http://localhost:${uiPort}`, `http://127.0.0.1:${uiPort}`];
+  const server = await startCodecServer({ dataConverter, ip: '127.0.0.1', port: o.codecServerPort, allowedOrigins });
+  return Object.assign(server, { uiPort });
 }

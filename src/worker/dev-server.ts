@@ -43,6 +43,8 @@ export interface DevServerOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** Where the server's own output goes (default: discarded, last lines kept for errors). */
   output?: 'inherit' | 'ignore';
+  /** `--ui-codec-endpoint`: the Web UI decodes payloads through this codec server. */
+  uiCodecEndpoint?: string;
   /** How long to wait for the server to answer (default 60 s). */
   startTimeoutMs?: number;
   cli?: TemporalCli;
@@ -108,7 +110,7 @@ async function waitForFrontend(address: string, namespace: string, deadline: num
 function devServerArgs(o: Required<Pick<DevServerOptions, 'ip' | 'port' | 'namespace' | 'logLevel'>> & DevServerOptions): string[] {
   const args = ['server', 'start-dev', '--ip', o.ip, '--port', String(o.port), '--log-level', o.logLevel, '--namespace', o.namespace];
   if (o.headless) args.push('--headless');
-  else args.push('--ui-port', String(o.uiPort), '--ui-disable-news-fetch');
+  else args.push('--ui-port', String(o.uiPort), '--ui-disable-news-fetch', ...(o.uiCodecEndpoint ? ['--ui-codec-endpoint', o.uiCodecEndpoint] : []));
   if (o.dbFile) args.push('--db-filename', o.dbFile);
   for (const flag of searchAttributeFlags()) args.push('--search-attribute', flag);
   for (const [key, value] of Object.entries({ ...DEV_SERVER_TUNING, ...o.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
@@ -181,7 +183,10 @@ async function startThroughSdk(o: DevServerOptions & { ip: string; port: number;
       dbFilename: o.dbFile,
       namespace: o.namespace,
       searchAttributes: Object.values(SA),
-      extraArgs: Object.entries({ ...DEV_SERVER_TUNING, ...o.dynamicConfig }).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+      extraArgs: [
+        ...(o.uiCodecEndpoint && !o.headless ? ['--ui-codec-endpoint', o.uiCodecEndpoint] : []),
+        ...Object.entries({ ...DEV_SERVER_TUNING, ...o.dynamicConfig }).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+      ],
     },
   });
   return { address, namespace: o.namespace, uiUrl, dbFile: o.dbFile, options: o, stop: () => env.teardown() };

@@ -55,7 +55,10 @@ export interface ForkflowWorkerOptions {
    * then carry their call key, and a cancelled call is stopped at the gateway too.
    */
   modelGateway?: string;
-  /** Default: `forkflowDataConverter()` (external payload storage from the environment). */
+  /**
+   * Payload codecs and external storage (default: `forkflowDataConverter()`, from the environment).
+   * `client` must use the same one: activities query workflows through it.
+   */
   dataConverter?: DataConverter;
 }
 
@@ -74,13 +77,28 @@ function responseStore(o: ForkflowWorkerOptions): ResponseStore {
   return defaultStore;
 }
 
+/**
+ * The worker's converter, checked against its client's: activities read conversations
+ * through that client, and a client without the worker's codecs cannot read what the
+ * worker's workflows answer (it would fail on every retried model call, not at start).
+ */
+function dataConverterOf(o: Pick<ForkflowWorkerOptions, 'dataConverter' | 'client'>): DataConverter {
+  const converter = o.dataConverter ?? forkflowDataConverter();
+  const workerCodecs = converter.payloadCodecs?.length ?? 0;
+  const clientCodecs = o.client.options.loadedDataConverter.payloadCodecs.length;
+  if (workerCodecs !== clientCodecs) {
+    throw new Error(`The worker has ${workerCodecs} payload codec(s) and its client ${clientCodecs}: build both with the same DataConverter (forkflowDataConverter()).`);
+  }
+  return converter;
+}
+
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
   await reportSandbox(o.sandbox);
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    dataConverter: o.dataConverter ?? forkflowDataConverter(),
+    dataConverter: dataConverterOf(o),
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
@@ -102,7 +120,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    dataConverter: o.dataConverter ?? forkflowDataConverter(),
+    dataConverter: dataConverterOf(o),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,

@@ -8,14 +8,15 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ForkflowClient } from '../../src/client';
+import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
 import { createModelClient } from '../../src/worker/model-client';
 import { installRuntime } from '../../src/worker/runtime';
 import type { Tracing } from '../../src/worker/tracing';
 import { createForkflowWorker } from '../../src/worker/worker';
-import { forkflowDataConverter } from '../../src/payloads/data-converter';
 
 export interface TestEnvFile {
   address: string;
@@ -62,6 +63,10 @@ export interface HarnessOptions {
   tracing?: Tracing;
   /** The worker's OS sandbox for Bash (default: the real probe). */
   sandbox?: () => Promise<SandboxAvailability>;
+  /** Payload codecs of the client and worker (default: `forkflowDataConverter()`, from the environment). */
+  dataConverter?: DataConverter;
+  /** Another server than the run's shared one (a test's own, e.g. with a database file to inspect). */
+  server?: { address: string; namespace: string; uiUrl?: string };
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -70,10 +75,11 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   // file its own runtime in one process, so a fixed port would collide (metrics.test.ts
   // scrapes a worker process of its own instead).
   installRuntime({ logLevel: 'WARN' });
-  const env = testEnv();
+  const env = { ...testEnv(), ...opts.server };
+  const dataConverter = opts.dataConverter ?? forkflowDataConverter();
   const model = await startOfflineModel(opts.model);
   const connection = await Connection.connect({ address: env.address });
-  const client = new Client({ connection, namespace: env.namespace, dataConverter: forkflowDataConverter() });
+  const client = new Client({ connection, namespace: env.namespace, dataConverter });
   const taskQueue = uniqueTaskQueue(opts.name);
   const forkflow = new ForkflowClient(client, { taskQueue });
   const workspaceRoot = opts.workspaceRoot ?? tempDir();
@@ -89,6 +95,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
         workspaceRoot,
         workflowBundle: { codePath: env.bundlePath },
+        dataConverter,
         ...(opts.tracing ? { tracing: opts.tracing } : {}),
         ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
       })

@@ -10,14 +10,16 @@ import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
 import { forkflowSettings } from '../../worker/config';
+import { forkflowDataConverter } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
+import { preferredPort } from '../../worker/dev-server';
+import { DEFAULT_CODEC_PORT } from '../../payloads/codec-server';
 import { devMetricsAddress, isInvalidMetricsAddress, parseMetricsAddress } from '../../worker/metrics-endpoint';
 import { installRuntime, isRuntimeInstallError } from '../../worker/runtime';
 import { CliError, EXIT } from '../exit';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
 import { createForkflowWorker, createWorkspaceWorker } from '../../worker/worker';
-import { forkflowDataConverter } from '../../payloads/data-converter';
 import type { GlobalOptions } from './agents';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
@@ -75,6 +77,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
           anthropicApiKey: settings.anthropicApiKey,
           anthropicBaseUrl: settings.anthropicBaseUrl,
           metricsAddress: flags.metrics === false ? undefined : await devMetricsAddress(flags.metrics ?? settings.metricsAddress),
+          codecServerPort: await preferredPort(DEFAULT_CODEC_PORT),
         }),
       );
       process.stdout.write(
@@ -83,6 +86,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
           `Model:               ${stack.offlineModel ? `offline emulator at ${stack.modelEndpoint}` : stack.modelEndpoint}\n` +
           `Worker:              task queue ${stack.taskQueue}\n` +
           (stack.metricsUrl ? `Metrics:             ${stack.metricsUrl} (forkflow top --metrics-url ${stack.metricsUrl})\n` : '') +
+          (stack.codecServer ? `Codec server:        ${stack.codecServer.url} (payloads encrypted; the Web UI decodes through it)\n` : '') +
           'Ctrl-C to stop.\n',
       );
       await untilSignal();
@@ -101,6 +105,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; metrics?: string }) => {
       const settings = forkflowSettings();
       const temporal = temporalSettings(globals());
+      // First: a malformed key list stops the worker before it touches the server.
+      const dataConverter = forkflowDataConverter();
       const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
       const logLevel = (process.env.FORKFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
       const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
@@ -113,7 +119,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const worker = await createForkflowWorker({
         stopping: stopping.signal,
         connection: nativeConnection,
-        client: new Client({ connection, namespace: temporal.namespace, dataConverter: forkflowDataConverter() }),
+        client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+        dataConverter,
         namespace: temporal.namespace,
         taskQueue: globals().taskQueue ?? settings.taskQueue,
         anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
@@ -127,7 +134,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         workers.push(
           await createWorkspaceWorker({
             connection: nativeConnection,
-            client: new Client({ connection, namespace: temporal.namespace, dataConverter: forkflowDataConverter() }),
+            client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+            dataConverter,
             namespace: temporal.namespace,
             taskQueue: flags.workspaceQueue,
             stopping: stopping.signal,

@@ -1,0 +1,155 @@
+/**
+ * A codec server in Temporal's codec-server protocol, so the Web UI, `temporal workflow show
+ * --codec-endpoint` and non-TypeScript tools read (and write) forkflow's encrypted payloads:
+ *
+ *   POST /encode | /decode   (also /{namespace}/encode|decode, the CLI's templated form)
+ *   body and answer: { "payloads": [{ "metadata": { "<key>": "<base64>" }, "data": "<base64>" }] }
+ *
+ * The body is the proto3 JSON of `Payloads`: every bytes field is base64. /decode first
+ * resolves external-storage references (stored.ts), then runs the codecs in reverse.
+ * CORS answers only the origins given (the Web UI's), with the headers the UI sends; an
+ * optional bearer token guards both routes. Keys never leave this process.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DataConverter, Payload } from '@temporalio/common';
+import { z } from 'zod';
+import { plainIssues } from '../shared/plain-issues';
+import { retrieveStored } from './stored';
+
+/** `forkflow codec-server`'s port, and the dev stack's when free (the Web UI is on 8233). */
+export const DEFAULT_CODEC_PORT = 8234;
+
+/** Largest request body read (a page of history with payloads near the server's 2 MB limit). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const ALLOWED_HEADERS = 'Content-Type, X-Namespace, Authorization';
+
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const payloadJsonSchema = z.object({ metadata: z.record(z.string(), base64).optional(), data: base64.optional() });
+export const codecRequestSchema = z.object({ payloads: z.array(payloadJsonSchema) });
+type PayloadJson = z.infer<typeof payloadJsonSchema>;
+
+export interface CodecServerOptions {
+  dataConverter: DataConverter;
+  ip?: string;
+  /** Default: a free port. */
+  port?: number;
+  /** Origins allowed by CORS, e.g. `http://localhost:8233` (the Web UI's); none: no CORS headers. */
+  allowedOrigins?: string[];
+  /** When set, requests must carry `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+export interface CodecServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const fromJson = (p: PayloadJson): Payload => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+  data: Buffer.from(p.data ?? '', 'base64'),
+});
+
+const toJson = (p: Payload): PayloadJson => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')])),
+  data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
+});
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'body is not JSON: expected {"payloads":[{"metadata":{…},"data":"<base64>"}]}');
+  }
+}
+
+function authorized(req: IncomingMessage, token: string | undefined): boolean {
+  if (!token) return true;
+  const given = Buffer.from(req.headers.authorization ?? '');
+  const expected = Buffer.from(`Bearer ${token}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** `/encode`, `/decode`, or the same under one namespace segment; anything else is not ours. */
+function routeOf(url: string | undefined): 'encode' | 'decode' | undefined {
+  const path = (url ?? '').split('?')[0]!;
+  const match = /^(?:\/[^/]+)?\/(encode|decode)\/?$/.exec(path);
+  return match ? (match[1] as 'encode' | 'decode') : undefined;
+}
+
+async function transform(route: 'encode' | 'decode', payloads: Payload[], dc: DataConverter): Promise<Payload[]> {
+  const codecs = dc.payloadCodecs ?? [];
+  if (route === 'encode') {
+    // Storing is left to the SDK on real writes; /encode only runs the codecs (the UI encodes signal input with it).
+    for (const codec of codecs) payloads = await codec.encode(payloads);
+    return payloads;
+  }
+  payloads = await retrieveStored(payloads, dc.externalStorage);
+  for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+  return payloads;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, o: CodecServerOptions): Promise<void> {
+  const origin = req.headers.origin;
+  if (origin && o.allowedOrigins?.includes(origin)) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+    res.setHeader('Vary', 'Origin');
+  }
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, { 'Access-Control-Allow-Methods': 'POST, OPTIONS', 'Access-Control-Allow-Headers': ALLOWED_HEADERS, 'Access-Control-Max-Age': '600' });
+    res.end();
+    return;
+  }
+  const route = routeOf(req.url);
+  if (!route) throw new HttpError(404, 'not found: POST /encode or /decode');
+  if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed: POST /${route}`);
+  if (!authorized(req, o.token)) throw new HttpError(401, 'missing or wrong bearer token (Authorization: Bearer <token>)');
+  const parsed = codecRequestSchema.safeParse(await readBody(req));
+  if (!parsed.success) throw new HttpError(400, `bad request body: ${plainIssues(parsed.error, 'body').join('; ')}`);
+  const out = await transform(route, parsed.data.payloads.map(fromJson), o.dataConverter);
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ payloads: out.map(toJson) }));
+}
+
+/** Starts the codec server; resolves once it listens. */
+export async function startCodecServer(o: CodecServerOptions): Promise<CodecServer> {
+  const server: Server = createServer((req, res) => {
+    handle(req, res, o).catch((err: unknown) => {
+      // A payload that does not decrypt is the caller's input (wrong key, altered bytes): 400, not 500.
+      const status = err instanceof HttpError ? err.status : 400;
+      if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`${(err as Error).message}\n`);
+    });
+  });
+  const ip = o.ip ?? '127.0.0.1';
+  server.listen(o.port ?? 0, ip);
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

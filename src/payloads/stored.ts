@@ -1,0 +1,36 @@
+/**
+ * Resolving external-storage references for the codec server. On the wire, a payload over
+ * the storage threshold is a small reference; the bytes it names were written after the
+ * codecs ran, so they are still encrypted. The codec server's /decode therefore fetches
+ * them first and decrypts second (the SDK's own order on retrieval).
+ *
+ * This is the hook for external payload storage: it does its work whenever the
+ * DataConverter from `forkflowDataConverter` carries `externalStorage` (drivers are that
+ * module's business), and passes every payload through unchanged otherwise.
+ *
+ * The Web UI (2.54) calls `/decode?preserveStorageRefs=true`; the codec server resolves
+ * references all the same, so the UI shows the stored content inline. Honouring the flag
+ * (and a `/download` route for stored blobs) is left to the storage work.
+ */
+import { StorageDriverClaim, type ExternalStorage, type Payload } from '@temporalio/common';
+import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
+
+export class StoredPayloadError extends Error {
+  override name = 'StoredPayloadError';
+}
+
+/** Replaces each storage reference in `payloads` with the stored payload; order is kept. */
+export async function retrieveStored(payloads: Payload[], storage: ExternalStorage | undefined): Promise<Payload[]> {
+  if (!storage || !payloads.some(isReferencePayload)) return payloads;
+  return Promise.all(
+    payloads.map(async (payload) => {
+      if (!isReferencePayload(payload)) return payload;
+      const ref = decodeReferencePayload(payload);
+      const driver = storage.getDriver(ref.driverName);
+      if (!driver) throw new StoredPayloadError(`A payload is stored by driver "${ref.driverName}", which this codec server is not configured with (it has: ${storage.drivers.map((d) => d.name).join(', ') || 'none'}).`);
+      const [stored] = await driver.retrieve({}, [new StorageDriverClaim(ref.claimData)]);
+      if (!stored) throw new StoredPayloadError(`Driver "${ref.driverName}" returned nothing for a stored payload.`);
+      return stored;
+    }),
+  );
+}
