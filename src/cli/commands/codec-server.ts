@@ -36,7 +36,7 @@ export function registerCodecServerCommand(program: Command): void {
     .action(async (flags: { ip: string; port: number; allowOrigin?: string[] }) => {
       const dataConverter = forkflowDataConverter();
       if (!encrypts(dataConverter) && !dataConverter.externalStorage) {
-        throw new CliError('Nothing to decode: set FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE to the keys your workers use.', EXIT.usage);
+        throw new CliError('Nothing to decode: set FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE to the keys your workers use (or turn external storage on).', EXIT.usage);
       }
       const token = process.env.FORKFLOW_CODEC_SERVER_TOKEN || undefined;
       const allowedOrigins = flags.allowOrigin ?? ['http://localhost:8233', 'http://127.0.0.1:8233'];

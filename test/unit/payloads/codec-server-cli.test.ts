@@ -35,7 +35,7 @@ test('serves /encode with the keys from the environment, then stops on SIGTERM',
 });
 
 test.each([
-  ['no keys', {}, /Nothing to decode: set FORKFLOW_ENCRYPTION_KEYS/],
+  ['no keys and no external storage', { FORKFLOW_STORAGE: 'off' }, /Nothing to decode: set FORKFLOW_ENCRYPTION_KEYS/],
   ['a malformed key', { FORKFLOW_ENCRYPTION_KEYS: 'k1:short' }, /FORKFLOW_ENCRYPTION_KEYS .*32 bytes/],
 ])('%s: exit 2 with one line', async (_what, env, message) => {
   const result = await runForkflow(['codec-server', '--port', '0'], { FORKFLOW_ENCRYPTION_KEYS: '', FORKFLOW_ENCRYPTION_KEY_FILE: '', ...env });
