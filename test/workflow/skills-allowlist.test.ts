@@ -9,6 +9,7 @@ import type { AgentDefinition } from '../../src/shared/agents';
 import { textOf } from '../../src/shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/constants';
 import { startHarness, type Harness } from '../kit/env';
+import { recordHistory } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 
@@ -44,6 +45,8 @@ test('Skill runs a context: fork skill as a fork, with its allowed tools and the
     toolStep('Skill', { skill: 'no-such-skill' }),
     toolStep('Skill', { skill: '../../etc/passwd', args: 'x' }),
     '@reply waiting',
+    toolStep('SendMessage', { to: 'skills.summarize-4', message: '@tool Bash {"command":"pwd"}\n@reply again', summary: 'again' }),
+    '@reply waiting again',
     '@reply got the summary',
   );
   const result = await h.forkflow.startAgent({ agentId: 'skills', prompt, subAgents: { agents: skills, maxChildren: 1 } }).then((a) => a.result());
@@ -58,19 +61,23 @@ test('Skill runs a context: fork skill as a fork, with its allowed tools and the
   expect(results[4]!.json).toMatchObject({ status: 'async_launched', agentId: 'skills.summarize-4' });
   expect(results[5]).toMatchObject({ isError: true, text: 'There is no skill "no-such-skill". Skills: stall, summarize.' });
   expect(results[6]).toMatchObject({ isError: true, text: expect.stringMatching(/^Invalid Skill call: skill: .*Skills: stall, summarize\.$/) as string });
+  expect(results[7]!.json).toMatchObject({ status: 'resumed', agentId: 'skills.summarize-4' });
   const notes = notificationsIn(transcript);
-  expect(notes).toHaveLength(1);
+  expect(notes).toHaveLength(2);
   expect(notes[0]).toContain('<result>summarized</result>');
+  expect(notes[1]).toContain('<result>again</result>');
 
   // The skill ran as a fork: its directive is the skill's body then the arguments, it shares
-  // its caller's model, and its calls were held to its allowed-tools (Skill included).
-  expect(await h.forkflow.status('skills.summarize-4')).toMatchObject({ querySource: FORK_QUERY_SOURCE, parentAgentId: 'skills', depth: 1, usedParentSnapshot: true });
+  // its caller's model, and its calls were held to its allowed-tools (Skill included), also
+  // after its caller resumed it with SendMessage (the resume rebuilds it as the same skill).
+  expect(await h.forkflow.status('skills.summarize-4')).toMatchObject({ querySource: FORK_QUERY_SOURCE, parentAgentId: 'skills', depth: 1 });
   const first = requestWith('Summarize the workspace.')!;
   expect(bodyOf(first).model).toBe(DEFAULTS.model);
-  const own = toolResultsIn(await h.forkflow.transcript('skills.summarize-4')).slice(-3);
-  expect(own[0]!.isError).toBe(false);
-  expect(own[1]).toMatchObject({ isError: true, text: 'Bash is not allowed by this agent\'s tool access policy (allow_list: Read, Glob).' });
-  expect(own[2]).toMatchObject({ isError: true, text: expect.stringContaining('Skill is not allowed by this agent\'s tool access policy') as string });
+  expect(textOf(bodyOf(first).messages[0]!)).toMatch(/^Use skills\./); // the caller's conversation, by reference
+  const denied = (tool: string) => ({ isError: true, text: `${tool} is not allowed by this agent's tool access policy (allow_list: Read, Glob).` });
+  const own = toolResultsIn(await h.forkflow.transcript('skills.summarize-4'));
+  expect(own.slice(-4)).toMatchObject([{ isError: false }, denied('Bash'), denied('Skill'), denied('Bash')]);
+  await recordHistory(h.client.workflow.getHandle('skills'), 'tree-skill-fork');
 });
 
 test('the allowlist of the tree’s provider holds for the call, frontmatter, skills and fork inheritance', async () => {
