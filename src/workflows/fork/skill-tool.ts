@@ -14,19 +14,14 @@ import { launchChild, refusal, type Launch } from './agent-launch';
 import { skillAgentInput } from './child-input';
 import { errorResult } from './tool-results';
 
-/** A name as the model sent it, shortened and quoted (it is hostile input, echoed back). */
-function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
-}
-
 export async function skillCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   const skills = forkSkills(config.agents);
   const names = skills.map((s) => s.name).join(', ') || 'none';
   const parsed = skillToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid Skill call: ${describeIssues(parsed.error).join('; ')}. Skills: ${names}.`);
   const skill = skills.find((s) => s.name === parsed.data.skill);
-  if (!skill) return errorResult(use.id, `There is no skill ${shown((use.input as { skill?: unknown }).skill)}. Skills: ${names}.`);
+  // The name passed the schema (plain characters, bounded), so echoing it back is safe.
+  if (!skill) return errorResult(use.id, `There is no skill ${JSON.stringify(parsed.data.skill)}. Skills: ${names}.`);
   const input = skillAgentInput(skill, parsed.data.args);
   // Numbered like an Agent fork (`<id>.<skill>-N` reads well in a tree and is unique per parent).
   const id = agent.children.nextId(agent.agentId, skill.name);
