@@ -1,12 +1,13 @@
 /**
- * The sub-agent tools an agent's model can call: Agent (spawn or fork), SendMessage,
- * TaskOutput and TaskStop. Unlike the built-in tools they are carried out by the workflow
+ * The sub-agent tools an agent's model can call: Agent (spawn or fork), Skill (a
+ * `context: fork` command run as a fork), SendMessage, TaskOutput and TaskStop. Unlike the built-in tools they are carried out by the workflow
  * itself (child workflows, signals, cancellation), so no activity runs them. One zod schema
  * per tool yields the JSON Schema the model sees and the parser the workflow runs.
  */
 import { z } from 'zod';
 import type { ToolDefinition } from './anthropic';
-import { describeAgentsForTool, type AgentDefinition } from './agents';
+import { compareCodeUnits, describeAgentsForTool, skillNameSchema, type AgentDefinition } from './agents';
+import type { ModelAllowlist } from './model-allowlist';
 
 export const agentToolInput = z.strictObject({
   description: z.string().min(1).max(200).describe('A few words for what the sub-agent will do (shown to people).'),
@@ -39,9 +40,16 @@ export const taskStopToolInput = z.strictObject({
 });
 export type TaskStopToolInput = z.infer<typeof taskStopToolInput>;
 
+/** Skill names and arguments are the model's choice: bounded and plain before anything looks them up. */
+export const skillToolInput = z.strictObject({
+  skill: skillNameSchema.describe('The skill to run, by name (one of those listed).'),
+  args: z.string().max(20_000).optional().describe('Arguments for the skill, appended to its instructions.'),
+});
+export type SkillToolInput = z.infer<typeof skillToolInput>;
+
 export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;
 
-export const SUB_AGENT_TOOLS = ['Agent', 'SendMessage', 'TaskOutput', 'TaskStop'] as const;
+export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop'] as const;
 export type SubAgentToolName = (typeof SUB_AGENT_TOOLS)[number];
 
 export function isSubAgentTool(name: string): name is SubAgentToolName {
@@ -58,7 +66,24 @@ export interface AgentToolOptions {
   /** Forks when subagent_type is omitted; every spawn then runs in the background. */
   forkGate: boolean;
   agents: AgentDefinition[];
-  modelAllowlist?: Record<string, string[]>;
+  modelAllowlist?: ModelAllowlist;
+  /** The provider this tree runs on: only its allowlist entry is shown (the others are refused). */
+  provider?: string;
+}
+
+/** The skills a model may run (`context: fork` definitions), by name, first of each name. */
+export function forkSkills(agents: readonly AgentDefinition[]): AgentDefinition[] {
+  const seen = new Set<string>();
+  return agents.filter((a) => a.context === 'fork' && !seen.has(a.name) && seen.add(a.name)).sort((a, b) => compareCodeUnits(a.name, b.name));
+}
+
+function skillTool(skills: AgentDefinition[]): ToolDefinition {
+  const list = skills.map((s) => `- ${s.name}: ${s.description.replace(/\s+/g, ' ').trim()}`).join('\n');
+  return {
+    name: 'Skill',
+    description: `Run a skill: a prepared task that runs as a fork of you (it shares your context), under the same limits as Agent; its report comes back like a fork's. Skills:\n${list}`,
+    input_schema: jsonSchema(skillToolInput),
+  };
 }
 
 /**
@@ -71,9 +96,13 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
   const routing = opts.forkGate
     ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
     : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
-  const available = describeAgentsForTool(opts.agents, opts.modelAllowlist ? { modelAllowlist: opts.modelAllowlist } : {});
+  const allowlist = opts.modelAllowlist && opts.provider ? { [opts.provider]: opts.modelAllowlist[opts.provider] ?? [] } : opts.modelAllowlist;
+  const available = describeAgentsForTool(opts.agents, allowlist ? { modelAllowlist: allowlist } : {});
+  const skills = forkSkills(opts.agents);
   return [
     { name: 'Agent', description: `Start a sub-agent for a self-contained task. ${routing}\n${available}`, input_schema: jsonSchema(agentSchema) },
+    // Only offered when there is a skill to run: an agent without skills sees the same bytes as before.
+    ...(skills.length ? [skillTool(skills)] : []),
     { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(sendMessageToolInput) },
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
     { name: 'TaskStop', description: 'Stop a running sub-agent; its partial result is kept.', input_schema: jsonSchema(taskStopToolInput) },

@@ -8,6 +8,7 @@ import { messageParamSchema, type Usage } from './anthropic';
 import type { AgentToolInput } from './agent-tools';
 import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema } from './agents';
 import { durationSchema } from './duration';
+import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
 import { prefixRefSchema } from './prefix';
 
 export const subAgentsSchema = z.strictObject({
@@ -25,8 +26,13 @@ export const subAgentsSchema = z.strictObject({
   backgroundAfter: durationSchema.default('2m'),
   /** Named agents (from `forkflow agents` / loadAgentDefinitions). */
   agents: z.array(agentDefinitionSchema).default([]),
-  /** Models a named agent may use, per provider; shown in the Agent tool's description. */
-  modelAllowlist: z.record(z.string(), z.array(z.string().min(1))).optional(),
+  /**
+   * Models children may run on, per provider (model-allowlist.ts): checked for every way a
+   * child's model is chosen; the list of `provider` is shown in the Agent tool's description.
+   */
+  modelAllowlist: modelAllowlistSchema.optional(),
+  /** The provider this tree's model calls go to: the allowlist entry that applies. */
+  provider: providerNameSchema.default(DEFAULT_PROVIDER),
   /** How a child's token budget derives from this agent's: equal | remaining | proportional | fixed:N. */
   budgetPolicy: z.unknown().optional(),
   /** Per-agent cap on any child budget. */

@@ -3,14 +3,15 @@
  * partial results; a failing leaf leaves its parent running; SendMessage reaches running,
  * idle, closed and unknown agents as specified; TaskOutput/TaskStop; approvals.
  */
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { AgentNotFoundError } from '../../src/client';
-import { textOf } from '../../src/shared/anthropic';
+import { textOf, type MessageParam } from '../../src/shared/anthropic';
 import { CARRIED_STATE_VERSION } from '../../src/shared/carried-state';
 import type { ForkInputJson } from '../../src/shared/fork-input';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { afterCancelRequest, historyEvents, NEW_WORK, typesOf } from '../kit/history-order';
-import { bodyOf } from '../kit/requests';
+import { bodyOf, lastMessage, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
@@ -95,11 +96,36 @@ test('SendMessage to a running child queues it; to a finished child resumes it f
   await recordHistory(h.client.workflow.getHandle('msgs.worker-1'), 'resume-by-send-message');
 });
 
-test('client messages: an idle agent resumes in place, a closed one as a new run from its history, an unknown one is an error', async () => {
+test('a message wakes an idle agent into exactly one new turn, whose request ends with the message', async () => {
   const idle = await h.forkflow.start({ agentId: 'idle-agent', prompt: 'Idle.\n@reply first', idleTimeout: '60s' });
-  await waitFor(async () => (await idle.status()).state === 'idle' || undefined, 'the agent to go idle');
+  const idleWith = (text: string) => waitFor(async () => {
+    const s = await idle.status();
+    return (s.state === 'idle' && s.lastText === text) || undefined;
+  }, `the agent to answer "${text}" and go idle`);
+  await idleWith('first');
   expect(await h.forkflow.sendMessage('idle-agent', { message: '@reply second', summary: 's' })).toBe('queued');
-  await waitFor(async () => (await idle.status()).lastText === 'second' || undefined, 'the idle agent to answer');
+  await idleWith('second');
+  expect(await h.forkflow.sendMessage('idle-agent', { message: '@reply third' })).toBe('queued');
+  await idleWith('third');
+
+  // The offline model's own log: one call per user turn, as an uninterrupted conversation
+  // needs, and every woken request ends with the message (never with the agent's last reply).
+  const requests = messageRequests(h.model).filter((e) => textOf(bodyOf(e).messages[0] ?? { role: 'user', content: '' }).includes('Idle.'));
+  expect(requests.map((e) => e.outcome)).toEqual(['completed', 'completed', 'completed']);
+  expect(requests.map((e) => bodyOf(e).messages.map((m) => m.role))).toEqual([['user'], ['user', 'assistant', 'user'], ['user', 'assistant', 'user', 'assistant', 'user']]);
+  expect(requests.slice(1).map((e) => textOf(lastMessage(e)))).toEqual(['[message summary: s]\n@reply second', '@reply third']);
+  const transcript = await h.forkflow.transcript('idle-agent');
+  expect(transcript.filter((m) => m.role === 'assistant').map((m) => textOf(m))).toEqual(['first', 'second', 'third']);
+  // The last request carried the whole conversation so far (cache markers aside), nothing twice.
+  const said = (m: MessageParam) => `${m.role}: ${textOf(m)}`;
+  expect(transcript.slice(0, -1).map(said)).toEqual(bodyOf(requests[2]!).messages.map(said));
+  expect((await idle.status()).turns).toBe(3);
+  await idle.cancel();
+  expect(await h.forkflow.result('idle-agent')).toMatchObject({ status: 'killed', text: 'third', turns: 3 });
+  await recordHistory(h.client.workflow.getHandle('idle-agent'), 'wake-by-message');
+});
+
+test('client messages: a closed agent resumes as a new run from its history, an unknown one is an error', async () => {
 
   const closed = await h.forkflow.fork({ agentId: 'closed-agent', prompt: 'Closed.\n@reply before' }, { mode: 'sync' });
   expect(closed.status).toBe('completed');
@@ -140,6 +166,35 @@ test('TaskOutput takes the result (no notification follows); TaskStop stops only
   expect(results[3]!.json).toMatchObject({ status: 'killed', agentId: 'tasks.fork-2' });
   expect(results[4]).toMatchObject({ isError: true, text: expect.stringContaining('Only a running task can be stopped') as string });
   expect(notificationsIn(transcript)).toEqual([]);
+});
+
+test('TaskOutput: a blocking read gives up at its timeout, block:false answers at once; a stopped task reads killed', async () => {
+  const prompt = script(
+    'Poll.',
+    agentStep({ description: 'slow', prompt: `Slow.\n${hang}` }),
+    toolStep('TaskOutput', { task_id: 'poll.fork-1', timeout_ms: 300 }),
+    toolStep('TaskOutput', { task_id: 'poll.fork-1', block: false }),
+    toolStep('TaskStop', { task_id: 'poll.fork-1' }),
+    toolStep('TaskOutput', { task_id: 'poll.fork-1', block: false }),
+    toolStep('TaskOutput', { task_id: 'no-such-task' }),
+    '@reply polled',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'poll', prompt }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'polled' });
+  const results = toolResultsIn(await h.forkflow.transcript('poll'));
+  expect(results[0]!.json).toMatchObject({ status: 'async_launched', agentId: 'poll.fork-1' });
+  const stillRunning = { status: 'running', agentId: 'poll.fork-1', note: expect.stringContaining('still running') as string };
+  expect(results[1]).toMatchObject({ isError: false, json: stillRunning });
+  expect(results[2]).toMatchObject({ isError: false, json: stillRunning });
+  expect(results[3]!.json).toMatchObject({ status: 'killed', agentId: 'poll.fork-1' });
+  expect(results[4]).toMatchObject({ isError: true, json: { status: 'killed', agentId: 'poll.fork-1' } });
+  expect(results[5]).toMatchObject({ isError: true, text: expect.stringContaining('No sub-agent "no-such-task"') as string });
+  // The timed read waited on a workflow timer of its timeout_ms that fired; the non-blocking reads started none.
+  const events = await historyEvents(h.client.workflow.getHandle('poll'));
+  const timers = events.filter((e) => e.timerStartedEventAttributes).map((e) => e.timerStartedEventAttributes!.startToFireTimeout);
+  expect(timers.map((t) => optionalTsToMs(t))).toEqual([300]);
+  expect(events.filter((e) => e.timerFiredEventAttributes)).toHaveLength(1);
+  expect(notificationsIn(await h.forkflow.transcript('poll'))).toEqual([]);
 });
 
 test('approvals (bubble): a write waits for a decision; approve runs it, deny reports why', async () => {

@@ -3,7 +3,7 @@
  * background notifications (once), auto-backgrounding, inbox priorities, and every limit
  * or policy turning into an is_error the model can act on while the agent carries on.
  */
-import { FORK_QUERY_SOURCE } from '../../src/shared/constants';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/constants';
 import { FORK_REFUSAL } from '../../src/shared/recursion';
 import { textOf } from '../../src/shared/anthropic';
 import { startHarness, type Harness } from '../kit/env';
@@ -127,14 +127,15 @@ test('limits and policies are is_error results the agent acts on, and it carries
       agentId: 'tree-limits',
       prompt,
       toolAccess: '{"mode":"deny_list","tools":["Grep"]}',
-      subAgents: { maxChildren: 1, modelAllowlist: { anthropic: ['claude-haiku-4-5'] } },
+      // The root's own model is listed too: its forks inherit it, and the allowlist holds for that as well.
+      subAgents: { maxChildren: 1, modelAllowlist: { anthropic: ['claude-haiku-4-5', DEFAULTS.model] } },
     })
     .then((a) => a.result());
   expect(result).toMatchObject({ status: 'completed', text: 'report in' });
   const results = toolResultsIn(await h.forkflow.transcript('tree-limits'));
   expect(results.map((r) => r.isError)).toEqual([true, true, true, true, true, true, false, true]);
   expect(results[0]!.text).toContain('Available: general-purpose');
-  expect(results[1]!.text).toContain('Allowed: claude-haiku-4-5');
+  expect(results[1]!.text).toContain('Allowed on anthropic: claude-haiku-4-5');
   expect(results[2]!.text).toContain('No running agent "nobody-here"');
   expect(results[3]!.text).toContain('summary');
   expect(results[4]!.text).toContain('No sub-agent "nope"');

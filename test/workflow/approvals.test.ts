@@ -2,7 +2,8 @@
  * Approvals (`permissionMode: bubble`) at their edges: a decision for a request that is not
  * pending is refused by the update's validator (the client sees an ApplicationFailure, the
  * fork keeps waiting, history shows no failed workflow task), and a request nobody decides
- * expires by the fork's policy — denied to the model, or failing the fork.
+ * expires by the fork's policy — denied to the model, or failing the fork; a fork cancelled
+ * while it waits ends at once without running the call.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,4 +82,19 @@ test('under onTimeout "fail" an expired approval fails the fork, naming the call
   // A failed fork is a result too (ForkFailed carries it): the error names the call.
   expect(await handle.result()).toMatchObject({ status: 'failed', stopReason: 'error', error: expect.stringContaining('No decision on Bash: touch nope.txt') as string });
   expect((await h.forkflow.status('approval-expiry-fail')).state).toBe('failed');
+});
+
+test('cancelled while waiting for an approval: the fork ends killed at once, the call never runs, the decision is refused', async () => {
+  const prompt = script('Write.', toolStep('FileWrite', { file_path: 'cancelled.txt', content: 'no' }), '@reply unreachable');
+  const handle = await h.forkflow.start({ agentId: 'approval-cancelled', prompt, permissionMode: 'bubble', approval: { timeout: '1h', onTimeout: 'deny' } });
+  const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request');
+  await handle.cancel();
+  expect(await handle.result()).toMatchObject({ status: 'killed', stopReason: 'cancelled', turns: 1 });
+  expect(await handle.status()).toMatchObject({ state: 'killed' });
+  expect(existsSync(join(h.workspaceRoot, 'cancelled.txt'))).toBe(false);
+  // The hour-long approval timer did not hold the fork: it closed without it firing, and no tool ran.
+  const events = (await h.client.workflow.getHandle('approval-cancelled').fetchHistory()).events ?? [];
+  expect(events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_FIRED)).toBe(false);
+  expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool')).toBe(false);
+  await expect(h.forkflow.approve('approval-cancelled', pending.requestId)).rejects.toThrow();
 });

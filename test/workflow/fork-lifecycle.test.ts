@@ -9,6 +9,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { blocksOf, textOf, toolUsesOf } from '../../src/shared/anthropic';
+import { ResultAlreadyTakenError } from '../../src/client';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { afterCancelRequest, historyEvents, NEW_WORK, typesOf } from '../kit/history-order';
@@ -192,4 +193,18 @@ test('an invalid signal payload is rejected, recorded in status, and the fork ca
   expect(status.pendingMessages).toBe(0);
   expect(await handle.result()).toMatchObject({ status: 'completed', text: 'fine' });
   await recordHistory(h.client.workflow.getHandle('lifecycle-badsignal'), 'invalid-signal');
+});
+
+test("a handle's result is taken once; the client reads it again by agent id", async () => {
+  const handle = await h.forkflow.fork({ agentId: 'lifecycle-once', prompt: 'Once.\n@reply only answer' }, { mode: 'forget' });
+  const first = await handle.result();
+  expect(first).toMatchObject({ status: 'completed', text: 'only answer' });
+  const again = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(again).toBeInstanceOf(ResultAlreadyTakenError);
+  expect((again as ResultAlreadyTakenError).message).toContain('client.result("lifecycle-once")');
+  expect(await h.forkflow.result('lifecycle-once')).toEqual(first);
+  expect(messageRequests(h.model)).toHaveLength(1); // reading twice asked the model nothing more
 });

@@ -8,7 +8,7 @@
  */
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
-import { agentToolsFor, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
 import { FORK_QUERY_SOURCE } from '../../shared/constants';
 import type { ForkInputJson } from '../../shared/fork-input';
@@ -77,7 +77,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
   const names = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
-  const tools = [...names.map(toolDefinition), ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist }) : [])];
+  const tools = [...names.map(toolDefinition), ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider }) : [])];
   return {
     ...common(agent, input, config, background),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
@@ -90,4 +90,23 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
   };
+}
+
+/** The Agent-call shape of a skill run (what its child record keeps, to rebuild it on resume). */
+export function skillAgentInput(skill: AgentDefinition, args: string | undefined): AgentToolInput {
+  const prompt = [skill.systemPrompt, args?.trim()].filter(Boolean).join('\n\n');
+  return { description: `/${skill.name}`, prompt: prompt || `Run the /${skill.name} skill.` };
+}
+
+/**
+ * A skill runs as a fork of its caller: the caller's conversation, model and tools (so the
+ * cache holds), its calls narrowed to the skill's `allowed-tools` within what the caller
+ * itself may use (never wider than the caller's own access policy).
+ */
+export function skillChildInput(agent: ForkAgent, skill: AgentDefinition, input: AgentToolInput, config: SubAgentsConfig, ref: PrefixRef, background: boolean): ForkInputJson {
+  const base = forkChildInput(agent, input, config, ref, background);
+  if (!skill.allowedTools) return base;
+  const usable = applyToolAccess(agent.input.toolAccess ?? { mode: 'inherit' }, agent.summary.toolNames);
+  const tools = applyToolAccess({ mode: 'allow_list', tools: skill.allowedTools }, usable);
+  return { ...base, toolAccess: { mode: 'allow_list', tools } };
 }

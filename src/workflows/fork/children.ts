@@ -87,13 +87,13 @@ export interface StartedChild {
 /** Starts a child workflow in its own cancellation scope and wires its outcome to the record. */
 export async function startChildAgent(
   agent: ForkAgent,
-  args: { id: string; input: ForkInputJson; agentInput: AgentToolInput; kind: 'fork' | 'spawn'; toolUseId: string; mode: ChildRecord['mode']; taskQueue: string },
+  args: { id: string; input: ForkInputJson; agentInput: AgentToolInput; kind: 'fork' | 'spawn'; subagentType?: string; toolUseId: string; mode: ChildRecord['mode']; taskQueue: string },
 ): Promise<StartedChild> {
   const record: ChildRecord = {
     agentId: args.id,
     ...(args.agentInput.name ? { name: args.agentInput.name } : {}),
     kind: args.kind,
-    ...(args.agentInput.subagent_type ? { subagentType: args.agentInput.subagent_type } : {}),
+    ...((args.subagentType ?? args.agentInput.subagent_type) ? { subagentType: args.subagentType ?? args.agentInput.subagent_type } : {}),
     description: args.agentInput.description,
     agentInput: args.agentInput,
     toolUseId: args.toolUseId,

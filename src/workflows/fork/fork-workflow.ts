@@ -12,6 +12,7 @@ import {
   condition,
   ContinueAsNew,
   isCancellation,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import * as otel from '@opentelemetry/api';
@@ -29,7 +30,7 @@ import { settleChildren } from './children';
 import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
-import { runTurns } from './turn-loop';
+import { deliverWakingMessages, runTurns } from './turn-loop';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 
@@ -41,6 +42,12 @@ function carriedStateOf(raw: unknown): CarriedState | undefined {
   return parsed.state;
 }
 
+/**
+ * Before this patch a woken fork called the model once more before reading its message (the
+ * request ended with its own reply); histories recorded then replay without the marker.
+ */
+const WAKE_DELIVERS_MESSAGE_PATCH = 'wake-delivers-message-first';
+
 /** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
 async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
   const idleMs = agent.input.idleTimeout === undefined ? 0 : toMs(agent.input.idleTimeout);
@@ -51,6 +58,7 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
     const resumed = await condition(() => agent.inbox.length > 0, idleMs);
     if (!resumed) return reason;
     setState(agent, 'running');
+    if (patched(WAKE_DELIVERS_MESSAGE_PATCH)) deliverWakingMessages(agent);
   }
 }
 

@@ -54,7 +54,7 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
   const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
-  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist }) : [];
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider }) : [];
   return [...builtin, ...sub];
 }
 

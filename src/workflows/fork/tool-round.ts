@@ -66,9 +66,9 @@ function concurrencySafe(name: string): boolean {
   return isBuiltinTool(name) && READ_ONLY_TOOLS.includes(name);
 }
 
-/** Agent calls of one round start together (siblings of one turn share the cache prefix). */
+/** Agent and Skill calls of one round start together (siblings of one turn share the cache prefix). */
 function batchable(name: string): boolean {
-  return concurrencySafe(name) || name === 'Agent';
+  return concurrencySafe(name) || name === 'Agent' || name === 'Skill';
 }
 
 /** The agent's tool access policy (inherit | allow_list | deny_list), on top of its filter. */

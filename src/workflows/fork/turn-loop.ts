@@ -66,7 +66,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
 }
 
 /** The turn boundary: tool results first, then queued messages, then the reminder. */
-function boundaryBlocks(agent: ForkAgent, results: ContentBlock[]): ContentBlock[] {
+export function boundaryBlocks(agent: ForkAgent, results: ContentBlock[]): ContentBlock[] {
   return [...results, ...agent.drainInbox(), ...agent.reminderBlocks()];
 }
 
@@ -95,6 +95,15 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
     return { kind: 'run_again' };
   }
   return { kind: 'final' };
+}
+
+/**
+ * Hands queued messages to a fork that finished its answer and was woken: they become the
+ * next user turn, so the next request ends with them (never with the fork's own reply,
+ * which the API would read as a prefill to continue).
+ */
+export function deliverWakingMessages(agent: ForkAgent): void {
+  if (agent.inbox.length > 0) agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
 }
 
 /** Runs turns until the model finishes or a stop condition fires. */

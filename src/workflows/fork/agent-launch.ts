@@ -1,0 +1,154 @@
+/**
+ * Starting a sub-agent, shared by the Agent and Skill tools so both follow the same rules:
+ * one list of refusals (recursion, depth, children, names, models against the allowlist,
+ * remote workers, the tree's running limit), one routing (sync, background, remote) and one
+ * way of reporting a child's outcome to the model.
+ */
+import { workflowInfo } from '@temporalio/workflow';
+import type { ToolResultBlock } from '../../shared/anthropic';
+import type { AgentToolInput } from '../../shared/agent-tools';
+import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { toMs } from '../../shared/duration';
+import type { ForkInputJson } from '../../shared/fork-input';
+import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
+import { forkRecursionGuard } from '../../shared/recursion';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
+import { tree } from '../activities';
+import { prefixRefOf } from '../conversation-queries';
+import type { ForkAgent } from './agent';
+import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { awaitSyncChild, startChildAgent } from './children';
+import { jsonResult } from './tool-results';
+
+/** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
+export const SKILL_TYPE_PREFIX = 'skill:';
+
+/** What is being started: a fork, a spawn (with its named definition, if any), or a skill (a fork). */
+export type Launch = { kind: 'fork' } | { kind: 'spawn'; definition?: AgentDefinition } | { kind: 'skill'; skill: AgentDefinition };
+
+/**
+ * A child's outcome as a tool result. No wall-clock duration: it would make the same
+ * conversation differ from run to run for no use to the model (notifications keep it).
+ */
+export function outcomeView(record: ChildRecord) {
+  const o = record.result;
+  return o
+    ? { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...(o.worktree ? { worktree: o.worktree } : {}) }
+    : { status: 'running', agentId: record.agentId, ...(record.name ? { name: record.name } : {}) };
+}
+
+function launched(record: ChildRecord, note?: string) {
+  return {
+    status: 'async_launched',
+    agentId: record.agentId,
+    ...(record.name ? { name: record.name } : {}),
+    description: record.description,
+    output: `Its report arrives as a task notification. To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
+    ...(note ? { note } : {}),
+  };
+}
+
+const named = (model: string | undefined): string | undefined => {
+  const m = model?.trim();
+  return m && m !== INHERIT_MODEL ? m : undefined;
+};
+
+/** The model the child will run on and where that choice came from (for the allowlist's answer). */
+function childModel(agent: ForkAgent, input: AgentToolInput, launch: Launch): { model: string; source: ModelSource } {
+  const own = agent.summary.model;
+  if (launch.kind !== 'spawn') return { model: own, source: { kind: 'inherited' } };
+  const model = resolveAgentModel({ callModel: input.model, definition: launch.definition, parentModel: own });
+  if (named(input.model)) return { model, source: { kind: 'call' } };
+  if (launch.definition && named(launch.definition.model)) return { model, source: { kind: 'definition', agent: launch.definition.name } };
+  return { model, source: { kind: 'inherited' } };
+}
+
+/** Why a model cannot be used for this child, or undefined. */
+function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): string | undefined {
+  const check = (model: string, source: ModelSource) => modelRefusal({ allowlist: config.modelAllowlist, provider: config.provider, model, source });
+  if (launch.kind === 'fork' && input.model && input.model !== agent.summary.model) return `A fork always uses your model (${agent.summary.model}); omit model, or pick a subagent_type.`;
+  if (launch.kind === 'skill') {
+    const wanted = named(launch.skill.model);
+    const refused = wanted ? check(wanted, { kind: 'skill', skill: launch.skill.name }) : undefined;
+    if (refused) return refused;
+    if (wanted && wanted !== agent.summary.model) {
+      return `Skill "${launch.skill.name}" asks for model "${wanted}", but a skill runs as a fork of you and shares your model (${agent.summary.model}). Do the task yourself, or start a named agent with that model.`;
+    }
+  }
+  const { model, source } = childModel(agent, input, launch);
+  return check(model, source);
+}
+
+/** The reason a child cannot be started, or undefined. Every reason is something the model can act on. */
+export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): Promise<string | undefined> {
+  const guard = forkRecursionGuard({ querySource: agent.input.querySource, messages: agent.messages });
+  if (!guard.allowed) return guard.message;
+  if (agent.input.depth + 1 > config.maxDepth) return `Sub-agents may nest ${config.maxDepth} levels deep and you are at level ${agent.input.depth}: do this part yourself.`;
+  if (agent.runningChildren.length >= config.maxChildren) {
+    return `You already run ${agent.runningChildren.length} sub-agents, the most one agent may run at once. Wait for one (TaskOutput) or stop one (TaskStop), then try again.`;
+  }
+  if (input.name && agent.runningChildren.some((c) => c.name === input.name)) return `A running sub-agent is already called "${input.name}": pick another name.`;
+  if (input.subagent_type && input.subagent_type !== GENERAL_PURPOSE && !config.agents.some((a) => a.name === input.subagent_type && a.context !== 'fork')) {
+    const names = [GENERAL_PURPOSE, ...config.agents.filter((a) => a.context !== 'fork').map((a) => a.name)].join(', ');
+    return `There is no agent type "${input.subagent_type}". Available: ${names}. Omit subagent_type to ${config.forkGate ? 'fork yourself' : 'use the general-purpose agent'}.`;
+  }
+  const model = modelProblem(agent, config, input, launch);
+  if (model) return model;
+  if (input.isolation === 'remote' && !config.remoteTaskQueue) return 'No remote workers are configured for this agent: run it here (omit isolation).';
+  // Visibility lags a little behind new starts: this agent's own running children are known exactly.
+  const seen = await tree.countRunningAgents.executeWithOptions({ summary: 'count running agents in the tree' }, [{ rootId: agent.rootAgentId }]);
+  const running = Math.max(seen, 1 + agent.runningChildren.length);
+  if (running >= config.maxTreeRunning) return `This agent tree already runs ${running} agents, its limit: wait for sub-agents to finish before starting more.`;
+  return undefined;
+}
+
+/** The child's workflow input (also rebuilds a finished child's configuration when it is resumed). */
+export function childInputFor(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch, background: boolean): ForkInputJson {
+  if (launch.kind === 'fork') return forkChildInput(agent, input, config, prefixRefOf(agent), background);
+  if (launch.kind === 'skill') return skillChildInput(agent, launch.skill, input, config, prefixRefOf(agent), background);
+  return spawnChildInput(agent, input, config, launch.definition, background);
+}
+
+/** How a recorded child was started (to resume it the same way). */
+export function launchOf(record: ChildRecord, config: SubAgentsConfig): Launch | undefined {
+  const type = record.subagentType;
+  if (type?.startsWith(SKILL_TYPE_PREFIX)) {
+    const skill = config.agents.find((a) => a.context === 'fork' && a.name === type.slice(SKILL_TYPE_PREFIX.length));
+    return skill ? { kind: 'skill', skill } : undefined;
+  }
+  if (record.kind === 'fork') return { kind: 'fork' };
+  return { kind: 'spawn', definition: config.agents.find((a) => a.name === type && a.context !== 'fork') };
+}
+
+/**
+ * Starts the child and answers the tool call: at once when it runs in the background or
+ * remotely, else with its outcome (or `async_launched` once it outlives `backgroundAfter`).
+ */
+export async function launchChild(
+  agent: ForkAgent,
+  config: SubAgentsConfig,
+  args: { id: string; use: { id: string }; input: AgentToolInput; launch: Launch; background: boolean },
+): Promise<ToolResultBlock> {
+  const { id, use, input, launch } = args;
+  const remote = input.isolation === 'remote';
+  const background = args.background || remote;
+  const taskQueue = remote ? config.remoteTaskQueue! : workflowInfo().taskQueue;
+  const { record } = await startChildAgent(agent, {
+    id,
+    input: childInputFor(agent, config, input, launch, background),
+    agentInput: input,
+    kind: launch.kind === 'spawn' ? 'spawn' : 'fork',
+    ...(launch.kind === 'skill' ? { subagentType: `${SKILL_TYPE_PREFIX}${launch.skill.name}` } : {}),
+    toolUseId: use.id,
+    mode: remote ? 'remote' : background ? 'background' : 'sync',
+    taskQueue,
+  });
+  if (remote) {
+    const ui = config.uiBaseUrl ? `${config.uiBaseUrl.replace(/\/$/, '')}/namespaces/${workflowInfo().namespace}/workflows/${encodeURIComponent(id)}` : undefined;
+    return jsonResult(use.id, { status: 'remote_launched', agentId: id, workflowId: id, taskQueue, ...(ui ? { uiUrl: ui } : {}) });
+  }
+  if (background) return jsonResult(use.id, launched(record));
+  const outcome = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
+  if (!outcome) return jsonResult(use.id, launched(record, `still running after ${config.backgroundAfter}: moved to the background`));
+  return jsonResult(use.id, outcomeView(record), outcome.status !== 'completed');
+}

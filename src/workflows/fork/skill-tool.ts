@@ -1,0 +1,32 @@
+/**
+ * The Skill tool: the model runs a `context: fork` command (a skill) by name, as a fork of
+ * itself. The name and arguments are the model's choice, so they are parsed with zod and
+ * looked up among the configured skills only; an unknown name is an `is_error` result that
+ * lists the skills there are. Everything else (refusals, limits, routing, budgets) is the
+ * Agent tool's, through agent-launch.ts.
+ */
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
+import { forkSkills, skillToolInput } from '../../shared/agent-tools';
+import { describeIssues } from '../../shared/fork-input';
+import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ForkAgent } from './agent';
+import { launchChild, refusal, type Launch } from './agent-launch';
+import { skillAgentInput } from './child-input';
+import { errorResult } from './tool-results';
+
+export async function skillCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
+  const skills = forkSkills(config.agents);
+  const names = skills.map((s) => s.name).join(', ') || 'none';
+  const parsed = skillToolInput.safeParse(use.input);
+  if (!parsed.success) return errorResult(use.id, `Invalid Skill call: ${describeIssues(parsed.error).join('; ')}. Skills: ${names}.`);
+  const skill = skills.find((s) => s.name === parsed.data.skill);
+  // The name passed the schema (plain characters, bounded), so echoing it back is safe.
+  if (!skill) return errorResult(use.id, `There is no skill ${JSON.stringify(parsed.data.skill)}. Skills: ${names}.`);
+  const input = skillAgentInput(skill, parsed.data.args);
+  // Numbered like an Agent fork (`<id>.<skill>-N` reads well in a tree and is unique per parent).
+  const id = agent.children.nextId(agent.agentId, skill.name);
+  const launch: Launch = { kind: 'skill', skill };
+  const why = await refusal(agent, config, input, launch);
+  if (why) return errorResult(use.id, why);
+  return launchChild(agent, config, { id, use, input, launch, background: config.forkGate || skill.background === true });
+}
