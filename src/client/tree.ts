@@ -58,13 +58,16 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     turns: previous?.turns ?? 0,
     toolUses: previous?.toolUses ?? 0,
     usage: previous?.usage ?? ZERO_USAGE,
-    budgetUsage: ZERO_USAGE,
+    // The budget is kept (the same grant, what was charged against it); a tree's root keeps its ledger.
+    budgetUsage: previous?.budgetUsage ?? ZERO_USAGE,
+    freshBudget: false,
+    ...(previous?.ledger ? { ledger: previous.ledger } : {}),
     ...(previous?.text ? { lastText: previous.text } : {}),
     startedAt: new Date().toISOString(),
     inbox: [],
     inboxSeq: 0,
     children: [],
-    childCounter: previous?.children?.length ?? 0,
+    childCounter: previous?.childCounter ?? previous?.children?.length ?? 0,
     touched: [],
     maxTurnsReached: false,
   };

@@ -16,7 +16,8 @@ import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import { childIdFor, forkChildInput, GENERAL_PURPOSE, spawnChildInput } from './child-input';
+import { childIdFor, forkChildInput, GENERAL_PURPOSE, resumeOf, spawnChildInput } from './child-input';
+import { admitChild } from './tree-authority';
 import { awaitSyncChild, markSeen, startChildAgent, stopChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
@@ -51,6 +52,9 @@ async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: AgentTo
   if (agent.runningChildren.length >= config.maxChildren) {
     return `You already run ${agent.runningChildren.length} sub-agents, the most one agent may run at once. Wait for one (TaskOutput) or stop one (TaskStop), then try again.`;
   }
+  if (agent.inTreeLedger && agent.children.spawned >= config.maxSpawns) {
+    return `You have started ${agent.children.spawned} sub-agents, the most one agent may start: finish the work with their reports and your own tools.`;
+  }
   if (input.name && agent.runningChildren.some((c) => c.name === input.name)) return `A running sub-agent is already called "${input.name}": pick another name.`;
   if (input.subagent_type && input.subagent_type !== GENERAL_PURPOSE && !config.agents.some((a) => a.name === input.subagent_type)) {
     const names = [GENERAL_PURPOSE, ...config.agents.map((a) => a.name)].join(', ');
@@ -62,6 +66,8 @@ async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: AgentTo
     if (!allowed.includes(input.model)) return `Model "${input.model}" is not allowed here. Allowed: ${allowed.join(', ')}.`;
   }
   if (input.isolation === 'remote' && !config.remoteTaskQueue) return 'No remote workers are configured for this agent: run it here (omit isolation).';
+  // In a tree with a ledger the root counts running agents exactly (admission, after this).
+  if (agent.inTreeLedger) return undefined;
   // Visibility lags a little behind new starts: this agent's own running children are known exactly.
   const seen = await tree.countRunningAgents.executeWithOptions({ summary: 'count running agents in the tree' }, [{ rootId: agent.rootAgentId }]);
   const running = Math.max(seen, 1 + agent.runningChildren.length);
@@ -73,6 +79,19 @@ function childInputFor(agent: ForkAgent, config: SubAgentsConfig, input: AgentTo
   if (fork) return forkChildInput(agent, input, config, prefixRefOf(agent), background);
   const definition = config.agents.find((a) => a.name === input.subagent_type);
   return spawnChildInput(agent, input, config, definition, background);
+}
+
+/**
+ * In a tree with a ledger, the root admits the child and grants its budget (at most what its
+ * policy gives and what every ancestor has left); the child's input carries the grant.
+ * Without a ledger (a run recorded before it) the input is used as it is.
+ */
+async function admitted(agent: ForkAgent, id: string, childInput: ForkInputJson, kind: 'spawn' | 'resume'): Promise<{ input: ForkInputJson } | { refused: string }> {
+  if (!agent.inTreeLedger) return { input: childInput };
+  const want = childInput.budget?.maxTokens ?? agent.input.budget.maxTokens;
+  const admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want });
+  if (!admission.ok) return { refused: admission.reason };
+  return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget } } };
 }
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
@@ -88,9 +107,11 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const remote = input.isolation === 'remote';
   const background = config.forkGate || remote || input.run_in_background === true;
   const taskQueue = remote ? config.remoteTaskQueue! : workflowInfo().taskQueue;
+  const admission = await admitted(agent, id, childInputFor(agent, config, input, fork, background), 'spawn');
+  if ('refused' in admission) return errorResult(use.id, admission.refused);
   const { record } = await startChildAgent(agent, {
     id,
-    input: childInputFor(agent, config, input, fork, background),
+    input: admission.input,
     agentInput: input,
     kind: fork ? 'fork' : 'spawn',
     toolUseId: use.id,
@@ -120,15 +141,21 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
     const fork = child.kind === 'fork';
     const base = childInputFor(agent, config, child.agentInput, fork, true);
     const { parentRef: _prefix, ...rest } = base;
+    // A resumed child keeps the budget it was granted and goes on from what it had counted.
+    const kept = agent.inTreeLedger ? resumeOf(child) : undefined;
+    const admission = await admitted(agent, child.agentId, kept ? { ...rest, budget: { ...rest.budget, maxTokens: kept.budget } } : rest, 'resume');
+    if ('refused' in admission) return errorResult(use.id, admission.refused);
     agent.children.remove(child);
+    if (kept) agent.children.fold(kept.descendants);
     await startChildAgent(agent, {
       id: child.agentId,
-      input: { ...rest, continuation: { ref, message: payload } },
+      input: { ...admission.input, continuation: { ref, message: payload, ...(kept ? { state: kept.state } : {}) } },
       agentInput: child.agentInput,
       kind: child.kind,
       toolUseId: use.id,
       mode: 'background',
       taskQueue: child.taskQueue ?? workflowInfo().taskQueue,
+      resumed: true,
     });
     return jsonResult(use.id, { status: 'resumed', agentId: child.agentId, note: 'It continues from its own history with your message; its report arrives as a task notification.' });
   }

@@ -29,7 +29,7 @@ test('a state that is not one is refused, naming what is wrong', () => {
   expect(parseCarriedState(undefined)).toMatchObject({ ok: false });
   const negative = parseCarriedState({ ...good, turns: -1 });
   expect(negative).toEqual({ ok: false, issues: [expect.stringContaining('turns') as string] });
-  const future = parseCarriedState({ ...good, v: 2 });
+  const future = parseCarriedState({ ...good, v: CARRIED_STATE_VERSION + 1 });
   expect(future).toEqual({ ok: false, issues: [expect.stringContaining('v') as string] });
   const badChild = parseCarriedState({ ...good, children: [{ agentId: 'x', kind: 'robot' }] });
   expect(badChild.ok).toBe(false);
