@@ -109,8 +109,12 @@ export const reserveRequestSchema = z.strictObject({
   toolUses: z.number().int().min(0),
 });
 export type ReserveRequest = z.output<typeof reserveRequestSchema>;
-/** `tokens`: the most the call may charge (≥ need); refused when even `need` does not fit. */
-export type ReserveResult = { ok: true; tokens: number } | { ok: false; left: number; reason: string };
+/**
+ * `tokens`: the most the call may charge (≥ need). Refused when even `need` does not fit;
+ * `wait` when it would fit once the reservations of calls in flight are charged (they charge
+ * at most what they reserved, usually much less): ask again shortly.
+ */
+export type ReserveResult = { ok: true; tokens: number } | { ok: false; left: number; reason: string; wait: boolean };
 
 export const chargeRequestSchema = z.strictObject({
   agentId: z.string().min(1).max(1000),
@@ -140,11 +144,11 @@ function chain(ledger: TreeLedger, agentId: string): LedgerNode[] {
   return out;
 }
 
-/** Charged plus reserved tokens of every agent's subtree (one pass per node up its chain). */
-function subtreeSpend(ledger: TreeLedger): Map<string, number> {
+/** Charged (and reserved) tokens of every agent's subtree (one pass per node up its chain). */
+function subtreeSpend(ledger: TreeLedger, withReservations = true): Map<string, number> {
   const spend = new Map<string, number>();
   for (const node of Object.values(ledger.nodes)) {
-    const own = node.charged + (node.reserved?.tokens ?? 0);
+    const own = node.charged + (withReservations ? (node.reserved?.tokens ?? 0) : 0);
     if (own === 0) continue;
     for (const a of chain(ledger, node.agentId)) spend.set(a.agentId, (spend.get(a.agentId) ?? 0) + own);
   }
@@ -152,8 +156,8 @@ function subtreeSpend(ledger: TreeLedger): Map<string, number> {
 }
 
 /** What `agentId` may still spend: the least any of it and its ancestors has left (never negative). */
-export function leftFor(ledger: TreeLedger, agentId: string): number {
-  const spend = subtreeSpend(ledger);
+export function leftFor(ledger: TreeLedger, agentId: string, withReservations = true): number {
+  const spend = subtreeSpend(ledger, withReservations);
   const nodes = chain(ledger, agentId);
   if (nodes.length === 0) return 0;
   return Math.max(0, Math.min(...nodes.map((n) => n.budget - (spend.get(n.agentId) ?? 0))));
@@ -216,7 +220,7 @@ export function admit(ledger: TreeLedger, req: AdmitRequest): AdmitResult {
 /** Reserves the most a model call may charge, under every ancestor's budget. */
 export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult {
   const node = ledger.nodes[req.agentId];
-  if (!node) return { ok: false, left: 0, reason: `Agent ${req.agentId} is not part of tree ${ledger.rootId}.` };
+  if (!node) return { ok: false, left: 0, reason: `Agent ${req.agentId} is not part of tree ${ledger.rootId}.`, wait: false };
   node.toolUses = Math.max(node.toolUses, req.toolUses);
   // A retried call: the same answer (a call already charged is being handed back from the response store).
   if (req.turn <= node.lastTurn) return { ok: true, tokens: req.want };
@@ -224,7 +228,10 @@ export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult 
   // A reservation of an earlier turn that was never charged (its call failed for good) lapses.
   delete node.reserved;
   const left = leftFor(ledger, req.agentId);
-  if (left < req.need) return { ok: false, left, reason: `the tree's token budget has ${left} tokens left, and this call needs at least ${req.need}` };
+  if (left < req.need) {
+    const wait = leftFor(ledger, req.agentId, false) >= req.need;
+    return { ok: false, left, reason: `the tree's token budget has ${left} tokens left, and this call needs at least ${req.need}`, wait };
+  }
   const tokens = Math.min(req.want, left);
   node.reserved = { turn: req.turn, tokens };
   return { ok: true, tokens };

@@ -102,9 +102,18 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
   if (tokens < need) throw budgetExhausted(input.turn, `this agent has ${budget.left} tokens of its budget left, and the request alone is about ${inputTokens}`);
   if (budget.ledger && deps.ledger) {
-    const r = await deps.ledger.reserve(budget.ledger.rootId, { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses });
-    if (!r.ok) throw budgetExhausted(input.turn, r.reason);
-    tokens = r.tokens;
+    const req = { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses };
+    // Calls in flight hold reservations of their upper bound; once charged (usually far less)
+    // the rest is free again. Waiting for that is progress, not a refusal: nothing waiting holds any.
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      const r = await deps.ledger.reserve(budget.ledger.rootId, req);
+      if (r.ok) {
+        tokens = r.tokens;
+        break;
+      }
+      if (!r.wait) throw budgetExhausted(input.turn, r.reason);
+      await Context.current().sleep(delay);
+    }
   }
   return { ...body, max_tokens: tokens - inputTokens };
 }

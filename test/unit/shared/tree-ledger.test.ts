@@ -60,13 +60,18 @@ test('reservations keep the charged total under the root budget, whatever the or
   expect(granted).toEqual([
     { ok: true, tokens: 500 },
     { ok: true, tokens: 500 },
-    { ok: false, left: 0, reason: expect.stringContaining('0 tokens left') as string },
+    // Refused for now, not for good: once the calls in flight are charged there is room again.
+    { ok: false, left: 0, reason: expect.stringContaining('0 tokens left') as string, wait: true },
   ]);
   // Each call charges at most what was reserved; the reservation is released at the charge.
   charge(l, { agentId: 'r.a', turn: 1, model: 'm', usage: usage(200, 100, 50), toolUses: 0 });
   expect(leftFor(l, 'r.c')).toBe(1000 - 500 - tokensCharged(usage(200, 100, 50)));
-  expect(reserve(l, { agentId: 'r.c', turn: 1, need: 200, want: 500, toolUses: 0 })).toMatchObject({ ok: false, left: 195 });
+  expect(reserve(l, { agentId: 'r.c', turn: 1, need: 200, want: 500, toolUses: 0 })).toMatchObject({ ok: false, left: 195, wait: true });
   expect(reserve(l, { agentId: 'r.c', turn: 1, need: 150, want: 500, toolUses: 0 })).toEqual({ ok: true, tokens: 195 });
+  // Spent for good: no waiting helps.
+  charge(l, { agentId: 'r.b', turn: 1, model: 'm', usage: usage(400, 100), toolUses: 0 });
+  charge(l, { agentId: 'r.c', turn: 1, model: 'm', usage: usage(100, 50), toolUses: 0 });
+  expect(reserve(l, { agentId: 'r.a', turn: 2, need: 200, want: 500, toolUses: 0 })).toMatchObject({ ok: false, left: 45, wait: false });
 });
 
 test('reserve and charge are idempotent by agent and turn; a lapsed reservation is dropped', () => {
