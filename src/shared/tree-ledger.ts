@@ -210,7 +210,9 @@ export function admit(ledger: TreeLedger, req: AdmitRequest): AdmitResult {
   if (ledger.spawned >= ledger.limits.maxTreeSpawns) {
     return { ok: false, reason: `This agent tree has started ${ledger.spawned} sub-agents, the most it may start: finish the work with the agents you have.` };
   }
-  const budget = Math.min(req.want, leftFor(ledger, req.parentId));
+  // A grant caps what the child may spend; it reserves nothing (each call reserves), so
+  // tokens held by calls in flight — an upper bound, mostly released at their charge — do not count here.
+  const budget = Math.min(req.want, leftFor(ledger, req.parentId, false));
   if (budget < 1) return { ok: false, reason: 'No token budget is left for another sub-agent in this tree: finish the work yourself with what you have.' };
   ledger.spawned += 1;
   ledger.nodes[req.agentId] = freshNode(req.agentId, req.parentId, req.model, budget);

@@ -77,6 +77,15 @@ function chargedOf(entries: RequestLogEntry[]): number {
   return entries.reduce((n, e) => n + tokensCharged(usageOf([e])), 0);
 }
 
+/** Figures for a report, with FORKFLOW_FIGURES=1 (the assertions hold either way). */
+function figures(what: string, values: Record<string, number>): void {
+  if (process.env.FORKFLOW_FIGURES === '1') process.stdout.write(`[figures] ${what}: ${JSON.stringify(values)}\n`);
+}
+
+function byAgentCount(entries: RequestLogEntry[]): number {
+  return new Set(entries.map(agentOf)).size;
+}
+
 // Fixed inputs (the scripted model has no randomness): each iteration is the same burst.
 const BURST_REPEAT = Number(process.env.FORKFLOW_BURST_REPEAT ?? '1');
 
@@ -98,6 +107,7 @@ test(`a burst of 20 spawns in one turn against a tree limit of 5 never runs more
     const max = maxConcurrentAgents(served(tag));
     expect(max).toBeLessThanOrEqual(5);
     maxima.push(max);
+    figures(`burst ${i}`, { maxConcurrent: max, admitted: launched.filter((r) => !r.isError).length });
     if (i === 0) await recordHistory(h.client.workflow.getHandle(`${tag}-root`), 'tree-ledger-burst-root');
   }
   // The children really overlapped (the check above could have failed).
@@ -114,6 +124,7 @@ test('a three-level tree racing for the same limit never runs more than it; ever
   expect(result.status).toBe('completed');
   const entries = served('race');
   expect(maxConcurrentAgents(entries)).toBeLessThanOrEqual(5);
+  figures('race', { maxConcurrent: maxConcurrentAgents(entries), agents: new Set(entries.map(agentOf)).size });
   // All three middles ran (4 slots for them at the start); their leaves raced for the rest.
   const agents = new Set(entries.map(agentOf));
   for (const p of [1, 2, 3]) expect(agents).toContain(`race.${p}`);
@@ -130,8 +141,8 @@ test('a three-level tree racing for the same limit never runs more than it; ever
 });
 
 test('a 31-agent tree with a root budget: the model served no more than the budget, and every agent is in the totals', async () => {
-  // The same tree without a budget charges about 33,000 tokens (measured): this one gets 15,000.
-  const BUDGET = 15_000;
+  // The same tree without a budget charges about 33,000 tokens (measured): this one gets 25,000.
+  const BUDGET = 25_000;
   const leaf = (p: number, c: number) => script(`budget.${p}.${c}`, '@tool Glob {"pattern":"*"}', '@reply leaf done');
   const middle = (p: number) => script(`budget.${p}`, spawnAll(Array.from({ length: 5 }, (_, c) => leaf(p, c + 1))), '@reply launched', '@repeat 12 @reply noted');
   const prompt = script('budget root', spawnAll([1, 2, 3, 4, 5].map(middle)), '@reply launched', '@repeat 12 @reply noted');
@@ -153,7 +164,9 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   const stopped = await Promise.all(ledger.map(async (a) => (await h.forkflow.result(a.agentId)).stopReason));
   const unstarted = toolResultsIn((await Promise.all(['budget-root', ...ledger.map((a) => a.agentId)].map((id) => h.forkflow.transcript(id)))).flat()).filter((r) => r.text.includes('No token budget is left'));
   expect(stopped.filter((r) => r === 'budget_exhausted').length + unstarted.length).toBeGreaterThan(0);
-  expect(ledger.length).toBeLessThan(31);
+  // Every agent of the tree started (the budget ran out later, mid-work).
+  expect(ledger.length).toBeGreaterThanOrEqual(30);
+  figures('budget tree', { budget: BUDGET, charged: chargedOf(entries), agentsRan: byAgentCount(entries), inLedger: ledger.length, requests: entries.length });
   // Every agent that made a request is in the ledger with exactly the usage the model served it.
   const byAgent = new Map<string, RequestLogEntry[]>();
   for (const e of entries) byAgent.set(agentOf(e), [...(byAgent.get(agentOf(e)) ?? []), e]);

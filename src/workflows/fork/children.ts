@@ -115,7 +115,8 @@ export async function startChildAgent(
   const handle = await scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
-      args: [args.input],
+      // The agent id travels in the input too, so the child's own ids never depend on where its history runs (replay fixtures).
+      args: [agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id } } : args.input],
       taskQueue: args.taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt, 100)}`,

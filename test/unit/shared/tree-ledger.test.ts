@@ -40,12 +40,15 @@ test('a grant is at most what every ancestor has left, spent and reserved tokens
   const l = tree(1000);
   expect(spawn(l, 'r.a', 'r', 600)).toEqual({ ok: true, budget: 600 });
   expect(reserve(l, { agentId: 'r', turn: 1, need: 100, want: 300, toolUses: 0 })).toEqual({ ok: true, tokens: 300 });
-  // Root: 1000 − 300 reserved → 700 left; the grandchild is capped by its parent's 600.
+  // A grant is a cap, not a reservation: the 300 held by a call in flight does not shrink it;
+  // the grandchild is capped by its parent's 600.
   expect(spawn(l, 'r.a.x', 'r.a', 5000)).toEqual({ ok: true, budget: 600 });
   expect(charge(l, { agentId: 'r.a.x', turn: 1, model: 'm', usage: usage(350, 50), toolUses: 2 })).toBe(true);
   expect(leftFor(l, 'r.a')).toBe(200);
   expect(spawn(l, 'r.a.y', 'r.a', 5000)).toEqual({ ok: true, budget: 200 });
   expect(leftFor(l, 'r')).toBe(1000 - 300 - 400);
+  expect(leftFor(l, 'r', false)).toBe(1000 - 400);
+  expect(spawn(l, 'r.b', 'r', 5000)).toEqual({ ok: true, budget: 600 });
 });
 
 test('reservations keep the charged total under the root budget, whatever the order of the calls', () => {
