@@ -94,7 +94,7 @@ test(`a burst of 20 spawns in one turn against a tree limit of 5 never runs more
   for (let i = 0; i < BURST_REPEAT; i++) {
     const tag = `burst${i}`;
     const children = Array.from({ length: 20 }, (_, n) => script(`${tag}.child-${n + 1}`, '@sleep 300 @reply child done'));
-    const prompt = script(`${tag} root`, spawnAll(children), '@reply launched', '@repeat 20 @reply noted');
+    const prompt = script(`${tag}.root`, spawnAll(children), '@reply launched', '@repeat 20 @reply noted');
     const result = await h.forkflow
       .startAgent({ agentId: `${tag}-root`, prompt, subAgents: { forkGate: false, maxChildren: 50, maxTreeRunning: 5 } })
       .then((a) => a.result());
@@ -104,7 +104,7 @@ test(`a burst of 20 spawns in one turn against a tree limit of 5 never runs more
     // The root counts itself: 4 children start, 16 are refused with the limit's reason.
     expect(launched.filter((r) => !r.isError)).toHaveLength(4);
     for (const r of launched.filter((x) => x.isError)) expect(r.text).toContain('already runs 5 agents, its limit');
-    const max = maxConcurrentAgents(served(tag));
+    const max = maxConcurrentAgents(served(`${tag}.`));
     expect(max).toBeLessThanOrEqual(5);
     maxima.push(max);
     figures(`burst ${i}`, { maxConcurrent: max, admitted: launched.filter((r) => !r.isError).length });
@@ -114,30 +114,35 @@ test(`a burst of 20 spawns in one turn against a tree limit of 5 never runs more
   expect(Math.max(...maxima)).toBeGreaterThanOrEqual(3);
 });
 
-test('a three-level tree racing for the same limit never runs more than it; every refusal names the limit', async () => {
-  const leaf = (p: number, c: number) => script(`race.${p}.${c}`, '@sleep 250 @reply leaf done');
-  const middle = (p: number) => script(`race.${p}`, spawnAll(Array.from({ length: 6 }, (_, c) => leaf(p, c + 1))), '@reply launched', '@repeat 12 @reply noted');
-  const prompt = script('race root', spawnAll([1, 2, 3].map(middle)), '@reply launched', '@repeat 12 @reply noted');
-  const result = await h.forkflow
-    .startAgent({ agentId: 'race-root', prompt, subAgents: { forkGate: false, nested: true, maxDepth: 3, maxChildren: 10, maxTreeRunning: 5 } })
-    .then((a) => a.result());
-  expect(result.status).toBe('completed');
-  const entries = served('race');
-  expect(maxConcurrentAgents(entries)).toBeLessThanOrEqual(5);
-  figures('race', { maxConcurrent: maxConcurrentAgents(entries), agents: new Set(entries.map(agentOf)).size });
-  // All three middles ran (4 slots for them at the start); their leaves raced for the rest.
-  const agents = new Set(entries.map(agentOf));
-  for (const p of [1, 2, 3]) expect(agents).toContain(`race.${p}`);
-  const leafCalls = (await Promise.all([1, 2, 3].map(async (p) => toolResultsIn(await h.forkflow.transcript(`race-root.spawn-${p}`))))).flat();
-  expect(leafCalls).toHaveLength(18);
-  const refused = leafCalls.filter((r) => r.isError);
-  expect(refused.length).toBeGreaterThan(0);
-  for (const r of refused) expect(r.text).toContain('its limit');
-  expect(agents.size).toBe(1 + 3 + 18 - refused.length);
-  const status = await h.forkflow.status('race-root');
-  expect(status.treeBudget?.turns).toBe(entries.length);
-  expect(status.perAgent?.filter((a) => a.state === 'running').map((a) => a.agentId)).toEqual(['race-root']);
-  await recordHistory(h.client.workflow.getHandle('race-root.spawn-1'), 'tree-ledger-middle');
+test(`a three-level tree racing for the same limit never runs more than it; every refusal names the limit (${BURST_REPEAT}×)`, async () => {
+  for (let i = 0; i < BURST_REPEAT; i++) {
+    const tag = `race${i}`;
+    const leaf = (p: number, c: number) => script(`${tag}.${p}.${c}`, '@sleep 250 @reply leaf done');
+    const middle = (p: number) => script(`${tag}.${p}`, spawnAll(Array.from({ length: 6 }, (_, c) => leaf(p, c + 1))), '@reply launched', '@repeat 12 @reply noted');
+    const prompt = script(`${tag}.root`, spawnAll([1, 2, 3].map(middle)), '@reply launched', '@repeat 12 @reply noted');
+    const root = `${tag}-root`;
+    const result = await h.forkflow
+      .startAgent({ agentId: root, prompt, subAgents: { forkGate: false, nested: true, maxDepth: 3, maxChildren: 10, maxTreeRunning: 5 } })
+      .then((a) => a.result());
+    expect(result.status).toBe('completed');
+    const entries = served(`${tag}.`);
+    const max = maxConcurrentAgents(entries);
+    expect(max).toBeLessThanOrEqual(5);
+    // All three middles ran (4 slots for them at the start); their leaves raced for the rest.
+    const agents = new Set(entries.map(agentOf));
+    for (const p of [1, 2, 3]) expect(agents).toContain(`${tag}.${p}`);
+    const leafCalls = (await Promise.all([1, 2, 3].map(async (p) => toolResultsIn(await h.forkflow.transcript(`${root}.spawn-${p}`))))).flat();
+    expect(leafCalls).toHaveLength(18);
+    const refused = leafCalls.filter((r) => r.isError);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect(r.text).toContain('its limit');
+    expect(agents.size).toBe(1 + 3 + 18 - refused.length);
+    const status = await h.forkflow.status(root);
+    expect(status.treeBudget?.turns).toBe(entries.length);
+    expect(status.perAgent?.filter((a) => a.state === 'running').map((a) => a.agentId)).toEqual([root]);
+    figures(`race ${i}`, { maxConcurrent: max, agents: agents.size });
+    if (i === 0) await recordHistory(h.client.workflow.getHandle(`${root}.spawn-1`), 'tree-ledger-middle');
+  }
 });
 
 test('a 31-agent tree with a root budget: the model served no more than the budget, and every agent is in the totals', async () => {
@@ -145,7 +150,7 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   const BUDGET = 25_000;
   const leaf = (p: number, c: number) => script(`budget.${p}.${c}`, '@tool Glob {"pattern":"*"}', '@reply leaf done');
   const middle = (p: number) => script(`budget.${p}`, spawnAll(Array.from({ length: 5 }, (_, c) => leaf(p, c + 1))), '@reply launched', '@repeat 12 @reply noted');
-  const prompt = script('budget root', spawnAll([1, 2, 3, 4, 5].map(middle)), '@reply launched', '@repeat 12 @reply noted');
+  const prompt = script('budget.root', spawnAll([1, 2, 3, 4, 5].map(middle)), '@reply launched', '@repeat 12 @reply noted');
   const handle = await h.forkflow.startAgent({
     agentId: 'budget-root',
     prompt,
@@ -179,6 +184,10 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   expect(status.treeBudget!.charged).toBe(chargedOf(entries));
   expect(status.treeBudget!.turns).toBe(entries.length);
   expect(result.treeCostUsd).toBeGreaterThan(0);
+  // What `forkflow tree` prints: the same ledger, through the client.
+  const view = await h.forkflow.tree('budget-root');
+  expect(view.usage?.total.usage).toEqual(usageOf(entries));
+  expect(view.usage?.perAgent.map((a) => a.agentId).sort()).toEqual(ledger.map((a) => a.agentId).sort());
   // A tree that ran out winds down: nothing is left running, and every agent ended with a result.
   expect(ledger.every((a) => a.agentId === 'budget-root' || a.state === 'ended')).toBe(true);
   await recordHistory(h.client.workflow.getHandle('budget-root'), 'tree-ledger-budget-root');
@@ -187,7 +196,7 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
 test('a child resumed by SendMessage keeps its budget, turns and usage; trimmed children stay in the totals', async () => {
   const child = (n: number) => script(`resume.${n}`, '@reply first answer');
   const prompt = script(
-    'resume root',
+    'resume.root',
     toolStep('Agent', { description: 'one', name: 'one', prompt: child(1) }),
     toolStep('SendMessage', { to: 'one', message: '@reply second answer', summary: 'again' }),
     toolStep('Agent', { description: 'two', name: 'two', prompt: child(2) }),
