@@ -5,12 +5,9 @@
  * the ledger existed.
  */
 import type { Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { WORKFLOW_TYPES } from '../shared/constants';
 import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate } from '../shared/messages';
-import { BUDGET_EXHAUSTED_FAILURE, type AdmitRequest, type AdmitResult, type ChargeRequest, type ReserveRequest, type ReserveResult } from '../shared/tree-ledger';
-
-export { BUDGET_EXHAUSTED_FAILURE as BUDGET_EXHAUSTED } from '../shared/tree-ledger';
+import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree-ledger';
 
 /** The ledger a tree's root keeps, reached by update. */
 export interface LedgerClient {
@@ -18,19 +15,35 @@ export interface LedgerClient {
   charge(rootId: string, req: ChargeRequest): Promise<boolean>;
 }
 
-/** A root that is gone (closed, not found) cannot grant anything: stop, do not retry. */
-function rootGone(rootId: string, err: unknown): never {
+/** The root is closed or unknown (or refused the request as malformed): there is no tree to answer. */
+function rootGone(err: unknown): boolean {
   const name = err instanceof Error ? err.name : '';
-  if (name === 'WorkflowNotFoundError' || name === 'WorkflowUpdateFailedError') {
-    throw ApplicationFailure.nonRetryable(`The tree's root ${rootId} does not answer (${String(err)}): nothing more can be spent.`, BUDGET_EXHAUSTED_FAILURE);
-  }
-  throw err;
+  return name === 'WorkflowNotFoundError' || name === 'WorkflowUpdateFailedError';
 }
 
+/**
+ * A root that is gone has no tree left to share: an agent revived after its tree closed (a
+ * client resumed a sub-agent directly) is bounded by its own budget alone (the model
+ * activity's `left`), and its charges have nowhere to go.
+ */
 export function createLedgerClient(client: Client): LedgerClient {
   return {
-    reserve: (rootId, req) => client.workflow.getHandle(rootId).executeUpdate(reserveTokensUpdate, { args: [req] }).catch((err: unknown) => rootGone(rootId, err)),
-    charge: (rootId, req) => client.workflow.getHandle(rootId).executeUpdate(chargeTokensUpdate, { args: [req] }).catch((err: unknown) => rootGone(rootId, err)),
+    reserve: (rootId, req) =>
+      client.workflow
+        .getHandle(rootId)
+        .executeUpdate(reserveTokensUpdate, { args: [req] })
+        .catch((err: unknown): ReserveResult => {
+          if (rootGone(err)) return { ok: true, tokens: req.want };
+          throw err;
+        }),
+    charge: (rootId, req) =>
+      client.workflow
+        .getHandle(rootId)
+        .executeUpdate(chargeTokensUpdate, { args: [req] })
+        .catch((err: unknown) => {
+          if (rootGone(err)) return false;
+          throw err;
+        }),
   };
 }
 
@@ -47,8 +60,7 @@ export function createTreeActivities(deps: { client: Client }) {
       try {
         return await deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] });
       } catch (err) {
-        const name = err instanceof Error ? err.name : '';
-        if (name === 'WorkflowNotFoundError' || name === 'WorkflowUpdateFailedError') return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no sub-agent can start.` };
+        if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no sub-agent can start.` };
         throw err;
       }
     },

@@ -14,7 +14,8 @@ import { startHeartbeat } from '../heartbeat';
 import { classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
 import { estimateRequestTokens } from '../../shared/request-tokens';
-import { BUDGET_EXHAUSTED, type LedgerClient } from '../tree';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
+import type { LedgerClient } from '../tree';
 import type { CallKey, ResponseStore } from './response-store';
 
 export interface ModelDeps {
@@ -85,7 +86,7 @@ async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<Messa
 }
 
 function budgetExhausted(turn: number, why: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(`model call of turn ${turn} not made: ${why}`, BUDGET_EXHAUSTED);
+  return ApplicationFailure.nonRetryable(`model call of turn ${turn} not made: ${why}`, BUDGET_EXHAUSTED_FAILURE);
 }
 
 /**
