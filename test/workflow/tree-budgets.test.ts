@@ -223,7 +223,7 @@ test('a child resumed by SendMessage keeps its budget, turns and usage; trimmed 
   recordCarriedState(input.continuation?.state, 'v2-resume');
   // A sub-agent revived by a client after its tree closed runs on its own budget alone.
   expect(await h.forkflow.sendMessage('resume-root.two-2', { message: '@reply revived' })).toBe('resumed');
-  const revived = await h.client.workflow.getHandle('resume-root.two-2').result();
+  const revived = await h.forkflow.result('resume-root.two-2');
   expect(revived).toMatchObject({ status: 'completed', text: 'revived', turns: 2 });
   await recordHistory(h.client.workflow.getHandle('resume-root'), 'tree-ledger-resume-root');
   await recordHistory(h.client.workflow.getHandle('resume-root.one-1'), 'tree-ledger-resumed-child');
