@@ -12,7 +12,7 @@ import { createModelActivities } from './model/call-model';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
 import { createDreamActivities } from './dream';
-import { createTreeActivities } from './tree';
+import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
 import type { ResponseStore } from './model/response-store';
 
@@ -38,7 +38,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client) }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

@@ -58,13 +58,16 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     turns: previous?.turns ?? 0,
     toolUses: previous?.toolUses ?? 0,
     usage: previous?.usage ?? ZERO_USAGE,
-    budgetUsage: ZERO_USAGE,
+    // The budget is kept (the same grant, what was charged against it); a tree's root keeps its ledger.
+    budgetUsage: previous?.budgetUsage ?? ZERO_USAGE,
+    freshBudget: false,
+    ...(previous?.ledger ? { ledger: previous.ledger } : {}),
     ...(previous?.text ? { lastText: previous.text } : {}),
     startedAt: new Date().toISOString(),
     inbox: [],
     inboxSeq: 0,
     children: [],
-    childCounter: previous?.children?.length ?? 0,
+    childCounter: previous?.childCounter ?? previous?.children?.length ?? 0,
     touched: [],
     maxTurnsReached: false,
   };
@@ -93,15 +96,23 @@ export interface TreeView {
   rootId: string;
   agents: AgentRow[];
   counts: Record<string, number>;
+  /** From the root's ledger (absent for a tree without one): every agent's usage and cost, and the totals. */
+  usage?: { perAgent: NonNullable<ForkStatus['perAgent']>; total: ForkStatus['tree']; budget?: ForkStatus['treeBudget'] };
 }
 
-/** Every agent of a tree (from visibility) with counts by state. */
+/** Every agent of a tree (from visibility) with counts by state, and its usage from the root's ledger. */
 export async function treeOf(client: Client, rootId: string): Promise<TreeView> {
   const agents: AgentRow[] = [];
   for await (const info of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.fork}' AND ForkRootId = ${quote(rootId)}` })) agents.push(toAgentRow(info));
   const counts: Record<string, number> = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, idle: 0, awaiting_approval: 0 };
   for (const a of agents) counts[a.state ?? 'unknown'] = (counts[a.state ?? 'unknown'] ?? 0) + 1;
-  return { rootId, agents, counts };
+  // The ledger is exact where visibility lags; a root that cannot answer (no worker) leaves it out.
+  const status = await client.workflow
+    .getHandle(rootId)
+    .query(statusQuery)
+    .catch(() => undefined);
+  const usage = status?.perAgent ? { perAgent: status.perAgent, total: status.tree, ...(status.treeBudget ? { budget: status.treeBudget } : {}) } : undefined;
+  return { rootId, agents, counts, ...(usage ? { usage } : {}) };
 }
 
 /**

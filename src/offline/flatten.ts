@@ -3,9 +3,10 @@
  * tools → system → messages, each block with its token estimate, the cache key of the
  * prefix that ends with it, and the cache breakpoints.
  */
-import type { CacheControl, ContentBlock, MessageParam, SystemParam, ToolDefinition } from '../shared/anthropic';
+import type { CacheControl, MessageParam, SystemParam, ToolDefinition } from '../shared/anthropic';
 import { canonicalJson, chainDigest, sha256Hex } from '../shared/hash';
-import { MESSAGE_OVERHEAD_TOKENS, estimateJsonTokens } from '../shared/tokens';
+import { MESSAGE_OVERHEAD_TOKENS } from '../shared/tokens';
+import { asBlocks, blockTokens, stripCacheControl } from '../shared/request-tokens';
 
 /** The request fields the cache looks at (a validated request body). */
 export interface CacheableRequest {
@@ -44,22 +45,6 @@ interface Flat {
   cacheControl?: CacheControl | null;
 }
 
-/** A string (system or message content) is one text block, as the API reads it. */
-function asBlocks(content: string | ContentBlock[]): ContentBlock[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-}
-
-/** A block without its cache markers, nested ones (tool_result content) included. */
-function stripCacheControl(block: Record<string, unknown>): Record<string, unknown> {
-  const { cache_control: _ignored, ...rest } = block;
-  if (Array.isArray(rest.content)) {
-    rest.content = rest.content.map((c: unknown) =>
-      c !== null && typeof c === 'object' ? stripCacheControl(c as Record<string, unknown>) : c,
-    );
-  }
-  return rest;
-}
-
 function flatBlocks(req: CacheableRequest): Flat[] {
   const out: Flat[] = [];
   const push = (level: CacheLevel, raw: Record<string, unknown>, extra: Record<string, unknown>, overhead: number): void => {
@@ -67,7 +52,7 @@ function flatBlocks(req: CacheableRequest): Flat[] {
     out.push({
       level,
       item: { level, ...extra, block: stripped },
-      tokens: estimateJsonTokens(stripped) + overhead,
+      tokens: blockTokens(raw, overhead),
       cacheControl: raw.cache_control as CacheControl | null | undefined,
     });
   };

@@ -34,6 +34,14 @@ export interface ModelCallInput {
   contextFrom?: RunRef;
   /** `max_tokens` when it differs from the context's. */
   maxTokens?: number;
+  /**
+   * Set for an agent of a tree with a ledger (src/shared/tree-ledger.ts): the call may
+   * charge at most `left` tokens of the agent's own budget, and reserves its upper bound at
+   * the tree's root (`ledger`) before the request, charging the usage after it. The request's
+   * `max_tokens` is lowered to what was granted; a call that cannot fit fails with
+   * `BudgetExhausted` (non-retryable), and the agent stops with `budget_exhausted`.
+   */
+  budget?: { left: number; ledger?: { rootId: string; toolUses: number } };
 }
 
 export interface ModelCallResult {

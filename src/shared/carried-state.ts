@@ -5,16 +5,19 @@
  * once with `InvalidCarriedState` (non-retryable: retrying cannot fix the data).
  *
  * Versions: states written before the version field existed have no `v` and the v1 shape;
- * they read as v1. A change of shape adds `v: 2` beside v1 (with its converter), and keeps
+ * they read as v1. v2 adds optional parts only (the tree ledger a root keeps, the count of
+ * children started, the usage of children no longer on record), so a v1 state reads as v2
+ * unchanged. A change of shape adds a version beside these (with its converter), and keeps
  * the fixtures under test/fixtures/carried-state/ parsing.
  */
 import { z } from 'zod';
 import type { Usage } from './anthropic';
 import { agentToolInput } from './agent-tools';
 import { prefixRefSchema } from './prefix';
+import { treeLedgerSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
-export const CARRIED_STATE_VERSION = 1;
+export const CARRIED_STATE_VERSION = 2;
 
 const count = z.number().int().min(0);
 
@@ -47,6 +50,10 @@ const childOutcomeSchema = z.object({
   durationMs: z.number().min(0),
   worktree: z.object({ path: z.string(), branch: z.string() }).optional(),
   conversation: prefixRefSchema.optional(),
+  turns: count.optional(),
+  budgetUsage: usageSchema.optional(),
+  childCounter: count.optional(),
+  model: z.string().optional(),
 }) satisfies z.ZodType<ChildOutcome>;
 
 const childRecordSchema = z.object({
@@ -63,15 +70,23 @@ const childRecordSchema = z.object({
   notified: z.boolean(),
   startedAt: z.string(),
   result: childOutcomeSchema.optional(),
+  budget: count.optional(),
 }) satisfies z.ZodType<ChildRecord>;
 
-const carriedStateV1 = z.object({
-  /** Absent in states written before versioning: those have the v1 shape. */
-  v: z.literal(CARRIED_STATE_VERSION).default(CARRIED_STATE_VERSION),
+/** Usage of finished children taken off the record (trimmed, or summed up before a resume). */
+export const foldedUsageSchema = z.object({ usage: usageSchema, costUsd: z.number().min(0), agents: count });
+export type FoldedUsage = z.output<typeof foldedUsageSchema>;
+
+const carriedStateV2 = z.object({
+  /** Absent in states written before versioning: those have the v1 shape; v1 reads as v2 (only optional parts were added). */
+  v: z
+    .union([z.literal(1), z.literal(CARRIED_STATE_VERSION)])
+    .default(CARRIED_STATE_VERSION)
+    .transform(() => CARRIED_STATE_VERSION),
   turns: count,
   toolUses: count,
   usage: usageSchema,
-  /** Usage charged against the budget (a resumed agent starts a new budget). */
+  /** Usage charged against the budget (v1: a resumed agent started a new one; v2: it keeps it unless `freshBudget`). */
   budgetUsage: usageSchema,
   lastText: z.string().optional(),
   startedAt: z.string(),
@@ -83,9 +98,17 @@ const carriedStateV1 = z.object({
   childCounter: count,
   touched: z.array(z.string()),
   maxTurnsReached: z.boolean(),
+  /** v2: the tree ledger, carried by a tree's root. */
+  ledger: treeLedgerSchema.optional(),
+  /** v2: children this agent started (maxSpawns), resumes not counted. */
+  spawned: count.optional(),
+  /** v2: usage of children no longer on record. */
+  folded: foldedUsageSchema.optional(),
+  /** v2: the run resumed by a message starts a new budget (the caller granted one); otherwise it keeps `budgetUsage`. */
+  freshBudget: z.boolean().optional(),
 });
 
-export const carriedStateSchema = carriedStateV1;
+export const carriedStateSchema = carriedStateV2;
 
 /** The state as a run uses it (always the newest version). */
 export type CarriedState = z.output<typeof carriedStateSchema>;

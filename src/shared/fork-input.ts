@@ -120,6 +120,12 @@ export const forkInputSchema = z.strictObject({
     .optional(),
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
+  /**
+   * Set on sub-agents of a tree whose root keeps the tree ledger (src/shared/tree-ledger.ts):
+   * every model call reserves and charges at the root. A root keeps one when it may start
+   * sub-agents; sub-agents started by an older root have none.
+   */
+  treeLedger: z.boolean().optional(),
   /** A short name in its tree (SendMessage addresses agents by name or id). */
   name: z.string().min(1).max(64).optional(),
   /** How deep in its tree (the root is 0); bounded by subAgents.maxDepth. */

@@ -8,6 +8,7 @@ import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from '
 import type { RunRef } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { ForkStatus } from './status';
+import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from './tree-ledger';
 
 export const sendMessageSchema = z.strictObject({
   message: z.string().min(1, 'message must not be empty').max(200_000),
@@ -101,3 +102,14 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 export const decideApprovalUpdate = defineUpdate<{ requestId: string; outcome: 'approved' | 'denied' }, [ApprovalDecision]>('decideApproval');
 /** The same decision as a signal, for senders that cannot wait for an update (other workflows). */
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+
+/**
+ * The tree ledger (src/shared/tree-ledger.ts), served by a tree's root. Sub-agents reach it
+ * through activities (a workflow cannot send an update): admission before a child starts,
+ * a reservation before each model call and its charge after. Each is idempotent.
+ */
+export const admitAgentUpdate = defineUpdate<AdmitResult, [AdmitRequest]>('treeAdmitAgent');
+export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('treeReserveTokens');
+export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
+/** A sub-agent ended (sent by its parent, which sees every way a child ends). */
+export const agentEndedSignal = defineSignal<[{ agentId: string }]>('treeAgentEnded');

@@ -2,6 +2,7 @@
 import type { Usage } from './anthropic';
 import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
+import type { LedgerAgentView, TreeLedger } from './tree-ledger';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -44,8 +45,16 @@ export interface ForkStatus {
   depth: number;
   /** Its sub-agents by state. */
   children: { running: number; completed: number; failed: number; killed: number; timeout: number; total: number };
-  /** It and its finished sub-agents' subtrees: usage, estimated cost, agents counted. */
+  /**
+   * It and its sub-agents' subtrees: usage, estimated cost, agents counted. At a tree's root
+   * with a ledger: every agent the tree ever ran, running, trimmed and resumed ones included;
+   * elsewhere its finished sub-agents' results.
+   */
   tree: { usage: Usage; costUsd: number; agents: number };
+  /** At a tree's root with a ledger: the tree's budget (its root's), tokens charged (cache reads weighted 0.1), what is left, turns and tool calls. */
+  treeBudget?: { max: number; charged: number; left: number; turns: number; toolUses: number };
+  /** At a tree's root with a ledger: every agent's usage, cost, turns, tool calls and budget. */
+  perAgent?: LedgerAgentView[];
   /**
    * What contained its latest Bash call: `sandbox` (the OS sandbox), `classifier-only`
    * (the worker has no sandbox; the read-only classifier alone), `none` (a workspace fork
@@ -88,6 +97,12 @@ export interface ForkResult {
   /** This agent's usage plus its sub-agents' (all levels), and its estimated cost in USD. */
   treeUsage?: Usage;
   treeCostUsd?: number;
+  /** At a tree's root with a ledger: the ledger itself, every agent's facts (a resumed root takes it over). */
+  ledger?: TreeLedger;
+  /** Usage charged against its own budget, and the children counter: what a resumed run takes over. */
+  budgetUsage?: Usage;
+  childCounter?: number;
+  model?: string;
   /** Its sub-agents and how each ended (a killed parent lists their partial results). */
   children?: ChildSummary[];
   /** Where its conversation ends: a message to a finished agent resumes from here. */

@@ -20,8 +20,12 @@ export const subAgentsSchema = z.strictObject({
   maxDepth: z.number().int().min(0).max(20).default(3),
   /** Children of one agent running at once. */
   maxChildren: z.number().int().min(1).max(1000).default(5),
-  /** Agents of one tree running at once. */
+  /** Children one agent may start in all (resumes not counted; counted in trees with a ledger). */
+  maxSpawns: z.number().int().min(0).max(10_000).default(50),
+  /** Agents of one tree running at once, its root included (exact in trees with a ledger: the root counts). */
   maxTreeRunning: z.number().int().min(1).max(10_000).default(8),
+  /** Sub-agents one tree may start in all, resumes not counted (the root's setting holds for the tree). */
+  maxTreeSpawns: z.number().int().min(0).max(100_000).default(200),
   /** A sync child still running after this moves to the background (its result arrives as a notification). */
   backgroundAfter: durationSchema.default('2m'),
   /** Named agents (from `forkflow agents` / loadAgentDefinitions). */
@@ -92,6 +96,8 @@ export interface ChildRecord {
   notified: boolean;
   startedAt: string;
   result?: ChildOutcome;
+  /** The token budget it was granted (a resume keeps it). */
+  budget?: number;
 }
 
 export interface ChildOutcome {
@@ -107,6 +113,11 @@ export interface ChildOutcome {
   worktree?: { path: string; branch: string };
   /** Where the child's conversation ends (to resume it). */
   conversation?: z.infer<typeof prefixRefSchema>;
+  /** What a resumed run takes over (absent in outcomes recorded before resume kept them). */
+  turns?: number;
+  budgetUsage?: Usage;
+  childCounter?: number;
+  model?: string;
 }
 
 export interface PendingApproval {

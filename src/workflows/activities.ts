@@ -54,8 +54,12 @@ export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir'
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
-/** Visibility look-ups across the tree: short, on the workflow's own worker. */
-export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningAgents'>>({
+/**
+ * The tree's root, asked from a sub-agent (admission by update; the visibility count of runs
+ * recorded before the ledger): short, on the workflow's own worker. Admission is idempotent
+ * by agent id, so a retry never admits twice.
+ */
+export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningAgents' | 'admitAgent'>>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '500ms', maximumAttempts: 3 },
 });

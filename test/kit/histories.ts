@@ -20,7 +20,7 @@ export const CARRIED_STATE_FIXTURES = join(__dirname, '..', 'fixtures', 'carried
  * stay and keep being replayed. Start a new generation when workflow code changes shape
  * (behind `patched()`), so both the old and the new path stay covered.
  */
-export const CURRENT_GENERATION = 'v2-local-read-tools';
+export const CURRENT_GENERATION = 'v3-tree-ledger';
 
 /** Records the latest run of `handle`'s workflow, or run `opts.runId`; on the test server unless `opts.server`. */
 export async function recordHistory(handle: WorkflowHandle, name: string, opts: { runId?: string; server?: { address: string; namespace: string } } = {}): Promise<void> {

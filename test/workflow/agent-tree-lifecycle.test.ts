@@ -139,7 +139,7 @@ test('client messages: a closed agent resumes as a new run from its history, an 
   const resumed = await startInputOf<ForkInputJson>(h.client.workflow.getHandle('closed-agent'));
   expect(resumed.continuation?.state).toMatchObject({ v: CARRIED_STATE_VERSION, turns: 1 });
   await recordHistory(h.client.workflow.getHandle('closed-agent'), 'resume-by-message');
-  recordCarriedState(resumed.continuation?.state, 'v1-resume');
+  recordCarriedState(resumed.continuation?.state, 'v2-client-resume');
 
   await expect(h.forkflow.sendMessage('never-existed', { message: 'hi' })).rejects.toBeInstanceOf(AgentNotFoundError);
 });

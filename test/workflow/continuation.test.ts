@@ -76,7 +76,7 @@ test('an agent continued as new carries its state (v: 1) and ends with the total
     const on = { address: server.address, namespace: server.namespace };
     await recordHistory(client.workflow.getHandle('can-agent'), 'continue-as-new-first-run', { runId: runs[0]!.runId, server: on });
     await recordHistory(client.workflow.getHandle('can-agent'), 'continue-as-new-next-run', { runId: runs[1]!.runId, server: on });
-    recordCarriedState(runs[1]!.input.continuation!.state, 'v1-continue-as-new');
+    recordCarriedState(runs[1]!.input.continuation!.state, 'v2-continue-as-new');
   } finally {
     await native.close();
     await connection.close();

@@ -15,6 +15,9 @@ import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
+import { estimateRequestTokens } from '../../shared/request-tokens';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
+import type { LedgerClient } from '../tree';
 import type { CallKey, ResponseStore } from './response-store';
 
 export interface ModelDeps {
@@ -35,6 +38,8 @@ export interface ModelDeps {
    * call cancelled on purpose is stopped there too.
    */
   gateway?: string;
+  /** The tree ledger at a tree's root (calls with `input.budget.ledger` reserve and charge there). */
+  ledger?: LedgerClient;
 }
 
 /** The gateway's name for a call: the same on every attempt of it, and nothing else. */
@@ -102,6 +107,47 @@ async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<Messa
   return buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
 }
 
+function budgetExhausted(turn: number, why: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(`model call of turn ${turn} not made: ${why}`, BUDGET_EXHAUSTED_FAILURE);
+}
+
+/**
+ * Fits the request into the budget: its input counted in full (an upper bound of what it
+ * charges: cache reads weigh less) plus `max_tokens`, lowered to what the agent has left and,
+ * in a tree, to what the root reserved for it. Throws `BudgetExhausted` when even the input
+ * does not fit. The same request (a retry, a handed-over body) gets the same reservation.
+ */
+async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest): Promise<MessagesRequest> {
+  const budget = input.budget;
+  if (!budget) return body;
+  const inputTokens = estimateRequestTokens(body);
+  const need = inputTokens + 1;
+  let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
+  if (tokens < need) throw budgetExhausted(input.turn, `this agent has ${budget.left} tokens of its budget left, and the request alone is about ${inputTokens}`);
+  if (budget.ledger && deps.ledger) {
+    const req = { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses };
+    // Calls in flight hold reservations of their upper bound; once charged (usually far less)
+    // the rest is free again. Waiting for that is progress, not a refusal: nothing waiting holds any.
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      const r = await deps.ledger.reserve(budget.ledger.rootId, req);
+      if (r.ok) {
+        tokens = r.tokens;
+        break;
+      }
+      if (!r.wait) throw budgetExhausted(input.turn, r.reason);
+      await Context.current().sleep(delay);
+    }
+  }
+  return { ...body, max_tokens: tokens - inputTokens };
+}
+
+/** Charges a call's usage at the tree's root (idempotent by agent and turn). */
+async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
+  const ledger = input.budget?.ledger;
+  if (ledger && deps.ledger) await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses });
+  return result;
+}
+
 export function createModelActivities(deps: ModelDeps) {
   return {
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
@@ -123,15 +169,16 @@ export function createModelActivities(deps: ModelDeps) {
         if (earlier) {
           ctx.log.info('model response recovered from an earlier attempt', { turn: input.turn, attempt: ctx.info.attempt, requestId: earlier.requestId });
           deps.conversations.remember(input.run, input.messageCount, earlier.message);
-          return earlier;
+          return await charged(deps, input, earlier);
         }
         // A failure to read the conversation is not the provider's: it is not classified as one.
         // An earlier attempt left its request: no query, so a retry on a worker that does not
         // hold the workflow starts at once instead of waiting for the workflow to move.
         const handed = await handedOver(deps.responses, key);
-        const body = handed ?? (await requestFor(deps, input));
+        const body = await withinBudget(deps, input, handed ?? (await requestFor(deps, input)));
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
+        let served: ModelCallResult;
         try {
           const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
           const options = {
@@ -174,7 +221,7 @@ export function createModelActivities(deps: ModelDeps) {
           await (keeping ?? keep(deps.responses, key, result));
           deps.conversations.remember(input.run, input.messageCount, result.message);
           recordModelSuccess(body.model, result.usage);
-          return result;
+          served = result;
         } catch (err) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
@@ -184,6 +231,8 @@ export function createModelActivities(deps: ModelDeps) {
           recordModelFailure(body.model, failure);
           throw failure;
         }
+        // Outside the provider's try: a ledger that cannot be reached is not a model error.
+        return await charged(deps, input, served);
       } finally {
         stopHeartbeat();
         await handing;

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatAgentReport, loadAgentDefinitions } from '../../activities/agents';
 import type { AgentDefinition } from '../../shared/agents';
+import type { Usage } from '../../shared/anthropic';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
 import { withClient, type GlobalOptions } from './agents';
@@ -16,6 +17,10 @@ async function definitions(dir: string | undefined): Promise<AgentDefinition[]> 
   const loaded = await loadAgentDefinitions(resolve(dir));
   for (const p of loaded.problems) process.stderr.write(`forkflow: ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.problem} — ${p.fix}\n`);
   return loaded.agents;
+}
+
+function usageCells(u: Usage): string[] {
+  return [u.inputTokens, u.outputTokens, u.cacheReadInputTokens, u.cacheCreationInputTokens].map(String);
 }
 
 export function registerTreeCommands(program: Command, globals: () => GlobalOptions): void {
@@ -92,6 +97,13 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
         if (globals().json) return printJson(tree);
         process.stdout.write(`${table(['agent', 'label', 'state', 'parent'], tree.agents.map((a) => [a.agentId, a.label, a.state, a.parentId]))}\n`);
         process.stdout.write(`${Object.entries(tree.counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(' · ')}\n`);
+        if (tree.usage) {
+          const rows = tree.usage.perAgent.map((a) => [a.agentId, a.state, ...usageCells(a.usage), `$${a.costUsd.toFixed(4)}`, String(a.turns), String(a.toolUses)]);
+          rows.push(['total', '', ...usageCells(tree.usage.total.usage), `$${tree.usage.total.costUsd.toFixed(4)}`, '', '']);
+          process.stdout.write(`${table(['agent', 'state', 'input', 'output', 'cache read', 'cache write', 'cost', 'turns', 'tools'], rows)}\n`);
+          const b = tree.usage.budget;
+          if (b) process.stdout.write(`budget ${b.charged}/${b.max} tokens charged (cache reads weighted 0.1), ${b.left} left\n`);
+        }
       }),
     );
 

@@ -1,7 +1,8 @@
 /**
  * Starting a sub-agent, shared by the Agent and Skill tools so both follow the same rules:
  * one list of refusals (recursion, depth, children, names, models against the allowlist,
- * remote workers, the tree's running limit), one routing (sync, background, remote) and one
+ * remote workers, the tree's running limit, spawn counts, the root's admission and budget
+ * grant), one routing (sync, background, remote) and one
  * way of reporting a child's outcome to the model.
  */
 import { workflowInfo } from '@temporalio/workflow';
@@ -18,7 +19,8 @@ import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { awaitSyncChild, startChildAgent } from './children';
-import { jsonResult } from './tool-results';
+import { errorResult, jsonResult } from './tool-results';
+import { admitChild } from './tree-authority';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
 export const SKILL_TYPE_PREFIX = 'skill:';
@@ -87,6 +89,9 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
   if (agent.runningChildren.length >= config.maxChildren) {
     return `You already run ${agent.runningChildren.length} sub-agents, the most one agent may run at once. Wait for one (TaskOutput) or stop one (TaskStop), then try again.`;
   }
+  if (agent.inTreeLedger && agent.children.spawned >= config.maxSpawns) {
+    return `You have started ${agent.children.spawned} sub-agents, the most one agent may start: finish the work with their reports and your own tools.`;
+  }
   if (input.name && agent.runningChildren.some((c) => c.name === input.name)) return `A running sub-agent is already called "${input.name}": pick another name.`;
   if (input.subagent_type && input.subagent_type !== GENERAL_PURPOSE && !config.agents.some((a) => a.name === input.subagent_type && a.context !== 'fork')) {
     const names = [GENERAL_PURPOSE, ...config.agents.filter((a) => a.context !== 'fork').map((a) => a.name)].join(', ');
@@ -95,6 +100,8 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
   const model = modelProblem(agent, config, input, launch);
   if (model) return model;
   if (input.isolation === 'remote' && !config.remoteTaskQueue) return 'No remote workers are configured for this agent: run it here (omit isolation).';
+  // In a tree with a ledger the root counts running agents exactly (admission, after this).
+  if (agent.inTreeLedger) return undefined;
   // Visibility lags a little behind new starts: this agent's own running children are known exactly.
   const seen = await tree.countRunningAgents.executeWithOptions({ summary: 'count running agents in the tree' }, [{ rootId: agent.rootAgentId }]);
   const running = Math.max(seen, 1 + agent.runningChildren.length);
@@ -121,6 +128,19 @@ export function launchOf(record: ChildRecord, config: SubAgentsConfig): Launch |
 }
 
 /**
+ * In a tree with a ledger, the root admits the child and grants its budget (at most what its
+ * policy gives and what every ancestor has left); the child's input carries the grant.
+ * Without a ledger (a run recorded before it) the input is used as it is.
+ */
+export async function admitted(agent: ForkAgent, id: string, childInput: ForkInputJson, kind: 'spawn' | 'resume'): Promise<{ input: ForkInputJson } | { refused: string }> {
+  if (!agent.inTreeLedger) return { input: childInput };
+  const want = childInput.budget?.maxTokens ?? agent.input.budget.maxTokens;
+  const admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want });
+  if (!admission.ok) return { refused: admission.reason };
+  return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget } } };
+}
+
+/**
  * Starts the child and answers the tool call: at once when it runs in the background or
  * remotely, else with its outcome (or `async_launched` once it outlives `backgroundAfter`).
  */
@@ -133,9 +153,11 @@ export async function launchChild(
   const remote = input.isolation === 'remote';
   const background = args.background || remote;
   const taskQueue = remote ? config.remoteTaskQueue! : workflowInfo().taskQueue;
+  const admission = await admitted(agent, id, childInputFor(agent, config, input, launch, background), 'spawn');
+  if ('refused' in admission) return errorResult(use.id, admission.refused);
   const { record } = await startChildAgent(agent, {
     id,
-    input: childInputFor(agent, config, input, launch, background),
+    input: admission.input,
     agentInput: input,
     kind: launch.kind === 'spawn' ? 'spawn' : 'fork',
     ...(launch.kind === 'skill' ? { subagentType: `${SKILL_TYPE_PREFIX}${launch.skill.name}` } : {}),

@@ -20,6 +20,7 @@ import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
 import { tokensCharged } from '../../shared/budget';
+import { leftFor, ledgerTotals, ledgerView, type TreeLedger } from '../../shared/tree-ledger';
 import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
@@ -53,6 +54,10 @@ export class ForkAgent {
   readonly children = new ChildTable();
   /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
   readonly approvals = new ApprovalBook();
+  /** This run reserves and charges its model calls at the tree's root (tree-authority.ts decides, once). */
+  inTreeLedger = false;
+  /** The tree ledger, held by a tree's root only (written by tree-authority.ts's handlers). */
+  book?: TreeLedger;
   /** What it is doing right now (`model turn 3`, `tool Grep`…), for status; set through {@link doing}. */
   private current?: string;
   /** Why it failed, for status and its result; set through {@link fail}. */
@@ -233,22 +238,44 @@ export class ForkAgent {
       childCounter: this.children.started,
       touched: [...this.touched],
       maxTurnsReached: this.maxTurnsReached,
+      ...(this.book ? { ledger: this.book } : {}),
+      spawned: this.children.spawned,
+      folded: this.children.folded,
     };
   }
 
-  /** Takes over a previous run's state (continue-as-new keeps the budget; a resume starts a new one). */
+  /** Takes over a previous run's state (continue-as-new keeps the budget; a resume keeps it too unless a new one was granted). */
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
     this.tally.adopt(state, opts);
     this.startedAt = state.startedAt;
     this.until = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);
-    this.children.adopt(state.children, state.childCounter);
+    this.children.adopt(state.children, state.childCounter, state.spawned, state.folded);
+    if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
   }
 
-  /** This agent's usage with its finished children's subtrees, and the estimated cost. */
+  /**
+   * This agent's usage with its children's subtrees, and the estimated cost: at a tree's root
+   * the ledger (every agent the tree ran, running ones included), elsewhere its own usage and
+   * its finished children's results.
+   */
   treeTotals(): ReturnType<typeof treeTotals> {
-    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all });
+    if (this.book) {
+      const t = ledgerTotals(this.book);
+      return { usage: t.usage, costUsd: t.costUsd, agents: t.agents };
+    }
+    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded });
+  }
+
+  /** The tree's budget and every agent's facts, at a tree's root. */
+  treeLedgerStatus(): Pick<ForkStatus, 'treeBudget' | 'perAgent'> {
+    if (!this.book) return {};
+    const t = ledgerTotals(this.book);
+    return {
+      treeBudget: { max: this.input.budget.maxTokens, charged: t.charged, left: leftFor(this.book, this.agentId), turns: t.turns, toolUses: t.toolUses },
+      perAgent: ledgerView(this.book),
+    };
   }
 
   /** Blocks re-sent after the cached prefix at every boundary (criticalSystemReminder). */
@@ -285,6 +312,7 @@ export class ForkAgent {
       depth: this.input.depth,
       children: childCounts(this.children.all),
       tree: this.treeTotals(),
+      ...this.treeLedgerStatus(),
       ...(this.workArea.containment ? { containment: this.workArea.containment } : {}),
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,

@@ -15,7 +15,10 @@ import type { ForkInputJson } from '../../shared/fork-input';
 import type { PrefixRef } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { isBuiltinTool, toolDefinition } from '../../shared/tools/schemas';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
+import { ZERO_USAGE, type Usage } from '../../shared/anthropic';
+import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
+import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
 
 export const GENERAL_PURPOSE = 'general-purpose';
@@ -109,4 +112,45 @@ export function skillChildInput(agent: ForkAgent, skill: AgentDefinition, input:
   const usable = applyToolAccess(agent.input.toolAccess ?? { mode: 'inherit' }, agent.summary.toolNames);
   const tools = applyToolAccess({ mode: 'allow_list', tools: skill.allowedTools }, usable);
   return { ...base, toolAccess: { mode: 'allow_list', tools } };
+}
+
+function minus(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: Math.max(0, a.inputTokens - b.inputTokens),
+    outputTokens: Math.max(0, a.outputTokens - b.outputTokens),
+    cacheReadInputTokens: Math.max(0, a.cacheReadInputTokens - b.cacheReadInputTokens),
+    cacheCreationInputTokens: Math.max(0, a.cacheCreationInputTokens - b.cacheCreationInputTokens),
+  };
+}
+
+/**
+ * What a finished child resumed by a message takes over: the budget it was granted, its
+ * counters and usage (so its turns and spend go on from where they were), and — kept by the
+ * parent, since the new run does not hold its old children — the usage of its subtree below
+ * it. `undefined` for an outcome recorded before outcomes carried these (it starts afresh).
+ */
+export function resumeOf(child: ChildRecord): { budget: number; state: CarriedStateInput; descendants: FoldedUsage } | undefined {
+  const o = child.result;
+  if (!o || o.turns === undefined || child.budget === undefined) return undefined;
+  const ownCost = o.model ? estimateCostUsd(o.model, o.usage) : 0;
+  return {
+    budget: child.budget,
+    state: {
+      v: CARRIED_STATE_VERSION,
+      turns: o.turns,
+      toolUses: o.toolUses,
+      usage: o.usage,
+      budgetUsage: o.budgetUsage ?? ZERO_USAGE,
+      ...(o.text ? { lastText: o.text } : {}),
+      startedAt: child.startedAt,
+      inbox: [],
+      inboxSeq: 0,
+      children: [],
+      childCounter: o.childCounter ?? 0,
+      touched: [],
+      maxTurnsReached: false,
+      freshBudget: false,
+    },
+    descendants: { usage: minus(o.treeUsage, o.usage), costUsd: Math.max(0, Math.round((o.treeCostUsd - ownCost) * 1_000_000) / 1_000_000), agents: 0 },
+  };
 }

@@ -5,6 +5,8 @@
  * start and end; everything else reads `all`, `running` and `find`.
  */
 import type { CancellationScope } from '@temporalio/workflow';
+import { addUsage, ZERO_USAGE } from '../../shared/anthropic';
+import type { FoldedUsage } from '../../shared/carried-state';
 import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 
 /** Live handle of a running child (not state: rebuilt by replay, never carried). */
@@ -16,6 +18,10 @@ export interface ChildRuntime {
 export class ChildTable {
   private records: ChildRecord[] = [];
   private counter = 0;
+  /** Children actually started (ids are also used up by refused calls); resumes not counted. */
+  private launched = 0;
+  /** Usage of finished children no longer on record: trimmed, or (resumed) counted again by their new run. */
+  private foldedUsage: FoldedUsage = { usage: ZERO_USAGE, costUsd: 0, agents: 0 };
   private readonly runtimes = new Map<string, ChildRuntime>();
 
   /** Every child on record, oldest first (read-only view). */
@@ -37,6 +43,14 @@ export class ChildTable {
     return this.records.find((c) => c.agentId === ref) ?? [...this.records].reverse().find((c) => c.name === ref);
   }
 
+  get spawned(): number {
+    return this.launched;
+  }
+
+  get folded(): FoldedUsage {
+    return this.foldedUsage;
+  }
+
   runtime(agentId: string): ChildRuntime | undefined {
     return this.runtimes.get(agentId);
   }
@@ -51,8 +65,15 @@ export class ChildTable {
     return `${parentId}.${label}-${this.counter}`;
   }
 
-  add(record: ChildRecord): void {
+  /** A child started (`resumed`: an earlier child running again, not a new spawn). */
+  add(record: ChildRecord, resumed = false): void {
     this.records.push(record);
+    if (!resumed) this.launched += 1;
+  }
+
+  /** Adds to the usage of children no longer on record. */
+  fold(f: FoldedUsage): void {
+    this.foldedUsage = { usage: addUsage(this.foldedUsage.usage, f.usage), costUsd: this.foldedUsage.costUsd + f.costUsd, agents: this.foldedUsage.agents + f.agents };
   }
 
   attach(agentId: string, runtime: ChildRuntime): void {
@@ -86,16 +107,19 @@ export class ChildTable {
   }
 
   /** Takes over a previous run's children (their runtimes ended with that run). */
-  adopt(records: ChildRecord[], counter: number): void {
+  adopt(records: ChildRecord[], counter: number, spawned?: number, folded?: FoldedUsage): void {
     this.records = [...records];
     this.counter = counter;
+    this.launched = spawned ?? records.length;
+    if (folded) this.foldedUsage = folded;
   }
 
-  /** Keeps running children and the newest finished ones (bounded record). */
+  /** Keeps running children and the newest finished ones (bounded record); the usage of the dropped ones is folded, never lost. */
   private trim(keep: number): void {
     const finished = this.records.filter((c) => c.state !== 'running');
     if (finished.length <= keep) return;
     const drop = new Set(finished.slice(0, finished.length - keep));
+    for (const c of drop) if (c.result) this.fold({ usage: c.result.treeUsage, costUsd: c.result.treeCostUsd, agents: 1 });
     this.records = this.records.filter((c) => !drop.has(c));
   }
 }

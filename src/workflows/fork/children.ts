@@ -26,6 +26,7 @@ import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import type { ForkWorkflowFn } from './signature';
+import { childEnded } from './tree-authority';
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
@@ -42,6 +43,10 @@ function outcomeFromResult(r: ForkResult): ChildOutcome {
     durationMs: r.durationMs,
     ...(r.worktree?.kind === 'kept' ? { worktree: { path: r.worktree.path, branch: r.worktree.branch } } : {}),
     ...(r.conversation ? { conversation: r.conversation } : {}),
+    turns: r.turns,
+    ...(r.budgetUsage ? { budgetUsage: r.budgetUsage } : {}),
+    ...(r.childCounter !== undefined ? { childCounter: r.childCounter } : {}),
+    ...(r.model ? { model: r.model } : {}),
   };
 }
 
@@ -87,7 +92,7 @@ export interface StartedChild {
 /** Starts a child workflow in its own cancellation scope and wires its outcome to the record. */
 export async function startChildAgent(
   agent: ForkAgent,
-  args: { id: string; input: ForkInputJson; agentInput: AgentToolInput; kind: 'fork' | 'spawn'; subagentType?: string; toolUseId: string; mode: ChildRecord['mode']; taskQueue: string },
+  args: { id: string; input: ForkInputJson; agentInput: AgentToolInput; kind: 'fork' | 'spawn'; subagentType?: string; toolUseId: string; mode: ChildRecord['mode']; taskQueue: string; resumed?: boolean },
 ): Promise<StartedChild> {
   const record: ChildRecord = {
     agentId: args.id,
@@ -103,13 +108,15 @@ export async function startChildAgent(
     // A sync child's outcome is the Agent tool's result, so no notification unless it moves to the background.
     notified: args.mode === 'sync',
     startedAt: isoNow(),
+    ...(agent.inTreeLedger && args.input.budget?.maxTokens !== undefined ? { budget: args.input.budget.maxTokens } : {}),
   };
-  agent.children.add(record);
+  agent.children.add(record, args.resumed === true);
   const scope = new CancellationScope();
   const handle = await scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
-      args: [args.input],
+      // The agent id travels in the input too, so the child's own ids never depend on where its history runs (replay fixtures).
+      args: [agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id } } : args.input],
       taskQueue: args.taskQueue,
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt, 100)}`,
@@ -123,10 +130,14 @@ export async function startChildAgent(
       ],
     }),
   );
-  const done = handle.result().then(
-    (r) => settle(agent, record, outcomeFromResult(r)),
-    (err: unknown) => settle(agent, record, outcomeFromFailure(err)),
-  );
+  // Settled first (the outcome is the parent's), then the root hears it ended (tree ledger).
+  const done = handle
+    .result()
+    .then(
+      (r) => settle(agent, record, outcomeFromResult(r)),
+      (err: unknown) => settle(agent, record, outcomeFromFailure(err)),
+    )
+    .then(() => childEnded(agent, args.id));
   agent.children.attach(args.id, { scope, done });
   return { record, handle };
 }

@@ -31,6 +31,7 @@ import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { deliverWakingMessages, runTurns } from './turn-loop';
+import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-authority';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 
@@ -84,16 +85,20 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     ...(agent.touched.length ? { touched: [...new Set(agent.touched)] } : {}),
     ...treeFields(agent),
     conversation: prefixRefOf(agent),
+    budgetUsage: agent.budgetUsage,
+    childCounter: agent.children.started,
+    model: agent.model,
   };
 }
 
-function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostUsd' | 'children'> {
+function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostUsd' | 'children' | 'ledger'> {
   const children = agent.children.all;
-  if (children.length === 0) return {};
+  if (children.length === 0 && !agent.book && agent.children.folded.agents === 0) return {};
   const totals = agent.treeTotals();
   return {
     treeUsage: totals.usage,
     treeCostUsd: totals.costUsd,
+    ...(agent.book ? { ledger: agent.book } : {}),
     children: children.map((c) => ({
       agentId: c.agentId,
       ...(c.name ? { name: c.name } : {}),
@@ -114,11 +119,15 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // Handlers first: a status query or a message that arrives while a worktree is being
   // created is answered or queued, never refused for want of a handler.
   const agent = new ForkAgent(input);
+  agent.inTreeLedger = usesTreeLedger(agent);
   const carried = carriedStateOf(input.continuation?.state);
-  // Continue-as-new keeps the budget; a finished agent resumed by a message starts a new one.
-  if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message });
+  // Continue-as-new keeps the budget; so does a finished agent resumed by a message, unless
+  // its caller granted a new one (a v1 state, written before resume kept it, starts a new one).
+  if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
+  if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
+  if (agent.book) registerLedgerHandlers(agent);
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {
     agent.doing('creating worktree');

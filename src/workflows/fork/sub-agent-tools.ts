@@ -12,8 +12,8 @@ import { describeIssues } from '../../shared/fork-input';
 import { forkRecursionGuard } from '../../shared/recursion';
 import type { SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
-import { childInputFor, launchChild, launchOf, outcomeView, refusal, type Launch } from './agent-launch';
-import { childIdFor } from './child-input';
+import { admitted, childInputFor, launchChild, launchOf, outcomeView, refusal, type Launch } from './agent-launch';
+import { childIdFor, resumeOf } from './child-input';
 import { markSeen, startChildAgent, stopChild } from './children';
 import { skillCall } from './skill-tool';
 import { errorResult, jsonResult } from './tool-results';
@@ -46,16 +46,22 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
     if (!launch) return errorResult(use.id, `${child.agentId} ran a skill that is no longer configured: it cannot be resumed.`);
     const base = childInputFor(agent, config, child.agentInput, launch, true);
     const { parentRef: _prefix, ...rest } = base;
+    // A resumed child keeps the budget it was granted and goes on from what it had counted.
+    const kept = agent.inTreeLedger ? resumeOf(child) : undefined;
+    const admission = await admitted(agent, child.agentId, kept ? { ...rest, budget: { ...rest.budget, maxTokens: kept.budget } } : rest, 'resume');
+    if ('refused' in admission) return errorResult(use.id, admission.refused);
     agent.children.remove(child);
+    if (kept) agent.children.fold(kept.descendants);
     await startChildAgent(agent, {
       id: child.agentId,
-      input: { ...rest, continuation: { ref, message: payload } },
+      input: { ...admission.input, continuation: { ref, message: payload, ...(kept ? { state: kept.state } : {}) } },
       agentInput: child.agentInput,
       kind: child.kind,
       ...(child.subagentType ? { subagentType: child.subagentType } : {}),
       toolUseId: use.id,
       mode: 'background',
       taskQueue: child.taskQueue ?? workflowInfo().taskQueue,
+      resumed: true,
     });
     return jsonResult(use.id, { status: 'resumed', agentId: child.agentId, note: 'It continues from its own history with your message; its report arrives as a task notification.' });
   }

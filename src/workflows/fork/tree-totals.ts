@@ -1,9 +1,11 @@
 /**
  * An agent's usage together with its finished children's subtrees, and the estimated cost:
- * what its status and its result report as the tree's totals. Reads a narrow view, so any
- * module may use it without importing the agent.
+ * what its status and its result report as the tree's totals. Children no longer on record
+ * (trimmed, or resumed and running again) count through `folded`, so nothing a finished
+ * child spent is lost. Reads a narrow view, so any module may use it without importing the agent.
  */
 import { addUsage, type Usage } from '../../shared/anthropic';
+import type { FoldedUsage } from '../../shared/carried-state';
 import { estimateCostUsd } from '../../shared/pricing';
 import type { ChildRecord } from '../../shared/tree-input';
 
@@ -11,15 +13,16 @@ export interface TreeView {
   readonly model: string;
   readonly usage: Usage;
   readonly children: readonly ChildRecord[];
+  readonly folded: FoldedUsage;
 }
 
 export function treeTotals(agent: TreeView): { usage: Usage; costUsd: number; agents: number } {
-  let usage = agent.usage;
-  let costUsd = estimateCostUsd(agent.model, agent.usage);
+  let usage = addUsage(agent.usage, agent.folded.usage);
+  let costUsd = estimateCostUsd(agent.model, agent.usage) + agent.folded.costUsd;
   for (const c of agent.children) {
     if (!c.result) continue;
     usage = addUsage(usage, c.result.treeUsage);
     costUsd += c.result.treeCostUsd;
   }
-  return { usage, costUsd: Math.round(costUsd * 1_000_000) / 1_000_000, agents: 1 + agent.children.length };
+  return { usage, costUsd: Math.round(costUsd * 1_000_000) / 1_000_000, agents: 1 + agent.children.length + agent.folded.agents };
 }

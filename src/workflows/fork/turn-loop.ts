@@ -3,14 +3,15 @@
  * queued messages enter the conversation. Each turn ends in a discriminated outcome; stop
  * conditions are small predicates checked before every model call.
  */
-import { condition, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type ContentBlock } from '../../shared/anthropic';
 import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
 import { model } from '../activities';
 import type { ForkAgent } from './agent';
-import { budgetExhausted } from '../../shared/budget';
+import { budgetExhausted, remainingTokens } from '../../shared/budget';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import { checkFirstTurnCache } from './cache-break';
 import { continueAsNewNow, shouldContinueAsNew } from './continuation';
 import { runToolRound } from './tool-round';
@@ -37,7 +38,19 @@ function inlineTail(agent: ForkAgent): ModelCallInput['tail'] {
   return utf8Length(canonicalJson(message)) <= INLINE_TAIL_BYTES ? { from: agent.base + last, messages: [message] } : undefined;
 }
 
-async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
+/** A model call the budget could not pay for (the activity refused before asking the model). */
+function isBudgetRefusal(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === BUDGET_EXHAUSTED_FAILURE;
+}
+
+/** In a tree with a ledger: what the call may charge of this agent's own budget, and where to reserve the rest. */
+function budgetOf(agent: ForkAgent): ModelCallInput['budget'] {
+  if (!agent.inTreeLedger) return undefined;
+  return { left: remainingTokens(agent.budgetUsage, agent.input.budget), ledger: { rootId: agent.rootAgentId, toolUses: agent.toolUses } };
+}
+
+/** One model call; `undefined` when the budget (the agent's or its tree's) cannot pay for it. */
+async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined> {
   const info = workflowInfo();
   const turn = agent.turns + 1;
   const tail = inlineTail(agent);
@@ -57,7 +70,16 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult> {
     ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, contextFrom: ref.context.from } : {}),
     ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
   };
-  const result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}` }, [input]);
+  const budget = budgetOf(agent);
+  if (budget) input.budget = budget;
+  let result: ModelCallResult;
+  try {
+    result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}` }, [input]);
+  } catch (err) {
+    if (!isBudgetRefusal(err)) throw err;
+    agent.doing(undefined);
+    return undefined;
+  }
   agent.tally.recordModelCall(result.usage, result.message);
   checkFirstTurnCache(agent, result.usage);
   agent.append(result.message);
@@ -76,6 +98,7 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
     if (reason) return { kind: 'stop', reason };
   }
   const reply = await modelStep(agent);
+  if (!reply) return { kind: 'stop', reason: 'budget_exhausted' };
   const uses = toolUsesOf(reply.message);
   if (uses.length > 0) {
     const results = await runToolRound(agent, uses, agent.messageCount - 1);

@@ -10,8 +10,22 @@ import { CARRIED_STATE_VERSION, parseCarriedState } from '../../../src/shared/ca
 const DIR = join(__dirname, '..', '..', 'fixtures', 'carried-state');
 const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
-test('fixtures exist for the unversioned shape and for v1 (continue-as-new and resume)', () => {
-  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json']));
+test('fixtures exist for the unversioned shape, v1 (continue-as-new and resume) and v2 (resume by SendMessage and by a client, continue-as-new of a root with its ledger)', () => {
+  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json', 'v2-resume.json', 'v2-client-resume.json', 'v2-continue-as-new.json']));
+});
+
+test('a v1 state resumed by a message starts a new budget; a v2 one keeps it unless it says otherwise', () => {
+  const v1 = parseCarriedState(JSON.parse(readFileSync(join(DIR, 'v1-resume.json'), 'utf8')));
+  const v2 = parseCarriedState(JSON.parse(readFileSync(join(DIR, 'v2-resume.json'), 'utf8')));
+  if (!v1.ok || !v2.ok) throw new Error('fixtures must parse');
+  expect(v1.state.freshBudget).toBeUndefined();
+  expect(v2.state.freshBudget).toBe(false);
+});
+
+test('a root continuing as new carries its tree ledger', () => {
+  const can = parseCarriedState(JSON.parse(readFileSync(join(DIR, 'v2-continue-as-new.json'), 'utf8')));
+  if (!can.ok) throw new Error(can.issues.join('; '));
+  expect(can.state.ledger?.nodes[can.state.ledger.rootId]).toMatchObject({ turns: can.state.turns, usage: can.state.usage });
 });
 
 test.each(fixtures)('%s parses with today\'s schema, as the current version, losing nothing', (file) => {
@@ -29,7 +43,7 @@ test('a state that is not one is refused, naming what is wrong', () => {
   expect(parseCarriedState(undefined)).toMatchObject({ ok: false });
   const negative = parseCarriedState({ ...good, turns: -1 });
   expect(negative).toEqual({ ok: false, issues: [expect.stringContaining('turns') as string] });
-  const future = parseCarriedState({ ...good, v: 2 });
+  const future = parseCarriedState({ ...good, v: CARRIED_STATE_VERSION + 1 });
   expect(future).toEqual({ ok: false, issues: [expect.stringContaining('v') as string] });
   const badChild = parseCarriedState({ ...good, children: [{ agentId: 'x', kind: 'robot' }] });
   expect(badChild.ok).toBe(false);

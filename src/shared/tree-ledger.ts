@@ -1,0 +1,294 @@
+/**
+ * The tree ledger: what a whole agent tree has spent and may still spend, kept by its root
+ * (the one authority; see SEMANTICS "Limits and budgets" and src/workflows/fork/tree-authority.ts).
+ *
+ * - Admission: a sub-agent starts only when the root admits it — under the tree's running
+ *   and total-spawn limits, counted here and nowhere else (no visibility lag) — and is
+ *   granted at most what every one of its ancestors has left.
+ * - Spend: before each model call an agent reserves an upper bound of that call's charge
+ *   (its input counted in full plus the `max_tokens` it is allowed); after the call the
+ *   actual usage is charged and the reservation released. A reservation is granted only
+ *   when it fits under every ancestor's budget, so the tree's charged tokens never pass
+ *   the root's budget, and each subtree stays inside what its root was granted.
+ * - Facts: per-agent usage, turns, tool calls and cost, kept for every agent the tree ever
+ *   ran (never trimmed), carried across continue-as-new and a resumed agent's runs.
+ *
+ * Every operation is idempotent (admission by agent id, reserve and charge by agent and
+ * turn), because they arrive by activity retries and replays. Pure functions of plain data:
+ * the root's workflow owns the only copy.
+ */
+import { z } from 'zod';
+import { addUsage, ZERO_USAGE, type Usage } from './anthropic';
+import { tokensCharged } from './budget';
+import { estimateCostUsd } from './pricing';
+
+export const TREE_LEDGER_VERSION = 1;
+
+/** The failure type of a model call the budget cannot pay for: the agent stops `budget_exhausted`, it does not fail. */
+export const BUDGET_EXHAUSTED_FAILURE = 'BudgetExhausted';
+
+const count = z.number().int().min(0);
+
+const usageSchema = z.object({
+  inputTokens: count,
+  outputTokens: count,
+  cacheReadInputTokens: count,
+  cacheCreationInputTokens: count,
+}) satisfies z.ZodType<Usage>;
+
+const nodeSchema = z.object({
+  agentId: z.string().min(1),
+  parentId: z.string().min(1).optional(),
+  model: z.string(),
+  /** Tokens this agent and its subtree may charge (its grant). */
+  budget: count,
+  state: z.enum(['running', 'ended']),
+  usage: usageSchema,
+  /** `tokensCharged(usage)`, kept so subtree sums need no recomputation. */
+  charged: count,
+  costUsd: z.number().min(0),
+  turns: count,
+  toolUses: count,
+  /** The newest turn charged (a charge or reservation for it or an older one is a repeat). */
+  lastTurn: count,
+  /** The reservation of a model call in flight (one at a time: an agent's calls are sequential). */
+  reserved: z.object({ turn: count, tokens: count }).optional(),
+  /** Runs of this agent (1 + times it was resumed). */
+  runs: z.number().int().min(1),
+});
+export type LedgerNode = z.output<typeof nodeSchema>;
+
+export const treeLimitsSchema = z.object({
+  /** Agents of the tree running at once, the root included. */
+  maxTreeRunning: z.number().int().min(1),
+  /** Sub-agents the tree may start in all (resumes are not new spawns). */
+  maxTreeSpawns: z.number().int().min(0),
+});
+export type TreeLimits = z.output<typeof treeLimitsSchema>;
+
+export const treeLedgerSchema = z.object({
+  v: z.literal(TREE_LEDGER_VERSION),
+  rootId: z.string().min(1),
+  limits: treeLimitsSchema,
+  spawned: count,
+  /** By agent id (a plain object: it crosses continue-as-new). */
+  nodes: z.record(z.string(), nodeSchema),
+});
+export type TreeLedger = z.output<typeof treeLedgerSchema>;
+
+/** A new ledger holding its root. */
+export function newLedger(root: { agentId: string; model: string; budget: number }, limits: TreeLimits): TreeLedger {
+  return { v: TREE_LEDGER_VERSION, rootId: root.agentId, limits, spawned: 0, nodes: { [root.agentId]: freshNode(root.agentId, undefined, root.model, root.budget) } };
+}
+
+function freshNode(agentId: string, parentId: string | undefined, model: string, budget: number): LedgerNode {
+  return { agentId, ...(parentId ? { parentId } : {}), model, budget, state: 'running', usage: ZERO_USAGE, charged: 0, costUsd: 0, turns: 0, toolUses: 0, lastTurn: 0, runs: 1 };
+}
+
+// ---- requests (they arrive from other workflows' activities: validated at the handler) ----
+
+export const admitRequestSchema = z.strictObject({
+  agentId: z.string().min(1).max(1000),
+  parentId: z.string().min(1).max(1000),
+  model: z.string().min(1).max(200),
+  kind: z.enum(['spawn', 'resume']),
+  /** The budget the parent's policy would give it; the grant is at most this. */
+  want: z.number().int().min(1),
+});
+export type AdmitRequest = z.output<typeof admitRequestSchema>;
+export type AdmitResult = { ok: true; budget: number } | { ok: false; reason: string };
+
+export const reserveRequestSchema = z.strictObject({
+  agentId: z.string().min(1).max(1000),
+  turn: z.number().int().min(1),
+  /** Tokens the call charges at the least (its input in full, plus one output token). */
+  need: z.number().int().min(1),
+  /** Tokens it could charge at the most (input plus its `max_tokens`). */
+  want: z.number().int().min(1),
+  /** The agent's tool calls so far (a fact recorded with its spend). */
+  toolUses: z.number().int().min(0),
+});
+export type ReserveRequest = z.output<typeof reserveRequestSchema>;
+/**
+ * `tokens`: the most the call may charge (≥ need). Refused when even `need` does not fit;
+ * `wait` when it would fit once the reservations of calls in flight are charged (they charge
+ * at most what they reserved, usually much less): ask again shortly.
+ */
+export type ReserveResult = { ok: true; tokens: number } | { ok: false; left: number; reason: string; wait: boolean };
+
+export const chargeRequestSchema = z.strictObject({
+  agentId: z.string().min(1).max(1000),
+  turn: z.number().int().min(1),
+  model: z.string().min(1).max(200),
+  usage: usageSchema,
+  toolUses: z.number().int().min(0),
+});
+export type ChargeRequest = z.output<typeof chargeRequestSchema>;
+
+export const agentEndedSchema = z.strictObject({ agentId: z.string().min(1).max(1000) });
+
+// ---- reading ----
+
+/** The agent and its ancestors, nearest first (stops at a missing link or a cycle). */
+function chain(ledger: TreeLedger, agentId: string): LedgerNode[] {
+  const out: LedgerNode[] = [];
+  const seen = new Set<string>();
+  let id: string | undefined = agentId;
+  while (id && !seen.has(id)) {
+    seen.add(id);
+    const node: LedgerNode | undefined = ledger.nodes[id];
+    if (!node) break;
+    out.push(node);
+    id = node.parentId;
+  }
+  return out;
+}
+
+/** Charged (and reserved) tokens of every agent's subtree (one pass per node up its chain). */
+function subtreeSpend(ledger: TreeLedger, withReservations = true): Map<string, number> {
+  const spend = new Map<string, number>();
+  for (const node of Object.values(ledger.nodes)) {
+    const own = node.charged + (withReservations ? (node.reserved?.tokens ?? 0) : 0);
+    if (own === 0) continue;
+    for (const a of chain(ledger, node.agentId)) spend.set(a.agentId, (spend.get(a.agentId) ?? 0) + own);
+  }
+  return spend;
+}
+
+/** What `agentId` may still spend: the least any of it and its ancestors has left (never negative). */
+export function leftFor(ledger: TreeLedger, agentId: string, withReservations = true): number {
+  const spend = subtreeSpend(ledger, withReservations);
+  const nodes = chain(ledger, agentId);
+  if (nodes.length === 0) return 0;
+  return Math.max(0, Math.min(...nodes.map((n) => n.budget - (spend.get(n.agentId) ?? 0))));
+}
+
+export function runningCount(ledger: TreeLedger): number {
+  return Object.values(ledger.nodes).filter((n) => n.state === 'running').length;
+}
+
+export interface LedgerTotals {
+  usage: Usage;
+  /** Tokens charged against budgets (cache reads weighted, see tokensCharged). */
+  charged: number;
+  costUsd: number;
+  turns: number;
+  toolUses: number;
+  agents: number;
+}
+
+export function ledgerTotals(ledger: TreeLedger): LedgerTotals {
+  let t: LedgerTotals = { usage: ZERO_USAGE, charged: 0, costUsd: 0, turns: 0, toolUses: 0, agents: 0 };
+  for (const n of Object.values(ledger.nodes)) {
+    t = { usage: addUsage(t.usage, n.usage), charged: t.charged + n.charged, costUsd: t.costUsd + n.costUsd, turns: t.turns + n.turns, toolUses: t.toolUses + n.toolUses, agents: t.agents + 1 };
+  }
+  return { ...t, costUsd: Math.round(t.costUsd * 1_000_000) / 1_000_000 };
+}
+
+// ---- writing (the root's workflow is the only caller) ----
+
+/**
+ * Admits a sub-agent, or says why not. A spawn counts against the running and total-spawn
+ * limits; a resume against the running limit only, and keeps the budget it had. Asking again
+ * for an agent already running returns its grant (an activity retry).
+ */
+export function admit(ledger: TreeLedger, req: AdmitRequest): AdmitResult {
+  const existing = ledger.nodes[req.agentId];
+  if (existing?.state === 'running') return { ok: true, budget: existing.budget };
+  if (!ledger.nodes[req.parentId]) return { ok: false, reason: `Agent ${req.parentId} is not part of tree ${ledger.rootId}.` };
+  const running = runningCount(ledger);
+  if (running >= ledger.limits.maxTreeRunning) {
+    return { ok: false, reason: `This agent tree already runs ${running} agents, its limit: wait for sub-agents to finish before starting more.` };
+  }
+  if (req.kind === 'resume') {
+    if (!existing) return { ok: false, reason: `Agent ${req.agentId} never ran in this tree: it cannot be resumed.` };
+    existing.state = 'running';
+    existing.runs += 1;
+    return { ok: true, budget: existing.budget };
+  }
+  if (existing) return { ok: false, reason: `Agent id ${req.agentId} was already used in this tree.` };
+  if (ledger.spawned >= ledger.limits.maxTreeSpawns) {
+    return { ok: false, reason: `This agent tree has started ${ledger.spawned} sub-agents, the most it may start: finish the work with the agents you have.` };
+  }
+  // A grant caps what the child may spend; it reserves nothing (each call reserves), so
+  // tokens held by calls in flight — an upper bound, mostly released at their charge — do not count here.
+  const budget = Math.min(req.want, leftFor(ledger, req.parentId, false));
+  if (budget < 1) return { ok: false, reason: 'No token budget is left for another sub-agent in this tree: finish the work yourself with what you have.' };
+  ledger.spawned += 1;
+  ledger.nodes[req.agentId] = freshNode(req.agentId, req.parentId, req.model, budget);
+  return { ok: true, budget };
+}
+
+/** Reserves the most a model call may charge, under every ancestor's budget. */
+export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult {
+  const node = ledger.nodes[req.agentId];
+  if (!node) return { ok: false, left: 0, reason: `Agent ${req.agentId} is not part of tree ${ledger.rootId}.`, wait: false };
+  node.toolUses = Math.max(node.toolUses, req.toolUses);
+  // A retried call: the same answer (a call already charged is being handed back from the response store).
+  if (req.turn <= node.lastTurn) return { ok: true, tokens: req.want };
+  if (node.reserved?.turn === req.turn) return { ok: true, tokens: node.reserved.tokens };
+  // A reservation of an earlier turn that was never charged (its call failed for good) lapses.
+  delete node.reserved;
+  const left = leftFor(ledger, req.agentId);
+  if (left < req.need) {
+    const wait = leftFor(ledger, req.agentId, false) >= req.need;
+    return { ok: false, left, reason: `the tree's token budget has ${left} tokens left, and this call needs at least ${req.need}`, wait };
+  }
+  const tokens = Math.min(req.want, left);
+  node.reserved = { turn: req.turn, tokens };
+  return { ok: true, tokens };
+}
+
+/** Charges a finished call's usage (once per agent and turn) and releases its reservation. */
+export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
+  const node = ledger.nodes[req.agentId];
+  if (!node || req.turn <= node.lastTurn) return false;
+  node.usage = addUsage(node.usage, req.usage);
+  node.charged += tokensCharged(req.usage);
+  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
+  node.turns += 1;
+  node.lastTurn = req.turn;
+  node.toolUses = Math.max(node.toolUses, req.toolUses);
+  if (req.model) node.model = req.model;
+  if (node.reserved && node.reserved.turn <= req.turn) delete node.reserved;
+  return true;
+}
+
+/** A sub-agent ended: it no longer counts as running, and nothing it reserved stays reserved. */
+export function ended(ledger: TreeLedger, agentId: string): void {
+  const node = ledger.nodes[agentId];
+  if (!node || agentId === ledger.rootId) return;
+  node.state = 'ended';
+  delete node.reserved;
+}
+
+/** An agent's facts as status and results show them. */
+export interface LedgerAgentView {
+  agentId: string;
+  parentId?: string;
+  model: string;
+  state: 'running' | 'ended';
+  budget: number;
+  charged: number;
+  usage: Usage;
+  costUsd: number;
+  turns: number;
+  toolUses: number;
+  runs: number;
+}
+
+export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
+  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs }) => ({
+    agentId,
+    ...(parentId ? { parentId } : {}),
+    model,
+    state,
+    budget,
+    charged,
+    usage,
+    costUsd,
+    turns,
+    toolUses,
+    runs,
+  }));
+}

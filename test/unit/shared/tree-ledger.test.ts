@@ -1,0 +1,102 @@
+/**
+ * The tree ledger's rules, on plain data: admission under the running and total-spawn
+ * limits, grants capped by every ancestor's remainder, reservations that keep the tree's
+ * charged tokens under its root's budget, and idempotence of every operation (they arrive
+ * by activity retries).
+ */
+import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
+import { tokensCharged } from '../../../src/shared/budget';
+import { admit, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, type TreeLedger } from '../../../src/shared/tree-ledger';
+
+const usage = (inputTokens: number, outputTokens: number, cacheReadInputTokens = 0): Usage => ({ ...ZERO_USAGE, inputTokens, outputTokens, cacheReadInputTokens });
+const tree = (budget = 1000, maxTreeRunning = 5, maxTreeSpawns = 100): TreeLedger => newLedger({ agentId: 'r', model: 'claude-sonnet-4-5', budget }, { maxTreeRunning, maxTreeSpawns });
+const spawn = (l: TreeLedger, agentId: string, parentId = 'r', want = 400) => admit(l, { agentId, parentId, model: 'claude-haiku-4-5', kind: 'spawn', want });
+
+test('admission counts the root among running agents and refuses past the limit; a retry returns the same grant', () => {
+  const l = tree(10_000, 3);
+  expect(spawn(l, 'r.a')).toEqual({ ok: true, budget: 400 });
+  expect(spawn(l, 'r.a')).toEqual({ ok: true, budget: 400 });
+  expect(spawn(l, 'r.b')).toEqual({ ok: true, budget: 400 });
+  expect(spawn(l, 'r.c')).toMatchObject({ ok: false, reason: expect.stringContaining('already runs 3 agents') as string });
+  expect(runningCount(l)).toBe(3);
+  ended(l, 'r.a');
+  ended(l, 'r.a');
+  expect(spawn(l, 'r.c')).toMatchObject({ ok: true });
+  expect(l.spawned).toBe(3);
+});
+
+test('total spawns are limited; a resume is not a spawn and keeps its budget', () => {
+  const l = tree(10_000, 10, 2);
+  spawn(l, 'r.a', 'r', 300);
+  spawn(l, 'r.b');
+  expect(spawn(l, 'r.c')).toMatchObject({ ok: false, reason: expect.stringContaining('the most it may start') as string });
+  ended(l, 'r.a');
+  expect(admit(l, { agentId: 'r.a', parentId: 'r', model: 'm', kind: 'resume', want: 9999 })).toEqual({ ok: true, budget: 300 });
+  expect(l.nodes['r.a']!.runs).toBe(2);
+  expect(admit(l, { agentId: 'r.zz', parentId: 'r', model: 'm', kind: 'resume', want: 1 })).toMatchObject({ ok: false });
+});
+
+test('a grant is at most what every ancestor has left, spent and reserved tokens counted', () => {
+  const l = tree(1000);
+  expect(spawn(l, 'r.a', 'r', 600)).toEqual({ ok: true, budget: 600 });
+  expect(reserve(l, { agentId: 'r', turn: 1, need: 100, want: 300, toolUses: 0 })).toEqual({ ok: true, tokens: 300 });
+  // A grant is a cap, not a reservation: the 300 held by a call in flight does not shrink it;
+  // the grandchild is capped by its parent's 600.
+  expect(spawn(l, 'r.a.x', 'r.a', 5000)).toEqual({ ok: true, budget: 600 });
+  expect(charge(l, { agentId: 'r.a.x', turn: 1, model: 'm', usage: usage(350, 50), toolUses: 2 })).toBe(true);
+  expect(leftFor(l, 'r.a')).toBe(200);
+  expect(spawn(l, 'r.a.y', 'r.a', 5000)).toEqual({ ok: true, budget: 200 });
+  expect(leftFor(l, 'r')).toBe(1000 - 300 - 400);
+  expect(leftFor(l, 'r', false)).toBe(1000 - 400);
+  expect(spawn(l, 'r.b', 'r', 5000)).toEqual({ ok: true, budget: 600 });
+});
+
+test('reservations keep the charged total under the root budget, whatever the order of the calls', () => {
+  const l = tree(1000, 10);
+  for (const id of ['r.a', 'r.b', 'r.c']) spawn(l, id, 'r', 1000);
+  const calls = [
+    { agentId: 'r.a', turn: 1, need: 200, want: 500 },
+    { agentId: 'r.b', turn: 1, need: 200, want: 500 },
+    { agentId: 'r.c', turn: 1, need: 200, want: 500 },
+  ];
+  const granted = calls.map((c) => reserve(l, { ...c, toolUses: 0 }));
+  expect(granted).toEqual([
+    { ok: true, tokens: 500 },
+    { ok: true, tokens: 500 },
+    // Refused for now, not for good: once the calls in flight are charged there is room again.
+    { ok: false, left: 0, reason: expect.stringContaining('0 tokens left') as string, wait: true },
+  ]);
+  // Each call charges at most what was reserved; the reservation is released at the charge.
+  charge(l, { agentId: 'r.a', turn: 1, model: 'm', usage: usage(200, 100, 50), toolUses: 0 });
+  expect(leftFor(l, 'r.c')).toBe(1000 - 500 - tokensCharged(usage(200, 100, 50)));
+  expect(reserve(l, { agentId: 'r.c', turn: 1, need: 200, want: 500, toolUses: 0 })).toMatchObject({ ok: false, left: 195, wait: true });
+  expect(reserve(l, { agentId: 'r.c', turn: 1, need: 150, want: 500, toolUses: 0 })).toEqual({ ok: true, tokens: 195 });
+  // Spent for good: no waiting helps.
+  charge(l, { agentId: 'r.b', turn: 1, model: 'm', usage: usage(400, 100), toolUses: 0 });
+  charge(l, { agentId: 'r.c', turn: 1, model: 'm', usage: usage(100, 50), toolUses: 0 });
+  expect(reserve(l, { agentId: 'r.a', turn: 2, need: 200, want: 500, toolUses: 0 })).toMatchObject({ ok: false, left: 45, wait: false });
+});
+
+test('reserve and charge are idempotent by agent and turn; a lapsed reservation is dropped', () => {
+  const l = tree(1000);
+  expect(reserve(l, { agentId: 'r', turn: 1, need: 10, want: 100, toolUses: 0 })).toEqual({ ok: true, tokens: 100 });
+  expect(reserve(l, { agentId: 'r', turn: 1, need: 10, want: 900, toolUses: 0 })).toEqual({ ok: true, tokens: 100 });
+  expect(charge(l, { agentId: 'r', turn: 1, model: 'm', usage: usage(40, 10), toolUses: 1 })).toBe(true);
+  expect(charge(l, { agentId: 'r', turn: 1, model: 'm', usage: usage(40, 10), toolUses: 1 })).toBe(false);
+  expect(ledgerTotals(l)).toMatchObject({ usage: usage(40, 10), charged: 50, turns: 1, toolUses: 1, agents: 1 });
+  // Turn 2's call failed for good: its reservation lapses when turn 3 reserves.
+  reserve(l, { agentId: 'r', turn: 2, need: 10, want: 400, toolUses: 1 });
+  expect(reserve(l, { agentId: 'r', turn: 3, need: 10, want: 900, toolUses: 1 })).toEqual({ ok: true, tokens: 900 });
+  expect(reserve(l, { agentId: 'nobody', turn: 1, need: 1, want: 1, toolUses: 0 })).toMatchObject({ ok: false });
+});
+
+test('an ended agent keeps its facts; the ledger is plain JSON (it crosses continue-as-new)', () => {
+  const l = tree(1000);
+  spawn(l, 'r.a');
+  charge(l, { agentId: 'r.a', turn: 1, model: 'claude-haiku-4-5', usage: usage(100, 20), toolUses: 3 });
+  ended(l, 'r.a');
+  const copy = JSON.parse(JSON.stringify(l)) as TreeLedger;
+  expect(copy).toEqual(l);
+  expect(ledgerTotals(copy)).toMatchObject({ usage: usage(100, 20), agents: 2, toolUses: 3 });
+  expect(ledgerTotals(copy).costUsd).toBeGreaterThan(0);
+});

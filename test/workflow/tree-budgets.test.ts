@@ -1,0 +1,230 @@
+/**
+ * Trees that add up (issue 14): limits counted by the root (a burst of spawns never runs more
+ * agents than the tree's limit), a root budget the whole tree never spends past, and usage
+ * that never disappears (trimmed and resumed agents included). Every claim is checked
+ * against the offline model's own request log, not against the ledger that enforces it.
+ */
+import type { Usage } from '../../src/shared/anthropic';
+import { textOf, ZERO_USAGE } from '../../src/shared/anthropic';
+import { tokensCharged } from '../../src/shared/budget';
+import type { RequestLogEntry } from '../../src/offline';
+import { startHarness, type Harness } from '../kit/env';
+import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
+import { bodyOf, messageRequests } from '../kit/requests';
+import { script, toolResultsIn, toolStep } from '../kit/tree';
+import type { ForkInputJson } from '../../src/shared/fork-input';
+
+jest.setTimeout(120_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ name: 'tree-budgets' });
+});
+afterAll(() => h.close());
+
+/** `@tools` with one background Agent call per prompt (general-purpose: the fork gate is off). */
+function spawnAll(prompts: string[]): string {
+  const calls = prompts.map((prompt, i) => ({ name: 'Agent', input: { description: `part ${i + 1}`, prompt, run_in_background: true } }));
+  return `@tools ${JSON.stringify(calls)}`;
+}
+
+/** The agent a request came from: the first line of its conversation's first message (each prompt starts with a unique tag). */
+function agentOf(e: RequestLogEntry): string {
+  const first = bodyOf(e).messages[0];
+  return first ? (textOf(first).split('\n')[0] ?? '') : '';
+}
+
+/** Served requests of agents whose tag starts with `tag`. */
+function served(tag: string): RequestLogEntry[] {
+  return messageRequests(h.model).filter((e) => e.outcome === 'completed' && e.usage && agentOf(e).startsWith(tag));
+}
+
+/**
+ * The most agents running at once, as the model saw them: an agent runs at least from its
+ * first request to the end of its last, so overlapping those spans can only undercount.
+ */
+function maxConcurrentAgents(entries: RequestLogEntry[]): number {
+  const spans = new Map<string, { from: number; to: number }>();
+  for (const e of entries) {
+    const s = spans.get(agentOf(e));
+    const to = e.endedAt ?? e.receivedAt;
+    spans.set(agentOf(e), s ? { from: Math.min(s.from, e.receivedAt), to: Math.max(s.to, to) } : { from: e.receivedAt, to });
+  }
+  const edges = [...spans.values()].flatMap((s) => [
+    { at: s.from, d: 1 },
+    { at: s.to, d: -1 },
+  ]);
+  // Ends before starts at the same instant: touching spans do not overlap.
+  edges.sort((a, b) => a.at - b.at || a.d - b.d);
+  let now = 0;
+  let max = 0;
+  for (const e of edges) max = Math.max(max, (now += e.d));
+  return max;
+}
+
+function usageOf(entries: RequestLogEntry[]): Usage {
+  const u = { ...ZERO_USAGE };
+  for (const e of entries) {
+    u.inputTokens += e.usage!.input_tokens;
+    u.outputTokens += e.usage!.output_tokens;
+    u.cacheReadInputTokens += e.usage!.cache_read_input_tokens ?? 0;
+    u.cacheCreationInputTokens += e.usage!.cache_creation_input_tokens ?? 0;
+  }
+  return u;
+}
+
+function chargedOf(entries: RequestLogEntry[]): number {
+  return entries.reduce((n, e) => n + tokensCharged(usageOf([e])), 0);
+}
+
+/** Figures for a report, with FORKFLOW_FIGURES=1 (the assertions hold either way). */
+function figures(what: string, values: Record<string, number>): void {
+  if (process.env.FORKFLOW_FIGURES === '1') process.stdout.write(`[figures] ${what}: ${JSON.stringify(values)}\n`);
+}
+
+function byAgentCount(entries: RequestLogEntry[]): number {
+  return new Set(entries.map(agentOf)).size;
+}
+
+// Fixed inputs (the scripted model has no randomness): each iteration is the same burst.
+const BURST_REPEAT = Number(process.env.FORKFLOW_BURST_REPEAT ?? '1');
+
+test(`a burst of 20 spawns in one turn against a tree limit of 5 never runs more than 5 agents (${BURST_REPEAT}×)`, async () => {
+  const maxima: number[] = [];
+  for (let i = 0; i < BURST_REPEAT; i++) {
+    const tag = `burst${i}`;
+    const children = Array.from({ length: 20 }, (_, n) => script(`${tag}.child-${n + 1}`, '@sleep 300 @reply child done'));
+    const prompt = script(`${tag}.root`, spawnAll(children), '@reply launched', '@repeat 20 @reply noted');
+    const result = await h.forkflow
+      .startAgent({ agentId: `${tag}-root`, prompt, subAgents: { forkGate: false, maxChildren: 50, maxTreeRunning: 5 } })
+      .then((a) => a.result());
+    expect(result.status).toBe('completed');
+    const launched = toolResultsIn(await h.forkflow.transcript(`${tag}-root`));
+    expect(launched).toHaveLength(20);
+    // The root counts itself: 4 children start, 16 are refused with the limit's reason.
+    expect(launched.filter((r) => !r.isError)).toHaveLength(4);
+    for (const r of launched.filter((x) => x.isError)) expect(r.text).toContain('already runs 5 agents, its limit');
+    const max = maxConcurrentAgents(served(`${tag}.`));
+    expect(max).toBeLessThanOrEqual(5);
+    maxima.push(max);
+    figures(`burst ${i}`, { maxConcurrent: max, admitted: launched.filter((r) => !r.isError).length });
+    if (i === 0) await recordHistory(h.client.workflow.getHandle(`${tag}-root`), 'tree-ledger-burst-root');
+  }
+  // The children really overlapped (the check above could have failed).
+  expect(Math.max(...maxima)).toBeGreaterThanOrEqual(3);
+});
+
+test(`a three-level tree racing for the same limit never runs more than it; every refusal names the limit (${BURST_REPEAT}×)`, async () => {
+  for (let i = 0; i < BURST_REPEAT; i++) {
+    const tag = `race${i}`;
+    const leaf = (p: number, c: number) => script(`${tag}.${p}.${c}`, '@sleep 250 @reply leaf done');
+    const middle = (p: number) => script(`${tag}.${p}`, spawnAll(Array.from({ length: 6 }, (_, c) => leaf(p, c + 1))), '@reply launched', '@repeat 12 @reply noted');
+    const prompt = script(`${tag}.root`, spawnAll([1, 2, 3].map(middle)), '@reply launched', '@repeat 12 @reply noted');
+    const root = `${tag}-root`;
+    const result = await h.forkflow
+      .startAgent({ agentId: root, prompt, subAgents: { forkGate: false, nested: true, maxDepth: 3, maxChildren: 10, maxTreeRunning: 5 } })
+      .then((a) => a.result());
+    expect(result.status).toBe('completed');
+    const entries = served(`${tag}.`);
+    const max = maxConcurrentAgents(entries);
+    expect(max).toBeLessThanOrEqual(5);
+    // All three middles ran (4 slots for them at the start); their leaves raced for the rest.
+    const agents = new Set(entries.map(agentOf));
+    for (const p of [1, 2, 3]) expect(agents).toContain(`${tag}.${p}`);
+    const leafCalls = (await Promise.all([1, 2, 3].map(async (p) => toolResultsIn(await h.forkflow.transcript(`${root}.spawn-${p}`))))).flat();
+    expect(leafCalls).toHaveLength(18);
+    const refused = leafCalls.filter((r) => r.isError);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect(r.text).toContain('its limit');
+    expect(agents.size).toBe(1 + 3 + 18 - refused.length);
+    const status = await h.forkflow.status(root);
+    expect(status.treeBudget?.turns).toBe(entries.length);
+    expect(status.perAgent?.filter((a) => a.state === 'running').map((a) => a.agentId)).toEqual([root]);
+    figures(`race ${i}`, { maxConcurrent: max, agents: agents.size });
+    if (i === 0) await recordHistory(h.client.workflow.getHandle(`${root}.spawn-1`), 'tree-ledger-middle');
+  }
+});
+
+test('a 31-agent tree with a root budget: the model served no more than the budget, and every agent is in the totals', async () => {
+  // The same tree without a budget charges about 33,000 tokens (measured): this one gets 25,000.
+  const BUDGET = 25_000;
+  const leaf = (p: number, c: number) => script(`budget.${p}.${c}`, '@tool Glob {"pattern":"*"}', '@reply leaf done');
+  const middle = (p: number) => script(`budget.${p}`, spawnAll(Array.from({ length: 5 }, (_, c) => leaf(p, c + 1))), '@reply launched', '@repeat 12 @reply noted');
+  const prompt = script('budget.root', spawnAll([1, 2, 3, 4, 5].map(middle)), '@reply launched', '@repeat 12 @reply noted');
+  const handle = await h.forkflow.startAgent({
+    agentId: 'budget-root',
+    prompt,
+    budget: { maxTokens: BUDGET },
+    // keepCompleted 1: finished children are trimmed from every parent's record.
+    subAgents: { forkGate: false, nested: true, maxDepth: 3, maxChildren: 10, maxTreeRunning: 40, keepCompleted: 1 },
+  });
+  const result = await handle.result();
+  expect(result.status).toBe('completed');
+  const entries = served('budget');
+  // The budget held, measured from outside: what the model served, charged as budgets charge it.
+  expect(chargedOf(entries)).toBeLessThanOrEqual(BUDGET);
+  const status = await h.forkflow.status('budget-root');
+  const ledger = status.perAgent!;
+  // …and it was what stopped the tree: agents ended budget_exhausted, or were never started for want of it.
+  const stopped = await Promise.all(ledger.map(async (a) => (await h.forkflow.result(a.agentId)).stopReason));
+  const unstarted = toolResultsIn((await Promise.all(['budget-root', ...ledger.map((a) => a.agentId)].map((id) => h.forkflow.transcript(id)))).flat()).filter((r) => r.text.includes('No token budget is left'));
+  expect(stopped.filter((r) => r === 'budget_exhausted').length + unstarted.length).toBeGreaterThan(0);
+  // Every agent of the tree started (the budget ran out later, mid-work).
+  expect(ledger.length).toBeGreaterThanOrEqual(30);
+  figures('budget tree', { budget: BUDGET, charged: chargedOf(entries), agentsRan: byAgentCount(entries), inLedger: ledger.length, requests: entries.length });
+  // Every agent that made a request is in the ledger with exactly the usage the model served it.
+  const byAgent = new Map<string, RequestLogEntry[]>();
+  for (const e of entries) byAgent.set(agentOf(e), [...(byAgent.get(agentOf(e)) ?? []), e]);
+  expect(byAgent.size).toBeGreaterThanOrEqual(6);
+  const summed = { ...ZERO_USAGE };
+  for (const a of ledger) for (const k of Object.keys(summed) as (keyof Usage)[]) summed[k] += a.usage[k];
+  expect(summed).toEqual(usageOf(entries));
+  expect(result.treeUsage).toEqual(usageOf(entries));
+  expect(status.tree.usage).toEqual(usageOf(entries));
+  expect(status.treeBudget!.charged).toBe(chargedOf(entries));
+  expect(status.treeBudget!.turns).toBe(entries.length);
+  expect(result.treeCostUsd).toBeGreaterThan(0);
+  // What `forkflow tree` prints: the same ledger, through the client.
+  const view = await h.forkflow.tree('budget-root');
+  expect(view.usage?.total.usage).toEqual(usageOf(entries));
+  expect(view.usage?.perAgent.map((a) => a.agentId).sort()).toEqual(ledger.map((a) => a.agentId).sort());
+  // A tree that ran out winds down: nothing is left running, and every agent ended with a result.
+  expect(ledger.every((a) => a.agentId === 'budget-root' || a.state === 'ended')).toBe(true);
+  await recordHistory(h.client.workflow.getHandle('budget-root'), 'tree-ledger-budget-root');
+});
+
+test('a child resumed by SendMessage keeps its budget, turns and usage; trimmed children stay in the totals', async () => {
+  const child = (n: number) => script(`resume.${n}`, '@reply first answer');
+  const prompt = script(
+    'resume.root',
+    toolStep('Agent', { description: 'one', name: 'one', prompt: child(1) }),
+    toolStep('SendMessage', { to: 'one', message: '@reply second answer', summary: 'again' }),
+    toolStep('Agent', { description: 'two', name: 'two', prompt: child(2) }),
+    toolStep('Agent', { description: 'three', name: 'three', prompt: child(3) }),
+    '@reply waiting',
+    '@reply done',
+  );
+  const result = await h.forkflow
+    .startAgent({ agentId: 'resume-root', prompt, subAgents: { forkGate: false, keepCompleted: 1, budgetPolicy: 'fixed:30000' } })
+    .then((a) => a.result());
+  expect(result.status).toBe('completed');
+  const resumed = await h.forkflow.status('resume-root.one-1');
+  expect(resumed).toMatchObject({ state: 'completed', turns: 2, budgetMax: 30_000, lastText: 'second answer' });
+  const mine = served('resume.1');
+  expect(mine).toHaveLength(2);
+  expect(resumed.usage).toEqual(usageOf(mine));
+  // Its budget went on from what its first run had charged.
+  expect(resumed.budgetUsed).toBe(tokensCharged(usageOf(mine)));
+  const root = await h.forkflow.status('resume-root');
+  expect(root.perAgent?.find((a) => a.agentId === 'resume-root.one-1')).toMatchObject({ runs: 2, turns: 2, budget: 30_000, usage: usageOf(mine) });
+  expect(result.treeUsage).toEqual(usageOf(served('resume')));
+  const input = await startInputOf<ForkInputJson>(h.client.workflow.getHandle('resume-root.one-1'));
+  expect(input.continuation?.state).toMatchObject({ v: 2, turns: 1, freshBudget: false });
+  recordCarriedState(input.continuation?.state, 'v2-resume');
+  // A sub-agent revived by a client after its tree closed runs on its own budget alone.
+  expect(await h.forkflow.sendMessage('resume-root.two-2', { message: '@reply revived' })).toBe('resumed');
+  const revived = await h.forkflow.result('resume-root.two-2');
+  expect(revived).toMatchObject({ status: 'completed', text: 'revived', turns: 2 });
+  await recordHistory(h.client.workflow.getHandle('resume-root'), 'tree-ledger-resume-root');
+  await recordHistory(h.client.workflow.getHandle('resume-root.one-1'), 'tree-ledger-resumed-child');
+});
