@@ -11,22 +11,14 @@
  * the fixtures under test/fixtures/carried-state/ parsing.
  */
 import { z } from 'zod';
-import type { Usage } from './anthropic';
 import { agentToolInput } from './agent-tools';
 import { prefixRefSchema } from './prefix';
-import { treeLedgerSchema } from './tree-ledger';
+import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
 export const CARRIED_STATE_VERSION = 2;
 
 const count = z.number().int().min(0);
-
-const usageSchema = z.object({
-  inputTokens: count,
-  outputTokens: count,
-  cacheReadInputTokens: count,
-  cacheCreationInputTokens: count,
-}) satisfies z.ZodType<Usage>;
 
 const queuedMessageSchema = z.object({
   seq: count,

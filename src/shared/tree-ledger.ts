@@ -29,7 +29,8 @@ export const BUDGET_EXHAUSTED_FAILURE = 'BudgetExhausted';
 
 const count = z.number().int().min(0);
 
-const usageSchema = z.object({
+/** A Usage as carried in workflow state (also the carried state's). */
+export const usageSchema = z.object({
   inputTokens: count,
   outputTokens: count,
   cacheReadInputTokens: count,
