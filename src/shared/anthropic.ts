@@ -126,6 +126,16 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+/** `a` less `b`, field by field, never below zero. */
+export function subtractUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: Math.max(0, a.inputTokens - b.inputTokens),
+    outputTokens: Math.max(0, a.outputTokens - b.outputTokens),
+    cacheReadInputTokens: Math.max(0, a.cacheReadInputTokens - b.cacheReadInputTokens),
+    cacheCreationInputTokens: Math.max(0, a.cacheCreationInputTokens - b.cacheCreationInputTokens),
+  };
+}
+
 /** All input tokens of a request: uncached + cache read + cache write. */
 export function totalInputTokens(u: Usage): number {
   return u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens;

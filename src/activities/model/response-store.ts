@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ModelCallResult } from '../../shared/activity-io';
 import type { MessagesRequest } from '../../shared/anthropic';
+import { usageSchema } from '../../shared/tree-ledger';
 
 /** Which call a response belongs to: retries of one call share all of it. */
 export interface CallKey {
@@ -55,12 +56,7 @@ const storedSchema = z.object({
   result: z.object({
     message: z.object({ role: z.literal('assistant'), content: z.array(z.object({ type: z.string() }).passthrough()) }),
     stopReason: z.string().nullable(),
-    usage: z.object({
-      inputTokens: z.number(),
-      outputTokens: z.number(),
-      cacheReadInputTokens: z.number(),
-      cacheCreationInputTokens: z.number(),
-    }),
+    usage: usageSchema,
     model: z.string(),
     requestId: z.string().optional(),
   }),

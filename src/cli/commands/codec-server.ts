@@ -8,13 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_CODEC_PORT, startCodecServer } from '../../payloads/codec-server';
 import { encrypts, forkflowDataConverter } from '../../payloads/data-converter';
 import { CliError, EXIT } from '../exit';
-import { untilSignal } from './serve';
-
-function portOption(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`expected a port number, got "${value}"`);
-  return n;
-}
+import { portOption, untilSignal } from './serve';
 
 function originOption(value: string, previous: string[] | undefined): string[] {
   let url: URL;

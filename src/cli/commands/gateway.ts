@@ -7,15 +7,9 @@ import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ModelGateway } from '../../gateway/gateway';
 import { CliError, EXIT } from '../exit';
-import { untilSignal } from './serve';
+import { portOption, untilSignal } from './serve';
 
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
-
-function portOption(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
-  return port;
-}
 
 function upstreamOption(value: string): string {
   try {

@@ -43,6 +43,13 @@ export function metricsAddressOption(value: string): string {
   }
 }
 
+/** `--port <port>` of the long-running servers: checked while parsing (0 picks a free port). */
+export function portOption(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError(`expected a port number from 0 to 65535, got "${value}"`);
+  return port;
+}
+
 /** Runs `fn`, turning a bad metrics address or a taken port into a one-line CLI error. */
 export async function withMetricsErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {

@@ -16,7 +16,7 @@ import type { PrefixRef } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { isBuiltinTool, toolDefinition } from '../../shared/tools/schemas';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
-import { ZERO_USAGE, type Usage } from '../../shared/anthropic';
+import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
 import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
 import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
@@ -114,15 +114,6 @@ export function skillChildInput(agent: ForkAgent, skill: AgentDefinition, input:
   return { ...base, toolAccess: { mode: 'allow_list', tools } };
 }
 
-function minus(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: Math.max(0, a.inputTokens - b.inputTokens),
-    outputTokens: Math.max(0, a.outputTokens - b.outputTokens),
-    cacheReadInputTokens: Math.max(0, a.cacheReadInputTokens - b.cacheReadInputTokens),
-    cacheCreationInputTokens: Math.max(0, a.cacheCreationInputTokens - b.cacheCreationInputTokens),
-  };
-}
-
 /**
  * What a finished child resumed by a message takes over: the budget it was granted, its
  * counters and usage (so its turns and spend go on from where they were), and — kept by the
@@ -151,6 +142,6 @@ export function resumeOf(child: ChildRecord): { budget: number; state: CarriedSt
       maxTurnsReached: false,
       freshBudget: false,
     },
-    descendants: { usage: minus(o.treeUsage, o.usage), costUsd: Math.max(0, Math.round((o.treeCostUsd - ownCost) * 1_000_000) / 1_000_000), agents: 0 },
+    descendants: { usage: subtractUsage(o.treeUsage, o.usage), costUsd: Math.max(0, Math.round((o.treeCostUsd - ownCost) * 1_000_000) / 1_000_000), agents: 0 },
   };
 }
