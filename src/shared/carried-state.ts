@@ -31,7 +31,8 @@ const queuedMessageSchema = z.object({
   receivedAt: z.string(),
 }) satisfies z.ZodType<QueuedMessage>;
 
-const childOutcomeSchema = z.object({
+/** A child's outcome (also what a child reports to its parent when it ends: src/shared/messages.ts). */
+export const childOutcomeSchema = z.object({
   status: z.enum(['completed', 'failed', 'killed', 'timeout']),
   text: z.string(),
   error: z.string().optional(),

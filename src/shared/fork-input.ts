@@ -137,6 +137,19 @@ export const forkInputSchema = z.strictObject({
   /** `bubble`: writing tools wait for a decision (update decideApproval, signal approvalDecision). */
   permissionMode: z.enum(['default', 'bubble']).default('default'),
   approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),
+  /**
+   * When a run continues as new, besides the server's suggestion (which comes first at the
+   * server's defaults: 4 MiB or 4,096 events): once its history passes `historyBytes` or
+   * `historyEvents`, or after `turnsPerRun` turns. Checked at turn boundaries; defaults in
+   * src/workflows/fork/continuation.ts, well under the server's warnings (10 MiB, 10,240 events).
+   */
+  continueAsNew: z
+    .strictObject({
+      historyBytes: z.number().int().min(1).optional(),
+      historyEvents: z.number().int().min(1).optional(),
+      turnsPerRun: z.number().int().min(1).optional(),
+    })
+    .optional(),
   /** Internal: a run continuing an agent (continue-as-new, or a finished agent resumed by a message). */
   continuation: continuationSchema.optional(),
   /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */

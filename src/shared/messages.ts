@@ -8,6 +8,8 @@ import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from '
 import type { RunRef } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { ForkStatus } from './status';
+import { childOutcomeSchema } from './carried-state';
+import type { ChildOutcome } from './tree-input';
 import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from './tree-ledger';
 
 export const sendMessageSchema = z.strictObject({
@@ -113,3 +115,15 @@ export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
 /** A sub-agent ended (sent by its parent, which sees every way a child ends). */
 export const agentEndedSignal = defineSignal<[{ agentId: string }]>('treeAgentEnded');
+
+/**
+ * A sub-agent's outcome, sent by the sub-agent to its parent's workflow id as it ends. It
+ * reaches whichever run of the parent is current, so a parent that continued as new while
+ * the child ran still hears it (the run that started the child also sees the child's result).
+ */
+export const childOutcomeSignal = defineSignal<[ChildOutcomeReport]>('childOutcome');
+export interface ChildOutcomeReport {
+  agentId: string;
+  outcome: ChildOutcome;
+}
+export const childOutcomeReportSchema = z.strictObject({ agentId: z.string().min(1).max(1000), outcome: childOutcomeSchema });

@@ -64,6 +64,8 @@ export class ForkAgent {
   private failure?: string;
   /** Wall-clock limit as an instant (kept across continue-as-new); set through {@link startClock}. */
   private until?: number;
+  /** Turns taken before this run started; set through {@link adopt}. */
+  private turnsBefore = 0;
   readonly rejectedSignals: RejectedSignal[] = [];
   startedAt = isoNow();
 
@@ -244,9 +246,15 @@ export class ForkAgent {
     };
   }
 
+  /** Turns taken by earlier runs of this agent (the per-run turn limit of continuation.ts counts from here). */
+  get turnsAtRunStart(): number {
+    return this.turnsBefore;
+  }
+
   /** Takes over a previous run's state (continue-as-new keeps the budget; a resume keeps it too unless a new one was granted). */
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
     this.tally.adopt(state, opts);
+    this.turnsBefore = state.turns;
     this.startedAt = state.startedAt;
     this.until = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);

@@ -13,6 +13,10 @@ import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 export interface ChildRuntime {
   scope: CancellationScope;
   done: Promise<void>;
+  /** Started with ParentClosePolicy.ABANDON: it outlives this run and reports its outcome by signal. */
+  outlives: boolean;
+  /** Resolves `done` once the outcome is recorded, by whichever report came first (outliving children only). */
+  settled?: () => void;
 }
 
 export class ChildTable {
@@ -31,6 +35,11 @@ export class ChildTable {
 
   get running(): ChildRecord[] {
     return this.records.filter((c) => c.state === 'running');
+  }
+
+  /** Running children this run did not start: a previous run did, and they outlived it. */
+  get adopted(): ChildRecord[] {
+    return this.running.filter((c) => !this.runtimes.has(c.agentId));
   }
 
   /** How many children were ever started (carried, so ids stay unique across runs). */

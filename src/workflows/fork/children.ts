@@ -5,18 +5,33 @@
  * the parent exactly once: as the Agent tool's result (sync), or as a task notification in
  * the inbox (background) — unless TaskOutput or TaskStop took it first. Everything here is
  * derived from history, so crashes and replays deliver the same notifications.
+ *
+ * Children started under CHILDREN_OUTLIVE_RUNS_PATCH outlive the run that started them
+ * (ParentClosePolicy.ABANDON), so their parent may continue as new while they work. Each
+ * reports its outcome to its parent's workflow id as it ends (`childOutcome`, sent by
+ * fork-workflow.ts), which reaches the parent's current run; the run that started it also sees
+ * its result. The first report settles the record, the other is ignored. A later run treats
+ * the carried running records as adopted: it waits for their report, and stops or cancels them
+ * by workflow id.
  */
 import {
   CancellationScope,
   ChildWorkflowFailure,
+  condition,
+  getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
+  setHandler,
   sleep,
   startChild,
+  workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
 import { forkResultOf } from '../../shared/failures';
+import { describeIssues } from '../../shared/fork-input';
+import { childOutcomeReportSchema, childOutcomeSignal } from '../../shared/messages';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { firstLine } from '../../shared/text';
 import { renderTaskNotification } from '../../shared/notifications';
@@ -31,7 +46,7 @@ import { childEnded } from './tree-authority';
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
 
-function outcomeFromResult(r: ForkResult): ChildOutcome {
+export function outcomeFromResult(r: ForkResult): ChildOutcome {
   return {
     status: r.status,
     text: r.text.length > KEPT_TEXT ? `${r.text.slice(0, KEPT_TEXT)}\n[… ${r.text.length - KEPT_TEXT} characters not kept]` : r.text,
@@ -84,6 +99,53 @@ function settle(agent: ForkAgent, record: ChildRecord, outcome: ChildOutcome): v
   if (unseen) notify(agent, record);
 }
 
+/**
+ * Before this patch children were started with ParentClosePolicy.REQUEST_CANCEL and their
+ * outcome came only from their result; histories recorded then replay without the marker.
+ */
+export const CHILDREN_OUTLIVE_RUNS_PATCH = 'forkflow-children-outlive-runs';
+
+/** Whether a running child survives this run's continue-as-new: started outliving it, or adopted from an earlier run. */
+export function canOutliveRun(agent: ForkAgent, record: ChildRecord): boolean {
+  return agent.children.runtime(record.agentId)?.outlives ?? true;
+}
+
+/** Records an outliving (or adopted) child's outcome once, whichever report comes first; the root hears it ended. */
+function endChild(agent: ForkAgent, agentId: string, outcome: ChildOutcome): void {
+  const record = agent.children.running.find((c) => c.agentId === agentId);
+  if (!record || !canOutliveRun(agent, record)) return;
+  const runtime = agent.children.runtime(agentId);
+  settle(agent, record, outcome);
+  runtime?.settled?.();
+  void childEnded(agent, agentId);
+}
+
+/** Hears children report their outcome (registered with the other handlers, before any await). */
+export function registerChildHandlers(agent: ForkAgent): void {
+  setHandler(childOutcomeSignal, (raw: unknown) => {
+    const parsed = childOutcomeReportSchema.safeParse(raw);
+    if (!parsed.success) return agent.rejectSignal('childOutcome', describeIssues(parsed.error));
+    endChild(agent, parsed.data.agentId, parsed.data.outcome);
+  });
+}
+
+/**
+ * Reports this agent's outcome to its parent agent (a child of a forkflow tree only). Never
+ * fails the caller: a parent that is gone has nobody left to tell.
+ */
+export async function reportToParent(agent: ForkAgent, result: ForkResult): Promise<void> {
+  const parent = workflowInfo().parent;
+  if (!parent || !agent.input.parentAgentId || !patched(CHILD_REPORTS_OUTCOME_PATCH)) return;
+  try {
+    await getExternalWorkflowHandle(parent.workflowId).signal(childOutcomeSignal, { agentId: workflowInfo().workflowId, outcome: outcomeFromResult(result) });
+  } catch {
+    // The parent closed (finished, or terminated): it no longer waits for this report.
+  }
+}
+
+/** Before this patch a child did not report its outcome by signal (its parent read its result). */
+export const CHILD_REPORTS_OUTCOME_PATCH = 'forkflow-child-reports-outcome';
+
 export interface StartedChild {
   record: ChildRecord;
   handle: ChildWorkflowHandle<ForkWorkflowFn>;
@@ -111,6 +173,7 @@ export async function startChildAgent(
     ...(agent.inTreeLedger && args.input.budget?.maxTokens !== undefined ? { budget: args.input.budget.maxTokens } : {}),
   };
   agent.children.add(record, args.resumed === true);
+  const outlives = patched(CHILDREN_OUTLIVE_RUNS_PATCH);
   const scope = new CancellationScope();
   const handle = await scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
@@ -118,7 +181,8 @@ export async function startChildAgent(
       // The agent id travels in the input too, so the child's own ids never depend on where its history runs (replay fixtures).
       args: [agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id } } : args.input],
       taskQueue: args.taskQueue,
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      // Outliving children end with the agent by its own cancellation cascade (settleChildren), not by policy.
+      parentClosePolicy: outlives ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt, 100)}`,
       staticDetails: `**Directive**\n\n${args.agentInput.prompt}`,
       typedSearchAttributes: [
@@ -130,6 +194,16 @@ export async function startChildAgent(
       ],
     }),
   );
+  if (outlives) {
+    let settled!: () => void;
+    const done = new Promise<void>((resolve) => (settled = resolve));
+    agent.children.attach(args.id, { scope, done, outlives, settled });
+    void handle.result().then(
+      (r) => endChild(agent, args.id, outcomeFromResult(r)),
+      (err: unknown) => endChild(agent, args.id, outcomeFromFailure(err)),
+    );
+    return { record, handle };
+  }
   // Settled first (the outcome is the parent's), then the root hears it ended (tree ledger).
   const done = handle
     .result()
@@ -138,7 +212,7 @@ export async function startChildAgent(
       (err: unknown) => settle(agent, record, outcomeFromFailure(err)),
     )
     .then(() => childEnded(agent, args.id));
-  agent.children.attach(args.id, { scope, done });
+  agent.children.attach(args.id, { scope, done, outlives });
   return { record, handle };
 }
 
@@ -167,15 +241,39 @@ export function markSeen(agent: ForkAgent, record: ChildRecord): void {
   agent.inbox.dropNotificationsFor(record.agentId);
 }
 
+/**
+ * Asks an adopted child (started by an earlier run) to cancel, by workflow id. A child that is
+ * already closed without having reported (terminated, or timed out by the server: a child that
+ * ends on its own reports before it closes, so its report is already in) is settled `killed`.
+ */
+async function cancelAdopted(agent: ForkAgent, record: ChildRecord): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(record.agentId).cancel();
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    endChild(agent, record.agentId, { status: 'killed', text: '', error: `ended without reporting its outcome (${why})`, usage: ZERO_USAGE, treeUsage: ZERO_USAGE, treeCostUsd: 0, toolUses: 0, durationMs: 0 });
+  }
+}
+
 /** Cancels one running child and waits for its partial result. */
 export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<void> {
   const runtime = agent.children.runtime(record.agentId);
-  if (!runtime) return;
+  if (!runtime) {
+    await cancelAdopted(agent, record);
+    await condition(() => record.state !== 'running');
+    return;
+  }
   runtime.scope.cancel();
   await runtime.done;
 }
 
-/** Waits for every running child to end (after the parent itself was cancelled or finished). */
-export async function settleChildren(agent: ForkAgent): Promise<void> {
-  await Promise.all(agent.children.liveRuntimes.map((r) => r.done));
+/**
+ * Waits for every running child to end (after the parent itself was cancelled or finished).
+ * `cancelAdopted`: the parent was cancelled or timed out — children it started are cancelled
+ * with its scope, adopted ones are asked here.
+ */
+export async function settleChildren(agent: ForkAgent, opts: { cancelAdopted: boolean }): Promise<void> {
+  const adopted = agent.children.adopted;
+  if (opts.cancelAdopted && adopted.length > 0) await Promise.all(adopted.map((c) => cancelAdopted(agent, c)));
+  await Promise.all([...agent.children.liveRuntimes.map((r) => r.done), ...adopted.map((c) => condition(() => c.state !== 'running'))]);
 }

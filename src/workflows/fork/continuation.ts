@@ -1,18 +1,50 @@
 /**
- * Long-lived agents continue as new before their history reaches Temporal's limits: at a
- * turn boundary, when the server suggests it, and only when nothing is in flight (no
- * running children — their completions are tied to this run — no pending approvals, no
- * unfinished handlers). The new run references this run's conversation (zero-copy) and
- * carries the agent's counters, inbox and children, so nothing is lost or counted twice.
+ * Long-lived agents continue as new before their history reaches Temporal's limits, at a turn
+ * boundary: when the server suggests it, when this run's history passes forkflow's own size or
+ * event thresholds, or after a number of turns in one run. Background children may still run:
+ * started under CHILDREN_OUTLIVE_RUNS_PATCH they outlive the run (ParentClosePolicy.ABANDON)
+ * and report their outcome to the agent's workflow id, which the next run hears (children.ts).
+ * The new run references this run's conversation (zero-copy) and carries the agent's counters,
+ * inbox and children, so nothing is lost or counted twice.
+ *
+ * Pending approvals never block: they are awaited inside a tool round, so none is pending at a
+ * turn boundary, and a wait adds only the decision and its timer to history.
  */
-import { allHandlersFinished, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
+import { canOutliveRun } from './children';
 import type { ForkWorkflowFn } from './signature';
 
+/**
+ * Before this patch a run continued only on the server's suggestion and only with no child
+ * running; histories recorded then replay without the marker (it is recorded only where the
+ * new rule continues and the old one would not have).
+ */
+export const CONTINUE_AT_ANY_BOUNDARY_PATCH = 'forkflow-continue-at-any-boundary';
+
+/** Defaults of `continueAsNew` (ForkInput): well under the server's warnings (10 MiB, 10,240 events). */
+export const CONTINUE_AS_NEW_DEFAULTS = { historyBytes: 6 * 1024 * 1024, historyEvents: 6_000 };
+
+/** Why this run should end here, or undefined. */
+export function continueAsNewReason(agent: ForkAgent): string | undefined {
+  const info = workflowInfo();
+  const limits = agent.input.continueAsNew;
+  if (info.continueAsNewSuggested) return 'suggested by the server';
+  if (info.historySize > (limits?.historyBytes ?? CONTINUE_AS_NEW_DEFAULTS.historyBytes)) return `history of ${info.historySize} bytes`;
+  if (info.historyLength > (limits?.historyEvents ?? CONTINUE_AS_NEW_DEFAULTS.historyEvents)) return `history of ${info.historyLength} events`;
+  if (limits?.turnsPerRun !== undefined && agent.turns - agent.turnsAtRunStart >= limits.turnsPerRun) return `${limits.turnsPerRun} turns in this run`;
+  return undefined;
+}
+
 export function shouldContinueAsNew(agent: ForkAgent): boolean {
-  return workflowInfo().continueAsNewSuggested && agent.runningChildren.length === 0 && agent.approvals.length === 0 && allHandlersFinished();
+  // The rule of histories recorded before the patch, unchanged (no marker where it holds).
+  if (workflowInfo().continueAsNewSuggested && agent.runningChildren.length === 0 && agent.approvals.length === 0 && allHandlersFinished()) return true;
+  if (continueAsNewReason(agent) === undefined || !allHandlersFinished()) return false;
+  // A child started before CHILDREN_OUTLIVE_RUNS_PATCH is cancelled when its parent's run closes: wait for it.
+  if (!agent.runningChildren.every((c) => canOutliveRun(agent, c))) return false;
+  return patched(CONTINUE_AT_ANY_BOUNDARY_PATCH);
 }
 
 export async function continueAsNewNow(agent: ForkAgent): Promise<never> {

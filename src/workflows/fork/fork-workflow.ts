@@ -26,7 +26,7 @@ import { ForkAgent } from './agent';
 import { registerHandlers } from './handlers';
 import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
 import { registerApprovalHandlers } from './approvals';
-import { settleChildren } from './children';
+import { registerChildHandlers, reportToParent, settleChildren } from './children';
 import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
@@ -127,6 +127,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
+  registerChildHandlers(agent);
   if (agent.book) registerLedgerHandlers(agent);
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {
@@ -194,7 +195,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   }
   agent.doing(undefined);
   // Sub-agents end with their parent (cancelled with it, or already done): their partial results join its result.
-  await CancellationScope.nonCancellable(() => settleChildren(agent));
+  await CancellationScope.nonCancellable(() => settleChildren(agent, { cancelAdopted: status === 'killed' || status === 'timeout' }));
   // The audit decides the outcome, so it comes first; worktree clean-up waits until the
   // terminal state is recorded, so nobody waiting on the state is held up by it.
   const escapes = await CancellationScope.nonCancellable(() => auditMemory(agent));
@@ -210,6 +211,8 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   if (worktree) result.worktree = worktree;
   span.setAttributes({ 'fork.status': status, 'fork.stop_reason': stopReason, 'fork.turns': agent.turns, 'fork.tool_uses': agent.toolUses });
   if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason });
+  // The parent hears the outcome even if it continued as new since it started this child.
+  await CancellationScope.nonCancellable(() => reportToParent(agent, result));
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (status === 'failed') {
