@@ -43,6 +43,8 @@ export interface DevServerOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** Where the server's own output goes (default: discarded, last lines kept for errors). */
   output?: 'inherit' | 'ignore';
+  /** Called with each line of the server's own output (not with `output: 'inherit'`; the CLI server only). */
+  onLine?: (line: string) => void;
   /** `--ui-codec-endpoint`: the Web UI decodes payloads through this codec server. */
   uiCodecEndpoint?: string;
   /** How long to wait for the server to answer (default 60 s). */
@@ -132,7 +134,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const child = spawn(cli.path, devServerArgs(resolved), { stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
-    tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    const lines = chunk.toString('utf8').split('\n').filter(Boolean);
+    if (options.onLine) for (const line of lines) options.onLine(line);
+    tail.push(...lines);
     tail.splice(0, Math.max(0, tail.length - 20));
   };
   child.stdout?.on('data', keep);

@@ -10,7 +10,7 @@
  * Pending approvals never block: they are awaited inside a tool round, so none is pending at a
  * turn boundary, and a wait adds only the decision and its timer to history.
  */
-import { allHandlersFinished, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
@@ -41,13 +41,16 @@ export function continueAsNewReason(agent: ForkAgent): string | undefined {
 export function shouldContinueAsNew(agent: ForkAgent): boolean {
   // The rule of histories recorded before the patch, unchanged (no marker where it holds).
   if (workflowInfo().continueAsNewSuggested && agent.runningChildren.length === 0 && agent.approvals.length === 0 && allHandlersFinished()) return true;
-  if (continueAsNewReason(agent) === undefined || !allHandlersFinished()) return false;
+  if (continueAsNewReason(agent) === undefined) return false;
   // A child started before CHILDREN_OUTLIVE_RUNS_PATCH is cancelled when its parent's run closes: wait for it.
   if (!agent.runningChildren.every((c) => canOutliveRun(agent, c))) return false;
   return patched(CONTINUE_AT_ANY_BOUNDARY_PATCH);
 }
 
 export async function continueAsNewNow(agent: ForkAgent): Promise<never> {
+  // A signal that just woke the turn loop (a child's report) counts as in progress until its
+  // handler's promise settles, a few microtasks later: wait for it rather than skip this boundary.
+  if (!allHandlersFinished()) await condition(allHandlersFinished);
   const { parent: _snapshot, parentRef: _ref, continuation: _previous, ...config } = agent.input;
   const next: ForkInputJson = {
     ...config,

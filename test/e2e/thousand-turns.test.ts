@@ -1,0 +1,79 @@
+/**
+ * Issue 13's acceptance for long-lived agents: a 1,000-turn agent whose context grows to about
+ * 200K tokens completes across continue-as-new runs on a dev server with its default limits,
+ * and the server never warns about a history's size or length: every run stays under the
+ * warnings (10 MiB, 10,240 events), read from the server, and the server's own log (at `warn`)
+ * has no history-limit warning.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { ForkflowClient } from '../../src/client';
+import { totalInputTokens } from '../../src/shared/anthropic';
+import { startOfflineModel } from '../../src/offline';
+import { startDevServer } from '../../src/worker/dev-server';
+import { createModelClient } from '../../src/worker/model-client';
+import { createForkflowWorker } from '../../src/worker/worker';
+import { tempDir, testEnv, uniqueTaskQueue } from '../kit/env';
+import { script, toolStep } from '../kit/tree';
+
+jest.setTimeout(300_000);
+
+const TURNS = 1_000;
+/** Server defaults (TEMPORAL-NOTES.md): a history past either is warned about. */
+const WARN_BYTES = 10 * 1024 * 1024;
+const WARN_EVENTS = 10_240;
+
+test('1,000 turns with a 200K-token context: continued as new, no history warning', async () => {
+  const workspace = tempDir('thousand');
+  // Each read adds about 200 tokens to the conversation: about 200K by the last turn.
+  writeFileSync(join(workspace, 'notes.txt'), Array.from({ length: 12 }, (_, i) => `line ${i}: ${'x'.repeat(52)}`).join('\n'));
+  const warnings: string[] = [];
+  const server = await startDevServer({ headless: true, logLevel: 'warn', onLine: (line) => (/history (size|count|length)/i.test(line) && /exceed|warn/i.test(line) ? warnings.push(line) : undefined) });
+  const model = await startOfflineModel({ maxLogEntries: 2 });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const native = await NativeConnection.connect({ address: server.address });
+  const taskQueue = uniqueTaskQueue('thousand');
+  const worker = await createForkflowWorker({
+    connection: native,
+    client,
+    namespace: server.namespace,
+    taskQueue,
+    anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
+    workspaceRoot: workspace,
+    workflowBundle: { codePath: testEnv().bundlePath },
+  });
+  try {
+    const forkflow = new ForkflowClient(client, { taskQueue });
+    const prompt = script('Read it a thousand times.', `@repeat ${TURNS - 1} ${toolStep('Read', { file_path: 'notes.txt' })}`, '@reply done');
+    const started = Date.now();
+    const result = await worker.runUntil(forkflow.startAgent({ agentId: 'thousand', prompt, maxTurns: TURNS, budget: { maxTokens: 1_000_000_000 } }).then((a) => a.result()));
+    const seconds = (Date.now() - started) / 1000;
+    expect(result).toMatchObject({ status: 'completed', text: 'done', turns: TURNS, toolUses: TURNS - 1 });
+    const last = model.log.entries().at(-1)!;
+    const context = totalInputTokens({ inputTokens: last.usage!.input_tokens, cacheReadInputTokens: last.usage!.cache_read_input_tokens, cacheCreationInputTokens: last.usage!.cache_creation_input_tokens, outputTokens: 0 });
+    expect(context).toBeGreaterThan(180_000);
+
+    const runs: { runId: string; bytes: number; events: number }[] = [];
+    for await (const run of client.workflow.list({ query: "WorkflowId = 'thousand'" })) {
+      const d = await client.workflow.getHandle('thousand', run.runId).describe();
+      runs.push({ runId: run.runId, bytes: Number(d.historySize), events: Number(d.historyLength) });
+    }
+    console.log(
+      `thousand turns: ${seconds.toFixed(1)} s, context ${context} tokens, ${runs.length} runs; history per run (bytes/events): ${runs.map((r) => `${r.bytes}/${r.events}`).join(', ')}`,
+    );
+    expect(runs.length).toBeGreaterThan(1);
+    for (const r of runs) {
+      expect(r.bytes).toBeLessThan(WARN_BYTES);
+      expect(r.events).toBeLessThan(WARN_EVENTS);
+    }
+    expect(warnings).toEqual([]);
+  } finally {
+    await native.close();
+    await connection.close();
+    await model.close();
+    await server.stop();
+  }
+});
