@@ -109,13 +109,14 @@ test('a parent continues as new while its children run; later runs hear their re
     [b, 'completed'],
   ]);
   // Nothing lost or counted twice: the tree's usage is the parent's and each child's own.
-  const childA: ForkResult = await h.client.workflow.getHandle(a).result();
-  const childB: ForkResult = await h.client.workflow.getHandle(b).result();
+  const childA: ForkResult = await h.client.workflow.getHandle<() => Promise<ForkResult>>(a).result();
+  const childB: ForkResult = await h.client.workflow.getHandle<() => Promise<ForkResult>>(b).result();
   expect(childA.text).toBe('wrote a');
   expect(result.treeUsage).toEqual(addUsage(addUsage(result.usage, childA.usage), childB.usage));
 
   await recordHistory(h.client.workflow.getHandle(id), 'continue-as-new-children-first-run', { runId: runs[0]!.runId });
   await recordHistory(h.client.workflow.getHandle(id), 'continue-as-new-children-adopting-run', { runId: runs[1]!.runId });
+  await recordHistory(h.client.workflow.getHandle(a), 'continue-as-new-children-child-reports');
 });
 
 test('cancelling a parent after it continued as new cancels the children it adopted', async () => {
@@ -133,7 +134,7 @@ test('cancelling a parent after it continued as new cancels the children it adop
     [b, 'killed'],
   ]);
   for (const child of [a, b]) {
-    const r: ForkResult = await h.client.workflow.getHandle(child).result();
+    const r: ForkResult = await h.client.workflow.getHandle<() => Promise<ForkResult>>(child).result();
     expect(r.status).toBe('killed');
   }
   const last = await historyEvents(h.client.workflow.getHandle(id));
