@@ -99,6 +99,8 @@ const carriedStateV2 = z.object({
   folded: foldedUsageSchema.optional(),
   /** v2: the run resumed by a message starts a new budget (the caller granted one); otherwise it keeps `budgetUsage`. */
   freshBudget: z.boolean().optional(),
+  /** v2: the run continued as new while waiting for its children after its final reply; the next run goes on waiting. */
+  waitingForChildren: z.boolean().optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

@@ -84,8 +84,10 @@ test('a parent continues as new while its children run; later runs hear their re
 
   const runs = await runsOf(id);
   console.log(`continue-with-children: ${runs.length} runs, carried turns ${runs.map((r) => r.input.continuation?.state?.turns ?? 0).join(', ')}`);
-  // Two turns a run: turns 1–2, 3–4 (which waited for both children), 5–6 (waited for the second).
+  // Two turns a run: turns 1–2, 3–4, then 5–6 (after the reports).
   expect(runs.map((r) => r.input.continuation?.state?.turns ?? 0)).toEqual([0, 2, 4]);
+  // The second run ended while waiting for both (its two turns were up); the third went on waiting, without a model call.
+  expect(runs.map((r) => r.input.continuation?.state?.waitingForChildren === true)).toEqual([false, false, true]);
   // The first run started both children and closed before either ended: later runs adopted them.
   const first = await historyEvents(h.client.workflow.getHandle(id, runs[0]!.runId));
   expect(first.filter((e) => e.eventType === E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED)).toHaveLength(2);

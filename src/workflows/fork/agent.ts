@@ -66,6 +66,8 @@ export class ForkAgent {
   private until?: number;
   /** Turns taken before this run started; set through {@link adopt}. */
   private turnsBefore = 0;
+  /** The previous run continued as new while waiting for its children: this run waits first (read once, by the turn loop). */
+  private resumeWait = false;
   readonly rejectedSignals: RejectedSignal[] = [];
   startedAt = isoNow();
 
@@ -223,6 +225,13 @@ export class ForkAgent {
     this.until ??= now + timeoutMs;
   }
 
+  /** True once, in a run whose predecessor continued as new while waiting for its children. */
+  takeResumedWait(): boolean {
+    const resumed = this.resumeWait;
+    this.resumeWait = false;
+    return resumed;
+  }
+
   /** What a continuing run of this agent takes over. */
   carry(): CarriedState {
     return {
@@ -255,6 +264,7 @@ export class ForkAgent {
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
     this.tally.adopt(state, opts);
     this.turnsBefore = state.turns;
+    this.resumeWait = state.waitingForChildren === true && !this.input.continuation?.message;
     this.startedAt = state.startedAt;
     this.until = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);

@@ -47,7 +47,25 @@ export function shouldContinueAsNew(agent: ForkAgent): boolean {
   return patched(CONTINUE_AT_ANY_BOUNDARY_PATCH);
 }
 
-export async function continueAsNewNow(agent: ForkAgent): Promise<never> {
+/**
+ * Before this patch an agent waiting for its children (after its final reply) never continued
+ * as new, however much its history grew meanwhile (a tree's root records every reservation and
+ * charge of its tree); histories recorded then replay without the marker.
+ */
+export const CONTINUE_WHILE_WAITING_PATCH = 'forkflow-continue-while-waiting';
+
+/** Whether a run waiting for its children should end (checked by the wait's condition, so no command). */
+export function wantsToContinueWhileWaiting(agent: ForkAgent): boolean {
+  return continueAsNewReason(agent) !== undefined && agent.runningChildren.every((c) => canOutliveRun(agent, c));
+}
+
+/** Continues as new from the wait for children (the next run goes on waiting); false in histories recorded before the patch. */
+export async function continueWhileWaiting(agent: ForkAgent): Promise<boolean> {
+  if (!patched(CONTINUE_WHILE_WAITING_PATCH)) return false;
+  return continueAsNewNow(agent, { waitingForChildren: true });
+}
+
+export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChildren?: boolean } = {}): Promise<never> {
   // A signal that just woke the turn loop (a child's report) counts as in progress until its
   // handler's promise settles, a few microtasks later: wait for it rather than skip this boundary.
   if (!allHandlersFinished()) await condition(allHandlersFinished);
@@ -56,7 +74,7 @@ export async function continueAsNewNow(agent: ForkAgent): Promise<never> {
     ...config,
     overrides: { ...config.overrides, agentId: agent.agentId },
     rootAgentId: agent.rootAgentId,
-    continuation: { ref: prefixRefOf(agent), state: { ...agent.carry() } },
+    continuation: { ref: prefixRefOf(agent), state: { ...agent.carry(), ...(opts.waitingForChildren ? { waitingForChildren: true } : {}) } },
   };
   return continueAsNew<ForkWorkflowFn>(next);
 }

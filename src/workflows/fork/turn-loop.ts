@@ -13,7 +13,7 @@ import type { ForkAgent } from './agent';
 import { budgetExhausted, remainingTokens } from '../../shared/budget';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import { checkFirstTurnCache } from './cache-break';
-import { continueAsNewNow, shouldContinueAsNew } from './continuation';
+import { continueAsNewNow, continueWhileWaiting, shouldContinueAsNew, wantsToContinueWhileWaiting } from './continuation';
 import { runToolRound } from './tool-round';
 import { publishProgress } from './visibility';
 
@@ -92,27 +92,42 @@ export function boundaryBlocks(agent: ForkAgent, results: ContentBlock[]): Conte
   return [...results, ...agent.drainInbox(), ...agent.reminderBlocks()];
 }
 
-export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
-  for (const condition of stopConditions) {
-    const reason = condition(agent);
-    if (reason) return { kind: 'stop', reason };
+/**
+ * Waits for a report (or a message) from background sub-agents. A long wait may outgrow the
+ * run's history (a tree's root records its tree's reservations and charges meanwhile): then
+ * the run continues as new and the next one goes on waiting (continuation.ts).
+ */
+async function waitForChildren(agent: ForkAgent): Promise<void> {
+  const news = () => agent.inbox.length > 0 || agent.runningChildren.length === 0;
+  agent.doing(`waiting for ${agent.runningChildren.length} sub-agent(s)`);
+  publishProgress(agent);
+  await condition(() => news() || wantsToContinueWhileWaiting(agent));
+  if (!news()) {
+    await continueWhileWaiting(agent);
+    await condition(news);
   }
-  const reply = await modelStep(agent);
-  if (!reply) return { kind: 'stop', reason: 'budget_exhausted' };
-  const uses = toolUsesOf(reply.message);
-  if (uses.length > 0) {
-    const results = await runToolRound(agent, uses, agent.messageCount - 1);
-    agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
-    publishProgress(agent);
-    return { kind: 'run_again' };
+  agent.doing(undefined);
+}
+
+export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
+  // A run that continued as new while waiting for its children goes on waiting (no model call: its final reply is on record).
+  if (!agent.takeResumedWait()) {
+    for (const condition of stopConditions) {
+      const reason = condition(agent);
+      if (reason) return { kind: 'stop', reason };
+    }
+    const reply = await modelStep(agent);
+    if (!reply) return { kind: 'stop', reason: 'budget_exhausted' };
+    const uses = toolUsesOf(reply.message);
+    if (uses.length > 0) {
+      const results = await runToolRound(agent, uses, agent.messageCount - 1);
+      agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
+      publishProgress(agent);
+      return { kind: 'run_again' };
+    }
   }
   // Background sub-agents still at work: their reports are what this agent waits for.
-  if (agent.inbox.length === 0 && agent.runningChildren.length > 0) {
-    agent.doing(`waiting for ${agent.runningChildren.length} sub-agent(s)`);
-    publishProgress(agent);
-    await condition(() => agent.inbox.length > 0 || agent.runningChildren.length === 0);
-    agent.doing(undefined);
-  }
+  if (agent.inbox.length === 0 && agent.runningChildren.length > 0) await waitForChildren(agent);
   if (agent.inbox.length > 0) {
     agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
     return { kind: 'run_again' };
