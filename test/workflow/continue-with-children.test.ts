@@ -116,9 +116,11 @@ test('a parent continues as new while its children run; later runs hear their re
   expect(childA.text).toBe('wrote a');
   expect(result.treeUsage).toEqual(addUsage(addUsage(result.usage, childA.usage), childB.usage));
 
-  await recordHistory(h.client.workflow.getHandle(id), 'continue-as-new-children-first-run', { runId: runs[0]!.runId });
-  await recordHistory(h.client.workflow.getHandle(id), 'continue-as-new-children-adopting-run', { runId: runs[1]!.runId });
-  await recordHistory(h.client.workflow.getHandle(a), 'continue-as-new-children-child-reports');
+  // (continue-as-new-children-*.json were recorded before the wait could continue as new: they replay its patch's old path.)
+  await recordHistory(h.client.workflow.getHandle(id), 'can-children-first-run', { runId: runs[0]!.runId });
+  await recordHistory(h.client.workflow.getHandle(id), 'can-children-waiting-run', { runId: runs[1]!.runId });
+  await recordHistory(h.client.workflow.getHandle(id), 'can-children-resumed-wait-run', { runId: runs[2]!.runId });
+  await recordHistory(h.client.workflow.getHandle(a), 'can-children-child-reports');
 });
 
 test('cancelling a parent after it continued as new cancels the children it adopted', async () => {

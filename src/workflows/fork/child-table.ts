@@ -15,8 +15,6 @@ export interface ChildRuntime {
   done: Promise<void>;
   /** Started with ParentClosePolicy.ABANDON: it outlives this run and reports its outcome by signal. */
   outlives: boolean;
-  /** Resolves `done` once the outcome is recorded, by whichever report came first (outliving children only). */
-  settled?: () => void;
 }
 
 export class ChildTable {
@@ -27,6 +25,8 @@ export class ChildTable {
   /** Usage of finished children no longer on record: trimmed, or (resumed) counted again by their new run. */
   private foldedUsage: FoldedUsage = { usage: ZERO_USAGE, costUsd: 0, agents: 0 };
   private readonly runtimes = new Map<string, ChildRuntime>();
+  /** Outliving children this run started, until they close (their report may settle them first). */
+  private readonly closing = new Map<string, Promise<void>>();
 
   /** Every child on record, oldest first (read-only view). */
   get all(): readonly ChildRecord[] {
@@ -87,6 +87,15 @@ export class ChildTable {
 
   attach(agentId: string, runtime: ChildRuntime): void {
     this.runtimes.set(agentId, runtime);
+    if (runtime.outlives) {
+      const closed = runtime.done.then(() => void this.closing.delete(agentId));
+      this.closing.set(agentId, closed);
+    }
+  }
+
+  /** Outliving children this run started that have not closed yet (their parent's run waits for them before it ends). */
+  get unclosed(): Promise<void>[] {
+    return [...this.closing.values()];
   }
 
   /** Takes a finished child off the record (it is about to run again, resumed). */

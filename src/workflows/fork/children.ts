@@ -114,9 +114,7 @@ export function canOutliveRun(agent: ForkAgent, record: ChildRecord): boolean {
 function endChild(agent: ForkAgent, agentId: string, outcome: ChildOutcome): void {
   const record = agent.children.running.find((c) => c.agentId === agentId);
   if (!record || !canOutliveRun(agent, record)) return;
-  const runtime = agent.children.runtime(agentId);
   settle(agent, record, outcome);
-  runtime?.settled?.();
   void childEnded(agent, agentId);
 }
 
@@ -195,13 +193,12 @@ export async function startChildAgent(
     }),
   );
   if (outlives) {
-    let settled!: () => void;
-    const done = new Promise<void>((resolve) => (settled = resolve));
-    agent.children.attach(args.id, { scope, done, outlives, settled });
-    void handle.result().then(
+    // Settled by its report or its result, whichever comes first; `done` once it closed.
+    const done = handle.result().then(
       (r) => endChild(agent, args.id, outcomeFromResult(r)),
       (err: unknown) => endChild(agent, args.id, outcomeFromFailure(err)),
     );
+    agent.children.attach(args.id, { scope, done, outlives });
     return { record, handle };
   }
   // Settled first (the outcome is the parent's), then the root hears it ended (tree ledger).
@@ -275,5 +272,6 @@ export async function stopChild(agent: ForkAgent, record: ChildRecord): Promise<
 export async function settleChildren(agent: ForkAgent, opts: { cancelAdopted: boolean }): Promise<void> {
   const adopted = agent.children.adopted;
   if (opts.cancelAdopted && adopted.length > 0) await Promise.all(adopted.map((c) => cancelAdopted(agent, c)));
-  await Promise.all([...agent.children.liveRuntimes.map((r) => r.done), ...adopted.map((c) => condition(() => c.state !== 'running'))]);
+  // Children this run started are waited for until they close (as before the patch); adopted ones until they report.
+  await Promise.all([...agent.children.liveRuntimes.map((r) => r.done), ...agent.children.unclosed, ...adopted.map((c) => condition(() => c.state !== 'running'))]);
 }
