@@ -28,7 +28,7 @@ const WARN_EVENTS = 10_240;
 test('1,000 turns with a 200K-token context: continued as new, no history warning', async () => {
   const workspace = tempDir('thousand');
   // Each read adds about 200 tokens to the conversation: about 200K by the last turn.
-  writeFileSync(join(workspace, 'notes.txt'), Array.from({ length: 12 }, (_, i) => `line ${i}: ${'x'.repeat(52)}`).join('\n'));
+  writeFileSync(join(workspace, 'notes.txt'), Array.from({ length: 9 }, (_, i) => `line ${i}: ${'x'.repeat(52)}`).join('\n'));
   const warnings: string[] = [];
   const server = await startDevServer({ headless: true, logLevel: 'warn', onLine: (line) => (/history (size|count|length)/i.test(line) && /exceed|warn/i.test(line) ? warnings.push(line) : undefined) });
   const model = await startOfflineModel({ maxLogEntries: 2 });
@@ -54,7 +54,7 @@ test('1,000 turns with a 200K-token context: continued as new, no history warnin
     expect(result).toMatchObject({ status: 'completed', text: 'done', turns: TURNS, toolUses: TURNS - 1 });
     const last = model.log.entries().at(-1)!;
     const context = totalInputTokens({ inputTokens: last.usage!.input_tokens, cacheReadInputTokens: last.usage!.cache_read_input_tokens, cacheCreationInputTokens: last.usage!.cache_creation_input_tokens, outputTokens: 0 });
-    expect(context).toBeGreaterThan(180_000);
+    expect(context).toBeGreaterThan(190_000);
 
     const runs: { runId: string; bytes: number; events: number }[] = [];
     for await (const run of client.workflow.list({ query: "WorkflowId = 'thousand'" })) {
