@@ -6,13 +6,15 @@
  *
  * Versions: states written before the version field existed have no `v` and the v1 shape;
  * they read as v1. v2 adds optional parts only (the tree ledger a root keeps, the count of
- * children started, the usage of children no longer on record), so a v1 state reads as v2
+ * children started, the usage of children no longer on record, the cache-break watch), so a v1 state reads as v2
  * unchanged. A change of shape adds a version beside these (with its converter), and keeps
  * the fixtures under test/fixtures/carried-state/ parsing.
  */
 import { z } from 'zod';
 import { agentToolInput } from './agent-tools';
-import { prefixRefSchema } from './prefix';
+import { prefixRefSchema, requestHashesSchema } from './prefix';
+import type { PreviousRequest } from './cache-break';
+import type { CacheBreak } from './status';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
@@ -69,6 +71,16 @@ const childRecordSchema = z.object({
 export const foldedUsageSchema = z.object({ usage: usageSchema, costUsd: z.number().min(0), agents: count });
 export type FoldedUsage = z.output<typeof foldedUsageSchema>;
 
+/** v2: the cache-break watch (src/workflows/fork/cache-break.ts): breaks so far, the latest, the request the next call is judged against. */
+const carriedCacheSchema = z.object({
+  breaks: count,
+  latest: z.object({ ratio: z.number().min(0), reason: z.string(), turn: count.optional() }).optional() satisfies z.ZodType<CacheBreak | undefined>,
+  previous: z
+    .object({ hashes: requestHashesSchema, messages: count, ttl: z.enum(['5m', '1h']), at: z.number(), cached: count })
+    .optional() satisfies z.ZodType<PreviousRequest | undefined>,
+});
+export type CarriedCache = z.output<typeof carriedCacheSchema>;
+
 const carriedStateV2 = z.object({
   /** Absent in states written before versioning: those have the v1 shape; v1 reads as v2 (only optional parts were added). */
   v: z
@@ -98,6 +110,8 @@ const carriedStateV2 = z.object({
   folded: foldedUsageSchema.optional(),
   /** v2: the run resumed by a message starts a new budget (the caller granted one); otherwise it keeps `budgetUsage`. */
   freshBudget: z.boolean().optional(),
+  /** v2: cache breaks so far and the previous request (absent in states written before it: counting starts again). */
+  cache: carriedCacheSchema.optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;
