@@ -18,7 +18,9 @@ import { z } from 'zod';
 import { chainDigest, EMPTY_DIGEST } from './hash';
 import { blocksOf, cacheHitRatio, stripCacheControl, type MessageParam, type MessagesRequest, type Usage } from './anthropic';
 import { cacheKeyComponents, type CacheKeyParts } from './cache-key';
+import { requestHashesSchema } from './prefix';
 import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK, type SnapshotHashes } from './snapshot';
+import type { CacheBreak } from './status';
 
 /** Below this share of the expected cached tokens read, a call that wrote cache broke it. */
 export const CACHE_BREAK_RATIO = 0.5;
@@ -72,6 +74,16 @@ export interface PreviousRequest {
   /** Input tokens it left in the cache: read + creation. */
   cached: number;
 }
+
+/** The cache-break watch as it crosses runs (carried state, a result, a child's outcome; src/workflows/fork/cache-break.ts): breaks so far, the latest, the request the next call is judged against. */
+export const carriedCacheSchema = z.object({
+  breaks: z.number().int().min(0),
+  latest: z.object({ ratio: z.number().min(0), reason: z.string(), turn: z.number().int().min(0).optional() }).optional() satisfies z.ZodType<CacheBreak | undefined>,
+  previous: z
+    .object({ hashes: requestHashesSchema, messages: z.number().int().min(0), ttl: z.enum(['5m', '1h']), at: z.number(), cached: z.number().int().min(0) })
+    .optional() satisfies z.ZodType<PreviousRequest | undefined>,
+});
+export type CarriedCache = z.output<typeof carriedCacheSchema>;
 
 /** A break: the share of the expected cached tokens read, and why. */
 export interface Diagnosis {

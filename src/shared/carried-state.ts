@@ -12,9 +12,8 @@
  */
 import { z } from 'zod';
 import { agentToolInput } from './agent-tools';
-import { prefixRefSchema, requestHashesSchema } from './prefix';
-import type { PreviousRequest } from './cache-break';
-import type { CacheBreak } from './status';
+import { prefixRefSchema } from './prefix';
+import { carriedCacheSchema } from './cache-break';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
@@ -48,6 +47,7 @@ const childOutcomeSchema = z.object({
   budgetUsage: usageSchema.optional(),
   childCounter: count.optional(),
   model: z.string().optional(),
+  cache: carriedCacheSchema.optional(),
 }) satisfies z.ZodType<ChildOutcome>;
 
 const childRecordSchema = z.object({
@@ -70,16 +70,6 @@ const childRecordSchema = z.object({
 /** Usage of finished children taken off the record (trimmed, or summed up before a resume). */
 export const foldedUsageSchema = z.object({ usage: usageSchema, costUsd: z.number().min(0), agents: count });
 export type FoldedUsage = z.output<typeof foldedUsageSchema>;
-
-/** v2: the cache-break watch (src/workflows/fork/cache-break.ts): breaks so far, the latest, the request the next call is judged against. */
-const carriedCacheSchema = z.object({
-  breaks: count,
-  latest: z.object({ ratio: z.number().min(0), reason: z.string(), turn: count.optional() }).optional() satisfies z.ZodType<CacheBreak | undefined>,
-  previous: z
-    .object({ hashes: requestHashesSchema, messages: count, ttl: z.enum(['5m', '1h']), at: z.number(), cached: count })
-    .optional() satisfies z.ZodType<PreviousRequest | undefined>,
-});
-export type CarriedCache = z.output<typeof carriedCacheSchema>;
 
 const carriedStateV2 = z.object({
   /** Absent in states written before versioning: those have the v1 shape; v1 reads as v2 (only optional parts were added). */

@@ -2,6 +2,7 @@
 import type { Usage } from './anthropic';
 import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
+import type { CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
@@ -113,6 +114,8 @@ export interface ForkResult {
   budgetUsage?: Usage;
   childCounter?: number;
   model?: string;
+  /** Its cache-break watch, which a resumed run takes over (see src/shared/cache-break.ts). */
+  cache?: CarriedCache;
   /** Its sub-agents and how each ended (a killed parent lists their partial results). */
   children?: ChildSummary[];
   /** Where its conversation ends: a message to a finished agent resumes from here. */

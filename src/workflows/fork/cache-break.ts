@@ -8,7 +8,7 @@ import { log } from '@temporalio/workflow';
 import type { Usage } from '../../shared/anthropic';
 import type { ModelCallResult } from '../../shared/activity-io';
 import { diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type Diagnosis, type PreviousRequest } from '../../shared/cache-break';
-import type { CarriedCache } from '../../shared/carried-state';
+import type { CarriedCache } from '../../shared/cache-break';
 import type { SnapshotHashes } from '../../shared/snapshot';
 import type { CacheBreak } from '../../shared/status';
 import { workflowNow } from '../clock';

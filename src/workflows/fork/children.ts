@@ -47,6 +47,7 @@ function outcomeFromResult(r: ForkResult): ChildOutcome {
     ...(r.budgetUsage ? { budgetUsage: r.budgetUsage } : {}),
     ...(r.childCounter !== undefined ? { childCounter: r.childCounter } : {}),
     ...(r.model ? { model: r.model } : {}),
+    ...(r.cache ? { cache: r.cache } : {}),
   };
 }
 

@@ -88,6 +88,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     budgetUsage: agent.budgetUsage,
     childCounter: agent.children.started,
     model: agent.model,
+    cache: agent.cache.carry(),
   };
 }
 
