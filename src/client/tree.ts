@@ -70,6 +70,8 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     childCounter: previous?.childCounter ?? previous?.children?.length ?? 0,
     touched: [],
     maxTurnsReached: false,
+    // Breaks counted on, and the first call judged against the last request (src/shared/cache-break.ts).
+    ...(previous?.cache ? { cache: previous.cache } : {}),
   };
   await client.workflow.start(WORKFLOW_TYPES.fork, {
     workflowId: agentId,

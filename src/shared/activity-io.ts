@@ -5,6 +5,7 @@
  */
 import type { MessageParam, StopReason, Usage } from './anthropic';
 import type { BlockPosition } from './fork-messages';
+import type { RequestFacts } from './cache-break';
 
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
 export interface RunRef {
@@ -42,6 +43,11 @@ export interface ModelCallInput {
    * `BudgetExhausted` (non-retryable), and the agent stops with `budget_exhausted`.
    */
   budget?: { left: number; ledger?: { rootId: string; toolUses: number } };
+  /**
+   * The previous request's message count: the result's `request.prefixAt` then chains this
+   * request's first that many messages, so the workflow can tell whether its prefix changed.
+   */
+  prefixAt?: number;
 }
 
 export interface ModelCallResult {
@@ -50,6 +56,11 @@ export interface ModelCallResult {
   usage: Usage;
   model: string;
   requestId?: string;
+  /**
+   * What the request sent, for cache-break diagnosis (src/shared/cache-break.ts). Absent in
+   * histories recorded before it existed, and when a retry reused an earlier attempt's request.
+   */
+  request?: RequestFacts;
 }
 
 /** Where a tool call may write; `within` is the AutoMem memory directory, pinned at start. */

@@ -6,13 +6,14 @@
  *
  * Versions: states written before the version field existed have no `v` and the v1 shape;
  * they read as v1. v2 adds optional parts only (the tree ledger a root keeps, the count of
- * children started, the usage of children no longer on record), so a v1 state reads as v2
+ * children started, the usage of children no longer on record, the cache-break watch), so a v1 state reads as v2
  * unchanged. A change of shape adds a version beside these (with its converter), and keeps
  * the fixtures under test/fixtures/carried-state/ parsing.
  */
 import { z } from 'zod';
 import { agentToolInput } from './agent-tools';
 import { prefixRefSchema } from './prefix';
+import { carriedCacheSchema } from './cache-break';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
@@ -47,6 +48,7 @@ export const childOutcomeSchema = z.object({
   budgetUsage: usageSchema.optional(),
   childCounter: count.optional(),
   model: z.string().optional(),
+  cache: carriedCacheSchema.optional(),
 }) satisfies z.ZodType<ChildOutcome>;
 
 const childRecordSchema = z.object({
@@ -101,6 +103,8 @@ const carriedStateV2 = z.object({
   freshBudget: z.boolean().optional(),
   /** v2: the run continued as new while waiting for its children after its final reply; the next run goes on waiting. */
   waitingForChildren: z.boolean().optional(),
+  /** v2: cache breaks so far and the previous request (absent in states written before it: counting starts again). */
+  cache: carriedCacheSchema.optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

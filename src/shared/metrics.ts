@@ -79,7 +79,7 @@ export const FORKFLOW_METRICS = {
     kind: 'counter',
     labels: ['reason'],
     emittedBy: 'workflow',
-    description: "Forks whose first model call missed the parent's cached prefix (reason: what changed).",
+    description: "Model calls that missed the cache they should have hit: a fork's first call its parent's prefix, any later call its own previous request (reason: what changed, TTL expired, or expired / unknown).",
   },
   approvalsRequested: {
     name: 'forkflow_approvals_requested_total',

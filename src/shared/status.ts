@@ -2,6 +2,7 @@
 import type { Usage } from './anthropic';
 import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
+import type { CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
@@ -36,8 +37,14 @@ export interface ForkStatus {
   usedParentSnapshot: boolean;
   maxTurns: number;
   maxTurnsReached: boolean;
-  /** Set when the first turn missed the parent's cache (creation > 0, hit ratio < 0.5). */
+  /**
+   * The latest cache break: a call that wrote cache while reading less than half of what it
+   * should have (the parent's prefix on a fork's first turn, its own previous request later).
+   * See src/shared/cache-break.ts.
+   */
   cacheBreak?: CacheBreak;
+  /** Cache breaks so far, over all of this agent's runs. */
+  cacheBreaks: number;
   /** Tokens charged against `budget.maxTokens` so far (cache reads weighted 0.1). */
   budgetUsed: number;
   budgetMax: number;
@@ -71,9 +78,12 @@ export interface ForkStatus {
 }
 
 export interface CacheBreak {
+  /** Cached tokens read ÷ those expected (first turn of a fork: ÷ its whole input). */
   ratio: number;
-  /** `system changed`, `tools changed`, …, or `expired / unknown`. */
+  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `TTL expired` or `expired / unknown`. */
   reason: string;
+  /** The agent's turn whose call broke (absent in results recorded before it was kept). */
+  turn?: number;
 }
 
 export interface ForkResult {
@@ -90,6 +100,7 @@ export interface ForkResult {
   forkLabel: string;
   error?: string;
   cacheBreak?: CacheBreak;
+  cacheBreaks?: number;
   /** Files a memory agent wrote (canonical paths). */
   touched?: string[];
   /** A worktree agent's worktree: removed when unchanged, kept (with what changed) otherwise. */
@@ -103,6 +114,8 @@ export interface ForkResult {
   budgetUsage?: Usage;
   childCounter?: number;
   model?: string;
+  /** Its cache-break watch, which a resumed run takes over (see src/shared/cache-break.ts). */
+  cache?: CarriedCache;
   /** Its sub-agents and how each ended (a killed parent lists their partial results). */
   children?: ChildSummary[];
   /** Where its conversation ends: a message to a finished agent resumes from here. */

@@ -10,6 +10,7 @@ import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema } 
 import { durationSchema } from './duration';
 import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
 import { prefixRefSchema } from './prefix';
+import type { CarriedCache } from './cache-break';
 
 export const subAgentsSchema = z.strictObject({
   enabled: z.boolean().default(true),
@@ -118,6 +119,8 @@ export interface ChildOutcome {
   budgetUsage?: Usage;
   childCounter?: number;
   model?: string;
+  /** Its cache-break watch: a resumed run counts on and judges its first call against the last request. */
+  cache?: CarriedCache;
 }
 
 export interface PendingApproval {

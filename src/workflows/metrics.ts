@@ -54,7 +54,7 @@ export function toolCalled(tool: string, outcome: ToolCallOutcome): void {
   count(M.toolCalls, { tool: toolLabel(tool), outcome });
 }
 
-/** A fork's first model call missed its parent's cached prefix; `reason` as diagnosed. */
+/** A model call missed the cache it should have hit (any turn; src/shared/cache-break.ts); `reason` as diagnosed. */
 export function cacheBroke(reason: string): void {
   count(M.cacheBreaks, { reason });
 }

@@ -129,6 +129,26 @@ test('a replay (a query on the closed fork) counts nothing twice', async () => {
   expect(forkflowCounters(after)).toEqual(forkflowCounters(before));
 });
 
+test('every cache break is counted with its reason: a fork\'s changed system on turn 1, an evicted entry on a later turn', async () => {
+  const breaks = (x: Sample[], reason: string) => value(x, M.cacheBreaks.name, { reason });
+  const before = ours(await scrape());
+  const parentId = `metrics-cb-parent-${run}`;
+  await h.forkflow.fork({ agentId: parentId, prompt: 'Parent.\n@reply ready' }, { mode: 'sync' });
+  const snapshot = await h.forkflow.snapshotOf(parentId);
+  const altered = { ...snapshot, system: `${typeof snapshot.system === 'string' ? snapshot.system : ''}\nOne more rule.` };
+  const fork = await h.forkflow.fork({ agentId: `metrics-cb-fork-${run}`, parent: altered, prompt: 'Go on.\n@reply fine' }, { mode: 'sync' });
+  expect(fork.cacheBreak).toMatchObject({ reason: 'system changed', turn: 1 });
+
+  // The parent again, after its cache entry is gone: its next call (turn 2) reads nothing.
+  h.model.cache.clear();
+  expect(await h.forkflow.sendMessage(parentId, { message: '@reply again' })).toBe('resumed');
+  expect(await h.forkflow.result(parentId)).toMatchObject({ cacheBreaks: 1, cacheBreak: { reason: 'expired / unknown', turn: 2 } });
+
+  const after = await scrapeUntil((x) => breaks(x, 'system changed') > breaks(before, 'system changed') && breaks(x, 'expired / unknown') > breaks(before, 'expired / unknown'));
+  expect(breaks(after, 'system changed')).toBe(breaks(before, 'system changed') + 1);
+  expect(breaks(after, 'expired / unknown')).toBe(breaks(before, 'expired / unknown') + 1);
+});
+
 test('forkflow top --once --json: open agents by label and state, and the worker metrics', async () => {
   // One fork done (for the metrics), one still running (for visibility).
   await h.forkflow.fork({ agentId: `metrics-done-${run}`, prompt: TOOL_PROMPT, forkLabel: 'metrics-top' }, { mode: 'sync' });

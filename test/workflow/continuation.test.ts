@@ -11,7 +11,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { ForkflowClient } from '../../src/client';
-import { CARRIED_STATE_VERSION } from '../../src/shared/carried-state';
+import { CARRIED_STATE_VERSION, parseCarriedState } from '../../src/shared/carried-state';
 import type { ForkInputJson } from '../../src/shared/fork-input';
 import { prefixRefQuery } from '../../src/shared/messages';
 import { startDevServer, type DevServer } from '../../src/worker/dev-server';
@@ -70,6 +70,13 @@ test('an agent continued as new carries its state (v: 1) and ends with the total
     const carried = runs[1]!.input.continuation!.state!;
     expect(carried.turns).toBeGreaterThan(0);
     expect(carried.turns).toBeLessThan(TURNS);
+    // The cache-break watch crossed too: the next run judged its first call against the last
+    // request of the run before (same prefix, still cached), so no turn of the chain broke.
+    const watch = parseCarriedState(carried);
+    if (!watch.ok) throw new Error(watch.issues.join('; '));
+    expect(watch.state.cache).toMatchObject({ breaks: 0, previous: { ttl: '5m' } });
+    expect(watch.state.cache?.previous?.cached).toBeGreaterThan(0);
+    expect(result.cacheBreak).toBeUndefined();
     expect(result.usage.outputTokens).toBeGreaterThan(0);
     expect(first.some((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toBe(false);
 

@@ -11,6 +11,7 @@ import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
+import { requestFacts, type RequestFacts } from '../../shared/cache-break';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { classifyModelError } from './errors';
@@ -100,11 +101,12 @@ export function toParamBlock(block: ResponseBlock): ContentBlock {
   }
 }
 
-/** The request for this call, from the conversation the workflow holds. */
-async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<MessagesRequest> {
+/** The request for this call, from the conversation the workflow holds, and what it sends (for cache-break diagnosis). */
+async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<{ body: MessagesRequest; facts: RequestFacts }> {
   const [held, messages] = await Promise.all([deps.conversations.context(input.contextFrom ?? input.run, input.contextKey), deps.conversations.forModelCall(input)]);
   const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
-  return buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+  const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+  return { body, facts: requestFacts(context, body, input.prefixAt) };
 }
 
 function budgetExhausted(turn: number, why: string): ApplicationFailure {
@@ -175,7 +177,9 @@ export function createModelActivities(deps: ModelDeps) {
         // An earlier attempt left its request: no query, so a retry on a worker that does not
         // hold the workflow starts at once instead of waiting for the workflow to move.
         const handed = await handedOver(deps.responses, key);
-        const body = await withinBudget(deps, input, handed ?? (await requestFor(deps, input)));
+        // A handed-over body comes without its context: that call's facts are left out.
+        const built = handed ? undefined : await requestFor(deps, input);
+        const body = await withinBudget(deps, input, handed ?? built!.body);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         let served: ModelCallResult;
@@ -196,6 +200,7 @@ export function createModelActivities(deps: ModelDeps) {
             },
             model: message.model,
             requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
+            ...(built ? { request: built.facts } : {}),
           });
           // The response is kept the moment the stream ends, in the SDK's own event, before
           // anything else queued on this worker runs: the window in which a dying worker costs

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import type { ModelCallResult } from '../../shared/activity-io';
 import type { MessagesRequest } from '../../shared/anthropic';
 import { usageSchema } from '../../shared/tree-ledger';
+import { requestFactsSchema } from '../../shared/cache-break';
 
 /** Which call a response belongs to: retries of one call share all of it. */
 export interface CallKey {
@@ -59,6 +60,7 @@ const storedSchema = z.object({
     usage: usageSchema,
     model: z.string(),
     requestId: z.string().optional(),
+    request: requestFactsSchema.optional(),
   }),
 });
 

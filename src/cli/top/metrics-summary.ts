@@ -1,7 +1,7 @@
 /**
  * forkflow's metrics boiled down to what `forkflow top` shows (and `--json` prints): totals
  * summed over task queues, workflow/activity types and workers, split only by the labels
- * an operator reads — fork state, model and outcome, token kind, tool and outcome.
+ * an operator reads — fork state, model and outcome, token kind, tool and outcome, cache-break reason.
  */
 import { FORKFLOW_METRICS as M, TOKEN_KINDS, type TokenKind } from '../../shared/metrics';
 import { sumBy, total, type Sample } from './prometheus-text';
@@ -17,6 +17,8 @@ export interface MetricsSummary {
   tokens: Record<TokenKind, number>;
   toolCalls: LabelledCount[];
   cacheBreaks: number;
+  /** The same by reason (what changed, TTL expired, or expired / unknown), most first. */
+  cacheBreakReasons: LabelledCount[];
   approvals: { requested: number; decided: number; pending: number };
 }
 
@@ -38,6 +40,7 @@ export function summarizeMetrics(samples: readonly Sample[]): MetricsSummary {
     tokens,
     toolCalls: sorted(sumBy(samples, M.toolCalls.name, ['tool', 'outcome'])),
     cacheBreaks: total(samples, M.cacheBreaks.name),
+    cacheBreakReasons: sorted(sumBy(samples, M.cacheBreaks.name, ['reason'])),
     // Best effort: counters live per worker process and a restart resets its share. The
     // exact figure is visibility's `ForkState = 'awaiting_approval'` count (the agents table).
     approvals: { requested, decided, pending: Math.max(0, requested - decided) },

@@ -22,10 +22,11 @@ function metricsBlock(s: TopSnapshot): string | undefined {
   const ended = Object.entries(x.forks.ended)
     .map(([state, n]) => `${state} ${n}`)
     .join(' · ');
+  const reasons = x.cacheBreakReasons.map((r) => `${r.labels.reason ?? ''} ${r.value}`).join(', ');
   const lines = [
     `metrics from ${m.urls.join(', ')}`,
     ...m.errors.map((e) => `  unreachable: ${e.url} (${e.error})`),
-    `forks: started ${x.forks.started}${ended ? ` · ended: ${ended}` : ''} · cache breaks ${x.cacheBreaks} · approvals pending ${x.approvals.pending}`,
+    `forks: started ${x.forks.started}${ended ? ` · ended: ${ended}` : ''} · cache breaks ${x.cacheBreaks}${reasons ? ` (${reasons})` : ''} · approvals pending ${x.approvals.pending}`,
     `tokens: input ${x.tokens.input} · output ${x.tokens.output} · cache read ${x.tokens.cache_read} · cache write ${x.tokens.cache_creation}`,
   ];
   if (x.modelCalls.length) lines.push(table(['model', 'outcome', 'calls'], rows(x.modelCalls, ['model', 'outcome'])));

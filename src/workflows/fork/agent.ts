@@ -29,6 +29,7 @@ import { WorkArea } from './work-area';
 import { Tally } from './tally';
 import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
+import { CacheWatch } from './cache-break';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -41,7 +42,8 @@ export class ForkAgent {
   readonly rootAgentId: string;
   state: ForkState = 'running';
   stopReason?: StopReason;
-  cacheBreak?: CacheBreak;
+  /** Cache breaks on any turn (owned by cache-break.ts). */
+  readonly cache = new CacheWatch();
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
   /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
@@ -232,6 +234,11 @@ export class ForkAgent {
     return resumed;
   }
 
+  /** The latest cache break, if any. */
+  get cacheBreak(): CacheBreak | undefined {
+    return this.cache.latest;
+  }
+
   /** What a continuing run of this agent takes over. */
   carry(): CarriedState {
     return {
@@ -252,6 +259,7 @@ export class ForkAgent {
       ...(this.book ? { ledger: this.book } : {}),
       spawned: this.children.spawned,
       folded: this.children.folded,
+      cache: this.cache.carry(),
     };
   }
 
@@ -271,6 +279,7 @@ export class ForkAgent {
     this.children.adopt(state.children, state.childCounter, state.spawned, state.folded);
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
+    this.cache.adopt(state.cache);
   }
 
   /**
@@ -324,6 +333,7 @@ export class ForkAgent {
       maxTurns: this.input.maxTurns,
       maxTurnsReached: this.maxTurnsReached,
       ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),
+      cacheBreaks: this.cache.breaks,
       budgetUsed: tokensCharged(this.budgetUsage),
       budgetMax: this.input.budget.maxTokens,
       ...(this.input.name ? { name: this.input.name } : {}),

@@ -1,32 +1,96 @@
 /**
- * Cache-break detection on a fork's first turn: the provider reported writing cache
- * (creation > 0) while reading less than half of the input from it, so the fork did not
- * share its parent's cached prefix. Say why, from the parent's and the fork's hashes.
+ * Cache-break watch on every model call of an agent (the rules: src/shared/cache-break.ts).
+ * This class is the only writer of the agent's cache-break state: the latest break, how many
+ * there were, and the previous request a later call is judged against. That state crosses
+ * continue-as-new and resumes (carried state `cache`), so counts and the expectation survive.
  */
 import { log } from '@temporalio/workflow';
-import { cacheHitRatio, type Usage } from '../../shared/anthropic';
-import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK } from '../../shared/snapshot';
-import type { ForkAgent } from './agent';
+import type { Usage } from '../../shared/anthropic';
+import type { ModelCallResult } from '../../shared/activity-io';
+import { diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type Diagnosis, type PreviousRequest } from '../../shared/cache-break';
+import type { CarriedCache } from '../../shared/cache-break';
+import type { SnapshotHashes } from '../../shared/snapshot';
+import type { CacheBreak } from '../../shared/status';
+import { workflowNow } from '../clock';
 import { cacheBroke } from '../metrics';
+import type { ForkSetup } from './setup';
 
-export const CACHE_BREAK_RATIO = 0.5;
+/** Who is asking, for the log line. */
+interface Subject {
+  agentId: string;
+  forkLabel: string;
+}
 
-export function checkFirstTurnCache(agent: ForkAgent, usage: Usage): void {
-  if (agent.turns !== 1 || !agent.usedParentSnapshot) return;
-  const ratio = cacheHitRatio(usage);
-  if (usage.cacheCreationInputTokens === 0 || ratio >= CACHE_BREAK_RATIO) return;
-  const { parentHashes, forkHashes } = agent.setup;
-  const reason = parentHashes && forkHashes ? diagnoseCacheBreak(parentHashes, forkHashes) : UNKNOWN_CACHE_BREAK;
-  agent.cacheBreak = { ratio, reason };
-  cacheBroke(reason);
-  log.warn('fork.cache_break_detected', {
-    event: 'fork.cache_break_detected',
-    agentId: agent.agentId,
-    forkLabel: agent.input.forkLabel,
-    ratio,
-    reason,
-    cacheReadInputTokens: usage.cacheReadInputTokens,
-    cacheCreationInputTokens: usage.cacheCreationInputTokens,
-    inputTokens: usage.inputTokens,
-  });
+export class CacheWatch {
+  private latestBreak?: CacheBreak;
+  private count = 0;
+  private previous?: PreviousRequest;
+
+  /** The latest break, if any. */
+  get latest(): CacheBreak | undefined {
+    return this.latestBreak;
+  }
+  get breaks(): number {
+    return this.count;
+  }
+  /** The previous request's message count (asked of the next call, see ModelCallInput.prefixAt). */
+  get prefixAt(): number | undefined {
+    return this.previous?.messages;
+  }
+
+  /**
+   * Judges one call: a fork's first against its parent's prefix, any later one against this
+   * agent's previous request. `startedAt`: workflow time when the call was scheduled.
+   */
+  check(who: Subject, setup: ForkSetup, turn: number, result: ModelCallResult, startedAt: number): void {
+    const diagnosis = this.previous
+      ? diagnoseLaterTurn(this.previous, result.usage, result.request, startedAt)
+      : turn === 1 && setup.usedParentSnapshot
+        ? diagnoseFirstTurn(result.usage, setup.parentHashes, forkSide(setup, result))
+        : undefined;
+    // Without the request's facts (an old history, a reused request) the next call has nothing to compare with.
+    this.previous = result.request ? previousRequest(result.request, result.usage, workflowNow()) : undefined;
+    if (diagnosis) this.record(who, turn, diagnosis, result.usage);
+  }
+
+  private record(who: Subject, turn: number, d: Diagnosis, usage: Usage): void {
+    this.latestBreak = { ratio: d.ratio, reason: d.reason, turn };
+    this.count += 1;
+    cacheBroke(d.reason);
+    log.warn('fork.cache_break_detected', {
+      event: 'fork.cache_break_detected',
+      agentId: who.agentId,
+      forkLabel: who.forkLabel,
+      turn,
+      ratio: d.ratio,
+      reason: d.reason,
+      cacheReadInputTokens: usage.cacheReadInputTokens,
+      cacheCreationInputTokens: usage.cacheCreationInputTokens,
+      inputTokens: usage.inputTokens,
+    });
+  }
+
+  carry(): CarriedCache {
+    return { breaks: this.count, ...(this.latestBreak ? { latest: this.latestBreak } : {}), ...(this.previous ? { previous: this.previous } : {}) };
+  }
+
+  adopt(state: CarriedCache | undefined): void {
+    if (!state) return;
+    this.count = state.breaks;
+    this.latestBreak = state.latest;
+    this.previous = state.previous;
+  }
+}
+
+/**
+ * The fork's side of a first-call comparison: the context it really sent (measured by the
+ * model activity) with the prefix decided at setup. A by-reference fork's prefix is its
+ * parent's messages, proven by digest, so only its context can differ from what the parent
+ * recorded. Old histories without measured facts keep the setup's hashes.
+ */
+function forkSide(setup: ForkSetup, result: ModelCallResult): SnapshotHashes | undefined {
+  const prefix = setup.forkHashes?.prefix;
+  const sent = result.request;
+  if (!sent || prefix === undefined) return setup.forkHashes;
+  return { system: sent.system, tools: sent.tools, model: sent.model, thinking: sent.thinking, prefix };
 }

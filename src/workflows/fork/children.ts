@@ -62,6 +62,7 @@ export function outcomeFromResult(r: ForkResult): ChildOutcome {
     ...(r.budgetUsage ? { budgetUsage: r.budgetUsage } : {}),
     ...(r.childCounter !== undefined ? { childCounter: r.childCounter } : {}),
     ...(r.model ? { model: r.model } : {}),
+    ...(r.cache ? { cache: r.cache } : {}),
   };
 }
 

@@ -81,13 +81,14 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     maxTurnsReached: agent.maxTurnsReached,
     forkLabel: agent.input.forkLabel,
     error: agent.error,
-    ...(agent.cacheBreak ? { cacheBreak: agent.cacheBreak } : {}),
+    ...(agent.cacheBreak ? { cacheBreak: agent.cacheBreak, cacheBreaks: agent.cache.breaks } : {}),
     ...(agent.touched.length ? { touched: [...new Set(agent.touched)] } : {}),
     ...treeFields(agent),
     conversation: prefixRefOf(agent),
     budgetUsage: agent.budgetUsage,
     childCounter: agent.children.started,
     model: agent.model,
+    cache: agent.cache.carry(),
   };
 }
 
@@ -210,7 +211,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   const worktree = await CancellationScope.nonCancellable(() => closeWorktree(agent));
   if (worktree) result.worktree = worktree;
   span.setAttributes({ 'fork.status': status, 'fork.stop_reason': stopReason, 'fork.turns': agent.turns, 'fork.tool_uses': agent.toolUses });
-  if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason });
+  if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason, turn: agent.cacheBreak.turn ?? 0, breaks: agent.cache.breaks });
   // The parent hears the outcome even if it continued as new since it started this child.
   await CancellationScope.nonCancellable(() => reportToParent(agent, result));
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).

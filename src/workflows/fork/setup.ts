@@ -85,7 +85,8 @@ function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions):
     sharedPrefixEnd: opening.sharedPrefixEnd,
     usedParentSnapshot: true,
     parentHashes: ref.requestHashes,
-    // Same context and prefix by construction: a break here can only be expiry.
+    // The prefix is the parent's own messages (proven by digest); the context the fork really
+    // sends is measured by the model activity and replaces these components (cache-break.ts).
     forkHashes: ref.requestHashes,
   };
 }

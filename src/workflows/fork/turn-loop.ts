@@ -12,7 +12,7 @@ import { model } from '../activities';
 import type { ForkAgent } from './agent';
 import { budgetExhausted, remainingTokens } from '../../shared/budget';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
-import { checkFirstTurnCache } from './cache-break';
+import { workflowNow } from '../clock';
 import { continueAsNewNow, continueWhileWaiting, shouldContinueAsNew, wantsToContinueWhileWaiting } from './continuation';
 import { runToolRound } from './tool-round';
 import { publishProgress } from './visibility';
@@ -72,6 +72,9 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   };
   const budget = budgetOf(agent);
   if (budget) input.budget = budget;
+  const prefixAt = agent.cache.prefixAt;
+  if (prefixAt !== undefined) input.prefixAt = prefixAt;
+  const startedAt = workflowNow();
   let result: ModelCallResult;
   try {
     result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}` }, [input]);
@@ -81,7 +84,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
     return undefined;
   }
   agent.tally.recordModelCall(result.usage, result.message);
-  checkFirstTurnCache(agent, result.usage);
+  agent.cache.check({ agentId: agent.agentId, forkLabel: agent.input.forkLabel }, agent.setup, turn, result, startedAt);
   agent.append(result.message);
   agent.doing(undefined);
   return result;

@@ -1,9 +1,11 @@
 /**
  * Reading a worker's `/metrics` for `forkflow top`: the exposition parser, sums over the
- * SDK's tags and workers, and the summary `top --json` prints.
+ * SDK's tags and workers, and the summary `top --json` prints (and top's line of cache breaks).
  */
 import { parsePrometheusText, PrometheusParseError, sumBy, total } from '../../../src/cli/top/prometheus-text';
 import { summarizeMetrics } from '../../../src/cli/top/metrics-summary';
+import { renderTop } from '../../../src/cli/top/render';
+import type { TopSnapshot } from '../../../src/cli/top/snapshot';
 
 const EXPOSITION = `# HELP forkflow_tool_calls_total Tool calls
 # TYPE forkflow_tool_calls_total counter
@@ -71,6 +73,28 @@ test('the summary top prints', () => {
       { labels: { tool: 'unknown', outcome: 'denied' }, value: 1 },
     ],
     cacheBreaks: 0,
+    cacheBreakReasons: [],
     approvals: { requested: 3, decided: 1, pending: 2 },
   });
+});
+
+test('cache breaks by reason, summed over workers, most first; top prints them beside the total', () => {
+  const samples = parsePrometheusText(
+    [
+      'forkflow_cache_breaks_total{reason="system changed",taskQueue="a"} 1',
+      'forkflow_cache_breaks_total{reason="expired / unknown",taskQueue="a"} 2',
+      'forkflow_cache_breaks_total{reason="expired / unknown",taskQueue="b"} 1',
+      'forkflow_cache_breaks_total{reason="TTL expired",taskQueue="b"} 2',
+    ].join('\n'),
+  );
+  const summary = summarizeMetrics(samples);
+  expect(summary.cacheBreaks).toBe(6);
+  expect(summary.cacheBreakReasons).toEqual([
+    { labels: { reason: 'expired / unknown' }, value: 3 },
+    { labels: { reason: 'TTL expired' }, value: 2 },
+    { labels: { reason: 'system changed' }, value: 1 },
+  ]);
+  const snapshot: TopSnapshot = { at: 'now', agents: { error: 'visibility not asked' }, metrics: { urls: ['http://w/metrics'], errors: [], summary } };
+  const screen = renderTop(snapshot);
+  expect(screen).toContain('cache breaks 6 (expired / unknown 3, TTL expired 2, system changed 1)');
 });

@@ -11,7 +11,7 @@ const DIR = join(__dirname, '..', '..', 'fixtures', 'carried-state');
 const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
 test('fixtures exist for the unversioned shape, v1 (continue-as-new and resume) and v2 (resume by SendMessage and by a client, continue-as-new of a root with its ledger)', () => {
-  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json', 'v2-resume.json', 'v2-client-resume.json', 'v2-continue-as-new.json']));
+  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json', 'v2-resume.json', 'v2-client-resume.json', 'v2-continue-as-new.json', 'v2-cache-resume.json']));
 });
 
 test('a v1 state resumed by a message starts a new budget; a v2 one keeps it unless it says otherwise', () => {
@@ -20,6 +20,13 @@ test('a v1 state resumed by a message starts a new budget; a v2 one keeps it unl
   if (!v1.ok || !v2.ok) throw new Error('fixtures must parse');
   expect(v1.state.freshBudget).toBeUndefined();
   expect(v2.state.freshBudget).toBe(false);
+});
+
+test('a resumed agent carries its cache-break watch: breaks so far and the request its first call is judged against', () => {
+  const resumed = parseCarriedState(JSON.parse(readFileSync(join(DIR, 'v2-cache-resume.json'), 'utf8')));
+  if (!resumed.ok) throw new Error(resumed.issues.join('; '));
+  expect(resumed.state.cache).toMatchObject({ breaks: 0, previous: { messages: 5, ttl: '5m' } });
+  expect(resumed.state.cache?.previous?.cached).toBeGreaterThan(0);
 });
 
 test('a root continuing as new carries its tree ledger', () => {
