@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// Each installer has its own lock and they share nothing (Go's module cache vs apt), so they
+// Each installer has its own lock and they share little (Go's module cache, which Go itself
+// locks, vs apt), so they
 // run side by side rather than in one chain: the browser (seconds) need not queue behind the
 // compose build (minutes).
 const installers = [
@@ -16,6 +17,8 @@ const installers = [
   { script: 'install-compose.sh', env: { GOMAXPROCS: '1' } },
   // test/e2e/web-ui.test.ts
   { script: 'install-chromium.sh', env: {} },
+  // test/e2e/s3-storage.test.ts (its own Go build; the module cache is shared and safe).
+  { script: 'install-versitygw.sh', env: { GOMAXPROCS: '1' } },
 ];
 
 for (const { script, env } of installers) {
