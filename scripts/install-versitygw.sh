@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs versitygw, an S3-compatible gateway, pinned, into the git-ignored
-# .tools/versitygw-<version>/: the S3 storage test (test/e2e/s3-storage.test.ts) serves a
+# .tools/versitygw-<version>/: the S3 storage test (test/e2e/s3-payloads.test.ts) serves a
 # bucket from a temp folder with it, so the S3 driver is tested against a real S3 server
 # offline. No prebuilt binary is reachable from this project's registries, so it is built
 # from the Go module proxy (a couple of minutes, once per machine), like install-compose.sh.

@@ -17,7 +17,7 @@ const installers = [
   { script: 'install-compose.sh', env: { GOMAXPROCS: '1' } },
   // test/e2e/web-ui.test.ts
   { script: 'install-chromium.sh', env: {} },
-  // test/e2e/s3-storage.test.ts
+  // test/e2e/s3-payloads.test.ts
   { script: 'install-versitygw.sh', env: { GOMAXPROCS: '1' } },
 ];
 
