@@ -89,7 +89,7 @@ test('the CLI, configured by the same variables, prints the same transcript', as
   const cli = await runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, '--json', 'transcript', 's3-inline'], storageEnv);
   expect(cli.status).toBe(0);
   expect(cli.stdout).toBe(`${JSON.stringify(transcript, null, 2)}\n`);
-  // Without the bucket's settings it cannot read the stored payloads.
+  // A bad setting stops it before it connects: one line, a usage error.
   const wrong = await runForkflow(['--address', h.env.address, '--json', 'transcript', 's3-inline'], { ...storageEnv, FORKFLOW_S3_BUCKET: '' });
   expect(wrong.status).toBe(2);
   expect(wrong.stderr).toMatch(/FORKFLOW_S3_BUCKET: is missing/);
