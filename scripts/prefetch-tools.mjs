@@ -8,14 +8,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// Each installer has its own lock and they share nothing (Go's module cache vs apt), so they
+// Each installer has its own lock and they share nothing that needs one of ours (the Go
+// builds share Go's module cache, which Go locks itself; Chromium comes from apt), so they
 // run side by side rather than in one chain: the browser (seconds) need not queue behind the
-// compose build (minutes).
+// Go builds (minutes).
 const installers = [
   // test/unit/compose.test.ts; one Go thread so the build leaves a core to the tests.
   { script: 'install-compose.sh', env: { GOMAXPROCS: '1' } },
   // test/e2e/web-ui.test.ts
   { script: 'install-chromium.sh', env: {} },
+  // test/e2e/s3-payloads.test.ts
+  { script: 'install-versitygw.sh', env: { GOMAXPROCS: '1' } },
 ];
 
 for (const { script, env } of installers) {

@@ -33,6 +33,7 @@ export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type Outag
 export * from './dream';
 // For services that build their own Temporal Client or Worker: the same converter, the same keys.
 export { EncryptionKeyError, isEncryptionKeyError } from '../payloads/keys';
+export { isStorageConfigError, StorageConfigError } from '../payloads/storage';
 export { PayloadDecryptionError } from '../payloads/codec';
 export type { AgentRow } from './rows';
 export type { TreeView } from './tree';

@@ -3,13 +3,17 @@
  * use), the CLI, the codec server and the test kit all build theirs here, so what one side
  * writes the other reads. It holds the encryption codec when keys are configured (see
  * keys.ts) and external payload storage (./storage.ts). The SDK runs codecs before storage,
- * so stored blobs are encrypted too. Workflow code needs no part of it (both run outside the
+ * so stored blobs are encrypted too. With keys, failure messages and stack traces travel as
+ * encoded attributes (./failure-converter.ts), so they are encrypted as well. Workflow code needs no part of it (both run outside the
  * sandbox), so the pre-built workflow bundle is the same either way.
  */
 import type { DataConverter } from '@temporalio/common';
 import { EncryptionCodec } from './codec';
 import { loadKeyRing } from './keys';
 import { externalStorageOf, storageSettings, type StorageSettings } from './storage';
+
+/** Resolved here so the compiled library and the TypeScript sources each find their own file. */
+const ENCODED_FAILURES_PATH = require.resolve('./failure-converter');
 
 export interface DataConverterOptions {
   /** Where keys and storage settings are read (default: `process.env`). */
@@ -28,7 +32,15 @@ export function forkflowDataConverter(opts: DataConverterOptions = {}): DataConv
   const env = opts.env ?? process.env;
   const ring = loadKeyRing(env);
   const externalStorage = externalStorageOf(opts.storage ?? storageSettings(env));
-  return { ...(ring ? { payloadCodecs: [new EncryptionCodec(ring)] } : {}), ...(externalStorage ? { externalStorage } : {}) };
+  return {
+    ...(ring ? { payloadCodecs: [new EncryptionCodec(ring)], failureConverterPath: ENCODED_FAILURES_PATH } : {}),
+    ...(externalStorage ? { externalStorage } : {}),
+  };
+}
+
+/** Whether failures converted with this converter (and workflows bundled for it) keep messages in encoded attributes. */
+export function encodesFailures(converter: DataConverter): boolean {
+  return converter.failureConverterPath === ENCODED_FAILURES_PATH;
 }
 
 /** Whether this converter encrypts (the dev stack then starts a codec server for the UI). */

@@ -1,11 +1,43 @@
 /**
  * Builds the workflow bundle (workflows + their interceptor modules) once, for workers that
- * should not bundle at start-up (tests, production images: `forkflow bundle <file>`).
+ * should not bundle at start-up (tests, production images: `FORKFLOW_WORKFLOW_BUNDLE`).
  */
-import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
+import { readFile } from 'node:fs/promises';
+import type { DataConverter } from '@temporalio/common';
+import { bundleWorkflowCode, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
+import { encodesFailures } from '../payloads/data-converter';
+import { ENCODED_FAILURES_MARK } from '../payloads/failure-converter';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 
-export async function bundleForkflowWorkflows(logger?: BundleOptions['logger']): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, ...(logger ? { logger } : {}) });
+/**
+ * Pass the deployment's converter (`forkflowDataConverter()`) when it encrypts: failures that
+ * workflows raise are converted inside the bundle, so it must carry the converter that keeps
+ * their messages in encrypted attributes.
+ */
+export async function bundleForkflowWorkflows(logger?: BundleOptions['logger'], dataConverter?: DataConverter): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
+    ...(logger ? { logger } : {}),
+  });
   return code;
+}
+
+export class WorkflowBundleMismatchError extends Error {
+  override name = 'WorkflowBundleMismatchError';
+}
+
+/**
+ * An encrypting worker refuses a pre-built bundle made without its failure converter: that
+ * bundle's workflows would write failure messages to history in plaintext.
+ */
+export async function checkBundleFor(bundle: NonNullable<WorkerOptions['workflowBundle']>, dataConverter: DataConverter): Promise<void> {
+  if (!encodesFailures(dataConverter)) return;
+  const code = 'code' in bundle ? bundle.code : await readFile(bundle.codePath, 'utf8');
+  if (!code.includes(ENCODED_FAILURES_MARK)) {
+    throw new WorkflowBundleMismatchError(
+      `The workflow bundle${'codePath' in bundle ? ` ${bundle.codePath}` : ''} was built without encrypted failures, but this worker encrypts (FORKFLOW_ENCRYPTION_KEYS): rebuild it with bundleForkflowWorkflows(logger, forkflowDataConverter()) where the keys are set, or let the worker bundle at start.`,
+    );
+  }
 }

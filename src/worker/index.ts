@@ -9,7 +9,7 @@
  * await worker.run();
  */
 export { createForkflowWorker, createWorkspaceWorker, type ForkflowWorkerOptions } from './worker';
-export { bundleForkflowWorkflows } from './bundle';
+export { bundleForkflowWorkflows, WorkflowBundleMismatchError } from './bundle';
 export { createModelClient } from './model-client';
 export { installRuntime, isRuntimeInstallError, RuntimeInstallError, type InstalledRuntime, type RuntimeSettings } from './runtime';
 export { forkflowSettings, type ForkflowSettings } from './config';

@@ -14,6 +14,7 @@ import { forkflowSettings } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
+import { checkBundleFor } from './bundle';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
@@ -93,12 +94,14 @@ function dataConverterOf(o: Pick<ForkflowWorkerOptions, 'dataConverter' | 'clien
 }
 
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
+  const dataConverter = dataConverterOf(o);
+  if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
   await reportSandbox(o.sandbox);
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    dataConverter: dataConverterOf(o),
+    dataConverter,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),

@@ -1,7 +1,8 @@
 /**
  * Payload encryption end to end, on a dev stack of its own (`startDevStack`, as `forkflow dev`
  * runs it, with a database file to inspect): a fork whose prompt, file and tool result carry
- * marker strings leaves none of them in the server's database; plain JSON from the `temporal`
+ * marker strings leaves none of them in the server's database, nor does a fork that fails
+ * with a marker in its failure message (which the client still reads); plain JSON from the `temporal`
  * CLI still starts and messages a fork (and, stored in plaintext, proves the scan reads
  * what the server wrote); the Web UI shows decoded text through the stack's codec server
  * and, on a server without one, does not.
@@ -12,9 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { textOf, type MessageParam } from '../../src/shared/anthropic';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
+import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startDevStack, type DevStack } from '../../src/testing/dev-stack';
-import { startHarness, tempDir, testEnv, uniqueTaskQueue, type Harness } from '../kit/env';
+import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { run, runTemporal } from '../kit/processes';
 import { waitFor } from '../kit/wait';
 
@@ -31,7 +35,10 @@ const MARK = {
   toolResult: `TOOLMARK${id}`,
   reply: `REPLYMARK${id}`,
   message: `MSGMARK${id}`,
+  failure: `FAILMARK${id}`,
 };
+/** The markers the encrypted fork's conversation carries (the failure marker is another fork's). */
+const CONVERSATION = [MARK.prompt, MARK.file, MARK.toolResult, MARK.message, MARK.reply];
 // Sent by the `temporal` CLI without encryption: it must be in the database (the scan's control).
 const PLAIN = `PLAINMARK${id}`;
 
@@ -39,6 +46,8 @@ const dataConverter = forkflowDataConverter({ env: { ...process.env, FORKFLOW_EN
 const dir = tempDir('encryption');
 const dbFile = join(dir, 'temporal.db');
 const workspace = join(dir, 'ws');
+/** Workflows bundled for the encrypting converter: failures they raise are converted inside. */
+const bundlePath = join(dir, 'workflow-bundle.js');
 let stack: DevStack;
 
 /** Every byte the dev server keeps for this database: the file and its write-ahead log. */
@@ -55,13 +64,15 @@ beforeAll(async () => {
   writeFileSync(join(workspace, 'notes.txt'), `Release notes: ${MARK.file}\n`);
   // The Glob result names this file; the marker reaches history only as a tool result.
   writeFileSync(join(workspace, `${MARK.toolResult}.log`), '');
+  const quiet = () => undefined;
+  writeFileSync(bundlePath, await bundleForkflowWorkflows({ log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet }, dataConverter));
   stack = await startDevStack({
     server: { dbFile, logLevel: 'error' },
     taskQueue: uniqueTaskQueue('encryption'),
     workspaceRoot: workspace,
     offlineModel: {},
     dataConverter,
-    workflowBundle: { codePath: testEnv().bundlePath },
+    workflowBundle: { codePath: bundlePath },
   });
 });
 
@@ -90,10 +101,26 @@ test('the dev stack encrypts: prompt, file content, tool result, reply and messa
   await waitFor(async () => lastReply(await stack.client.transcript(encryptedForkId)) === 'ok', 'the reply to the message');
   // The worker decrypted everything on its way to the model (the real content was used).
   const sent = stack.offlineModel!.log.entries().map((e) => e.rawBody).join('\n');
-  for (const mark of Object.values(MARK).filter((m) => m !== MARK.reply)) expect(sent).toContain(mark);
+  for (const mark of [MARK.prompt, MARK.file, MARK.toolResult, MARK.message]) expect(sent).toContain(mark);
   const transcript = JSON.stringify(await stack.client.transcript(encryptedForkId));
-  for (const mark of Object.values(MARK)) expect(transcript).toContain(mark);
+  for (const mark of CONVERSATION) expect(transcript).toContain(mark);
 });
+
+test('a fork that fails with a marker in its failure message: the client reads the message', async () => {
+  // An input field forkflow does not know is named in the InvalidForkInput failure's message.
+  const handle = await stack.client.temporal.workflow.start('forkWorkflow', { taskQueue: stack.taskQueue, workflowId: `enc-fail-${id}`, args: [{ prompt: 'x', [MARK.failure]: true }] });
+  const err = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  expect(cause?.message).toContain(MARK.failure);
+  // Decoded from the encrypted attributes: what history holds in the message field is a stand-in.
+  expect((cause as ApplicationFailure).failure?.encodedAttributes).toBeTruthy();
+});
+
 
 test('plain JSON from the temporal CLI starts and messages a fork while the worker encrypts', async () => {
   const wf = `plain-${id}`;
@@ -131,7 +158,7 @@ describe('the Web UI', () => {
   beforeAll(async () => {
     const installed = await run('bash', [join(root, 'scripts', 'install-chromium.sh')], { timeoutMs: 14 * 60_000 });
     if (installed.status !== 0) throw new Error(`scripts/install-chromium.sh failed: ${installed.stderr}`);
-    plain = await startHarness({ name: 'enc-ui', dataConverter });
+    plain = await startHarness({ name: 'enc-ui', dataConverter, bundlePath });
     await plain.forkflow.fork({ agentId: plainForkId, prompt: `Read the notes; ${MARK.prompt}\n@reply ${MARK.reply}` }, { mode: 'sync' });
     profile = mkdtempSync(join(tmpdir(), 'forkflow-chromium-'));
     browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 } });
@@ -172,7 +199,7 @@ describe('the Web UI', () => {
     await page.goto(`${stack.server.uiUrl}/namespaces/${stack.server.namespace}/workflows/${encryptedForkId}`);
     await shot('codec-input', () => page.getByText(MARK.prompt).first().waitFor({ state: 'visible' }));
     const transcript = await shot('codec-transcript', transcriptShown);
-    for (const mark of Object.values(MARK)) expect(transcript).toContain(mark);
+    for (const mark of CONVERSATION) expect(transcript).toContain(mark);
   });
 
   test('without a codec server: the same kind of fork shows only ciphertext in its input and result', async () => {

@@ -65,6 +65,8 @@ export interface HarnessOptions {
   sandbox?: () => Promise<SandboxAvailability>;
   /** Payload codecs of the client and worker (default: `forkflowDataConverter()`, from the environment). */
   dataConverter?: DataConverter;
+  /** A workflow bundle of the test's own (default: the run's, built without encrypted failures). */
+  bundlePath?: string;
   /** Another server than the run's shared one (a test's own, e.g. with a database file to inspect). */
   server?: { address: string; namespace: string; uiUrl?: string };
 }
@@ -94,7 +96,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         taskQueue,
         anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
         workspaceRoot,
-        workflowBundle: { codePath: env.bundlePath },
+        workflowBundle: { codePath: opts.bundlePath ?? env.bundlePath },
         dataConverter,
         ...(opts.tracing ? { tracing: opts.tracing } : {}),
         ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),

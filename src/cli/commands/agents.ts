@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, isEncryptionKeyError, TemporalUnavailableError, type ForkParams, type ForkResult, type OutageRetry } from '../../client';
+import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, isEncryptionKeyError, isStorageConfigError, TemporalUnavailableError, type ForkParams, type ForkResult, type OutageRetry } from '../../client';
 import { textOf } from '../../shared/anthropic';
 import { durationSchema, toMs } from '../../shared/duration';
 import { forkInputJsonSchema } from '../../shared/fork-input';
@@ -46,8 +46,8 @@ export async function withClient<T>(opts: GlobalOptions, fn: (client: ForkflowCl
   try {
     client = await ForkflowClient.connect({ address: opts.address, namespace: opts.namespace, taskQueue: opts.taskQueue, outage });
   } catch (err) {
-    // A bad key configuration is not a connection problem: main() prints it as a usage error.
-    if (err instanceof TemporalUnavailableError || isEncryptionKeyError(err)) throw err;
+    // A bad key or storage configuration is not a connection problem: main() prints it as a usage error.
+    if (err instanceof TemporalUnavailableError || isEncryptionKeyError(err) || isStorageConfigError(err)) throw err;
     throw new CliError(`Cannot connect to Temporal (${(err as Error).message}). Start one with \`forkflow dev\`, or set TEMPORAL_ADDRESS / --address.`, EXIT.unavailable);
   }
   try {

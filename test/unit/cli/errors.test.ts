@@ -1,6 +1,6 @@
 /** The CLI's error lines: every error one line with its documented exit code, --debug adds stacks. */
 import { QueryNotRegisteredError, ServiceError } from '@temporalio/client';
-import { AgentNotFoundError, EncryptionKeyError, InvalidForkInputError, TemporalUnavailableError } from '../../../src/client';
+import { AgentNotFoundError, EncryptionKeyError, InvalidForkInputError, StorageConfigError, TemporalUnavailableError } from '../../../src/client';
 import { outageDeadlineMs } from '../../../src/cli/commands/agents';
 import { errorReport } from '../../../src/cli/errors';
 import { CliError, EXIT } from '../../../src/cli/exit';
@@ -18,6 +18,7 @@ test.each([
   ['another server error', new ServiceError('Failed to query Workflow', { cause: grpcError(4, '4 DEADLINE_EXCEEDED: query timed out before a worker could process it') }), EXIT.failure, 'forkflow: Failed to query Workflow: 4 DEADLINE_EXCEEDED: query timed out'],
   ['an unknown error (message only, on one line)', new TypeError('something\nbroke'), EXIT.failure, 'forkflow: something broke'],
   ['a malformed encryption key list (configuration: a usage error)', new EncryptionKeyError('FORKFLOW_ENCRYPTION_KEYS (id:base64key, comma-separated): entry 1 has no "id:" before its key.'), EXIT.usage, 'forkflow: FORKFLOW_ENCRYPTION_KEYS (id:base64key'],
+  ['bad storage settings (configuration: a usage error, on one line)', new StorageConfigError('Invalid payload storage settings:\n  FORKFLOW_S3_BUCKET: is missing'), EXIT.usage, 'forkflow: Invalid payload storage settings: FORKFLOW_S3_BUCKET: is missing'],
   ["the CLI's own error", new CliError('--limit must be a positive integer', EXIT.usage), EXIT.usage, 'forkflow: --limit must be a positive integer'],
 ])('%s', (_what, err, exitCode, start) => {
   const report = errorReport(err, false);

@@ -71,7 +71,7 @@ test('hostile claims never become paths; a missing or corrupt blob is a clear er
   await expect(driver.retrieve(noCtx, [claim!])).rejects.toThrow(/corrupt/);
 });
 
-test('settings: fs under .forkflow/blobs by default with the SDK threshold; off; s3 and bad values refused', () => {
+test('settings: fs under .forkflow/blobs by default with the SDK threshold; off; s3 without a bucket and bad values refused', () => {
   expect(storageSettings({})).toEqual({ kind: 'fs', dir: join(process.cwd(), DEFAULT_BLOB_DIR) });
   expect(storageSettings({ FORKFLOW_BLOB_DIR: '/srv/blobs', FORKFLOW_STORAGE_THRESHOLD: '1024' })).toEqual({ kind: 'fs', dir: '/srv/blobs', threshold: 1024 });
   expect(storageSettings({ FORKFLOW_STORAGE: 'off', FORKFLOW_BLOB_DIR: '/srv/blobs' })).toEqual({ kind: 'off' });
