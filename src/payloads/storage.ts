@@ -105,6 +105,9 @@ export function fsDriverFor(dir: string): FsStorageDriver {
   return driver;
 }
 
+/** forkflow's optional peer dependencies for `FORKFLOW_STORAGE=s3` (the versions in its package.json). */
+export const S3_PACKAGES = ['@temporalio/external-storage-s3', '@temporalio/external-storage-s3-aws-sdk', '@aws-sdk/client-s3'];
+
 /** One S3 driver (and so one AWS client and its connections) per configuration and process. */
 const s3Drivers = new Map<string, StorageDriver>();
 function s3DriverFor(s: S3Settings): StorageDriver {
@@ -113,9 +116,17 @@ function s3DriverFor(s: S3Settings): StorageDriver {
   if (!driver) {
     // Loaded on first use: the AWS SDK takes ~0.3 s to load, which every CLI command on the
     // fs driver (the default) would pay otherwise.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { s3DriverOf } = require('./s3-driver') as typeof S3DriverModule;
-    driver = s3DriverOf(s);
+    // The S3 packages are optional peers (a project that depends on forkflow installs them only
+    // for S3, so it gets no second SDK copy otherwise): missing ones get a plain message.
+    let mod: typeof S3DriverModule;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      mod = require('./s3-driver') as typeof S3DriverModule;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+      throw new StorageConfigError(`FORKFLOW_STORAGE=s3 needs the packages ${S3_PACKAGES.join(', ')} installed beside forkflow (${(err as Error).message.split('\n')[0]})`);
+    }
+    driver = mod.s3DriverOf(s);
     s3Drivers.set(key, driver);
   }
   return driver;
