@@ -6,15 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { ForkflowClient, type ForkResult } from '../../src/client';
+import type { ForkResult } from '../../src/client';
 import type { MessageParam } from '../../src/shared/anthropic';
-import { startOfflineModel } from '../../src/offline';
-import { startDevServer } from '../../src/worker/dev-server';
-import { createModelClient } from '../../src/worker/model-client';
-import { createForkflowWorker } from '../../src/worker/worker';
-import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
+import { startHarness, tempDir, type Harness } from '../kit/env';
+import { startOwnServer } from '../kit/own-server';
 import { agentStep, script } from '../kit/tree';
 
 jest.setTimeout(300_000);
@@ -49,23 +44,10 @@ test('300 turns and 40 children: continued as new, same transcript and usage as 
   expect(reference).toMatchObject({ status: 'completed', turns: TURNS, text: 'done' });
   const referenceTranscript: MessageParam[] = await h.forkflow.transcript('long-haul');
 
-  const server = await startDevServer({ headless: true, logLevel: 'error', dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 300 } });
-  const model = await startOfflineModel(); // a fresh cache, as the reference run had
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
-  const native = await NativeConnection.connect({ address: server.address });
-  const taskQueue = uniqueTaskQueue('long-can');
-  const worker = await createForkflowWorker({
-    connection: native,
-    client,
-    namespace: server.namespace,
-    taskQueue,
-    anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
-    workspaceRoot: workspace,
-    workflowBundle: { codePath: h.env.bundlePath },
-  });
+  // A fresh offline model (a fresh cache, as the reference run had) on a server that suggests continuing early.
+  const own = await startOwnServer({ name: 'long-can', workspaceRoot: workspace, server: { logLevel: 'error', dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 300 } } });
+  const { client, forkflow, worker } = own;
   try {
-    const forkflow = new ForkflowClient(client, { taskQueue });
     // Queries on closed runs are answered by a worker replaying them: read while it runs.
     const [result, transcript] = await worker.runUntil(async () => {
       const r = await forkflow.startAgent(params).then((a) => a.result());
@@ -81,9 +63,6 @@ test('300 turns and 40 children: continued as new, same transcript and usage as 
     expect(result.children).toHaveLength(CHILDREN);
     expect(transcript).toEqual(referenceTranscript);
   } finally {
-    await native.close();
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await own.close();
   }
 });

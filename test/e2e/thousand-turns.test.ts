@@ -7,15 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { ForkflowClient } from '../../src/client';
 import { totalInputTokens } from '../../src/shared/anthropic';
-import { startOfflineModel } from '../../src/offline';
-import { startDevServer } from '../../src/worker/dev-server';
-import { createModelClient } from '../../src/worker/model-client';
-import { createForkflowWorker } from '../../src/worker/worker';
-import { tempDir, testEnv, uniqueTaskQueue } from '../kit/env';
+import { tempDir } from '../kit/env';
+import { startOwnServer } from '../kit/own-server';
 import { script, toolStep } from '../kit/tree';
 
 jest.setTimeout(300_000);
@@ -30,23 +24,14 @@ test('1,000 turns with a 200K-token context: continued as new, no history warnin
   // Each read adds about 200 tokens to the conversation: about 200K by the last turn.
   writeFileSync(join(workspace, 'notes.txt'), Array.from({ length: 9 }, (_, i) => `line ${i}: ${'x'.repeat(52)}`).join('\n'));
   const warnings: string[] = [];
-  const server = await startDevServer({ headless: true, logLevel: 'warn', onLine: (line) => (/history (size|count|length)/i.test(line) && /exceed|warn/i.test(line) ? warnings.push(line) : undefined) });
-  const model = await startOfflineModel({ maxLogEntries: 2 });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
-  const native = await NativeConnection.connect({ address: server.address });
-  const taskQueue = uniqueTaskQueue('thousand');
-  const worker = await createForkflowWorker({
-    connection: native,
-    client,
-    namespace: server.namespace,
-    taskQueue,
-    anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
+  const own = await startOwnServer({
+    name: 'thousand',
     workspaceRoot: workspace,
-    workflowBundle: { codePath: testEnv().bundlePath },
+    server: { logLevel: 'warn', onLine: (line) => (/history (size|count|length)/i.test(line) && /exceed|warn/i.test(line) ? warnings.push(line) : undefined) },
+    model: { maxLogEntries: 2 },
   });
+  const { client, forkflow, model, worker } = own;
   try {
-    const forkflow = new ForkflowClient(client, { taskQueue });
     const prompt = script('Read it a thousand times.', `@repeat ${TURNS - 1} ${toolStep('Read', { file_path: 'notes.txt' })}`, '@reply done');
     const started = Date.now();
     const result = await worker.runUntil(forkflow.startAgent({ agentId: 'thousand', prompt, maxTurns: TURNS, budget: { maxTokens: 1_000_000_000 } }).then((a) => a.result()));
@@ -71,9 +56,6 @@ test('1,000 turns with a 200K-token context: continued as new, no history warnin
     }
     expect(warnings).toEqual([]);
   } finally {
-    await native.close();
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await own.close();
   }
 });
