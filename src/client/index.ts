@@ -127,7 +127,8 @@ export class ForkflowClient {
    * Connects with `@temporalio/envconfig` settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS,
    * API key) and forkflow's DataConverter (payload encryption when FORKFLOW_ENCRYPTION_KEYS or
    * FORKFLOW_ENCRYPTION_KEY_FILE is set; `opts.dataConverter` overrides it). A server that is
-   * not up yet is waited for, like any outage (`opts.outage`).
+   * not up yet is waited for, like any outage (`opts.outage`). The task queue defaults to
+   * FORKFLOW_TASK_QUEUE, as the worker's does.
    */
   static async connect(opts: ForkflowClientOptions & { address?: string; namespace?: string; dataConverter?: DataConverter } = {}): Promise<ForkflowClient> {
     const settings = temporalSettings(opts);
@@ -136,7 +137,10 @@ export class ForkflowClient {
     const connection = await connectRidingOutages(settings.connectionOptions, opts.outage);
     // Forks started inside a traced request join its trace.
     const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
-    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), opts);
+    // The task queue's default is the worker's (FORKFLOW_TASK_QUEUE), so a client and a worker
+    // configured by the same environment meet on one queue.
+    const taskQueue = opts.taskQueue ?? (process.env.FORKFLOW_TASK_QUEUE || undefined);
+    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), { ...opts, ...(taskQueue ? { taskQueue } : {}) });
     client.ownedConnection = connection;
     return client;
   }

@@ -39,6 +39,15 @@ test('fork --wait --json prints the result and exits 0; status, transcript and l
   expect(rows[0]).toMatchObject({ agentId: 'cli-one', state: 'completed' });
 });
 
+test('FORKFLOW_TASK_QUEUE is the default task queue, as for the worker', async () => {
+  // No --task-queue: only the environment names the harness worker's queue.
+  const r = await runForkflow(['--address', h.env.address, '--json', 'fork', '--prompt', 'Say hi.\n@reply from env', '--agent-id', 'cli-env-queue', '--wait'], { FORKFLOW_TASK_QUEUE: h.taskQueue });
+  expect(r.stderr).toBe('');
+  expect(json<{ status: string; text: string }>(r)).toMatchObject({ status: 'completed', text: 'from env' });
+  const described = await h.client.workflow.getHandle('cli-env-queue').describe();
+  expect(described.taskQueue).toBe(h.taskQueue);
+});
+
 test('send queues a message; cancel then result exits 4 with the killed result', async () => {
   const started = await cli('--json', 'fork', '--prompt', 'Hang.\n@sleep 60000 @reply never', '--agent-id', 'cli-two');
   expect(json<{ agentId: string }>(started).agentId).toBe('cli-two');
