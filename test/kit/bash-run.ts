@@ -48,9 +48,16 @@ export class BashSandbox {
     writeFileSync(join(cwd, 'f'), 'a\n');
     const log = `${cwd}.log`;
     writeFileSync(log, '');
-    // `eval` parses the text exactly as `-c` would; the `wait` after it lets process
-    // substitutions (`<(ls)`), which bash does not wait for, log before the run is read.
-    spawnSync(BASH, ['--norc', '--noprofile', '-c', 'eval "$1"; wait', 'bash', command], { cwd, env: { PATH: this.stubs, HOME: cwd, FZLOG: log }, timeout: 2000, stdio: 'ignore' });
+    // `eval` parses the text exactly as `-c` would. Bash does not wait for process
+    // substitutions (`<(ls)`; `wait` covers only the last one), so stderr is a pipe: every
+    // process of the run inherits it, and spawnSync returns once the last one has closed it —
+    // so all of them have logged before the run is read.
+    spawnSync(BASH, ['--norc', '--noprofile', '-c', 'eval "$1"; wait', 'bash', command], {
+      cwd,
+      env: { PATH: this.stubs, HOME: cwd, FZLOG: log },
+      timeout: 2000,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const calls = readFileSync(log, 'utf8')
       .split(`${END}\0`)
       .filter(Boolean)
