@@ -12,6 +12,7 @@ import { startOfflineModel, type OfflineModel } from '../../src/offline';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { tempDir, testEnv, uniqueTaskQueue } from '../kit/env';
 import { startWorkerProcess } from '../kit/processes';
+import { rejectionOf } from '../kit/wait';
 
 jest.setTimeout(180_000);
 
@@ -97,10 +98,7 @@ test('a short deadline against a stopped server: one TemporalUnavailableError th
   const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { outage: { deadlineMs: 1000, onRetry: retries.onRetry } });
   try {
     await server.stop();
-    const err = await forkflow.status('any-agent').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await rejectionOf(forkflow.status('any-agent'));
     expect(err).toBeInstanceOf(TemporalUnavailableError);
     const unavailable = err as TemporalUnavailableError;
     expect(unavailable.name).toBe('TemporalUnavailableError');

@@ -20,7 +20,7 @@ import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startDevStack, type DevStack } from '../../src/testing/dev-stack';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { run, runTemporal } from '../kit/processes';
-import { waitFor } from '../kit/wait';
+import { rejectionOf, waitFor } from '../kit/wait';
 
 jest.setTimeout(120_000);
 
@@ -109,10 +109,7 @@ test('the dev stack encrypts: prompt, file content, tool result, reply and messa
 test('a fork that fails with a marker in its failure message: the client reads the message', async () => {
   // An input field forkflow does not know is named in the InvalidForkInput failure's message.
   const handle = await stack.client.temporal.workflow.start('forkWorkflow', { taskQueue: stack.taskQueue, workflowId: `enc-fail-${id}`, args: [{ prompt: 'x', [MARK.failure]: true }] });
-  const err = await handle.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await rejectionOf(handle.result());
   expect(err).toBeInstanceOf(WorkflowFailedError);
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);

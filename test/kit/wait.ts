@@ -16,3 +16,11 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** What `p` rejects with, or undefined when it resolves (for asserting on an expected failure). */
+export function rejectionOf(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}

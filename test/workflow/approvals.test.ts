@@ -14,7 +14,7 @@ import { decideApprovalUpdate } from '../../src/shared/messages';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
-import { waitFor } from '../kit/wait';
+import { rejectionOf, waitFor } from '../kit/wait';
 
 jest.setTimeout(60_000);
 
@@ -27,10 +27,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function rejection(p: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await rejectionOf(p);
   expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
   const cause = (err as WorkflowUpdateFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);

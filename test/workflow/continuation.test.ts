@@ -21,6 +21,7 @@ import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
 import { E, historyEvents, typesOf } from '../kit/history-order';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { script, toolStep } from '../kit/tree';
+import { rejectionOf } from '../kit/wait';
 
 jest.setTimeout(120_000);
 
@@ -101,10 +102,7 @@ test('a carried state that does not parse fails the run at once, non-retryable',
     // Passes the input's loose check (numbers), not the carried-state schema (counts are >= 0).
     args: [{ prompt: 'go on', continuation: { ref, state: { turns: -1, toolUses: 0, startedAt: 'then' }, message: { message: '@reply again' } } }],
   });
-  const err = await handle.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await rejectionOf(handle.result());
   expect(err).toBeInstanceOf(WorkflowFailedError);
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);

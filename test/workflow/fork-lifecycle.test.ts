@@ -14,7 +14,7 @@ import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { afterCancelRequest, historyEvents, NEW_WORK, typesOf } from '../kit/history-order';
 import { bodyOf, lastMessage, messageRequests } from '../kit/requests';
-import { waitFor } from '../kit/wait';
+import { rejectionOf, waitFor } from '../kit/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -199,10 +199,7 @@ test("a handle's result is taken once; the client reads it again by agent id", a
   const handle = await h.forkflow.fork({ agentId: 'lifecycle-once', prompt: 'Once.\n@reply only answer' }, { mode: 'forget' });
   const first = await handle.result();
   expect(first).toMatchObject({ status: 'completed', text: 'only answer' });
-  const again = await handle.result().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const again = await rejectionOf(handle.result());
   expect(again).toBeInstanceOf(ResultAlreadyTakenError);
   expect((again as ResultAlreadyTakenError).message).toContain('client.result("lifecycle-once")');
   expect(await h.forkflow.result('lifecycle-once')).toEqual(first);

@@ -128,6 +128,9 @@ export function registerChildHandlers(agent: ForkAgent): void {
   });
 }
 
+/** Before this patch a child did not report its outcome by signal (its parent read its result). */
+export const CHILD_REPORTS_OUTCOME_PATCH = 'forkflow-child-reports-outcome';
+
 /**
  * Reports this agent's outcome to its parent agent (a child of a forkflow tree only). Never
  * fails the caller: a parent that is gone has nobody left to tell.
@@ -141,9 +144,6 @@ export async function reportToParent(agent: ForkAgent, result: ForkResult): Prom
     // The parent closed (finished, or terminated): it no longer waits for this report.
   }
 }
-
-/** Before this patch a child did not report its outcome by signal (its parent read its result). */
-export const CHILD_REPORTS_OUTCOME_PATCH = 'forkflow-child-reports-outcome';
 
 export interface StartedChild {
   record: ChildRecord;

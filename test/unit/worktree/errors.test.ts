@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createWorktree, finishWorktree, isWorktreeError, WorktreeError, type WorktreeErrorCode } from '../../../src/activities/worktree';
 import { branchExists, gitIn, testRepo, worktreePaths, type TestRepo } from './kit';
+import { rejectionOf } from '../../kit/wait';
 
 let repo: TestRepo & { scratch: string };
 beforeEach(() => {
@@ -12,10 +13,7 @@ afterEach(() => repo.remove());
 
 /** Runs `fn`, which must fail with a WorktreeError of `code`; returns the error. */
 async function failure(code: WorktreeErrorCode, fn: () => Promise<unknown>): Promise<WorktreeError> {
-  const err = await fn().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await rejectionOf(fn());
   expect(err).toBeInstanceOf(WorktreeError);
   expect((err as WorktreeError).code).toBe(code);
   expect((err as WorktreeError).name).toBe('WorktreeError');
