@@ -21,6 +21,8 @@ import { createForkflowWorker } from '../worker/worker';
 
 export interface DevStackOptions {
   server?: DevServerOptions;
+  /** A Temporal server that already runs (the self-hosted stack): no dev server is started. */
+  existingServer?: { address: string; namespace: string; uiUrl?: string };
   taskQueue?: string;
   workspaceRoot: string;
   /** Real Anthropic when set; otherwise the offline model. */
@@ -59,9 +61,11 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const { metricsUrl } = installRuntime({ logLevel: o.logLevel ?? 'WARN', metricsAddress: o.metricsAddress });
   const taskQueue = o.taskQueue ?? TASK_QUEUE;
   const dataConverter = o.dataConverter ?? forkflowDataConverter();
-  const codecServer = encrypts(dataConverter) && !o.server?.headless ? await startUiCodecServer(dataConverter, o) : undefined;
+  const codecServer = encrypts(dataConverter) && !o.server?.headless && !o.existingServer ? await startUiCodecServer(dataConverter, o) : undefined;
   const [server, offlineModel] = await Promise.all([
-    startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.url } : {}) }),
+    o.existingServer
+      ? Promise.resolve(attached(o.existingServer))
+      : startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.url } : {}) }),
     o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
@@ -101,6 +105,11 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
       await codecServer?.close();
     },
   };
+}
+
+/** A server this stack did not start, and so does not stop. */
+function attached(existing: { address: string; namespace: string; uiUrl?: string }): DevServer {
+  return { ...existing, options: {}, stop: () => Promise.resolve() };
 }
 
 /**

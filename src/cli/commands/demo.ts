@@ -7,6 +7,8 @@ import { preferredPort } from '../../worker/dev-server';
 import { startDevStack } from '../../testing/dev-stack';
 import { devMetricsAddress } from '../../worker/metrics-endpoint';
 import { runDemo } from '../demo/run-demo';
+import { CliError, EXIT } from '../exit';
+import { defaultStackDir, readStackState } from '../../client/stack-state';
 import type { GlobalOptions } from './agents';
 import { DEFAULT_DEV_DB, untilSignal, withMetricsErrors } from './serve';
 
@@ -20,14 +22,17 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
     .option('--ui-port <port>', 'Web UI port (default: 8233, or a free one if taken)', (v) => Number(v))
     .option('--workspace <dir>', 'repository the agents look at', process.cwd())
     .option('--exit', 'stop after the scenario instead of serving until Ctrl-C')
-    .action(async (flags: { db: string; inMemory?: boolean; port?: number; uiPort?: number; workspace: string; exit?: boolean }) => {
+    .option('--stack', 'run on the self-hosted Temporal stack `npm run stack` started, instead of a dev server')
+    .action(async (flags: { db: string; inMemory?: boolean; port?: number; uiPort?: number; workspace: string; exit?: boolean; stack?: boolean }) => {
       const settings = forkflowSettings();
       const dbFile = flags.inMemory ? undefined : resolve(flags.db);
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
       const offline = !settings.anthropicApiKey;
-      process.stdout.write(`forkflow demo · model: ${offline ? 'offline emulator (set ANTHROPIC_API_KEY for Anthropic)' : `Anthropic (${settings.model ?? 'default model'})`}\nstarting Temporal dev server, worker and model...\n`);
+      const existingServer = flags.stack ? runningStack() : undefined;
+      process.stdout.write(`forkflow demo · model: ${offline ? 'offline emulator (set ANTHROPIC_API_KEY for Anthropic)' : `Anthropic (${settings.model ?? 'default model'})`}\nstarting ${existingServer ? 'a worker and the model on the self-hosted stack' : 'Temporal dev server, worker and model'}...\n`);
       const stack = await withMetricsErrors(async () =>
         startDevStack({
+          existingServer,
           server: { dbFile, port: flags.port ?? (await preferredPort(7233)), uiPort: flags.uiPort ?? (await preferredPort(8233)) },
           taskQueue: globals().taskQueue ?? settings.taskQueue,
           workspaceRoot: resolve(flags.workspace),
@@ -44,7 +49,7 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
         const runId = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
         await runDemo({ client: stack.client, offline, uiUrl: stack.server.uiUrl, namespace: stack.server.namespace, runId });
         if (!flags.exit) {
-          process.stdout.write(`\nThe dev server and worker keep serving: open ${stack.server.uiUrl}, or try \`forkflow list\` in another shell. Ctrl-C to stop.\n`);
+          process.stdout.write(`\nThe ${existingServer ? 'worker keeps serving the stack' : 'dev server and worker keep serving'}: open ${stack.server.uiUrl}, or try \`forkflow list\` in another shell. Ctrl-C to stop.\n`);
           await untilSignal();
         }
       } catch (err) {
@@ -56,4 +61,12 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
       }
       if (failed) process.exitCode = 1;
     });
+}
+
+/** The stack `npm run stack` left running in this folder, or a clear error. */
+function runningStack(): { address: string; namespace: string; uiUrl: string } {
+  const dir = defaultStackDir();
+  const state = readStackState(dir);
+  if (!state) throw new CliError(`no self-hosted stack runs here (${dir}): start one with \`npm run stack\``, EXIT.unavailable);
+  return { address: state.address, namespace: state.namespace, uiUrl: state.uiUrl };
 }
