@@ -23,5 +23,12 @@ module.exports = {
       globalSetup: '<rootDir>/test/kit/global-setup.ts',
       globalTeardown: '<rootDir>/test/kit/global-teardown.ts',
     },
+    {
+      // The self-hosted stack (scripts/stack/): `npm run test:stack`, not part of `npm run jest`.
+      displayName: 'stack',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/stack/**/*.test.ts'],
+    },
   ],
 };
