@@ -33,6 +33,8 @@ export interface ActivityDeps {
   stopping?: AbortSignal;
   /** The model gateway `anthropic` points at, if any: calls then carry their call key. */
   modelGateway?: string;
+  /** This host's own task queue (`<queue>@<host>`), named in the worktrees it creates. */
+  hostQueue?: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -40,7 +42,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client) }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
-    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
+    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
   };

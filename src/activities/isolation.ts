@@ -15,7 +15,7 @@ function worktreeFailure(err: unknown): unknown {
   return ApplicationFailure.create({ type: `Worktree:${err.code}`, message: err.message, nonRetryable: !err.retryable });
 }
 
-export function createIsolationActivities(deps: { workspaceRoot: string }) {
+export function createIsolationActivities(deps: { workspaceRoot: string; hostQueue?: string }) {
   return {
     /** Canonicalises the memory directory once, at the start of a memory fork. */
     async pinMemoryDir(input: { dir: string }): Promise<MemoryScope> {
@@ -39,7 +39,7 @@ export function createIsolationActivities(deps: { workspaceRoot: string }) {
     async createWorktree(input: { repoRoot?: string; agentId: string }): Promise<WorktreeRef> {
       try {
         const wt = await createWorktree({ repoRoot: input.repoRoot ?? deps.workspaceRoot, agentId: input.agentId });
-        return { path: wt.path, branch: wt.branch, baseCommit: wt.baseCommit, repoRoot: wt.repoRoot };
+        return { path: wt.path, branch: wt.branch, baseCommit: wt.baseCommit, repoRoot: wt.repoRoot, ...(deps.hostQueue ? { taskQueue: deps.hostQueue } : {}) };
       } catch (err) {
         throw worktreeFailure(err);
       }

@@ -115,6 +115,11 @@ export interface WorktreeRef {
   branch: string;
   baseCommit: string;
   repoRoot: string;
+  /**
+   * The host queue of the worker that created it (`<queue>@<host>`, when workers run with a
+   * host id): the worktree exists on that host only, so the fork's tools go there.
+   */
+  taskQueue?: string;
 }
 
 export type WorktreeResult = { kind: 'removed' } | { kind: 'kept'; path: string; branch: string; changedFiles: string[]; commits: number };

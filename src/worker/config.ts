@@ -28,6 +28,19 @@ export interface ForkflowSettings {
    * handed to the retry instead of being paid for again (see src/gateway/gateway.ts).
    */
   modelGateway?: string;
+  /**
+   * FORKFLOW_HOST_ID: this worker's host, when several hosts serve one task queue. The worker
+   * then also serves `<queue>@<host>`, and the worktrees it creates are reached only there.
+   */
+  hostId?: string;
+}
+
+const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** The host's own task queue; a clear error for an id that could not name one. */
+export function hostQueueOf(taskQueue: string, hostId: string): string {
+  if (!HOST_ID.test(hostId)) throw new Error(`host id "${hostId}" must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  return `${taskQueue}@${hostId}`;
 }
 
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
@@ -41,5 +54,6 @@ export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): Forkflow
     responseDir: env.FORKFLOW_RESPONSE_DIR || join(tmpdir(), 'forkflow-responses'),
     responseJournal: env.FORKFLOW_RESPONSE_JOURNAL || undefined,
     modelGateway: env.FORKFLOW_MODEL_GATEWAY || undefined,
+    hostId: env.FORKFLOW_HOST_ID || undefined,
   };
 }

@@ -61,6 +61,8 @@ export interface ForkflowWorkerOptions {
    * `client` must use the same one: activities query workflows through it.
    */
   dataConverter?: DataConverter;
+  /** This host's own queue (`hostQueueOf`): named in the worktrees its activities create. */
+  hostQueue?: string;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -103,7 +105,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     taskQueue: o.taskQueue,
     dataConverter,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -124,7 +126,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),

@@ -18,8 +18,11 @@ import { createModelClient } from '../../src/worker/model-client';
 import { createForkflowWorker } from '../../src/worker/worker';
 import { tempDir, uniqueTaskQueue } from '../kit/env';
 import { messageRequests } from '../kit/requests';
+import { freeStackPorts } from '../kit/stack-ports';
 
 jest.setTimeout(900_000);
+
+const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
 
 const TURNS = 6;
 const FORKS = 6;
@@ -34,30 +37,13 @@ let worker: Worker;
 let running: Promise<void>;
 let forkflow: ForkflowClient;
 
-/** A block of 12 free consecutive ports below 32768 (membership ports live in a smallint). */
-async function freeBlock(): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 1_000) * 12;
-    const probes = await Promise.all(Array.from({ length: 12 }, (_, i) => portFree(base + i)));
-    if (probes.every(Boolean)) return base;
-  }
-}
-async function portFree(port: number): Promise<boolean> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
 beforeAll(async () => {
   const dir = tempDir('stack');
   // PostgreSQL runs as the `postgres` user when the tests run as root: it must reach its folder.
   chmodSync(dir, 0o755);
   const workspace = tempDir('stack-ws');
   writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
-  const [started, bundle, m] = await Promise.all([startStack({ dir, ports: portsFrom(await freeBlock()) }), bundleForkflowWorkflows(), startOfflineModel({ port: await freePort() })]);
+  const [started, bundle, m] = await Promise.all([startStack({ dir, ports: portsFrom(await freeStackPorts()) }), bundleForkflowWorkflows(quiet), startOfflineModel({ port: await freePort() })]);
   stack = started;
   model = m;
   const bundlePath = join(dir, 'bundle.js');

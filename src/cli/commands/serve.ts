@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
-import { forkflowSettings } from '../../worker/config';
+import { forkflowSettings, hostQueueOf } from '../../worker/config';
 import { forkflowDataConverter } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
 import { preferredPort } from '../../worker/dev-server';
@@ -108,9 +108,18 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--identity <id>', 'worker identity shown in the Web UI')
     .option('--workflow-bundle <file>', 'a pre-built workflow bundle (default FORKFLOW_WORKFLOW_BUNDLE, else bundle at start)')
     .option('--workspace-queue <name>', "also serve this workspace's task queue (tools only), for forks that name it in workspace.taskQueue")
+    .option('--host <id>', "this host's id when several hosts serve the queue (default FORKFLOW_HOST_ID): also serves <queue>@<id>, where the tools of the worktrees it creates run")
     .option('--metrics <ip:port>', 'serve Prometheus metrics on http://<ip:port>/metrics (default: FORKFLOW_METRICS_ADDRESS; off when neither)', metricsAddressOption)
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; metrics?: string }) => {
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; metrics?: string }) => {
       const settings = forkflowSettings();
+      const taskQueue = globals().taskQueue ?? settings.taskQueue;
+      const hostId = flags.host ?? settings.hostId;
+      let hostQueue: string | undefined;
+      try {
+        hostQueue = hostId ? hostQueueOf(taskQueue, hostId) : undefined;
+      } catch (err) {
+        throw new CliError((err as Error).message, EXIT.usage);
+      }
       const temporal = temporalSettings(globals());
       // First: a malformed key list stops the worker before it touches the server.
       const dataConverter = forkflowDataConverter();
@@ -129,22 +138,25 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
         dataConverter,
         namespace: temporal.namespace,
-        taskQueue: globals().taskQueue ?? settings.taskQueue,
+        taskQueue,
+        hostQueue,
         anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
         modelGateway: settings.modelGateway,
         workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
-        identity: flags.identity,
+        identity: flags.identity ?? (hostId ? `${hostId}@${process.pid}` : undefined),
         ...(bundle ? { workflowBundle: { codePath: resolve(bundle) } } : {}),
       });
       const workers = [worker];
-      if (flags.workspaceQueue) {
+      for (const queue of [hostQueue, flags.workspaceQueue]) {
+        if (!queue) continue;
         workers.push(
           await createWorkspaceWorker({
             connection: nativeConnection,
             client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
             dataConverter,
             namespace: temporal.namespace,
-            taskQueue: flags.workspaceQueue,
+            taskQueue: queue,
+            hostQueue,
             stopping: stopping.signal,
             anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
             modelGateway: settings.modelGateway,

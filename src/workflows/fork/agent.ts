@@ -151,6 +151,14 @@ export class ForkAgent {
     return this.worktree?.path ?? this.input.workspace?.root;
   }
 
+  /**
+   * The task queue its tools go to, when not the workflow's own: the host that holds its
+   * worktree, else the workspace's queue it was given. Undefined: any worker of its queue.
+   */
+  get toolQueue(): string | undefined {
+    return this.worktree?.taskQueue ?? this.input.workspace?.taskQueue;
+  }
+
   /** Length of the whole conversation, prefix included. */
   get messageCount(): number {
     return this.conversation ? this.conversation.setup.base + this.conversation.messages.length : 0;

@@ -6,14 +6,14 @@
  *   wrote is audited before its terminal state is decided: an escape fails the run.
  */
 import { ActivityFailure, workflowInfo } from '@temporalio/workflow';
-import type { PathEscapeReport, WorktreeResult } from '../../shared/activity-io';
+import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/activity-io';
 import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
 import { isolation } from '../activities';
 import type { ForkAgent } from './agent';
 
-function onWorkspace(input: ForkInput) {
-  const taskQueue = input.workspace?.taskQueue ?? workflowInfo().taskQueue;
+function onWorkspace(input: ForkInput, worktree?: WorktreeRef) {
+  const taskQueue = worktree?.taskQueue ?? input.workspace?.taskQueue ?? workflowInfo().taskQueue;
   return { taskQueue };
 }
 
@@ -30,7 +30,7 @@ export async function openWorktree(agent: ForkAgent): Promise<void> {
 
 export async function closeWorktree(agent: ForkAgent): Promise<WorktreeResult | undefined> {
   if (!agent.worktree) return undefined;
-  return isolation.finishWorktree.executeWithOptions({ ...onWorkspace(agent.input), summary: 'remove or keep worktree' }, [agent.worktree]);
+  return isolation.finishWorktree.executeWithOptions({ ...onWorkspace(agent.input, agent.worktree), summary: `remove or keep worktree${agent.worktree.taskQueue ? ` · on ${agent.worktree.taskQueue}` : ''}` }, [agent.worktree]);
 }
 
 export async function pinMemory(agent: ForkAgent): Promise<void> {

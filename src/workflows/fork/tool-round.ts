@@ -121,9 +121,11 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
     ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
   };
-  agent.doing(`tool ${use.name}`);
-  const summary = `turn ${agent.turns} · ${use.name}`;
-  const taskQueue = agent.input.workspace?.taskQueue ?? info.taskQueue;
+  // A worktree lives on one host: say so, so a fork waiting for a lost host shows why.
+  const host = agent.worktree?.taskQueue;
+  agent.doing(host ? `tool ${use.name} on ${host}, the host of its worktree` : `tool ${use.name}`);
+  const summary = `turn ${agent.turns} · ${use.name}${host ? ` · on ${host}` : ''}`;
+  const taskQueue = agent.toolQueue ?? info.taskQueue;
   try {
     const result =
       taskQueue === info.taskQueue && concurrencySafe(use.name) && patched(LOCAL_READ_TOOLS_PATCH)
