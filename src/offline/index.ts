@@ -6,6 +6,7 @@
  */
 import { defaultMinCacheableTokens } from './cache';
 import type { Faults } from './faults';
+import { RateLimitOptions } from './rate-limit';
 import type { RequestLog } from './log';
 import { OfflineServer } from './server';
 
@@ -26,6 +27,8 @@ export interface OfflineModelOptions {
   apiKey?: string;
   /** Keep at most this many log entries, dropping the oldest (long-running servers). Default: all. */
   maxLogEntries?: number;
+  /** A provider rate limit: at most `requests` Messages requests per `perMs`, else 429 with `retry-after`. */
+  rateLimit?: RateLimitOptions;
 }
 
 export interface OfflineModel {
@@ -65,6 +68,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     minCacheableTokens: typeof min === 'function' ? min : typeof min === 'number' ? () => min : defaultMinCacheableTokens,
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,
+    ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
   });
   const url = await server.listen();
   return {

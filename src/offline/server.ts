@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PromptCache } from './cache';
 import { ApiError, defaultFaultMessage, invalidRequest, isApiError } from './errors';
 import { type FaultDecision, Faults } from './faults';
+import { RateLimiter, type RateLimitOptions } from './rate-limit';
 import { requestId } from './ids';
 import { RequestLog, type RequestLogEntry } from './log';
 import type { PlannedReply } from './reply';
@@ -29,6 +30,8 @@ export interface ServerSettings {
   minCacheableTokens: (model: string) => number;
   apiKey?: string;
   maxLogEntries: number;
+  /** A provider rate limit on Messages requests (src/offline/rate-limit.ts); none when unset. */
+  rateLimit?: RateLimitOptions;
 }
 
 type Route = 'messages' | 'count_tokens' | undefined;
@@ -69,6 +72,7 @@ function readBody(req: IncomingMessage, signal: AbortSignal): Promise<{ raw: str
 export class OfflineServer {
   readonly log: RequestLog;
   readonly faults = new Faults();
+  readonly rateLimiter?: RateLimiter;
   readonly cache: PromptCache;
   private readonly attempts = new Map<string, number>();
   private readonly server: Server;
@@ -78,6 +82,7 @@ export class OfflineServer {
   private closing?: Promise<void>;
 
   constructor(private readonly settings: ServerSettings) {
+    if (settings.rateLimit) this.rateLimiter = new RateLimiter(settings.rateLimit, settings.now);
     this.log = new RequestLog(settings.maxLogEntries);
     this.cache = new PromptCache(settings.now);
     this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs };
@@ -185,6 +190,13 @@ export class OfflineServer {
       }
       checkAuth(entry.headers, this.settings.apiKey);
       const version = checkVersion(entry.headers);
+      if (route === 'messages' && this.rateLimiter) {
+        const verdict = this.rateLimiter.take();
+        if (!verdict.admitted) {
+          const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+          throw new ApiError(429, `Rate limit of the offline model reached; retry in ${seconds} s.`, { headers: { 'retry-after': String(seconds) } });
+        }
+      }
       if (input.tooLarge) throw new ApiError(413, `Request body exceeds the ${MAX_BODY_BYTES} byte limit.`);
       if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
       if (route === 'count_tokens') return planCountTokens(input.body, version);

@@ -14,12 +14,15 @@ import { ACTIVITY_PROFILES } from '../shared/constants';
  * worker within about 2.5 s; the beat runs on a timer, so a long silence from the provider
  * (time to first token of a huge prompt) does not trip it. A retry after a response had
  * arrived is served from the response store (src/activities/model/response-store.ts).
+ * No attempt limit here: rate limits and overload are waited out however long they last,
+ * and the activity itself gives up on other errors after MODEL_ATTEMPTS
+ * (src/activities/model/errors.ts).
  */
 export const model = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
   startToCloseTimeout: ACTIVITY_PROFILES.model.startToCloseMs,
   heartbeatTimeout: ACTIVITY_PROFILES.model.heartbeatMs,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: 10 },
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: Number.POSITIVE_INFINITY },
 });
 
 /**

@@ -14,7 +14,7 @@ import { buildMessagesRequest } from '../../shared/request';
 import { requestFacts, type RequestFacts } from '../../shared/cache-break';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
-import { classifyModelError } from './errors';
+import { capAttempts, classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
 import { estimateRequestTokens } from '../../shared/request-tokens';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
@@ -232,7 +232,7 @@ export function createModelActivities(deps: ModelDeps) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
           if (ctx.cancellationSignal.aborted && deps.gateway && key) await cancelAtGateway(deps.gateway, callKeyDigest(key));
-          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : classifyModelError(err);
+          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
           recordModelFailure(body.model, failure);
           throw failure;
         }

@@ -80,3 +80,22 @@ function classifyApiError(err: APIError): ApplicationFailure {
   const delay = retryDelayMs(err.headers);
   return ApplicationFailure.create({ type, message, details, ...(delay !== undefined ? { nextRetryDelay: delay } : {}) });
 }
+
+/**
+ * Attempts a model call gets for errors a retry may fix but a wait does not promise to:
+ * server errors, a dropped connection. Rate limits and overload (429, 529, a mid-stream
+ * `overloaded_error`) are retried without a limit, at the provider's `retry-after` or the
+ * retry policy's backoff: a provider that is busy for a long time slows the tree down and
+ * never fails a fork. The retry policy itself has no attempt limit (src/workflows/activities.ts).
+ */
+export const MODEL_ATTEMPTS = 10;
+
+export function isBusy(failure: ApplicationFailure): boolean {
+  return failure.type === 'ModelRateLimited' || failure.type === 'ModelOverloaded' || (failure.type === 'ModelStreamError' && failure.message.startsWith('overloaded_error'));
+}
+
+/** The failure to throw from attempt `attempt`: non-retryable once a non-busy error used up its attempts. */
+export function capAttempts(failure: ApplicationFailure, attempt: number): ApplicationFailure {
+  if (failure.nonRetryable || isBusy(failure) || attempt < MODEL_ATTEMPTS) return failure;
+  return ApplicationFailure.create({ type: failure.type ?? undefined, message: `${failure.message} (gave up after ${attempt} attempts)`, nonRetryable: true, details: failure.details ?? undefined });
+}

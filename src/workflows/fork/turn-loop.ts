@@ -77,7 +77,9 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   const startedAt = workflowNow();
   let result: ModelCallResult;
   try {
-    result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}` }, [input]);
+    // One fairness key per tree: on a server with fairness on, a tree of 200 agents shares
+    // the model queue with a tree of 2 instead of queueing it behind its backlog.
+    result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId } }, [input]);
   } catch (err) {
     if (!isBudgetRefusal(err)) throw err;
     agent.doing(undefined);
