@@ -1,0 +1,54 @@
+/**
+ * Runs the peer's side of `npm run bench:peer` under Node >= 22.12 (the orchestrator,
+ * bench/peer.ts, spawns it): a worker with AiSdkPlugin and the AI SDK's Anthropic provider
+ * pointed at the offline model, then one readerAgent to completion. Prints one JSON line
+ * (the workflow ids and wall time) on stdout; the orchestrator reads histories and the
+ * model's log itself, the same way for both systems.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { AiSdkPlugin } from '@temporalio/ai-sdk';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { createReadActivities } from './activities.ts';
+import type { readerAgent } from './workflows.ts';
+
+interface PeerConfig {
+  address: string;
+  namespace: string;
+  modelUrl: string;
+  workspace: string;
+  workflowId: string;
+  system: string;
+  prompt: string;
+  maxSteps: number;
+  siblings: string[];
+}
+
+const config = JSON.parse(process.argv[2] ?? '') as PeerConfig;
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+const taskQueue = `bench-peer-${process.pid}`;
+const anthropic = createAnthropic({ baseURL: `${config.modelUrl}/v1`, apiKey: 'offline' });
+const connection = await NativeConnection.connect({ address: config.address });
+const worker = await Worker.create({
+  connection,
+  namespace: config.namespace,
+  taskQueue,
+  workflowsPath: fileURLToPath(new URL('./workflows.ts', import.meta.url)),
+  activities: createReadActivities(config.workspace),
+  plugins: [new AiSdkPlugin({ modelProvider: anthropic })],
+});
+const client = new Client({ connection: await Connection.connect({ address: config.address }), namespace: config.namespace });
+const result = await worker.runUntil(async () => {
+  const started = Date.now();
+  const handle = await client.workflow.start<typeof readerAgent>('readerAgent', {
+    taskQueue,
+    workflowId: config.workflowId,
+    args: [{ system: config.system, prompt: config.prompt, maxSteps: config.maxSteps, siblings: config.siblings }],
+  });
+  const out = await handle.result();
+  return { ...out, startedAt: started, wallMs: Date.now() - started };
+});
+process.stdout.write(`${JSON.stringify(result)}\n`);
+await connection.close();
+await client.connection.close();
