@@ -38,7 +38,7 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 
 export async function measureSystem(
   temporal: Client,
-  o: { parentId: string; siblingIds: string[]; log: RequestLogEntry[]; wallMs: number; siblings: string[] },
+  o: { workflowId: string; siblingIds: string[]; log: RequestLogEntry[]; wallMs: number; siblings: string[] },
 ): Promise<SystemFigures> {
   const requests = o.log.filter((e) => e.path === '/v1/messages' && e.outcome === 'completed');
   const ofSibling = (e: RequestLogEntry) => o.siblings.findIndex((s) => e.rawBody.includes(JSON.stringify(s.split('\n')[0]).slice(1, -1)));
@@ -60,8 +60,10 @@ export async function measureSystem(
   }
   tokens.total = tokens.input + tokens.cacheCreation + tokens.cacheRead;
 
-  const agentHistory = await rawHistory(temporal, o.parentId);
-  const siblingHistories = await Promise.all(o.siblingIds.map((id) => rawHistory(temporal, id)));
+  // Small pages: the peer's events each carry a whole conversation (up to ~100 KB at 50 turns).
+  const read = (id: string) => rawHistory(temporal, id, undefined, { maximumPageSize: 20 });
+  const agentHistory = await read(o.workflowId);
+  const siblingHistories = await Promise.all(o.siblingIds.map(read));
   const all = [agentHistory, ...siblingHistories];
   return {
     wallMs: o.wallMs,

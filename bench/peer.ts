@@ -18,6 +18,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startBenchStack } from './kit';
+import type { RequestLogEntry } from '../src/offline';
 import { compareRow, measureSystem, type SystemFigures } from './peer-measure';
 
 const TURNS = Number(process.env.BENCH_PEER_TURNS ?? 50);
@@ -42,12 +43,6 @@ function fileText(i: number): string {
 
 const fileName = (i: number) => `files/f${String(i + 1).padStart(2, '0')}.txt`;
 
-/** The scripted model reads the latest user text: one `@tool Read` step per turn, then a reply. */
-function agentPrompt(): string {
-  const reads = Array.from({ length: TURNS }, (_, i) => `@tool Read ${JSON.stringify({ file_path: fileName(i) })}`);
-  return [`Read the ${TURNS} files under files/, one a turn.`, ...reads, `@reply read ${TURNS} files`].join('\n');
-}
-
 /** One system prompt and one Read tool for both, so the model sees the same prefix sizes. */
 const SYSTEM = 'You read the files you are asked to read.';
 const READ_TOOL = {
@@ -61,15 +56,42 @@ const READ_TOOL = {
   },
 };
 
-const siblingPrompt = (i: number) => `Sibling ${i}: report on ${fileName(i % TURNS)}.\n@reply sibling ${i} done`;
+/** One run of the task: its agent's prompt and its siblings' directives, told apart by `label`. */
+interface Task {
+  label: string;
+  turns: number;
+  prompt: string;
+  siblings: string[];
+}
 
-async function runPeer(config: object): Promise<{ wallMs: number; siblingIds: string[]; steps: number }> {
+/** The scripted model reads the latest user text: one `@tool Read` step per turn, then a reply. */
+function task(label: string, turns: number, siblings: number): Task {
+  const reads = Array.from({ length: turns }, (_, i) => `@tool Read ${JSON.stringify({ file_path: fileName(i) })}`);
+  return {
+    label,
+    turns,
+    prompt: [`Read the ${turns} files under files/, one a turn (${label}).`, ...reads, `@reply read ${turns} files`].join('\n'),
+    siblings: Array.from({ length: siblings }, (_, i) => `Sibling ${i} of ${label}: report on ${fileName(i % turns)}.\n@reply sibling ${i} done`),
+  };
+}
+
+/** This task's requests: each carries the agent's first prompt line (the siblings' in the conversation). */
+const requestsOf = (log: RequestLogEntry[], t: Task) => log.filter((e) => e.rawBody.includes(t.prompt.split('\n')[0]!));
+
+interface PeerRun {
+  workflowId: string;
+  siblingIds: string[];
+  wallMs: number;
+}
+
+/** The peer's worker process: runs the tasks one after another, prints one JSON line of results. */
+async function runPeer(config: object): Promise<PeerRun[]> {
   const child = spawn(process.execPath, [join(PEER_DIR, 'src', 'run.ts'), JSON.stringify(config)], { cwd: PEER_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`the peer exited ${code}: ${out}`);
-  return JSON.parse(out.trim().split('\n').pop()!) as { wallMs: number; siblingIds: string[]; steps: number };
+  return JSON.parse(out.trim().split('\n').pop()!) as PeerRun[];
 }
 
 export async function runBenchPeer(): Promise<PeerReport> {
@@ -79,38 +101,42 @@ export async function runBenchPeer(): Promise<PeerReport> {
     mkdirSync(join(workspace, 'files'));
     for (let i = 0; i < TURNS; i++) writeFileSync(join(workspace, fileName(i)), fileText(i));
     const run = Date.now().toString(36);
-    const siblings = Array.from({ length: SIBLINGS }, (_, i) => siblingPrompt(i));
-    const temporal = client.temporal;
+    // Each system first runs a small warm-up in its own worker (bundles loaded, connections
+    // and caches warm), so neither measured run pays for starting up.
+    const warmUp = (system: string) => task(`${system} warm-up ${run}`, 3, 1);
+    const measured = (system: string) => task(`${system} ${run}`, TURNS, SIBLINGS);
 
     // forkflow: a fork, then its siblings by reference to its conversation.
-    model.log.clear();
-    const parentId = `bench-peer-forkflow-${run}`;
     const budget = { maxTokens: 100_000_000 };
-    const t0 = Date.now();
-    await client.fork({ agentId: parentId, system: SYSTEM, tools: [READ_TOOL], prompt: agentPrompt(), maxTurns: TURNS + 5, budget }, { mode: 'sync' });
-    const handles = await client.forkMany(
-      { agentId: parentId },
-      siblings.map((prompt, i) => ({ agentId: `${parentId}-sibling-${i}`, parentAgentId: parentId, prompt, budget })),
-    );
-    await Promise.all(handles.map((h) => h.result()));
-    const forkflowWall = Date.now() - t0;
-    const forkflowLog = model.log.entries();
-
-    // The peer: its own worker process, same server, same model.
+    const runForkflow = async (t: Task) => {
+      const agentId = `bench-peer-forkflow-${slug(t.label)}`;
+      const t0 = Date.now();
+      await client.fork({ agentId, system: SYSTEM, tools: [READ_TOOL], prompt: t.prompt, maxTurns: t.turns + 5, budget }, { mode: 'sync' });
+      const handles = await client.forkMany(
+        { agentId },
+        t.siblings.map((prompt, i) => ({ agentId: `${agentId}-sibling-${i}`, parentAgentId: agentId, prompt, budget })),
+      );
+      await Promise.all(handles.map((h) => h.result()));
+      return { workflowId: agentId, siblingIds: handles.map((h) => h.agentId), wallMs: Date.now() - t0 };
+    };
+    const forkflowTask = measured('forkflow');
+    await runForkflow(warmUp('forkflow'));
+    const forkflowRun = await runForkflow(forkflowTask);
+    const forkflowLog = requestsOf(model.log.entries(), forkflowTask);
     model.log.clear();
-    const peerId = `bench-peer-aisdk-${run}`;
-    const peerRun = await runPeer({
+
+    // The peer: its own worker process, same server, same model, same files.
+    const peerTask = measured('peer');
+    const peerRuns = await runPeer({
       address: bench.stack.server.address,
       namespace: bench.stack.server.namespace,
       modelUrl: model.url,
       workspace,
-      workflowId: peerId,
       system: SYSTEM,
-      prompt: agentPrompt(),
-      maxSteps: TURNS + 5,
-      siblings,
+      runs: [warmUp('peer'), peerTask].map((t) => ({ workflowId: `bench-peer-aisdk-${slug(t.label)}`, prompt: t.prompt, maxSteps: t.turns + 5, siblings: t.siblings })),
     });
-    const peerLog = model.log.entries();
+    const peerRun = peerRuns[1]!;
+    const peerLog = requestsOf(model.log.entries(), peerTask);
 
     // The model's view of both runs, for a look at what each system sent.
     if (process.env.BENCH_PEER_LOG_DIR) {
@@ -119,13 +145,16 @@ export async function runBenchPeer(): Promise<PeerReport> {
         writeFileSync(join(process.env.BENCH_PEER_LOG_DIR, `${name}.jsonl`), log.map((e) => JSON.stringify({ seq: e.seq, receivedAt: e.receivedAt, endedAt: e.endedAt, usage: e.usage, body: e.body })).join('\n'));
       }
     }
-    const forkflow = await measureSystem(temporal, { parentId, siblingIds: handles.map((h) => h.agentId), log: forkflowLog, wallMs: forkflowWall, siblings });
-    const peer = await measureSystem(temporal, { parentId: peerId, siblingIds: peerRun.siblingIds, log: peerLog, wallMs: peerRun.wallMs, siblings });
+    const temporal = client.temporal;
+    const forkflow = await measureSystem(temporal, { ...forkflowRun, log: forkflowLog, siblings: forkflowTask.siblings });
+    const peer = await measureSystem(temporal, { ...peerRun, log: peerLog, siblings: peerTask.siblings });
     return { v: 1, node: process.version, turns: TURNS, siblings: SIBLINGS, forkflow, peer };
   } finally {
     await bench.stop();
   }
 }
+
+const slug = (label: string) => label.replace(/[^a-z0-9]+/gi, '-');
 
 function printReport(r: PeerReport): void {
   const rows = compareRow(r.forkflow, r.peer);

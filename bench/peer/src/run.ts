@@ -1,8 +1,8 @@
 /**
  * Runs the peer's side of `npm run bench:peer` under Node >= 22.12 (the orchestrator,
  * bench/peer.ts, spawns it): a worker with AiSdkPlugin and the AI SDK's Anthropic provider
- * pointed at the offline model, then one readerAgent to completion. Prints one JSON line
- * (the workflow ids and wall time) on stdout; the orchestrator reads histories and the
+ * pointed at the offline model, then each readerAgent it is given to completion. Prints one JSON line
+ * (each run's workflow ids and wall time) on stdout; the orchestrator reads histories and the
  * model's log itself, the same way for both systems.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -18,11 +18,9 @@ interface PeerConfig {
   namespace: string;
   modelUrl: string;
   workspace: string;
-  workflowId: string;
   system: string;
-  prompt: string;
-  maxSteps: number;
-  siblings: string[];
+  /** Run one after another (a warm-up, then the measured one). */
+  runs: { workflowId: string; prompt: string; maxSteps: number; siblings: string[] }[];
 }
 
 const config = JSON.parse(process.argv[2] ?? '') as PeerConfig;
@@ -39,16 +37,20 @@ const worker = await Worker.create({
   plugins: [new AiSdkPlugin({ modelProvider: anthropic })],
 });
 const client = new Client({ connection: await Connection.connect({ address: config.address }), namespace: config.namespace });
-const result = await worker.runUntil(async () => {
-  const started = Date.now();
-  const handle = await client.workflow.start<typeof readerAgent>('readerAgent', {
-    taskQueue,
-    workflowId: config.workflowId,
-    args: [{ system: config.system, prompt: config.prompt, maxSteps: config.maxSteps, siblings: config.siblings }],
-  });
-  const out = await handle.result();
-  return { ...out, startedAt: started, wallMs: Date.now() - started };
+const results = await worker.runUntil(async () => {
+  const done = [];
+  for (const run of config.runs) {
+    const started = Date.now();
+    const handle = await client.workflow.start<typeof readerAgent>('readerAgent', {
+      taskQueue,
+      workflowId: run.workflowId,
+      args: [{ system: config.system, prompt: run.prompt, maxSteps: run.maxSteps, siblings: run.siblings }],
+    });
+    const { siblingIds } = await handle.result();
+    done.push({ workflowId: run.workflowId, siblingIds, wallMs: Date.now() - started });
+  }
+  return done;
 });
-process.stdout.write(`${JSON.stringify(result)}\n`);
+process.stdout.write(`${JSON.stringify(results)}\n`);
 await connection.close();
 await client.connection.close();
