@@ -29,6 +29,14 @@ export interface SystemFigures {
    * turn, the model's own time left out.
    */
   overheadMs: { median: number; p95: number; max: number };
+  /** The model's own time per agent request (received → response ended), left out of the overhead. */
+  modelMs: { median: number; p95: number };
+  /**
+   * Where the wall time went: start → the agent's first model request; the agent's loop
+   * (first request → last response); last response → each sibling's first request (median,
+   * max: the agent's end, the siblings' start); last response → all siblings done.
+   */
+  phasesMs: { startToFirstRequest: number; agentLoop: number; siblingFirstRequest: { median: number; max: number }; siblingsDone: number };
   /** cache_read / all input tokens of each sibling's first request. */
   siblingFirstCacheRead: { median: number; min: number };
   tokens: { input: number; cacheCreation: number; cacheRead: number; total: number };
@@ -38,13 +46,14 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 
 export async function measureSystem(
   temporal: Client,
-  o: { workflowId: string; siblingIds: string[]; log: RequestLogEntry[]; wallMs: number; siblings: string[] },
+  o: { workflowId: string; siblingIds: string[]; log: RequestLogEntry[]; startedAt: number; wallMs: number; siblings: string[] },
 ): Promise<SystemFigures> {
   const requests = o.log.filter((e) => e.path === '/v1/messages' && e.outcome === 'completed');
   const ofSibling = (e: RequestLogEntry) => o.siblings.findIndex((s) => e.rawBody.includes(JSON.stringify(s.split('\n')[0]).slice(1, -1)));
   const agent = requests.filter((e) => ofSibling(e) < 0).sort((a, b) => a.receivedAt - b.receivedAt);
   const siblingReqs = requests.filter((e) => ofSibling(e) >= 0);
   const gaps = agent.slice(1).map((e, i) => e.receivedAt - agent[i]!.endedAt!);
+  const modelTimes = agent.map((e) => e.endedAt! - e.receivedAt);
   const firsts = o.siblings.map((_, i) => siblingReqs.filter((e) => ofSibling(e) === i).sort((a, b) => a.receivedAt - b.receivedAt)[0]);
   if (firsts.some((e) => !e)) throw new Error('a sibling made no model request');
   const shares = firsts.map((e) => {
@@ -52,6 +61,8 @@ export async function measureSystem(
     const read = u.cache_read_input_tokens ?? 0;
     return read / (u.input_tokens + (u.cache_creation_input_tokens ?? 0) + read);
   });
+  const agentEnd = agent[agent.length - 1]!.endedAt!;
+  const siblingStarts = firsts.map((e) => e!.receivedAt - agentEnd);
   const tokens = { input: 0, cacheCreation: 0, cacheRead: 0, total: 0 };
   for (const e of requests) {
     tokens.input += e.usage?.input_tokens ?? 0;
@@ -79,6 +90,13 @@ export async function measureSystem(
       largestPayloadBytes: Math.max(...all.map(largestPayload)),
     },
     overheadMs: { median: median(gaps), p95: percentile(gaps, 95), max: Math.max(...gaps) },
+    modelMs: { median: median(modelTimes), p95: percentile(modelTimes, 95) },
+    phasesMs: {
+      startToFirstRequest: agent[0]!.receivedAt - o.startedAt,
+      agentLoop: agentEnd - agent[0]!.receivedAt,
+      siblingFirstRequest: { median: median(siblingStarts), max: Math.max(...siblingStarts) },
+      siblingsDone: o.startedAt + o.wallMs - agentEnd,
+    },
     siblingFirstCacheRead: { median: Math.round(median(shares) * 1000) / 1000, min: Math.round(Math.min(...shares) * 1000) / 1000 },
     tokens,
   };
@@ -98,6 +116,7 @@ export function compareRow(a: SystemFigures, b: SystemFigures): [string, string,
     ['events per agent turn', String(a.history.eventsPerTurn), String(b.history.eventsPerTurn)],
     ['durable overhead per turn, median ms', String(a.overheadMs.median), String(b.overheadMs.median)],
     ['durable overhead per turn, p95 ms', String(a.overheadMs.p95), String(b.overheadMs.p95)],
+    ["  (the model's own time per turn, median ms, left out)", String(a.modelMs.median), String(b.modelMs.median)],
     ["cache-read share, siblings' first request (median / min)", `${a.siblingFirstCacheRead.median} / ${a.siblingFirstCacheRead.min}`, `${b.siblingFirstCacheRead.median} / ${b.siblingFirstCacheRead.min}`],
     ['model input tokens (uncached + cache write + cache read)', fmt(a.tokens.total), `${fmt(b.tokens.total)}${x(a.tokens.total, b.tokens.total)}`],
     ['  uncached', fmt(a.tokens.input), fmt(b.tokens.input)],
@@ -105,5 +124,9 @@ export function compareRow(a: SystemFigures, b: SystemFigures): [string, string,
     ['  cache read', fmt(a.tokens.cacheRead), fmt(b.tokens.cacheRead)],
     ['model requests (agent + siblings)', `${a.agentTurns} + ${a.siblingRequests}`, `${b.agentTurns} + ${b.siblingRequests}`],
     ['wall time, ms', fmt(a.wallMs), fmt(b.wallMs)],
+    ['  start → first model request', fmt(a.phasesMs.startToFirstRequest), fmt(b.phasesMs.startToFirstRequest)],
+    ["  the agent's loop", fmt(a.phasesMs.agentLoop), fmt(b.phasesMs.agentLoop)],
+    ["  agent's end → siblings' first request (median / max)", `${fmt(a.phasesMs.siblingFirstRequest.median)} / ${fmt(a.phasesMs.siblingFirstRequest.max)}`, `${fmt(b.phasesMs.siblingFirstRequest.median)} / ${fmt(b.phasesMs.siblingFirstRequest.max)}`],
+    ["  agent's end → all siblings done", fmt(a.phasesMs.siblingsDone), fmt(b.phasesMs.siblingsDone)],
   ];
 }

@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startBenchStack } from './kit';
 import type { RequestLogEntry } from '../src/offline';
@@ -28,7 +29,11 @@ const PEER_DIR = join(__dirname, 'peer');
 
 export interface PeerReport {
   v: 1;
+  measuredAt: string;
   node: string;
+  /** The machine's 1-minute load average when the run began: timings on a busy machine are noisy. */
+  loadAverage: number;
+  cpus: number;
   turns: number;
   siblings: number;
   forkflow: SystemFigures;
@@ -81,6 +86,8 @@ const requestsOf = (log: RequestLogEntry[], t: Task) => log.filter((e) => e.rawB
 interface PeerRun {
   workflowId: string;
   siblingIds: string[];
+  /** Date.now() in the peer's process: the same machine's clock as the model's log. */
+  startedAt: number;
   wallMs: number;
 }
 
@@ -95,6 +102,8 @@ async function runPeer(config: object): Promise<PeerRun[]> {
 }
 
 export async function runBenchPeer(): Promise<PeerReport> {
+  const loadAverage = Math.round(loadavg()[0]! * 10) / 10;
+  const measuredAt = new Date().toISOString();
   const bench = await startBenchStack('peer');
   const { client, model, workspace } = bench;
   try {
@@ -117,7 +126,7 @@ export async function runBenchPeer(): Promise<PeerReport> {
         t.siblings.map((prompt, i) => ({ agentId: `${agentId}-sibling-${i}`, parentAgentId: agentId, prompt, budget })),
       );
       await Promise.all(handles.map((h) => h.result()));
-      return { workflowId: agentId, siblingIds: handles.map((h) => h.agentId), wallMs: Date.now() - t0 };
+      return { workflowId: agentId, siblingIds: handles.map((h) => h.agentId), startedAt: t0, wallMs: Date.now() - t0 };
     };
     const forkflowTask = measured('forkflow');
     await runForkflow(warmUp('forkflow'));
@@ -148,7 +157,7 @@ export async function runBenchPeer(): Promise<PeerReport> {
     const temporal = client.temporal;
     const forkflow = await measureSystem(temporal, { ...forkflowRun, log: forkflowLog, siblings: forkflowTask.siblings });
     const peer = await measureSystem(temporal, { ...peerRun, log: peerLog, siblings: peerTask.siblings });
-    return { v: 1, node: process.version, turns: TURNS, siblings: SIBLINGS, forkflow, peer };
+    return { v: 1, measuredAt, node: process.version, loadAverage, cpus: cpus().length, turns: TURNS, siblings: SIBLINGS, forkflow, peer };
   } finally {
     await bench.stop();
   }
@@ -160,7 +169,7 @@ function printReport(r: PeerReport): void {
   const rows = compareRow(r.forkflow, r.peer);
   const w0 = Math.max(...rows.map((x) => x[0].length));
   const w1 = Math.max(...rows.map((x) => x[1].length), 'forkflow'.length);
-  const title = `bench:peer — ${r.turns} Read turns + ${r.siblings} siblings, Node ${r.node}, offline model (no latency)`;
+  const title = `bench:peer — ${r.turns} Read turns + ${r.siblings} siblings, Node ${r.node}, offline model (no latency), load ${r.loadAverage} on ${r.cpus} CPUs`;
   process.stdout.write(`\n${title}\n${'─'.repeat(title.length)}\n`);
   process.stdout.write(`${''.padEnd(w0)}  ${'forkflow'.padStart(w1)}  @temporalio/ai-sdk 1.23.0\n`);
   for (const [k, a, b] of rows) process.stdout.write(`${k.padEnd(w0)}  ${a.padStart(w1)}  ${b}\n`);

@@ -47,7 +47,7 @@ const results = await worker.runUntil(async () => {
       args: [{ system: config.system, prompt: run.prompt, maxSteps: run.maxSteps, siblings: run.siblings }],
     });
     const { siblingIds } = await handle.result();
-    done.push({ workflowId: run.workflowId, siblingIds, wallMs: Date.now() - started });
+    done.push({ workflowId: run.workflowId, siblingIds, startedAt: started, wallMs: Date.now() - started });
   }
   return done;
 });
