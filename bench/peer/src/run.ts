@@ -1,9 +1,10 @@
 /**
  * Runs the peer's side of `npm run bench:peer` under Node >= 22.12 (the orchestrator,
  * bench/peer.ts, spawns it): a worker with AiSdkPlugin and the AI SDK's Anthropic provider
- * pointed at the offline model, then each readerAgent it is given to completion. Prints one JSON line
- * (each run's workflow ids and wall time) on stdout; the orchestrator reads histories and the
- * model's log itself, the same way for both systems.
+ * pointed at the offline model, then each readerAgent it is given, to completion, one after
+ * another. Prints one JSON line (each run's workflow ids, start time and wall time) on
+ * stdout; the orchestrator reads histories and the model's log itself, the same way for both
+ * systems.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
