@@ -62,7 +62,7 @@ function floorBlocks() {
 }
 
 export default tseslint.config(
-  { ignores: ['lib/', 'node_modules/', '.tools/', '.scratch/', '.forkflow/', 'coverage/', 'test-artifacts/', 'bin/', 'test/fixtures/'] },
+  { ignores: ['lib/', 'node_modules/', '.tools/', '.scratch/', '.forkflow/', 'coverage/', 'test-artifacts/', 'bin/', 'test/fixtures/', 'bench/peer/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

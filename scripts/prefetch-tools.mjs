@@ -19,6 +19,8 @@ const installers = [
   { script: 'install-chromium.sh', env: {} },
   // test/e2e/s3-payloads.test.ts
   { script: 'install-versitygw.sh', env: { GOMAXPROCS: '1' } },
+  // test/e2e/bench-peer.test.ts: Node 24 from PyPI and bench/peer's own packages.
+  { script: 'install-bench-peer.sh', env: {} },
 ];
 
 for (const { script, env } of installers) {

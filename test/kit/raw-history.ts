@@ -14,11 +14,15 @@ export interface RawHistory {
   bytes: number;
 }
 
-export async function rawHistory(client: Client, workflowId: string, runId?: string): Promise<RawHistory> {
+/**
+ * `maximumPageSize` (events per page; default the server's) keeps each page under gRPC's 4 MB
+ * message limit for histories whose events carry whole conversations (bench:peer's peer).
+ */
+export async function rawHistory(client: Client, workflowId: string, runId?: string, opts: { maximumPageSize?: number } = {}): Promise<RawHistory> {
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
   let nextPageToken: Uint8Array | undefined;
   do {
-    const res = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken });
+    const res = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId, runId }, nextPageToken, maximumPageSize: opts.maximumPageSize });
     events.push(...(res.history?.events ?? []));
     nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined;
   } while (nextPageToken);
