@@ -70,7 +70,7 @@ describe('offline model: clock and TTLs', () => {
     expect(err.status).toBe(400);
     expect(errorOf(err).message).toMatch(/breakpoint 2 has ttl '1h' after a breakpoint with ttl '5m'/);
     // The allowed order: 1h first.
-    const ok = ask('@reply ok', { system: [{ ...p.system![1]!, text: 'x' } as Anthropic.TextBlockParam, p.system![0]! as Anthropic.TextBlockParam] });
+    const ok = ask('@reply ok', { system: [{ ...p.system![1]!, text: 'x' } as Anthropic.TextBlockParam, p.system![0]!] });
     await expect(t.client.messages.create(ok)).resolves.toMatchObject({ type: 'message' });
   });
 
