@@ -35,6 +35,7 @@ export const usageSchema = z.object({
   outputTokens: count,
   cacheReadInputTokens: count,
   cacheCreationInputTokens: count,
+  cacheCreation1hInputTokens: count.optional(),
 }) satisfies z.ZodType<Usage>;
 
 const nodeSchema = z.object({

@@ -60,17 +60,14 @@ describe('offline model: clock and TTLs', () => {
   });
 
   it('rejects a 1h breakpoint after a 5m one, as the API does', async () => {
-    const p = ask('@reply ok', {
-      system: [
-        { type: 'text', text: filler(1500, 'e'), cache_control: { type: 'ephemeral' } },
-        { type: 'text', text: filler(1500, 'f'), cache_control: { type: 'ephemeral', ttl: '1h' } },
-      ],
-    });
+    const five: Anthropic.TextBlockParam = { type: 'text', text: filler(1500, 'e'), cache_control: { type: 'ephemeral' } };
+    const hour: Anthropic.TextBlockParam = { type: 'text', text: filler(1500, 'f'), cache_control: { type: 'ephemeral', ttl: '1h' } };
+    const p = ask('@reply ok', { system: [five, hour] });
     const err = await apiError(t.client.messages.create(p));
     expect(err.status).toBe(400);
     expect(errorOf(err).message).toMatch(/breakpoint 2 has ttl '1h' after a breakpoint with ttl '5m'/);
     // The allowed order: 1h first.
-    const ok = ask('@reply ok', { system: [{ ...p.system![1]!, text: 'x' } as Anthropic.TextBlockParam, p.system![0]!] });
+    const ok = ask('@reply ok', { system: [hour, five] });
     await expect(t.client.messages.create(ok)).resolves.toMatchObject({ type: 'message' });
   });
 
