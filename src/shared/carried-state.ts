@@ -105,6 +105,8 @@ const carriedStateV2 = z.object({
   waitingForChildren: z.boolean().optional(),
   /** v2: cache breaks so far and the previous request (absent in states written before it: counting starts again). */
   cache: carriedCacheSchema.optional(),
+  /** v2: keep-alive calls so far and their usage (cacheWhileWaiting `keep-alive`; included in `usage`). */
+  keepAlive: z.object({ calls: count, usage: usageSchema }).optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;
