@@ -66,7 +66,8 @@ interface Run {
 async function waitForApproval(h: Harness, policy: Policy): Promise<Run> {
   const agentId = `cache-wait-${policy}`;
   const prompt = script(`Write the file (${policy}).`, toolStep('FileWrite', { file_path: `${policy}.txt`, content: 'ok' }), '@reply wrote');
-  const handle = await h.forkflow.start({ agentId, prompt, system: SYSTEM, model: MODEL, permissionMode: 'bubble', cacheWhileWaiting: policy });
+  // A system prompt of its own per policy: no fork reads what another wrote.
+  const handle = await h.forkflow.start({ agentId, prompt, system: `(${policy}) ${SYSTEM}`, model: MODEL, permissionMode: 'bubble', cacheWhileWaiting: policy });
   const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request');
   const mine = (e: RequestLogEntry): boolean => e.path === '/v1/messages' && e.rawBody.includes(`(${policy})`);
   const first = await h.model.log.waitFor((e) => mine(e) && e.outcome === 'completed');
@@ -148,10 +149,12 @@ test('keep-alive: keep-alives while the fork waits keep the 5-minute prefix; the
 
 afterAll(() => {
   // The figures the README quotes: read share of the first turn after the wait, and what the wait cost.
+  const usd = (n: number): string => `$${n.toFixed(4)}`;
   const lines = (Object.entries(runs) as [Policy, Run][]).map(([policy, run]) => {
     const [before, after] = run.turns.map(usageOf);
-    const waitCost = estimateCostUsd(MODEL, after!) + run.keepAlives.reduce((c, k) => c + estimateCostUsd(MODEL, usageOf(k)), 0);
-    return `${policy}: read share after the wait ${(readShare(after!) * 100).toFixed(1)}%, turn-1 cost $${estimateCostUsd(MODEL, before!).toFixed(4)}, keep-alives ${run.keepAlives.length}, turn-2 + keep-alives $${waitCost.toFixed(4)}`;
+    const kept = run.keepAlives.reduce((c, k) => c + estimateCostUsd(MODEL, usageOf(k)), 0);
+    const [c1, c2] = [estimateCostUsd(MODEL, before!), estimateCostUsd(MODEL, after!)];
+    return `${policy}: read share after the wait ${(readShare(after!) * 100).toFixed(1)}% of ${totalInputTokens(after!)} input tokens; turn 1 ${usd(c1)}, ${run.keepAlives.length} keep-alives ${usd(kept)}, turn 2 ${usd(c2)}, total ${usd(c1 + kept + c2)}`;
   });
   process.stdout.write(`cache while waiting (${MODEL}, ${SYSTEM.length} chars of system prompt):\n${lines.join('\n')}\n`);
 });
