@@ -6,7 +6,7 @@
  */
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { CACHE_TTL_MS } from '../../shared/cache-break';
-import { keepAliveDueAt, type CacheWhileWaiting } from '../../shared/cache-warmth';
+import { keepAliveDueAt, ttlFor, type CacheWhileWaiting } from '../../shared/cache-warmth';
 
 interface LastCall {
   /** The input of the last model call, as a keep-alive repeats it. */
@@ -28,7 +28,7 @@ export class CacheWarmth {
 
   /** The TTL a request of this policy marks its breakpoints with, for ModelCallInput.cacheTtl. */
   get cacheTtl(): ModelCallInput['cacheTtl'] {
-    return this.policy === 'ttl-1h' ? '1h' : undefined;
+    return ttlFor(this.policy) === '1h' ? '1h' : undefined;
   }
 
   /** A model call of the turn loop came back: the prefix a keep-alive would refresh. */

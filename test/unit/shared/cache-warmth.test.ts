@@ -1,0 +1,101 @@
+/**
+ * cacheWhileWaiting's pure parts: `ttl-1h` requests mark every breakpoint 1h (the caller's
+ * own system/tool markers included, so no 1h entry follows a 5m one) with the same cache-key
+ * bytes otherwise; keep-alive timing and max_tokens; 1-hour writes priced 2×; usage sums
+ * keeping the 1h part apart; the option's validation.
+ */
+import { addUsage, subtractUsage, ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
+import { CACHE_TTL_MS, lastBreakpointTtl } from '../../../src/shared/cache-break';
+import { KEEP_ALIVE_AT, keepAliveDueAt, keepAliveMaxTokens, ttlFor, ttlMsAt } from '../../../src/shared/cache-warmth';
+import { validateForkInput } from '../../../src/shared/fork-input';
+import type { RequestContext } from '../../../src/shared/messages';
+import { estimateCostUsd } from '../../../src/shared/pricing';
+import { buildMessagesRequest } from '../../../src/shared/request';
+import { stripCacheControl } from '../../../src/shared/anthropic';
+import { assistant, markerPaths, text, toolResult, toolUse, TOOLS, user } from './kit';
+
+const ctxOf = (over: Partial<RequestContext> = {}): RequestContext => ({ model: 'm', system: 'sys', tools: TOOLS, maxTokens: 100, cacheKeyHash: 'k', ...over });
+const conversation = [user(text('go')), assistant(toolUse('a')), user(toolResult('a')), assistant(toolUse('b')), user(toolResult('b'))];
+
+/** The body with every marker removed: what the cache keys hash. */
+const unmarked = (v: unknown): unknown => (Array.isArray(v) ? v.map(unmarked) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(stripCacheControl(v as Record<string, unknown>)).map(([k, x]) => [k, unmarked(x)])) : v);
+
+describe('ttl-1h requests', () => {
+  it('mark the same blocks as 5m requests, each with ttl 1h, and are the same bytes without markers', () => {
+    const five = buildMessagesRequest(ctxOf(), conversation);
+    const hour = buildMessagesRequest(ctxOf(), conversation, { ttl: '1h' });
+    expect(markerPaths(hour)).toEqual(markerPaths(five));
+    expect(markerPaths(hour).length).toBeGreaterThan(1);
+    expect(JSON.stringify(hour).match(/"cache_control":\{[^}]*\}/g)).toEqual(Array(markerPaths(hour).length).fill('"cache_control":{"type":"ephemeral","ttl":"1h"}'));
+    expect(unmarked(hour)).toEqual(unmarked(five));
+    expect(lastBreakpointTtl(hour)).toBe('1h');
+    expect(lastBreakpointTtl(five)).toBe('5m');
+  });
+
+  it('turn the caller’s own 5m markers on system and tools into 1h ones (a 1h entry may not follow a 5m one)', () => {
+    const system = [text('a', { type: 'ephemeral' }), text('b')];
+    const tools = [{ ...TOOLS[0]!, cache_control: { type: 'ephemeral' as const } }, ...TOOLS.slice(1)];
+    const body = buildMessagesRequest(ctxOf({ system, tools }), conversation, { ttl: '1h' });
+    expect(body.tools![0]!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    expect(typeof body.system === 'string' ? undefined : body.system![0]!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    // The caller's objects are not changed.
+    expect(system[0]!.cache_control).toEqual({ type: 'ephemeral' });
+    expect(tools[0]!.cache_control).toEqual({ type: 'ephemeral' });
+    // Without the option, nothing changes: the same objects go out.
+    const plain = buildMessagesRequest(ctxOf({ system, tools }), conversation);
+    expect(plain.system).toBe(system);
+    expect(plain.tools).toBe(tools);
+  });
+});
+
+describe('keep-alive timing and size', () => {
+  it('is due at 80% of the TTL after the last call was scheduled; a worker clock scale shortens the TTL', () => {
+    expect(KEEP_ALIVE_AT).toBe(0.8);
+    expect(keepAliveDueAt(1_000, CACHE_TTL_MS['5m'])).toBe(1_000 + 4 * 60_000);
+    expect(ttlMsAt('5m')).toBe(300_000);
+    expect(ttlMsAt('5m', 100)).toBe(3_000);
+    expect(ttlMsAt('1h', 100)).toBe(36_000);
+    expect(ttlFor('ttl-1h')).toBe('1h');
+    expect(ttlFor('keep-alive')).toBe('5m');
+    expect(ttlFor(undefined)).toBe('5m');
+  });
+
+  it('asks for one token, or just over the thinking budget (thinking stays: it is part of the messages cache key)', () => {
+    expect(keepAliveMaxTokens({})).toBe(1);
+    expect(keepAliveMaxTokens({ thinking: { type: 'enabled', budget_tokens: 1024 } })).toBe(1025);
+    expect(keepAliveMaxTokens({ thinking: { type: 'disabled' } })).toBe(1);
+  });
+});
+
+describe('1-hour writes in usage and cost', () => {
+  const u = (over: Partial<Usage>): Usage => ({ ...ZERO_USAGE, ...over });
+
+  it('prices 1h writes at 2× input and 5m writes at 1.25×', () => {
+    // sonnet: $3 per million input tokens.
+    expect(estimateCostUsd('claude-sonnet-4-6', u({ cacheCreationInputTokens: 1_000_000 }))).toBe(3.75);
+    expect(estimateCostUsd('claude-sonnet-4-6', u({ cacheCreationInputTokens: 1_000_000, cacheCreation1hInputTokens: 1_000_000 }))).toBe(6);
+    expect(estimateCostUsd('claude-sonnet-4-6', u({ cacheCreationInputTokens: 1_000_000, cacheCreation1hInputTokens: 400_000 }))).toBe(0.6 * 3.75 + 0.4 * 6);
+    expect(estimateCostUsd('claude-sonnet-4-6', u({ cacheReadInputTokens: 1_000_000 }))).toBe(0.3);
+  });
+
+  it('sums and subtracts the 1h part, and leaves it out when zero (older usage reads the same)', () => {
+    expect(addUsage(u({ cacheCreationInputTokens: 5 }), u({ cacheCreationInputTokens: 7 }))).toEqual(u({ cacheCreationInputTokens: 12 }));
+    expect(Object.keys(addUsage(ZERO_USAGE, ZERO_USAGE))).not.toContain('cacheCreation1hInputTokens');
+    expect(addUsage(u({ cacheCreationInputTokens: 5, cacheCreation1hInputTokens: 5 }), u({ cacheCreationInputTokens: 7 }))).toEqual(u({ cacheCreationInputTokens: 12, cacheCreation1hInputTokens: 5 }));
+    expect(subtractUsage(u({ cacheCreationInputTokens: 12, cacheCreation1hInputTokens: 5 }), u({ cacheCreationInputTokens: 7, cacheCreation1hInputTokens: 5 }))).toEqual(u({ cacheCreationInputTokens: 5 }));
+  });
+});
+
+describe('the cacheWhileWaiting option', () => {
+  it('takes the three policies, is absent by default, and refuses anything else', () => {
+    for (const policy of ['off', 'ttl-1h', 'keep-alive'] as const) {
+      const v = validateForkInput({ prompt: 'p', cacheWhileWaiting: policy });
+      expect(v.ok && v.value.cacheWhileWaiting).toBe(policy);
+    }
+    const none = validateForkInput({ prompt: 'p' });
+    expect(none.ok && none.value.cacheWhileWaiting).toBeUndefined();
+    const bad = validateForkInput({ prompt: 'p', cacheWhileWaiting: '1h' });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.issues.join('\n')).toMatch(/^cacheWhileWaiting: /m);
+  });
+});
