@@ -51,10 +51,11 @@ export interface ModelCallInput {
   /** `1h`: mark every cache breakpoint with the 1-hour TTL (cacheWhileWaiting `ttl-1h`). */
   cacheTtl?: '1h';
   /**
-   * A keep-alive (cacheWhileWaiting `keep-alive`): the same request as the call this input
-   * repeats, with `max_tokens` minimal. Only its usage matters; its reply joins no conversation.
+   * A keep-alive (cacheWhileWaiting `keep-alive`), the agent's n-th: the same request as the
+   * call this input repeats, with `max_tokens` minimal. Only its usage matters; its reply
+   * joins no conversation. In a tree it is charged at the root (by this number), not reserved.
    */
-  keepAlive?: true;
+  keepAlive?: number;
 }
 
 export interface ModelCallResult {

@@ -67,7 +67,9 @@ async function waitForApproval(h: Harness, policy: Policy): Promise<Run> {
   const agentId = `cache-wait-${policy}`;
   const prompt = script(`Write the file (${policy}).`, toolStep('FileWrite', { file_path: `${policy}.txt`, content: 'ok' }), '@reply wrote');
   // A system prompt of its own per policy: no fork reads what another wrote.
-  const handle = await h.forkflow.start({ agentId, prompt, system: `(${policy}) ${SYSTEM}`, model: MODEL, permissionMode: 'bubble', cacheWhileWaiting: policy });
+  // The keep-alive fork is a tree's root (it may start sub-agents), so its keep-alives are charged at its ledger too.
+  const tree = policy === 'keep-alive' ? { subAgents: {}, budget: { maxTokens: 500_000 } } : {};
+  const handle = await h.forkflow.start({ agentId, prompt, system: `(${policy}) ${SYSTEM}`, model: MODEL, permissionMode: 'bubble', cacheWhileWaiting: policy, ...tree });
   const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request');
   const mine = (e: RequestLogEntry): boolean => e.path === '/v1/messages' && e.rawBody.includes(`(${policy})`);
   const first = await h.model.log.waitFor((e) => mine(e) && e.outcome === 'completed');
@@ -141,6 +143,9 @@ test('keep-alive: keep-alives while the fork waits keep the 5-minute prefix; the
   expect(run.result.usage).toEqual(served);
   const keptUsage = run.keepAlives.map(usageOf).reduce((a, b) => ({ ...a, inputTokens: a.inputTokens + b.inputTokens, cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens }));
   expect(run.result.keepAlive).toEqual({ calls: run.keepAlives.length, usage: keptUsage, costUsd: estimateCostUsd(MODEL, keptUsage) });
+  // Charged at the tree's ledger like any call (by number, no turn), and counted there.
+  const node = run.result.ledger?.nodes['cache-wait-keep-alive'];
+  expect(node).toMatchObject({ turns: 2, keepAlives: run.keepAlives.length, usage: served });
   // Visible in the history as keep-alive activities.
   const events = (await scaled.client.workflow.getHandle('cache-wait-keep-alive').fetchHistory()).events ?? [];
   const summaries = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.userMetadata?.summary?.data] : [])).map((d) => (d ? Buffer.from(d).toString() : ''));

@@ -126,7 +126,8 @@ function budgetExhausted(turn: number, why: string): ApplicationFailure {
  */
 async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest): Promise<MessagesRequest> {
   const budget = input.budget;
-  if (!budget) return body;
+  // A keep-alive reserves nothing (tree-ledger.ts): it is charged after, like any call.
+  if (!budget || input.keepAlive) return body;
   const inputTokens = estimateRequestTokens(body);
   const need = inputTokens + 1;
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
@@ -151,7 +152,9 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
 /** Charges a call's usage at the tree's root (idempotent by agent and turn). */
 async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
   const ledger = input.budget?.ledger;
-  if (ledger && deps.ledger) await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses });
+  if (ledger && deps.ledger) {
+    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}) });
+  }
   return result;
 }
 

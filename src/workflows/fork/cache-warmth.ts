@@ -23,6 +23,8 @@ export class CacheWarmth {
   private waits = 0;
   /** Which wait a keep-alive loop belongs to: a loop of an earlier wait stops at its next wake-up. */
   private generation = 0;
+  /** The newest keep-alive number handed out in this run. */
+  private numbered = 0;
 
   constructor(readonly policy: CacheWhileWaiting) {}
 
@@ -34,9 +36,10 @@ export class CacheWarmth {
   /** A model call of the turn loop came back: the prefix a keep-alive would refresh. */
   called(input: ModelCallInput, scheduledAt: number, result: ModelCallResult): void {
     if (this.policy !== 'keep-alive') return;
-    // What a keep-alive sends: the same conversation and context, no budget share, no cache-break facts.
-    const { budget: _budget, prefixAt: _prefixAt, ...same } = input;
-    this.last = { input: { ...same, keepAlive: true }, scheduledAt, ttlMs: ttlMsOf(result) };
+    // What a keep-alive sends: the same conversation and context; no cache-break facts; in a
+    // tree, where to charge it (the number is set when it is sent).
+    const { prefixAt: _prefixAt, ...same } = input;
+    this.last = { input: same, scheduledAt, ttlMs: ttlMsOf(result) };
   }
 
   /** A keep-alive came back: the entry was refreshed when it was sent. */
@@ -49,8 +52,15 @@ export class CacheWarmth {
     return this.last && keepAliveDueAt(this.last.scheduledAt, this.last.ttlMs);
   }
 
-  get keepAliveInput(): ModelCallInput | undefined {
-    return this.last?.input;
+  /**
+   * The input of the next keep-alive, numbered over all the agent's runs (`before`: how many
+   * earlier runs and this one have recorded), or undefined when there is nothing to keep.
+   * Numbers are taken when sent, so two in flight never share one (the ledger charges by it).
+   */
+  nextKeepAlive(before: number): ModelCallInput | undefined {
+    if (!this.last) return undefined;
+    this.numbered = Math.max(this.numbered, before) + 1;
+    return { ...this.last.input, keepAlive: this.numbered };
   }
 
   /** Starts a wait; returns the generation of the keep-alive loop to start, if one should. */

@@ -43,11 +43,11 @@ async function keepWarm(agent: ForkAgent, generation: number): Promise<void> {
     if (!warmth.waiting(generation)) return;
     // A later call refreshed the prefix meanwhile: the timer was early.
     if ((warmth.dueAt() ?? 0) > workflowNow()) continue;
-    const input = warmth.keepAliveInput;
-    if (!input) return;
     if (budgetExhausted(agent.budgetUsage, { turns: agent.turns, toolCalls: agent.toolUses }, agent.input.budget)) return;
+    const input = warmth.nextKeepAlive(agent.tally.keepAlive?.calls ?? 0);
+    if (!input) return;
     const scheduledAt = workflowNow();
-    const n = (agent.tally.keepAlive?.calls ?? 0) + 1;
+    const n = input.keepAlive!;
     let result: ModelCallResult;
     try {
       result = await keepAliveModel.callModel.executeWithOptions({ summary: `keep-alive ${n} · after turn ${input.turn} · model ${agent.summary.model}` }, [input]);

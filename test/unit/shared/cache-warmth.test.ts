@@ -11,6 +11,7 @@ import { validateForkInput } from '../../../src/shared/fork-input';
 import type { RequestContext } from '../../../src/shared/messages';
 import { estimateCostUsd } from '../../../src/shared/pricing';
 import { buildMessagesRequest } from '../../../src/shared/request';
+import { charge, chargeRequestSchema, ledgerView, newLedger } from '../../../src/shared/tree-ledger';
 import { assistant, markerPaths, text, toolResult, toolUse, TOOLS, user } from './kit';
 
 const ctxOf = (over: Partial<RequestContext> = {}): RequestContext => ({ model: 'm', system: 'sys', tools: TOOLS, maxTokens: 100, cacheKeyHash: 'k', ...over });
@@ -97,5 +98,26 @@ describe('the cacheWhileWaiting option', () => {
     const bad = validateForkInput({ prompt: 'p', cacheWhileWaiting: '1h' });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.issues.join('\n')).toMatch(/^cacheWhileWaiting: /m);
+  });
+});
+
+describe('keep-alives in the tree ledger', () => {
+  it('are charged once per number, count no turn, and leave turn charges as they were', () => {
+    const ledger = newLedger({ agentId: 'root', model: 'claude-sonnet-4-6', budget: 1_000_000 }, { maxTreeRunning: 4, maxTreeSpawns: 4 });
+    const usage: Usage = { ...ZERO_USAGE, inputTokens: 10, cacheCreationInputTokens: 20_000, outputTokens: 50 };
+    expect(charge(ledger, { agentId: 'root', turn: 1, model: 'claude-sonnet-4-6', usage, toolUses: 0 })).toBe(true);
+    const read: Usage = { ...ZERO_USAGE, inputTokens: 10, cacheReadInputTokens: 20_000 };
+    const keep = { agentId: 'root', turn: 1, model: 'claude-sonnet-4-6', usage: read, toolUses: 0 };
+    expect(chargeRequestSchema.safeParse({ ...keep, keepAlive: 1 }).success).toBe(true);
+    expect(chargeRequestSchema.safeParse({ ...keep, keepAlive: 0 }).success).toBe(false);
+    expect(charge(ledger, { ...keep, keepAlive: 1 })).toBe(true);
+    expect(charge(ledger, { ...keep, keepAlive: 1 })).toBe(false); // a retried charge
+    expect(charge(ledger, { ...keep, keepAlive: 2 })).toBe(true);
+    const [root] = ledgerView(ledger);
+    expect(root).toMatchObject({ turns: 1, keepAlives: 2, usage: addUsage(usage, addUsage(read, read)) });
+    expect(root!.charged).toBe(10 + 20_000 + 50 + 2 * (10 + 2_000));
+    // The next turn is charged as usual.
+    expect(charge(ledger, { agentId: 'root', turn: 2, model: 'claude-sonnet-4-6', usage: read, toolUses: 0 })).toBe(true);
+    expect(ledgerView(ledger)[0]).toMatchObject({ turns: 2, keepAlives: 2 });
   });
 });
