@@ -18,6 +18,7 @@ import { totalInputTokens, type Usage } from '../../src/shared/anthropic';
 import { estimateCostUsd } from '../../src/shared/pricing';
 import type { ForkResult } from '../../src/shared/status';
 import { startHarness, type Harness } from '../kit/env';
+import { recordHistory } from '../kit/histories';
 import { script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
@@ -84,6 +85,7 @@ async function waitForApproval(h: Harness, policy: Policy): Promise<Run> {
   expect(await h.forkflow.approve(agentId, pending.requestId)).toBe('approved');
   const result = await handle.result();
   const requests = h.model.log.entries().filter(mine);
+  if (policy !== 'off') await recordHistory(h.client.workflow.getHandle(agentId), `cache-while-waiting-${policy}`);
   return { result, requests, turns: requests.filter((e) => !isKeepAlive(e)), keepAlives: requests.filter(isKeepAlive) };
 }
 
