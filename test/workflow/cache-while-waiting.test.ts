@@ -5,7 +5,8 @@
  * - `off`: the 5-minute entries are gone; the turn writes the whole prefix again;
  * - `ttl-1h`: every breakpoint carries the 1-hour TTL; the turn reads the prefix;
  * - `keep-alive`: 5-minute entries, refreshed by keep-alive requests on a durable timer while
- *   the fork waits; the turn reads the prefix, and the keep-alives are counted in its usage.
+ *   the fork waits; the turn reads the prefix, and the keep-alives are counted in its usage
+ *   (and its tree's ledger). The same holds for an idle fork waiting for a message.
  *
  * Time: `off` and `ttl-1h` need no timer during the wait, so their emulator's clock jumps 20
  * minutes (`clock.advance`). `keep-alive` needs its timer to fire before each expiry, which a
@@ -152,6 +153,28 @@ test('keep-alive: keep-alives while the fork waits keep the 5-minute prefix; the
   const events = (await scaled.client.workflow.getHandle('cache-wait-keep-alive').fetchHistory()).events ?? [];
   const summaries = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.userMetadata?.summary?.data] : [])).map((d) => (d ? Buffer.from(d).toString() : ''));
   expect(summaries.filter((s) => s.includes('keep-alive'))).toHaveLength(run.keepAlives.length);
+});
+
+test('keep-alive: an idle fork waiting for a message is kept warm too, until the message comes', async () => {
+  const agentId = 'cache-idle-keep-alive';
+  const mine = (e: RequestLogEntry): boolean => e.path === '/v1/messages' && e.rawBody.includes('(idle)');
+  const handle = await scaled.forkflow.start({ agentId, prompt: 'Answer.\n@reply first', system: `(idle) ${SYSTEM}`, model: MODEL, idleTimeout: '1h', cacheWhileWaiting: 'keep-alive' });
+  await waitFor(async () => (await handle.status()).state === 'idle', 'the fork to go idle');
+  // Two keep-alives: more than 8 emulated minutes without a turn, the prefix still warm.
+  const second = await scaled.model.log.waitFor((e) => mine(e) && isKeepAlive(e) && e.outcome === 'completed' && (e.body as { messages: unknown[] }).messages.length === 1 && scaled.model.log.entries().filter((x) => mine(x) && isKeepAlive(x)).length >= 2, { timeoutMs: 20_000 });
+  const first = scaled.model.log.entries().find(mine)!;
+  expect(second.receivedAt - first.receivedAt).toBeGreaterThan(5 * MINUTE);
+  expect(await scaled.forkflow.sendMessage(agentId, { message: '@reply second' })).toBe('queued');
+  await waitFor(async () => (await handle.status()).lastText === 'second' || undefined, 'the woken turn');
+  const turns = scaled.model.log.entries().filter((e) => mine(e) && !isKeepAlive(e));
+  expect(turns).toHaveLength(2);
+  const [before, after] = turns.map(usageOf);
+  expect(after!.cacheReadInputTokens).toBe(before!.cacheCreationInputTokens);
+  expect(readShare(after!)).toBeGreaterThan(0.95);
+  const status = await handle.status();
+  expect(status.keepAlive?.calls).toBe(scaled.model.log.entries().filter((e) => mine(e) && isKeepAlive(e) && e.outcome === 'completed').length);
+  await handle.cancel();
+  expect(await scaled.forkflow.result(agentId)).toMatchObject({ status: 'killed', text: 'second', turns: 2 });
 });
 
 afterAll(() => {
