@@ -15,8 +15,10 @@
  *   refreshes) the whole prefix at 0.1× input, repeated until the wait ends.
  */
 import { z } from 'zod';
-import type { MessagesRequest } from './anthropic';
+import { messageParamSchema, type MessagesRequest } from './anthropic';
+import type { ModelCallInput } from './activity-io';
 import { CACHE_TTL_MS, type CacheTtl } from './cache-break';
+import { runRefSchema } from './prefix';
 
 export const cacheWhileWaitingSchema = z.enum(['off', 'ttl-1h', 'keep-alive']);
 export type CacheWhileWaiting = z.infer<typeof cacheWhileWaitingSchema>;
@@ -55,3 +57,40 @@ export function keepAliveMaxTokens(body: Pick<MessagesRequest, 'thinking'>): num
   const t = body.thinking as { type?: string; budget_tokens?: number } | undefined;
   return t?.type === 'enabled' && typeof t.budget_tokens === 'number' ? t.budget_tokens + 1 : 1;
 }
+
+const count = z.number().int().min(0);
+
+/**
+ * The model call a keep-alive repeats, as it crosses continue-as-new (a run that continues
+ * while waiting for its children goes on keeping the cache warm). Parsed where the next run
+ * starts, every field of ModelCallInput (a field added there must be added here, or a carried
+ * keep-alive drops it); the model activity proves the conversation by its digest anyway.
+ */
+export const carriedWarmthSchema = z.object({
+  input: z.object({
+    run: runRefSchema,
+    agentId: z.string().min(1),
+    turn: z.number().int().min(1),
+    messageCount: count,
+    digest: z.string().min(1),
+    contextKey: z.string().min(1),
+    tail: z.object({ from: count, messages: z.array(messageParamSchema) }).optional(),
+    sharedPrefixEnd: z.object({ messageIndex: z.number().int(), blockIndex: z.number().int() }).optional(),
+    prefix: z.object({ run: runRefSchema, count, digest: z.string().min(1) }).optional(),
+    contextFrom: runRefSchema.optional(),
+    maxTokens: z.number().int().min(1).optional(),
+    budget: z.object({ left: count, ledger: z.object({ rootId: z.string().min(1), toolUses: count }).optional() }).optional(),
+    cacheTtl: z.literal('1h').optional(),
+    prefixAt: count.optional(),
+    keepAlive: z.number().int().min(1).optional(),
+  }),
+  /** Workflow time (ms) when the newest call of that prefix was scheduled. */
+  scheduledAt: z.number(),
+  ttlMs: z.number().int().min(1),
+});
+export interface CarriedWarmth {
+  input: ModelCallInput;
+  scheduledAt: number;
+  ttlMs: number;
+}
+carriedWarmthSchema satisfies z.ZodType<CarriedWarmth>;

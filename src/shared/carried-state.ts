@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { agentToolInput } from './agent-tools';
 import { prefixRefSchema } from './prefix';
 import { carriedCacheSchema } from './cache-break';
+import { carriedWarmthSchema } from './cache-warmth';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
@@ -107,6 +108,8 @@ const carriedStateV2 = z.object({
   cache: carriedCacheSchema.optional(),
   /** v2: keep-alive calls so far and their usage (cacheWhileWaiting `keep-alive`; included in `usage`). */
   keepAlive: z.object({ calls: count, usage: usageSchema }).optional(),
+  /** v2: the model call a keep-alive repeats, when this run continued while waiting under `keep-alive`. */
+  warmth: carriedWarmthSchema.optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

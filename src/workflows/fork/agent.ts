@@ -32,6 +32,7 @@ import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 import { CacheWatch } from './cache-break';
 import { CacheWarmth } from './cache-warmth';
+import type { CarriedWarmth } from '../../shared/cache-warmth';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -272,6 +273,7 @@ export class ForkAgent {
       folded: this.children.folded,
       cache: this.cache.carry(),
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
+      ...withWarmth(this.warmth.carry()),
     };
   }
 
@@ -292,6 +294,8 @@ export class ForkAgent {
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
+    // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
+    if (!this.input.continuation?.message) this.warmth.adopt(state.warmth);
   }
 
   /**
@@ -362,6 +366,10 @@ export class ForkAgent {
       startedAt: this.startedAt,
     };
   }
+}
+
+function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {
+  return warmth ? { warmth } : {};
 }
 
 function childCounts(children: readonly ChildRecord[]): ForkStatus['children'] {

@@ -6,7 +6,7 @@
  */
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { CACHE_TTL_MS } from '../../shared/cache-break';
-import { keepAliveDueAt, ttlFor, type CacheWhileWaiting } from '../../shared/cache-warmth';
+import { keepAliveDueAt, ttlFor, type CacheWhileWaiting, type CarriedWarmth } from '../../shared/cache-warmth';
 
 interface LastCall {
   /** The input of the last model call, as a keep-alive repeats it. */
@@ -45,6 +45,19 @@ export class CacheWarmth {
   /** A keep-alive came back: the entry was refreshed when it was sent. */
   refreshed(scheduledAt: number, result: ModelCallResult): void {
     if (this.last) this.last = { ...this.last, scheduledAt, ttlMs: ttlMsOf(result) };
+  }
+
+  /** What the next run of this agent takes over: the call to keep alive (keep-alive policy only). */
+  carry(): CarriedWarmth | undefined {
+    return this.policy === 'keep-alive' && this.last ? { ...this.last, input: { ...this.last.input } } : undefined;
+  }
+
+  /**
+   * Takes over the previous run's last call, so a run that continued while waiting keeps the
+   * cache warm through the rest of the wait (its conversation is read from that run).
+   */
+  adopt(carried: CarriedWarmth | undefined): void {
+    if (this.policy === 'keep-alive' && carried) this.last = carried;
   }
 
   /** When the next keep-alive is due, or undefined when there is nothing to keep. */

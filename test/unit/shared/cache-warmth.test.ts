@@ -12,6 +12,9 @@ import type { RequestContext } from '../../../src/shared/messages';
 import { estimateCostUsd } from '../../../src/shared/pricing';
 import { buildMessagesRequest } from '../../../src/shared/request';
 import { charge, chargeRequestSchema, ledgerView, newLedger } from '../../../src/shared/tree-ledger';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import { parseCarriedState } from '../../../src/shared/carried-state';
+import { CacheWarmth } from '../../../src/workflows/fork/cache-warmth';
 import { assistant, markerPaths, text, toolResult, toolUse, TOOLS, user } from './kit';
 
 const ctxOf = (over: Partial<RequestContext> = {}): RequestContext => ({ model: 'm', system: 'sys', tools: TOOLS, maxTokens: 100, cacheKeyHash: 'k', ...over });
@@ -119,5 +122,73 @@ describe('keep-alives in the tree ledger', () => {
     // The next turn is charged as usual.
     expect(charge(ledger, { agentId: 'root', turn: 2, model: 'claude-sonnet-4-6', usage: read, toolUses: 0 })).toBe(true);
     expect(ledgerView(ledger)[0]).toMatchObject({ turns: 2, keepAlives: 2 });
+  });
+});
+
+describe('CacheWarmth (the workflow’s keep-alive state, pure)', () => {
+  const input: ModelCallInput = {
+    run: { workflowId: 'w', runId: 'r1' },
+    agentId: 'w',
+    turn: 3,
+    messageCount: 5,
+    digest: 'd',
+    contextKey: 'k',
+    tail: { from: 4, messages: [user(toolResult('a'))] },
+    prefixAt: 3,
+    budget: { left: 100, ledger: { rootId: 'root', toolUses: 2 } },
+  };
+  const result: ModelCallResult = { message: { role: 'assistant', content: [] }, stopReason: 'end_turn', usage: ZERO_USAGE, model: 'm', ttlMs: 3_000 };
+
+  it('keeps nothing unless its policy is keep-alive', () => {
+    for (const policy of ['off', 'ttl-1h'] as const) {
+      const w = new CacheWarmth(policy);
+      w.called(input, 1_000, result);
+      expect(w.dueAt()).toBeUndefined();
+      expect(w.enter()).toBeUndefined();
+      expect(w.carry()).toBeUndefined();
+    }
+    expect(new CacheWarmth('ttl-1h').cacheTtl).toBe('1h');
+    expect(new CacheWarmth('keep-alive').cacheTtl).toBeUndefined();
+  });
+
+  it('repeats the last call without its cache-break facts, numbered over runs, due by the reported TTL', () => {
+    const w = new CacheWarmth('keep-alive');
+    w.called(input, 1_000, result);
+    expect(w.dueAt()).toBe(1_000 + 2_400);
+    const first = w.nextKeepAlive(0)!;
+    expect(first).toEqual({ ...input, prefixAt: undefined, keepAlive: 1 } satisfies ModelCallInput);
+    expect('prefixAt' in first).toBe(false);
+    expect(w.nextKeepAlive(0)!.keepAlive).toBe(2); // two in flight never share a number
+    expect(w.nextKeepAlive(7)!.keepAlive).toBe(8); // earlier runs sent 7
+    w.refreshed(2_000, { ...result, ttlMs: undefined });
+    expect(w.dueAt()).toBe(2_000 + 240_000); // no ttlMs: the provider's 5 minutes
+  });
+
+  it('starts one keep-alive loop per wait; a loop of an earlier wait stops', () => {
+    const w = new CacheWarmth('keep-alive');
+    const g1 = w.enter()!;
+    expect(w.enter()).toBeUndefined(); // a second decision awaited in the same round
+    expect(w.waiting(g1)).toBe(true);
+    w.leave();
+    w.leave();
+    expect(w.waiting(g1)).toBe(false);
+    const g2 = w.enter()!;
+    expect(g2).not.toBe(g1);
+    expect(w.waiting(g1)).toBe(false);
+    expect(w.waiting(g2)).toBe(true);
+  });
+
+  it('crosses continue-as-new inside the carried state, parsed', () => {
+    const w = new CacheWarmth('keep-alive');
+    w.called(input, 1_000, result);
+    const carried = w.carry()!;
+    const state = parseCarriedState(JSON.parse(JSON.stringify({ v: 2, turns: 3, toolUses: 2, usage: ZERO_USAGE, budgetUsage: ZERO_USAGE, startedAt: 'now', inbox: [], inboxSeq: 0, children: [], childCounter: 0, touched: [], maxTurnsReached: false, warmth: carried })));
+    expect(state.ok).toBe(true);
+    const next = new CacheWarmth('keep-alive');
+    next.adopt(state.ok ? state.state.warmth : undefined);
+    expect(next.dueAt()).toBe(w.dueAt());
+    expect(next.nextKeepAlive(4)).toEqual(w.nextKeepAlive(4));
+    const bad = parseCarriedState({ v: 2, turns: 3, toolUses: 2, usage: ZERO_USAGE, budgetUsage: ZERO_USAGE, startedAt: 'now', inbox: [], inboxSeq: 0, children: [], childCounter: 0, touched: [], maxTurnsReached: false, warmth: { ...carried, input: { ...carried.input, digest: 7 } } });
+    expect(bad.ok).toBe(false);
   });
 });
