@@ -35,12 +35,14 @@ export interface ActivityDeps {
   modelGateway?: string;
   /** This host's own task queue (`<queue>@<host>`), named in the worktrees it creates. */
   hostQueue?: string;
+  /** Tests only: the offline model's clock scale (see ForkflowWorkerOptions.modelClockScale). */
+  modelClockScale?: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client) }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), clockScale: deps.modelClockScale }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

@@ -101,3 +101,19 @@ export function flattenRequest(req: CacheableRequest): FlatRequest {
 export function countCacheMarkers(req: CacheableRequest): number {
   return flatBlocks(req).filter((b) => b.cacheControl).length + (req.cache_control ? 1 : 0);
 }
+
+/**
+ * The first breakpoint, in prefix order, whose TTL is longer than an earlier one's: the API
+ * rejects a 1-hour entry after a 5-minute one (longer-lived entries must come first).
+ */
+export function ttlOrderViolation(req: CacheableRequest): { index: number; ttl: CacheTtl; after: CacheTtl } | undefined {
+  const ttls = flatBlocks(req).flatMap((b) => (b.cacheControl ? [b.cacheControl.ttl ?? '5m'] : []));
+  if (req.cache_control) ttls.push(req.cache_control.ttl ?? '5m');
+  let shortest: CacheTtl = '1h';
+  for (let i = 0; i < ttls.length; i++) {
+    const ttl = ttls[i] as CacheTtl;
+    if (ttl === '1h' && shortest === '5m') return { index: i, ttl, after: shortest };
+    if (ttl === '5m') shortest = '5m';
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@
  * See ./README.md for the script language and the accounting rules.
  */
 import { defaultMinCacheableTokens } from './cache';
+import { OfflineClock } from './clock';
 import type { Faults } from './faults';
 import { RateLimitOptions } from './rate-limit';
 import type { RequestLog } from './log';
@@ -17,6 +18,13 @@ export interface OfflineModelOptions {
   port?: number;
   /** Clock in ms for cache TTLs and log timestamps. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Emulated time runs this many times faster than `now` (≥ 1; default 1): a 5-minute TTL
+   * lasts 3 s at 100. Give a worker the same `modelClockScale` so its keep-alive timers agree.
+   */
+  clockScale?: number;
+  /** Serve `GET|POST /_offline/clock` (read or advance the clock over HTTP). Default false: tests only. */
+  admin?: boolean;
   /** Extra delay before every response, in ms. Default 0. */
   latencyMs?: number;
   /** Delay between SSE events, in ms. Default 0. */
@@ -40,6 +48,8 @@ export interface OfflineModel {
   readonly faults: Faults;
   /** The emulated prompt cache: `size()` counts readable entries. */
   readonly cache: { clear(): void; size(): number };
+  /** The emulated clock: `now()`, `advance(ms)` (a jump forward: the cache ages at once), `scale`. */
+  readonly clock: Pick<OfflineClock, 'now' | 'advance' | 'scale'>;
   /** Closes the server and destroys open sockets; in-flight requests are logged `aborted`. */
   close(): Promise<void>;
 }
@@ -59,10 +69,12 @@ export interface OfflineModel {
  */
 export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise<OfflineModel> {
   const min = opts.minCacheableTokens;
+  const clock = new OfflineClock({ ...(opts.now ? { base: opts.now } : {}), scale: opts.clockScale ?? 1 });
   const server = new OfflineServer({
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 0,
-    now: opts.now ?? (() => Date.now()),
+    now: () => clock.now(),
+    ...(opts.admin ? { adminClock: clock } : {}),
     latencyMs: opts.latencyMs ?? 0,
     streamChunkDelayMs: opts.streamChunkDelayMs ?? 0,
     minCacheableTokens: typeof min === 'function' ? min : typeof min === 'number' ? () => min : defaultMinCacheableTokens,
@@ -76,6 +88,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     log: server.log,
     faults: server.faults,
     cache: { clear: () => server.cache.clear(), size: () => server.cache.size() },
+    clock,
     close: () => server.close(),
   };
 }
@@ -83,4 +96,6 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
 export { RequestLog, type RequestLogEntry, type RequestOutcome, type RequestLogPredicate } from './log';
 export { Faults, type Fault, type StatusFault, type StreamErrorFault, type DropFault, type LatencyFault } from './faults';
 export { defaultMinCacheableTokens, LOOKBACK_BLOCKS } from './cache';
+export { OfflineClock } from './clock';
+export { ADMIN_CLOCK_PATH, type ClockReading } from './routes/admin';
 export type { WireMessage, WireUsage } from './types';

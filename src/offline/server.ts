@@ -8,6 +8,7 @@ import { type IncomingHttpHeaders, type IncomingMessage, type Server, type Serve
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PromptCache } from './cache';
+import type { OfflineClock } from './clock';
 import { ApiError, defaultFaultMessage, invalidRequest, isApiError } from './errors';
 import { type FaultDecision, Faults } from './faults';
 import { RateLimiter, type RateLimitOptions } from './rate-limit';
@@ -15,6 +16,7 @@ import { requestId } from './ids';
 import { RequestLog, type RequestLogEntry } from './log';
 import type { PlannedReply } from './reply';
 import { type Exchange, type ResponderDeps, sendError, sendReply } from './respond';
+import { ADMIN_CLOCK_PATH, planClock } from './routes/admin';
 import { checkAuth, checkVersion } from './routes/headers';
 import { planCountTokens, planMessages } from './routes/messages';
 
@@ -25,6 +27,8 @@ export interface ServerSettings {
   host: string;
   port: number;
   now: () => number;
+  /** The clock behind `now`, when the admin route may move it. */
+  adminClock?: OfflineClock;
   latencyMs: number;
   streamChunkDelayMs: number;
   minCacheableTokens: (model: string) => number;
@@ -34,7 +38,7 @@ export interface ServerSettings {
   rateLimit?: RateLimitOptions;
 }
 
-type Route = 'messages' | 'count_tokens' | undefined;
+type Route = 'messages' | 'count_tokens' | 'clock' | undefined;
 
 function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -42,9 +46,10 @@ function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-function routeOf(method: string, url: string): Route {
-  if (method !== 'POST') return undefined;
+function routeOf(method: string, url: string, admin: boolean): Route {
   const path = new URL(url, 'http://offline').pathname.replace(/\/+$/, '');
+  if (admin && path === ADMIN_CLOCK_PATH && (method === 'GET' || method === 'POST')) return 'clock';
+  if (method !== 'POST') return undefined;
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/messages/count_tokens') return 'count_tokens';
   return undefined;
@@ -142,7 +147,7 @@ export class OfflineServer {
     res.setHeader('request-id', entry.requestId);
     try {
       const { raw, tooLarge } = await readBody(req, abort.signal);
-      const route = routeOf(entry.method, entry.path);
+      const route = routeOf(entry.method, entry.path, this.settings.adminClock !== undefined);
       let body: unknown;
       let jsonError: string | undefined;
       try {
@@ -187,6 +192,11 @@ export class OfflineServer {
           404,
           `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages and POST /v1/messages/count_tokens.`,
         );
+      }
+      // The admin route is the emulator's own (no API version); it exists only when enabled.
+      if (route === 'clock') {
+        if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
+        return planClock(entry.method, input.body, this.settings.adminClock as OfflineClock);
       }
       checkAuth(entry.headers, this.settings.apiKey);
       const version = checkVersion(entry.headers);

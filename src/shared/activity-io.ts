@@ -48,6 +48,14 @@ export interface ModelCallInput {
    * request's first that many messages, so the workflow can tell whether its prefix changed.
    */
   prefixAt?: number;
+  /** `1h`: mark every cache breakpoint with the 1-hour TTL (cacheWhileWaiting `ttl-1h`). */
+  cacheTtl?: '1h';
+  /**
+   * A keep-alive (cacheWhileWaiting `keep-alive`), the agent's n-th: the same request as the
+   * call this input repeats, with `max_tokens` minimal. Only its usage matters; its reply
+   * joins no conversation. In a tree it is charged at the root (by this number), not reserved.
+   */
+  keepAlive?: number;
 }
 
 export interface ModelCallResult {
@@ -61,6 +69,12 @@ export interface ModelCallResult {
    * histories recorded before it existed, and when a retry reused an earlier attempt's request.
    */
   request?: RequestFacts;
+  /**
+   * The request's cache TTL in ms as the worker sees it, when that is not the provider's own
+   * (a worker with `modelClockScale`: an emulator whose clock runs faster). Keep-alive timers
+   * use it; absent, they use the provider's TTL.
+   */
+  ttlMs?: number;
 }
 
 /** Where a tool call may write; `within` is the AutoMem memory directory, pinned at start. */

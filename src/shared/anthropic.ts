@@ -108,6 +108,11 @@ export interface Usage {
   outputTokens: number;
   cacheReadInputTokens: number;
   cacheCreationInputTokens: number;
+  /**
+   * The part of `cacheCreationInputTokens` written with the 1-hour TTL (priced 2× input, not
+   * 1.25×). Present only when not zero, so usage written before it existed reads the same.
+   */
+  cacheCreation1hInputTokens?: number;
 }
 
 export const ZERO_USAGE: Usage = Object.freeze({
@@ -117,12 +122,18 @@ export const ZERO_USAGE: Usage = Object.freeze({
   cacheCreationInputTokens: 0,
 });
 
+/** `{ cacheCreation1hInputTokens: n }` when n > 0, else nothing (the field stays absent). */
+function hourWrites(n: number): Pick<Usage, 'cacheCreation1hInputTokens'> {
+  return n > 0 ? { cacheCreation1hInputTokens: n } : {};
+}
+
 export function addUsage(a: Usage, b: Usage): Usage {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
     cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
+    ...hourWrites((a.cacheCreation1hInputTokens ?? 0) + (b.cacheCreation1hInputTokens ?? 0)),
   };
 }
 
@@ -133,6 +144,7 @@ export function subtractUsage(a: Usage, b: Usage): Usage {
     outputTokens: Math.max(0, a.outputTokens - b.outputTokens),
     cacheReadInputTokens: Math.max(0, a.cacheReadInputTokens - b.cacheReadInputTokens),
     cacheCreationInputTokens: Math.max(0, a.cacheCreationInputTokens - b.cacheCreationInputTokens),
+    ...hourWrites(Math.max(0, (a.cacheCreation1hInputTokens ?? 0) - (b.cacheCreation1hInputTokens ?? 0))),
   };
 }
 

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { agentToolInput } from './agent-tools';
 import { prefixRefSchema } from './prefix';
 import { carriedCacheSchema } from './cache-break';
+import { carriedWarmthSchema } from './cache-warmth';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 
@@ -105,6 +106,10 @@ const carriedStateV2 = z.object({
   waitingForChildren: z.boolean().optional(),
   /** v2: cache breaks so far and the previous request (absent in states written before it: counting starts again). */
   cache: carriedCacheSchema.optional(),
+  /** v2: keep-alive calls so far and their usage (cacheWhileWaiting `keep-alive`; included in `usage`). */
+  keepAlive: z.object({ calls: count, usage: usageSchema }).optional(),
+  /** v2: the model call a keep-alive repeats, when this run continued while waiting under `keep-alive`. */
+  warmth: carriedWarmthSchema.optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

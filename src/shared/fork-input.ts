@@ -15,6 +15,7 @@ import {
 } from './anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from './constants';
 import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
+import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
@@ -137,6 +138,13 @@ export const forkInputSchema = z.strictObject({
   /** `bubble`: writing tools wait for a decision (update decideApproval, signal approvalDecision). */
   permissionMode: z.enum(['default', 'bubble']).default('default'),
   approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),
+  /**
+   * Keeping the prompt cache warm while it waits (approval, message, children): `off` (5-minute
+   * entries), `ttl-1h` (every breakpoint marked with the 1-hour TTL) or `keep-alive` (a minimal
+   * request re-reads the prefix shortly before it expires, while the wait lasts). Absent: `off`;
+   * sub-agents inherit their parent's. See src/shared/cache-warmth.ts.
+   */
+  cacheWhileWaiting: cacheWhileWaitingSchema.optional(),
   /**
    * When a run continues as new, besides the server's suggestion (which comes first at the
    * server's defaults: 4 MiB or 4,096 events): once its history passes `historyBytes` or

@@ -1,6 +1,7 @@
 /**
  * Cost estimates for status and tree totals: US dollars per million tokens by model family,
- * with cache writes at 1.25× input and cache reads at 0.1× (ANTHROPIC-API.md). Estimates,
+ * with cache writes at 1.25× input (5-minute TTL) or 2× (1-hour TTL) and cache reads at 0.1×
+ * (ANTHROPIC-API.md). Estimates,
  * not invoices: unknown models use the sonnet row, and the table is easy to override.
  */
 import type { Usage } from './anthropic';
@@ -21,8 +22,13 @@ export function priceFor(model: string): Price {
   return PRICES_PER_MTOK[family ?? 'sonnet']!;
 }
 
+/** Price multipliers of cache traffic, relative to uncached input. */
+export const CACHE_PRICE = { write5m: 1.25, write1h: 2, read: 0.1 } as const;
+
 export function estimateCostUsd(model: string, u: Usage): number {
   const p = priceFor(model);
-  const dollars = (u.inputTokens * p.input + u.cacheCreationInputTokens * p.input * 1.25 + u.cacheReadInputTokens * p.input * 0.1 + u.outputTokens * p.output) / 1_000_000;
+  const hour = Math.min(u.cacheCreation1hInputTokens ?? 0, u.cacheCreationInputTokens);
+  const writes = (u.cacheCreationInputTokens - hour) * CACHE_PRICE.write5m + hour * CACHE_PRICE.write1h;
+  const dollars = (u.inputTokens * p.input + writes * p.input + u.cacheReadInputTokens * p.input * CACHE_PRICE.read + u.outputTokens * p.output) / 1_000_000;
   return Math.round(dollars * 1_000_000) / 1_000_000;
 }

@@ -12,11 +12,22 @@ import type { RequestContext } from './messages';
 export const MAX_CACHE_BREAKPOINTS = 4;
 export const INTERRUPTED_RESULT = 'No result was recorded for this tool call (interrupted).';
 const EPHEMERAL: CacheControl = { type: 'ephemeral' };
+const EPHEMERAL_1H: CacheControl = { type: 'ephemeral', ttl: '1h' };
 
 export interface BuildOptions {
   /** Last block shared by all siblings of a fork: gets its own breakpoint. */
   sharedPrefixEnd?: BlockPosition;
   stream?: boolean;
+  /**
+   * `1h`: every breakpoint carries the 1-hour TTL, the caller's own markers on system and tools
+   * included (the API wants no 1h entry after a 5m one). Default: the 5-minute default.
+   */
+  ttl?: '5m' | '1h';
+}
+
+/** `items` with every marker set to the 1-hour TTL (the same array when none is marked). */
+function markedOneHour<T extends { cache_control?: CacheControl | null }>(items: T[]): T[] {
+  return items.some((b) => b.cache_control) ? items.map((b) => (b.cache_control ? { ...b, cache_control: EPHEMERAL_1H } : b)) : items;
 }
 
 /** A repaired conversation, and where a block of the original conversation ended up in it. */
@@ -103,14 +114,14 @@ function lastMarkable(message: MessageParam): number | undefined {
   return undefined;
 }
 
-function markBlock(messages: MessageParam[], at: BlockPosition): boolean {
+function markBlock(messages: MessageParam[], at: BlockPosition, marker: CacheControl): boolean {
   const message = messages[at.messageIndex];
   if (!message) return false;
   const blocks = blocksOf(message);
   const block = blocks[at.blockIndex];
   if (!block || !canCarryCacheControl(block) || ('cache_control' in block && block.cache_control)) return false;
   const content = blocks.slice();
-  content[at.blockIndex] = { ...block, cache_control: EPHEMERAL };
+  content[at.blockIndex] = { ...block, cache_control: marker };
   messages[at.messageIndex] = { ...message, content };
   return true;
 }
@@ -154,24 +165,27 @@ export function buildMessagesRequest(ctx: RequestContext, conversation: MessageP
   const repaired = repair(conversation);
   const messages = repaired.messages.map(withoutCacheControl);
   const shared = opts.sharedPrefixEnd && repaired.position(opts.sharedPrefixEnd);
-  let system = ctx.system;
-  const tools = ctx.tools;
+  const hour = opts.ttl === '1h';
+  const marker = hour ? EPHEMERAL_1H : EPHEMERAL;
+  let system = hour && typeof ctx.system !== 'string' ? markedOneHour(ctx.system) : ctx.system;
+  const tools = hour ? markedOneHour(ctx.tools) : ctx.tools;
   let used =
     (typeof system === 'string' ? 0 : system.filter((b) => b.cache_control).length) + tools.filter((t) => t.cache_control).length;
 
   // End of tools + system: the part every request of this cache key shares.
   if (used === 0) {
-    if (typeof system === 'string' && system.length > 0) system = [{ type: 'text', text: system, cache_control: EPHEMERAL }];
+    const before = system;
+    if (typeof system === 'string' && system.length > 0) system = [{ type: 'text', text: system, cache_control: marker }];
     else if (Array.isArray(system) && system.length > 0) {
       const blocks: TextBlock[] = system.slice();
-      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1]!, cache_control: EPHEMERAL };
+      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1]!, cache_control: marker };
       system = blocks;
     }
-    if (system !== ctx.system) used++;
+    if (system !== before) used++;
   }
   for (const point of messageBreakpoints(messages, shared)) {
     if (used >= MAX_CACHE_BREAKPOINTS) break;
-    if (markBlock(messages, point)) used++;
+    if (markBlock(messages, point, marker)) used++;
   }
 
   const body: MessagesRequest = { model: ctx.model, max_tokens: ctx.maxTokens, messages: mergeConsecutiveTurns(messages) };

@@ -45,6 +45,11 @@ export interface ForkStatus {
   cacheBreak?: CacheBreak;
   /** Cache breaks so far, over all of this agent's runs. */
   cacheBreaks: number;
+  /**
+   * Keep-alive calls (cacheWhileWaiting `keep-alive`) over all its runs, their usage (also in
+   * `usage`) and estimated cost. Absent until the first.
+   */
+  keepAlive?: { calls: number; usage: Usage; costUsd: number };
   /** Tokens charged against `budget.maxTokens` so far (cache reads weighted 0.1). */
   budgetUsed: number;
   budgetMax: number;
@@ -101,6 +106,8 @@ export interface ForkResult {
   error?: string;
   cacheBreak?: CacheBreak;
   cacheBreaks?: number;
+  /** Keep-alive calls, their usage (also in `usage`) and estimated cost, when there were any. */
+  keepAlive?: { calls: number; usage: Usage; costUsd: number };
   /** Files a memory agent wrote (canonical paths). */
   touched?: string[];
   /** A worktree agent's worktree: removed when unchanged, kept (with what changed) otherwise. */

@@ -35,6 +35,7 @@ export const usageSchema = z.object({
   outputTokens: count,
   cacheReadInputTokens: count,
   cacheCreationInputTokens: count,
+  cacheCreation1hInputTokens: count.optional(),
 }) satisfies z.ZodType<Usage>;
 
 const nodeSchema = z.object({
@@ -56,6 +57,8 @@ const nodeSchema = z.object({
   reserved: z.object({ turn: count, tokens: count }).optional(),
   /** Runs of this agent (1 + times it was resumed). */
   runs: z.number().int().min(1),
+  /** Keep-alive calls charged (cacheWhileWaiting `keep-alive`): the newest one's number; absent before the first. */
+  keepAlives: count.optional(),
 });
 export type LedgerNode = z.output<typeof nodeSchema>;
 
@@ -123,6 +126,12 @@ export const chargeRequestSchema = z.strictObject({
   model: z.string().min(1).max(200),
   usage: usageSchema,
   toolUses: z.number().int().min(0),
+  /**
+   * A keep-alive call (cacheWhileWaiting): the agent's n-th, counted over all its runs. It is
+   * charged once per number, counts no turn, and was not reserved (it repeats a request the
+   * agent already paid for, and reads it at a tenth).
+   */
+  keepAlive: z.number().int().min(1).optional(),
 });
 export type ChargeRequest = z.output<typeof chargeRequestSchema>;
 
@@ -243,6 +252,7 @@ export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult 
 /** Charges a finished call's usage (once per agent and turn) and releases its reservation. */
 export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
   const node = ledger.nodes[req.agentId];
+  if (req.keepAlive !== undefined) return node ? chargeKeepAlive(node, req, req.keepAlive) : false;
   if (!node || req.turn <= node.lastTurn) return false;
   node.usage = addUsage(node.usage, req.usage);
   node.charged += tokensCharged(req.usage);
@@ -252,6 +262,16 @@ export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
   node.toolUses = Math.max(node.toolUses, req.toolUses);
   if (req.model) node.model = req.model;
   if (node.reserved && node.reserved.turn <= req.turn) delete node.reserved;
+  return true;
+}
+
+/** A keep-alive's usage and cost, once per number (a retried charge is a repeat); no turn, no reservation. */
+function chargeKeepAlive(node: LedgerNode, req: ChargeRequest, n: number): boolean {
+  if (n <= (node.keepAlives ?? 0)) return false;
+  node.usage = addUsage(node.usage, req.usage);
+  node.charged += tokensCharged(req.usage);
+  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
+  node.keepAlives = n;
   return true;
 }
 
@@ -276,10 +296,12 @@ export interface LedgerAgentView {
   turns: number;
   toolUses: number;
   runs: number;
+  /** Keep-alive calls charged (absent before the first). */
+  keepAlives?: number;
 }
 
 export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
-  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs }) => ({
+  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives }) => ({
     agentId,
     ...(parentId ? { parentId } : {}),
     model,
@@ -291,5 +313,6 @@ export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
     turns,
     toolUses,
     runs,
+    ...(keepAlives ? { keepAlives } : {}),
   }));
 }

@@ -57,6 +57,12 @@ export interface ForkflowWorkerOptions {
    */
   modelGateway?: string;
   /**
+   * Tests only: the offline model's `clockScale` (its time runs that many times faster). Model
+   * results then report their cache TTL divided by it, so keep-alive timers (cacheWhileWaiting
+   * `keep-alive`) fire in the emulator's time. Default 1: a real provider's TTLs.
+   */
+  modelClockScale?: number;
+  /**
    * Payload codecs and external storage (default: `forkflowDataConverter()`, from the environment).
    * `client` must use the same one: activities query workflows through it.
    */
@@ -105,7 +111,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     taskQueue: o.taskQueue,
     dataConverter,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,

@@ -26,6 +26,18 @@ export const model = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
 });
 
 /**
+ * Keep-alive calls (cacheWhileWaiting `keep-alive`): the model activity again, on a short
+ * leash. One is worth sending only before the cache entry it refreshes expires, so it is not
+ * retried for long: a failed one ends the keep-alives of that wait (the next turn re-writes).
+ */
+export const keepAliveModel = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
+  startToCloseTimeout: '60s',
+  heartbeatTimeout: ACTIVITY_PROFILES.model.heartbeatMs,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '2s', maximumAttempts: 3 },
+});
+
+/**
  * Tool calls: a tool's own failures come back as data (is_error), so retries here only cover
  * infrastructure; the task queue is chosen per call (workspace affinity). A lost worker is
  * retried without an attempt limit (a dead worker is not the tool failing); the activity

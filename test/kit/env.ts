@@ -100,6 +100,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         dataConverter,
         ...(opts.tracing ? { tracing: opts.tracing } : {}),
         ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        // A scaled emulator clock: the worker's keep-alive timers follow the same time.
+        ...(opts.model?.clockScale ? { modelClockScale: opts.model.clockScale } : {}),
       })
     : undefined;
   const running = worker ? worker.run() : Promise.resolve();

@@ -176,8 +176,8 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   const byAgent = new Map<string, RequestLogEntry[]>();
   for (const e of entries) byAgent.set(agentOf(e), [...(byAgent.get(agentOf(e)) ?? []), e]);
   expect(byAgent.size).toBeGreaterThanOrEqual(6);
-  const summed = { ...ZERO_USAGE };
-  for (const a of ledger) for (const k of Object.keys(summed) as (keyof Usage)[]) summed[k] += a.usage[k];
+  const summed: Usage = { ...ZERO_USAGE };
+  for (const a of ledger) for (const k of Object.keys(ZERO_USAGE) as (keyof Usage)[]) summed[k] = (summed[k] ?? 0) + (a.usage[k] ?? 0);
   expect(summed).toEqual(usageOf(entries));
   expect(result.treeUsage).toEqual(usageOf(entries));
   expect(status.tree.usage).toEqual(usageOf(entries));

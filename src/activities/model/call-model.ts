@@ -11,7 +11,8 @@ import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
-import { requestFacts, type RequestFacts } from '../../shared/cache-break';
+import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/cache-break';
+import { keepAliveMaxTokens, ttlMsAt } from '../../shared/cache-warmth';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { capAttempts, classifyModelError } from './errors';
@@ -41,6 +42,8 @@ export interface ModelDeps {
   gateway?: string;
   /** The tree ledger at a tree's root (calls with `input.budget.ledger` reserve and charge there). */
   ledger?: LedgerClient;
+  /** Tests only: the offline model's clock runs this many times faster (results then report `ttlMs`). */
+  clockScale?: number;
 }
 
 /** The gateway's name for a call: the same on every attempt of it, and nothing else. */
@@ -105,7 +108,9 @@ export function toParamBlock(block: ResponseBlock): ContentBlock {
 async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<{ body: MessagesRequest; facts: RequestFacts }> {
   const [held, messages] = await Promise.all([deps.conversations.context(input.contextFrom ?? input.run, input.contextKey), deps.conversations.forModelCall(input)]);
   const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
-  const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
+  const built = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd, ...(input.cacheTtl ? { ttl: input.cacheTtl } : {}) });
+  // A keep-alive only re-reads the prefix: the least output the API allows.
+  const body = input.keepAlive ? { ...built, max_tokens: keepAliveMaxTokens(built) } : built;
   return { body, facts: requestFacts(context, body, input.prefixAt) };
 }
 
@@ -121,7 +126,8 @@ function budgetExhausted(turn: number, why: string): ApplicationFailure {
  */
 async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest): Promise<MessagesRequest> {
   const budget = input.budget;
-  if (!budget) return body;
+  // A keep-alive reserves nothing (tree-ledger.ts): it is charged after, like any call.
+  if (!budget || input.keepAlive) return body;
   const inputTokens = estimateRequestTokens(body);
   const need = inputTokens + 1;
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
@@ -146,7 +152,9 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
 /** Charges a call's usage at the tree's root (idempotent by agent and turn). */
 async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
   const ledger = input.budget?.ledger;
-  if (ledger && deps.ledger) await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses });
+  if (ledger && deps.ledger) {
+    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}) });
+  }
   return result;
 }
 
@@ -170,7 +178,7 @@ export function createModelActivities(deps: ModelDeps) {
         const earlier = await kept(deps.responses, key);
         if (earlier) {
           ctx.log.info('model response recovered from an earlier attempt', { turn: input.turn, attempt: ctx.info.attempt, requestId: earlier.requestId });
-          deps.conversations.remember(input.run, input.messageCount, earlier.message);
+          if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, earlier.message);
           return await charged(deps, input, earlier);
         }
         // A failure to read the conversation is not the provider's: it is not classified as one.
@@ -197,10 +205,13 @@ export function createModelActivities(deps: ModelDeps) {
               outputTokens: message.usage.output_tokens,
               cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
               cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
+              // Priced 2× input, not 1.25×: kept apart, and only when there is any.
+              ...(message.usage.cache_creation?.ephemeral_1h_input_tokens ? { cacheCreation1hInputTokens: message.usage.cache_creation.ephemeral_1h_input_tokens } : {}),
             },
             model: message.model,
             requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
             ...(built ? { request: built.facts } : {}),
+            ...(deps.clockScale && deps.clockScale !== 1 ? { ttlMs: ttlMsAt(lastBreakpointTtl(body), deps.clockScale) } : {}),
           });
           // The response is kept the moment the stream ends, in the SDK's own event, before
           // anything else queued on this worker runs: the window in which a dying worker costs
@@ -224,7 +235,8 @@ export function createModelActivities(deps: ModelDeps) {
           }
           result ??= toResult(message);
           await (keeping ?? keep(deps.responses, key, result));
-          deps.conversations.remember(input.run, input.messageCount, result.message);
+          // A keep-alive's reply is no message of the conversation.
+          if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, result.message);
           recordModelSuccess(body.model, result.usage);
           served = result;
         } catch (err) {

@@ -61,6 +61,7 @@ const storedSchema = z.object({
     model: z.string(),
     requestId: z.string().optional(),
     request: requestFactsSchema.optional(),
+    ttlMs: z.number().int().min(1).optional(),
   }),
 });
 

@@ -18,7 +18,7 @@ import {
   toolDefinitionSchema,
 } from '../../shared/anthropic';
 import { invalidRequest } from '../errors';
-import { countCacheMarkers } from '../flatten';
+import { countCacheMarkers, ttlOrderViolation } from '../flatten';
 
 /** anthropic-version values the emulator speaks (0.x SDKs and 1.x SDKs). */
 export const SUPPORTED_VERSIONS = ['2023-06-01', '2026-10-21'] as const;
@@ -178,6 +178,13 @@ function checkCacheMarkers(req: ValidRequest): void {
   const n = countCacheMarkers(req);
   if (n > MAX_CACHE_MARKERS) {
     throw invalidRequest(`A maximum of ${MAX_CACHE_MARKERS} blocks with cache_control may be provided. Found ${n}.`);
+  }
+  const order = ttlOrderViolation(req);
+  if (order) {
+    throw invalidRequest(
+      `cache_control: breakpoint ${order.index + 1} has ttl '${order.ttl}' after a breakpoint with ttl '${order.after}'; ` +
+        'entries with a longer TTL must come before shorter ones (tools, then system, then messages).',
+    );
   }
 }
 

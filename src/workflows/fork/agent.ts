@@ -20,6 +20,7 @@ import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
 import { tokensCharged } from '../../shared/budget';
+import { estimateCostUsd } from '../../shared/pricing';
 import { leftFor, ledgerTotals, ledgerView, type TreeLedger } from '../../shared/tree-ledger';
 import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
@@ -30,6 +31,8 @@ import { Tally } from './tally';
 import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 import { CacheWatch } from './cache-break';
+import { CacheWarmth } from './cache-warmth';
+import type { CarriedWarmth } from '../../shared/cache-warmth';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -46,6 +49,8 @@ export class ForkAgent {
   readonly cache = new CacheWatch();
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
+  /** What keeps its prompt cache warm while it waits (owned by cache-warmth.ts). */
+  readonly warmth: CacheWarmth;
   /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
   readonly workArea = new WorkArea();
   /** Chained digest of `messages` (see ModelCallInput.digest). */
@@ -79,6 +84,7 @@ export class ForkAgent {
   constructor(readonly input: ForkInput) {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
+    this.warmth = new CacheWarmth(input.cacheWhileWaiting ?? 'off');
   }
 
   /** Opens the conversation: the request context and the opening messages of `setup`. */
@@ -242,6 +248,12 @@ export class ForkAgent {
     return resumed;
   }
 
+  /** Keep-alive calls with their estimated cost, for status and the result (nothing before the first). */
+  keepAliveFields(): Pick<ForkStatus, 'keepAlive'> {
+    const k = this.tally.keepAlive;
+    return k ? { keepAlive: { ...k, costUsd: estimateCostUsd(this.model, k.usage) } } : {};
+  }
+
   /** The latest cache break, if any. */
   get cacheBreak(): CacheBreak | undefined {
     return this.cache.latest;
@@ -268,6 +280,8 @@ export class ForkAgent {
       spawned: this.children.spawned,
       folded: this.children.folded,
       cache: this.cache.carry(),
+      ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
+      ...withWarmth(this.warmth.carry()),
     };
   }
 
@@ -288,6 +302,8 @@ export class ForkAgent {
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
+    // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
+    if (!this.input.continuation?.message) this.warmth.adopt(state.warmth);
   }
 
   /**
@@ -342,6 +358,7 @@ export class ForkAgent {
       maxTurnsReached: this.maxTurnsReached,
       ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),
       cacheBreaks: this.cache.breaks,
+      ...this.keepAliveFields(),
       budgetUsed: tokensCharged(this.budgetUsage),
       budgetMax: this.input.budget.maxTokens,
       ...(this.input.name ? { name: this.input.name } : {}),
@@ -357,6 +374,10 @@ export class ForkAgent {
       startedAt: this.startedAt,
     };
   }
+}
+
+function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {
+  return warmth ? { warmth } : {};
 }
 
 function childCounts(children: readonly ChildRecord[]): ForkStatus['children'] {

@@ -16,6 +16,7 @@ import type { PendingApproval } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { setState } from './visibility';
+import { whileWaiting } from './keep-alive';
 import { approvalDecided, approvalRequested } from '../metrics';
 
 /** Tools that change something: under `bubble` they wait for a decision. */
@@ -96,7 +97,7 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
     () => undefined, // the agent was cancelled: nothing to time out
   );
   try {
-    await condition(() => request.decision !== undefined || expired);
+    await whileWaiting(agent, () => condition(() => request.decision !== undefined || expired));
   } catch (err) {
     approvalDecided(use.name, 'cancelled'); // the fork was cancelled while waiting
     throw err;

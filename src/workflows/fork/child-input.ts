@@ -54,6 +54,7 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
     permissionMode: agent.input.permissionMode,
     approval: agent.input.approval,
+    ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
   };

@@ -23,6 +23,7 @@ import { validateForkInput, type ForkInputJson } from '../../shared/fork-input';
 import type { ForkResult, StopReason, TerminalStatus } from '../../shared/status';
 import { workflowNow } from '../clock';
 import { ForkAgent } from './agent';
+import { whileWaiting } from './keep-alive';
 import { registerHandlers } from './handlers';
 import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
 import { registerApprovalHandlers } from './approvals';
@@ -56,7 +57,7 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
     const reason = await runTurns(agent);
     if (reason !== 'end_turn' || idleMs === 0) return reason;
     setState(agent, 'idle');
-    const resumed = await condition(() => agent.inbox.length > 0, idleMs);
+    const resumed = await whileWaiting(agent, () => condition(() => agent.inbox.length > 0, idleMs));
     if (!resumed) return reason;
     setState(agent, 'running');
     if (patched(WAKE_DELIVERS_MESSAGE_PATCH)) deliverWakingMessages(agent);
@@ -82,6 +83,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     forkLabel: agent.input.forkLabel,
     error: agent.error,
     ...(agent.cacheBreak ? { cacheBreak: agent.cacheBreak, cacheBreaks: agent.cache.breaks } : {}),
+    ...agent.keepAliveFields(),
     ...(agent.touched.length ? { touched: [...new Set(agent.touched)] } : {}),
     ...treeFields(agent),
     conversation: prefixRefOf(agent),

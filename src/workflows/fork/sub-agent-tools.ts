@@ -18,6 +18,7 @@ import { markSeen, startChildAgent, stopChild } from './children';
 import { skillCall } from './skill-tool';
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
+import { whileWaiting } from './keep-alive';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   const parsed = agentToolInput.safeParse(use.input);
@@ -80,7 +81,7 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   const record = agent.children.find(parsed.data.task_id);
   if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours. Use the agentId the Agent tool returned.`);
   if (record.state === 'running' && parsed.data.block !== false) {
-    await condition(() => record.state !== 'running', parsed.data.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS);
+    await whileWaiting(agent, () => condition(() => record.state !== 'running', parsed.data.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS));
   }
   if (record.state === 'running') return jsonResult(use.id, { ...outcomeView(record), note: 'still running; ask again later or wait for its notification' });
   markSeen(agent, record);

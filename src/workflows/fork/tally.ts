@@ -6,6 +6,12 @@
  */
 import { addUsage, textOf, ZERO_USAGE, type MessageParam, type Usage } from '../../shared/anthropic';
 
+/** Keep-alive calls (cacheWhileWaiting `keep-alive`) and their usage, which `usage` includes. */
+export interface KeepAliveTally {
+  calls: number;
+  usage: Usage;
+}
+
 export interface CarriedTally {
   turns: number;
   toolUses: number;
@@ -13,6 +19,7 @@ export interface CarriedTally {
   budgetUsage: Usage;
   lastText?: string;
   maxTurnsReached: boolean;
+  keepAlive?: KeepAliveTally;
 }
 
 export class Tally {
@@ -37,6 +44,10 @@ export class Tally {
   get maxTurnsReached(): boolean {
     return this.t.maxTurnsReached;
   }
+  /** Keep-alive calls so far (absent until the first). */
+  get keepAlive(): KeepAliveTally | undefined {
+    return this.t.keepAlive;
+  }
 
   /** A reply of this agent's own model call (inherited assistant turns are not its text). */
   recordModelCall(usage: Usage, reply: MessageParam): void {
@@ -45,6 +56,17 @@ export class Tally {
     this.t.budgetUsage = addUsage(this.t.budgetUsage, usage);
     const text = textOf(reply).trim();
     if (text) this.t.lastText = text;
+  }
+
+  /**
+   * A keep-alive call: paid like any call (usage and budget), but no turn and no text. Its
+   * own count and usage show what keeping the cache warm cost.
+   */
+  recordKeepAlive(usage: Usage): void {
+    this.t.usage = addUsage(this.t.usage, usage);
+    this.t.budgetUsage = addUsage(this.t.budgetUsage, usage);
+    const k = this.t.keepAlive ?? { calls: 0, usage: ZERO_USAGE };
+    this.t.keepAlive = { calls: k.calls + 1, usage: addUsage(k.usage, usage) };
   }
 
   countToolUse(): void {
@@ -64,6 +86,7 @@ export class Tally {
       budgetUsage: opts.keepBudget ? state.budgetUsage : ZERO_USAGE,
       lastText: state.lastText,
       maxTurnsReached: state.maxTurnsReached,
+      ...(state.keepAlive ? { keepAlive: state.keepAlive } : {}),
     };
   }
 }

@@ -15,6 +15,7 @@ import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import { workflowNow } from '../clock';
 import { continueAsNewNow, continueWhileWaiting, shouldContinueAsNew, wantsToContinueWhileWaiting } from './continuation';
 import { runToolRound } from './tool-round';
+import { whileWaiting } from './keep-alive';
 import { publishProgress } from './visibility';
 
 export type TurnOutcome =
@@ -74,6 +75,8 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   if (budget) input.budget = budget;
   const prefixAt = agent.cache.prefixAt;
   if (prefixAt !== undefined) input.prefixAt = prefixAt;
+  const cacheTtl = agent.warmth.cacheTtl;
+  if (cacheTtl) input.cacheTtl = cacheTtl;
   const startedAt = workflowNow();
   let result: ModelCallResult;
   try {
@@ -86,6 +89,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
     return undefined;
   }
   agent.tally.recordModelCall(result.usage, result.message);
+  agent.warmth.called(input, startedAt, result);
   agent.cache.check({ agentId: agent.agentId, forkLabel: agent.input.forkLabel }, agent.setup, turn, result, startedAt);
   agent.append(result.message);
   agent.doing(undefined);
@@ -106,10 +110,10 @@ async function waitForChildren(agent: ForkAgent): Promise<void> {
   const news = () => agent.inbox.length > 0 || agent.runningChildren.length === 0;
   agent.doing(`waiting for ${agent.runningChildren.length} sub-agent(s)`);
   publishProgress(agent);
-  await condition(() => news() || wantsToContinueWhileWaiting(agent));
+  await whileWaiting(agent, () => condition(() => news() || wantsToContinueWhileWaiting(agent)));
   if (!news()) {
     await continueWhileWaiting(agent);
-    await condition(news);
+    await whileWaiting(agent, () => condition(news));
   }
   agent.doing(undefined);
 }
