@@ -5,12 +5,16 @@
  * slot usage, and errors; writes the figures to bench/results/load-<N>.json. The worker's
  * tuning comes from the environment (FORKFLOW_* variables, see src/worker/config.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { bundleForkflowWorkflows } from '../src/worker/bundle';
 import { startDevServer } from '../src/worker/dev-server';
 import { printTable } from './kit';
 import { runLoad } from './load/run';
+
+const quietLogger = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} };
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -19,6 +23,7 @@ async function main(): Promise<void> {
       turns: { type: 'string', default: '5' },
       'heap-snapshot': { type: 'boolean', default: false },
       'worker-node': { type: 'string' },
+      'worker-heap-mb': { type: 'string' },
     },
   });
   const forks = Number(values.forks);
@@ -27,6 +32,12 @@ async function main(): Promise<void> {
   if (!Number.isInteger(turns) || turns < 1) throw new Error(`--turns must be a positive integer, got ${values.turns}`);
   const results = join(__dirname, 'results');
   mkdirSync(results, { recursive: true });
+  const workerHeapMb = values['worker-heap-mb'] === undefined ? undefined : Number(values['worker-heap-mb']);
+  if (workerHeapMb !== undefined && !(Number.isInteger(workerHeapMb) && workerHeapMb >= 64)) throw new Error(`--worker-heap-mb must be a whole number ≥ 64, got ${values['worker-heap-mb']}`);
+  // Built here, as a production image builds it (FORKFLOW_WORKFLOW_BUNDLE): the worker's
+  // memory is then its own, not webpack's.
+  const bundlePath = join(mkdtempSync(join(tmpdir(), 'forkflow-bench-load-bundle-')), 'workflow-bundle.js');
+  writeFileSync(bundlePath, await bundleForkflowWorkflows(quietLogger));
   const server = await startDevServer({ headless: true, logLevel: 'error' });
   try {
     const figures = await runLoad({
@@ -38,13 +49,19 @@ async function main(): Promise<void> {
       latencyMs: 1000,
       latencyJitterMs: 2000,
       settleMs: 5000,
+      bundlePath,
+      ...(workerHeapMb ? { workerHeapMb } : {}),
       ...(values['worker-node'] ? { workerNode: values['worker-node'] } : {}),
       ...(values['heap-snapshot'] ? { heapSnapshotDir: results } : {}),
       onProgress: (done) => {
         if (done % Math.max(1, Math.floor(forks / 20)) === 0) process.stderr.write('.');
       },
     });
-    const tuning = Object.entries(process.env).filter(([k]) => k.startsWith('FORKFLOW_')).map(([k, v]) => `${k}=${v}`).join(' ');
+    const tuning = [
+      ...Object.entries(process.env).filter(([k]) => k.startsWith('FORKFLOW_')).map(([k, v]) => `${k}=${v}`),
+      ...(workerHeapMb ? [`--max-old-space-size=${workerHeapMb}`] : []),
+      `node ${values['worker-node'] ? 'at ' + values['worker-node'] : process.version}`,
+    ].join(' ');
     printTable(`forkflow bench:load — ${forks} forks × ${turns} turns on one worker (model latency 1–3 s)`, [
       ['worker tuning', tuning || 'defaults'],
       ['completed / failed', `${figures.completed} / ${figures.failed}${figures.failures.length ? ` (first: ${figures.failures[0]})` : ''}`],

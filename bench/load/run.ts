@@ -33,6 +33,8 @@ export interface LoadOptions {
   workerEnv?: Record<string, string>;
   /** The Node binary the worker runs on (default: this process's). */
   workerNode?: string;
+  /** `--max-old-space-size` of the worker (each of its V8 heaps: main thread and workflow thread). */
+  workerHeapMb?: number;
   /** Write a heap snapshot of the worker once every fork completed (into this directory). */
   heapSnapshotDir?: string;
   /** How long to keep sampling the worker's memory after the last fork completed. */
@@ -90,7 +92,7 @@ function parseMetrics(text: string): { slots: SlotSample; sticky?: number } {
 async function startWorker(o: LoadOptions, modelUrl: string, workspace: string, metricsPort: number): Promise<ChildProcess> {
   const child = forkProcess(join(__dirname, 'worker.ts'), [], {
     ...(o.workerNode ? { execPath: o.workerNode } : {}),
-    execArgv: ['-r', 'tsx/cjs', ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${o.heapSnapshotDir}`] : [])],
+    execArgv: ['-r', 'tsx/cjs', ...(o.workerHeapMb ? [`--max-old-space-size=${o.workerHeapMb}`] : []), ...(o.heapSnapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${o.heapSnapshotDir}`] : [])],
     env: {
       ...process.env,
       ...o.workerEnv,
