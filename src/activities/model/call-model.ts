@@ -12,6 +12,7 @@ import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
 import { requestFacts, type RequestFacts } from '../../shared/cache-break';
+import { chainDigestNative } from '../node-hash';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { classifyModelError } from './errors';
@@ -106,7 +107,7 @@ async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<{ bod
   const [held, messages] = await Promise.all([deps.conversations.context(input.contextFrom ?? input.run, input.contextKey), deps.conversations.forModelCall(input)]);
   const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
   const body = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd });
-  return { body, facts: requestFacts(context, body, input.prefixAt) };
+  return { body, facts: requestFacts(context, body, input.prefixAt, chainDigestNative) };
 }
 
 function budgetExhausted(turn: number, why: string): ApplicationFailure {
