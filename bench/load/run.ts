@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { ForkflowClient } from '../../src/client';
+import { ForkflowClient, type ForkHandle, type ForkResult } from '../../src/client';
 import { startOfflineModel } from '../../src/offline';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { freePort } from '../../src/worker/dev-server';
@@ -111,6 +111,28 @@ async function startWorker(o: LoadOptions, modelUrl: string, workspace: string, 
   return child;
 }
 
+/**
+ * The fork's result. Waiting for it is a long poll of the run's history; with thousands of
+ * them open on one connection some fail on the client side ("Failed to get Workflow execution
+ * history") while the fork itself goes on: such a wait is retried while the run is not closed,
+ * so the bench counts forks that failed, not waits that did.
+ */
+async function resultOf(client: ForkflowClient, handle: ForkHandle): Promise<ForkResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (attempt === 1 ? handle.result() : client.result(handle.agentId));
+    } catch (err) {
+      const status = await client.temporal.workflow
+        .getHandle(handle.agentId)
+        .describe()
+        .then((d) => d.status.name)
+        .catch(() => 'UNKNOWN');
+      if (attempt >= 10 || (status !== 'RUNNING' && status !== 'COMPLETED' && status !== 'UNKNOWN')) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
 /** Runs one load test; the caller owns the server. */
 export async function runLoad(o: LoadOptions): Promise<LoadFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'forkflow-bench-load-'));
@@ -148,7 +170,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadFigures> {
         try {
           startedAt[i] = Date.now();
           const handle = await client.start({ agentId: `load-${o.taskQueue}-${i}`, prompt: prompt(i), maxTurns: o.turns + 2, forkLabel: 'load' });
-          const result = await handle.result();
+          const result = await resultOf(client, handle);
           if (result.turns !== o.turns) failures.push(`fork ${i}: ${result.turns} turns, expected ${o.turns}`);
         } catch (err) {
           failures.push(`fork ${i}: ${(err as Error).message}`);
