@@ -3,12 +3,15 @@
  * grow. For 1, 2, 4, 8, 16 and 32 siblings of a 20 KB and a 400 KB parent (zero-copy, from
  * one recorded snapshot): fork start latency (start call → its first model request), history
  * bytes per fork, and the first turn's cache-read share of siblings 2..N (started once the
- * first sibling's response has begun, as the provider's cache requires).
+ * first sibling's response has begun, as the provider's cache requires). Then 32 siblings
+ * started at once by reference against 32 empty workflows on the same server (bench/siblings.ts).
  */
 import { temporal } from '@temporalio/proto';
 import { totalInputTokens } from '../src/shared/anthropic';
 import { bigSnapshot } from '../test/kit/snapshots';
+import { NativeConnection } from '@temporalio/worker';
 import { median, printTable, startBenchStack } from './kit';
+import { siblingLatency } from './siblings';
 
 const SIBLINGS = [1, 2, 4, 8, 16, 32];
 const PARENT_BYTES = [20_000, 400_000];
@@ -55,6 +58,20 @@ async function main(): Promise<void> {
     }
   }
   printTable('forkflow bench:fork — zero-copy siblings from one snapshot (offline model, no latency)', rows);
+
+  const connection = await NativeConnection.connect({ address: bench.stack.server.address });
+  try {
+    const snapshot = bigSnapshot({ conversationBytes: 20_000, pendingToolUses: 32 });
+    snapshot.system = `${typeof snapshot.system === 'string' ? snapshot.system : ''}\nsibling latency ${Date.now()}`;
+    const l = await siblingLatency({ client, model, connection, namespace: bench.stack.server.namespace, snapshot, n: 32 });
+    printTable('forkflow bench:fork — 32 siblings at once by reference vs 32 empty workflows (same server, same run)', [
+      ['siblings: start → first model request p50 / p95', `${l.sibling.p50} / ${l.sibling.p95} ms`],
+      ['empty workflows: start → completed p50 / p95', `${l.empty.p50} / ${l.empty.p95} ms`],
+      ['sibling p95 / empty p95 (target ≤ 2)', l.ratio.toFixed(2)],
+    ]);
+  } finally {
+    await connection.close();
+  }
   await bench.stop();
 }
 

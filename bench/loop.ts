@@ -15,6 +15,7 @@ import { toParamBlock } from '../src/activities/model/call-model';
 import { buildMessagesRequest } from '../src/shared/request';
 import { createModelClient } from '../src/worker/model-client';
 import { median, percentile, printTable, startBenchStack, turnGaps } from './kit';
+import { mergeSamples, phaseRows, phaseSamples, type PhaseSamples } from './phases';
 
 const TURNS = 50;
 const RUNS = 3;
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
 
   const durable: number[] = [];
   let historyPerTurn = 0;
+  let eventsPerTurn = 0;
+  const phases: PhaseSamples[] = [];
   for (let run = 0; run < RUNS; run++) {
     model.log.clear();
     const agentId = `bench-durable-${run}-${Date.now()}`;
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
     durable.push(...turnGaps(model));
     const history = await client.temporal.workflow.getHandle(agentId).fetchHistory();
     historyPerTurn = temporal.api.history.v1.History.encode(history).finish().length / TURNS;
+    eventsPerTurn = (history.events?.length ?? 0) / TURNS;
+    phases.push(phaseSamples(history.events ?? [], model.log.entries().filter((e) => e.path === '/v1/messages')));
   }
 
   // The same conversation, in process: same request builder, same SDK, same tool code.
@@ -85,6 +90,9 @@ async function main(): Promise<void> {
     ['fork start → first model request, median / p95', `${median(starts).toFixed(1)} / ${percentile(starts, 95).toFixed(1)} ms`],
     ['model calls served without a query', `${conversations.stats.localHits} (queries: ${conversations.stats.queries})`],
     ['history bytes per turn', `${Math.round(historyPerTurn)} B (a turn = model call + Read of a 14-byte file)`],
+    ['history events per turn', eventsPerTurn.toFixed(1)],
+    ['durable turn by phase, median / p95 (see bench/phases.ts)', ''],
+    ...phaseRows(mergeSamples(phases)),
   ]);
   await stack.stop();
 }

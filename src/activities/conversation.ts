@@ -23,7 +23,26 @@ interface CachedRun {
   digests: string[];
   /** This worker's own model reply at `index`, not yet confirmed by the workflow. */
   pending?: { index: number; message: MessageParam };
+  /** About how much memory `messages` holds (their JSON length): what the cache is bounded by. */
+  bytes: number;
 }
+
+/**
+ * Bounds of the per-worker caches. Runs: every fork a worker is running needs its entry, or
+ * each of its turns costs a conversation query (which waits for a workflow task: under load
+ * those time out). So the count is generous and memory is bounded by bytes instead; entries
+ * of finished runs age out under that bound.
+ */
+export interface ConversationCacheLimits {
+  /** Runs whose conversation is kept (default 4096). */
+  maxRuns?: number;
+  /** Total JSON length of the kept conversations (default 256 MB). */
+  maxBytes?: number;
+  /** Request contexts kept, by cache key (default 512; forks of one parent share one). */
+  maxContexts?: number;
+}
+
+const DEFAULT_LIMITS: Required<ConversationCacheLimits> = { maxRuns: 4096, maxBytes: 256 * 1024 * 1024, maxContexts: 512 };
 
 export interface ConversationStats {
   queries: number;
@@ -40,17 +59,37 @@ function appendVerified(run: CachedRun, messages: MessageParam[]): void {
   for (const m of messages) {
     run.digests.push(chainDigest(digestAt(run, run.messages.length), m));
     run.messages.push(m);
+    run.bytes += JSON.stringify(m).length;
   }
 }
 
+const emptyRun = (): CachedRun => ({ messages: [], digests: [], bytes: 0 });
+
 export class ConversationSource {
-  private readonly contexts = new Lru<RequestContext>(128);
-  private readonly runs = new Lru<CachedRun>(256);
+  private readonly contexts: Lru<RequestContext>;
+  private readonly runs: Lru<CachedRun>;
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly contextQueries = new Map<string, Promise<RequestContext>>();
   readonly stats: ConversationStats = { queries: 0, messagesFetched: 0, localHits: 0 };
 
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    limits: ConversationCacheLimits = {},
+  ) {
+    const l = { ...DEFAULT_LIMITS, ...limits };
+    this.contexts = new Lru<RequestContext>(l.maxContexts);
+    this.runs = new Lru<CachedRun>(l.maxRuns, { of: (run) => run.bytes, max: l.maxBytes });
+  }
+
+  /** How many runs' conversations this worker holds, and their size. */
+  cacheSize(): { runs: number; bytes: number } {
+    return { runs: this.runs.size, bytes: this.runs.totalWeight };
+  }
+
+  /** Stores the entry again after it grew, so the cache's byte bound sees its new size. */
+  private reweigh(run: RunRef, entry: CachedRun): void {
+    this.runs.set(`${run.workflowId}/${run.runId}`, entry);
+  }
 
   private handle(run: RunRef) {
     return this.client.workflow.getHandle(run.workflowId, run.runId);
@@ -60,7 +99,7 @@ export class ConversationSource {
     const key = `${run.workflowId}/${run.runId}`;
     let entry = this.runs.get(key);
     if (!entry) {
-      entry = { messages: [], digests: [] };
+      entry = emptyRun();
       this.runs.set(key, entry);
     }
     return entry;
@@ -96,9 +135,10 @@ export class ConversationSource {
   /** The conversation a model call covers, verified against its digest. */
   async forModelCall(input: ModelCallInput): Promise<MessageParam[]> {
     const entry = this.cached(input.run);
-    if (input.prefix && entry.messages.length < input.prefix.count) await this.seedPrefix(entry, input.prefix);
+    if (input.prefix && entry.messages.length < input.prefix.count) await this.seedPrefix(input.run, entry, input.prefix);
     const local = this.assemble(entry, input);
     if (local) {
+      this.reweigh(input.run, entry);
       this.stats.localHits++;
       return local;
     }
@@ -109,12 +149,15 @@ export class ConversationSource {
    * Starts a run's cached conversation with a prefix held by another run (fetched once per
    * worker and shared by every sibling that references it).
    */
-  private async seedPrefix(entry: CachedRun, prefix: { run: RunRef; count: number; digest: string }): Promise<void> {
+  private async seedPrefix(run: RunRef, entry: CachedRun, prefix: { run: RunRef; count: number; digest: string }): Promise<void> {
     const owner = this.cached(prefix.run);
     const messages = await this.messages(prefix.run, prefix.count, prefix.digest);
     if (entry.messages.length >= prefix.count) return;
     entry.messages = messages.slice();
     entry.digests = owner.digests.slice(0, prefix.count);
+    // Counted in full although the owner's entry shares the objects: the bound stays an upper one.
+    entry.bytes = messages.reduce((n, m) => n + JSON.stringify(m).length, 0);
+    this.reweigh(run, entry);
   }
 
   private assemble(entry: CachedRun, input: ModelCallInput): MessageParam[] | undefined {
@@ -156,7 +199,7 @@ export class ConversationSource {
     }
     if (expectedDigest !== undefined && digestAt(entry, count) !== expectedDigest) {
       // A cached copy that no longer matches the workflow is dropped, never used.
-      this.runs.set(key, { messages: [], digests: [] });
+      this.runs.set(key, emptyRun());
       throw new Error(`conversation of ${run.workflowId} does not match its digest at ${count} messages; refetching on retry`);
     }
     return entry.messages.slice(0, count);
@@ -171,13 +214,14 @@ export class ConversationSource {
       if (entry.messages.length !== from) continue;
       if (page.prefix && entry.messages.length < page.prefix.count) {
         // This run holds its prefix by reference: read that part from its owner.
-        await this.seedPrefix(entry, page.prefix);
+        await this.seedPrefix(run, entry, page.prefix);
         continue;
       }
       if (page.from !== entry.messages.length || page.messages.length === 0) {
         throw new Error(`conversation of ${run.workflowId} has ${page.total} messages; ${count} were expected`);
       }
       appendVerified(entry, page.messages);
+      this.reweigh(run, entry);
       this.stats.messagesFetched += page.messages.length;
     }
   }

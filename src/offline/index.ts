@@ -27,6 +27,12 @@ export interface OfflineModelOptions {
   admin?: boolean;
   /** Extra delay before every response, in ms. Default 0. */
   latencyMs?: number;
+  /**
+   * On top of `latencyMs`, a further delay drawn uniformly from [0, latencyJitterMs] per
+   * request, so load benchmarks see a spread of model latencies (1–3 s is
+   * `{ latencyMs: 1000, latencyJitterMs: 2000 }`). Default 0.
+   */
+  latencyJitterMs?: number;
   /** Delay between SSE events, in ms. Default 0. */
   streamChunkDelayMs?: number;
   /** Minimum cacheable prefix in tokens, for all models or per model. Default: a per-model table. */
@@ -67,6 +73,13 @@ export interface OfflineModel {
  * // msg.content[0] → { type: 'text', text: 'hello' }
  * await model.close();
  */
+/** A delay option: a finite number of ms, ≥ 0 (a typo must not silently mean "no delay"). */
+function delayOption(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!(Number.isFinite(value) && value >= 0)) throw new RangeError(`Offline model option "${name}" must be a finite number of ms ≥ 0, got ${value}`);
+  return value;
+}
+
 export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise<OfflineModel> {
   const min = opts.minCacheableTokens;
   const clock = new OfflineClock({ ...(opts.now ? { base: opts.now } : {}), scale: opts.clockScale ?? 1 });
@@ -75,8 +88,9 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     port: opts.port ?? 0,
     now: () => clock.now(),
     ...(opts.admin ? { adminClock: clock } : {}),
-    latencyMs: opts.latencyMs ?? 0,
-    streamChunkDelayMs: opts.streamChunkDelayMs ?? 0,
+    latencyMs: delayOption('latencyMs', opts.latencyMs),
+    latencyJitterMs: delayOption('latencyJitterMs', opts.latencyJitterMs),
+    streamChunkDelayMs: delayOption('streamChunkDelayMs', opts.streamChunkDelayMs),
     minCacheableTokens: typeof min === 'function' ? min : typeof min === 'number' ? () => min : defaultMinCacheableTokens,
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,

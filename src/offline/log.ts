@@ -37,6 +37,8 @@ export interface RequestLogEntry {
   receivedAt: number;
   responseBeganAt?: number;
   endedAt?: number;
+  /** The delay the server added before answering (latency options, faults, the script), in ms. */
+  delayMs?: number;
   status?: number;
   outcome: RequestOutcome;
   /** The complete Message the server answered (also for streams, even if cut short). */

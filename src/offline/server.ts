@@ -30,6 +30,8 @@ export interface ServerSettings {
   /** The clock behind `now`, when the admin route may move it. */
   adminClock?: OfflineClock;
   latencyMs: number;
+  /** Upper bound of a uniformly drawn extra delay per request (0: none). */
+  latencyJitterMs: number;
   streamChunkDelayMs: number;
   minCacheableTokens: (model: string) => number;
   apiKey?: string;
@@ -159,7 +161,9 @@ export class OfflineServer {
       this.log.update(entry, { rawBody: raw, body, stream });
       const decision = this.faults.take({ ...entry });
       planned = this.plan(entry, route, { body, jsonError, tooLarge, stream }, decision);
-      const delay = this.settings.latencyMs + decision.latencyMs + planned.delayMs;
+      const jitter = this.settings.latencyJitterMs > 0 ? Math.random() * this.settings.latencyJitterMs : 0;
+      const delay = this.settings.latencyMs + jitter + decision.latencyMs + planned.delayMs;
+      this.log.update(entry, { delayMs: delay });
       if (delay > 0) await sleep(delay, undefined, { signal: abort.signal });
       await sendReply(this.responder, ex, planned.reply);
     } catch (e) {

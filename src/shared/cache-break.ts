@@ -114,13 +114,20 @@ function unmarked(message: MessageParam): unknown {
 
 /**
  * Measures a request: its context's component hashes and a chained digest of its messages
- * (one pass: the digest after `prefixAt` messages and after all of them).
+ * (one pass: the digest after `prefixAt` messages and after all of them). `chain` must
+ * compute `chainDigest`; activities pass a native implementation of it (the whole request is
+ * hashed every turn).
  */
-export function requestFacts(context: CacheKeyParts, body: Pick<MessagesRequest, 'tools' | 'system' | 'messages'>, prefixAt?: number): RequestFacts {
+export function requestFacts(
+  context: CacheKeyParts,
+  body: Pick<MessagesRequest, 'tools' | 'system' | 'messages'>,
+  prefixAt?: number,
+  chain: (previous: string, item: unknown) => string = chainDigest,
+): RequestFacts {
   let digest = EMPTY_DIGEST;
   let at: string | undefined = prefixAt === 0 ? digest : undefined;
   body.messages.forEach((m, i) => {
-    digest = chainDigest(digest, unmarked(m));
+    digest = chain(digest, unmarked(m));
     if (i + 1 === prefixAt) at = digest;
   });
   return { ...cacheKeyComponents(context), prefix: digest, ...(at !== undefined ? { prefixAt: at } : {}), messages: body.messages.length, ttl: lastBreakpointTtl(body) };

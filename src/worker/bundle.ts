@@ -10,6 +10,13 @@ import { ENCODED_FAILURES_MARK } from '../payloads/failure-converter';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 
 /**
+ * Modules loaded once per worker into the reusable workflow context and shared by every
+ * workflow, rather than evaluated per workflow (see src/workflows/preload.ts for why and what).
+ * Workers that bundle at start pass the same list (src/worker/worker.ts).
+ */
+export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/preload')];
+
+/**
  * Pass the deployment's converter (`forkflowDataConverter()`) when it encrypts: failures that
  * workflows raise are converted inside the bundle, so it must carry the converter that keeps
  * their messages in encrypted attributes.
@@ -18,6 +25,7 @@ export async function bundleForkflowWorkflows(logger?: BundleOptions['logger'], 
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    preloadModules: [...PRELOADED_WORKFLOW_MODULES],
     ...(dataConverter?.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
     ...(logger ? { logger } : {}),
   });

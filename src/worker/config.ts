@@ -4,7 +4,53 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { TASK_QUEUE } from '../shared/constants';
+
+/**
+ * Capacity of one worker (bench:load measures it; README "Performance"). Unset fields keep
+ * the SDK's defaults.
+ */
+export interface WorkerTuning {
+  /** FORKFLOW_MAX_CACHED_WORKFLOWS: workflows kept in memory between their tasks (sticky cache). */
+  maxCachedWorkflows?: number;
+  /** FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: workflow tasks taken from the server at once. */
+  maxConcurrentWorkflowTaskExecutions?: number;
+  /** FORKFLOW_MAX_CONCURRENT_ACTIVITIES: model and tool calls run at once. */
+  maxConcurrentActivityTaskExecutions?: number;
+}
+
+const count = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `${name} must be at least 1`))
+    .optional();
+
+const tuningSchema = z.object({
+  FORKFLOW_MAX_CACHED_WORKFLOWS: count('FORKFLOW_MAX_CACHED_WORKFLOWS'),
+  FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: count('FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS'),
+  FORKFLOW_MAX_CONCURRENT_ACTIVITIES: count('FORKFLOW_MAX_CONCURRENT_ACTIVITIES'),
+});
+
+/** A tuning variable that is set but not a positive whole number: the message names it. */
+export class InvalidWorkerTuningError extends Error {
+  override name = 'InvalidWorkerTuningError';
+}
+
+/** The worker's tuning from the environment; a malformed value throws (a typo must not silently mean "default"). */
+export function workerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
+  const set = Object.fromEntries(Object.keys(tuningSchema.shape).filter((k) => env[k]).map((k) => [k, env[k]!.trim()]));
+  const parsed = tuningSchema.safeParse(set);
+  if (!parsed.success) throw new InvalidWorkerTuningError(parsed.error.issues.map((i) => i.message).join('; '));
+  const t = parsed.data;
+  return {
+    ...(t.FORKFLOW_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: t.FORKFLOW_MAX_CACHED_WORKFLOWS } : {}),
+    ...(t.FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined ? { maxConcurrentWorkflowTaskExecutions: t.FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    ...(t.FORKFLOW_MAX_CONCURRENT_ACTIVITIES !== undefined ? { maxConcurrentActivityTaskExecutions: t.FORKFLOW_MAX_CONCURRENT_ACTIVITIES } : {}),
+  };
+}
 
 export interface ForkflowSettings {
   taskQueue: string;

@@ -10,11 +10,11 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
-import { forkflowSettings } from './config';
+import { forkflowSettings, workerTuning, type WorkerTuning } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
-import { checkBundleFor } from './bundle';
+import { checkBundleFor, PRELOADED_WORKFLOW_MODULES } from './bundle';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
@@ -69,6 +69,8 @@ export interface ForkflowWorkerOptions {
   dataConverter?: DataConverter;
   /** This host's own queue (`hostQueueOf`): named in the worktrees its activities create. */
   hostQueue?: string;
+  /** Capacity settings (default: from FORKFLOW_MAX_* in the environment, see config.ts). */
+  tuning?: WorkerTuning;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -110,12 +112,15 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter,
-    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    ...(o.workflowBundle
+      ? { workflowBundle: o.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES] } }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     stickyQueueScheduleToStartTimeout: '500ms',
+    ...(o.tuning ?? workerTuning()),
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }

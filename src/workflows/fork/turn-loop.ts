@@ -31,11 +31,17 @@ export const stopConditions: StopCondition[] = [
   (a) => (budgetExhausted(a.budgetUsage, { turns: a.turns, toolCalls: a.toolUses }, a.input.budget) ? 'budget_exhausted' : undefined),
 ];
 
-/** The newest message inline when it is a small turn boundary (see ModelCallInput.tail). */
+/**
+ * The newest message inline when it is small and ends a turn (see ModelCallInput.tail): a
+ * turn boundary after the model's reply, or this run's opening message. The opening one
+ * spares every new fork (and every sibling started by reference) a conversation query on
+ * its first model call: a query waits for a workflow task on the worker holding the run,
+ * which under load (bench:load, bench:fork) is most of a fork's start latency.
+ */
 function inlineTail(agent: ForkAgent): ModelCallInput['tail'] {
   const last = agent.messages.length - 1;
   const message = agent.messages[last];
-  if (!message || message.role !== 'user' || agent.messages[last - 1]?.role !== 'assistant') return undefined;
+  if (!message || message.role !== 'user' || (last > 0 && agent.messages[last - 1]?.role !== 'assistant')) return undefined;
   return utf8Length(canonicalJson(message)) <= INLINE_TAIL_BYTES ? { from: agent.base + last, messages: [message] } : undefined;
 }
 

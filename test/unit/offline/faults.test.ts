@@ -113,3 +113,29 @@ describe('offline model: faults', () => {
     }
   });
 });
+
+describe('latency options', () => {
+  it('adds a uniformly drawn delay of at most latencyJitterMs on top of latencyMs, per request', async () => {
+    const jittery = await startOfflineModel({ latencyMs: 20, latencyJitterMs: 40 });
+    try {
+      const client = clientFor(jittery);
+      for (let i = 0; i < 6; i++) await client.messages.create(ask('@reply hi'));
+      const delays = jittery.log.entries().map((e) => e.delayMs!);
+      expect(delays).toHaveLength(6);
+      for (const d of delays) {
+        expect(d).toBeGreaterThanOrEqual(20);
+        expect(d).toBeLessThanOrEqual(60);
+      }
+      // Drawn per request: six equal draws from a continuous range do not happen.
+      expect(new Set(delays).size).toBeGreaterThan(1);
+    } finally {
+      await jittery.close();
+    }
+  });
+
+  it('refuses a delay option that is negative or not a finite number', async () => {
+    await expect(startOfflineModel({ latencyJitterMs: -1 })).rejects.toThrow(/latencyJitterMs.*≥ 0/);
+    await expect(startOfflineModel({ latencyMs: Number.NaN })).rejects.toThrow(/latencyMs/);
+    await expect(startOfflineModel({ streamChunkDelayMs: Infinity })).rejects.toThrow(/streamChunkDelayMs/);
+  });
+});

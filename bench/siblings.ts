@@ -1,0 +1,68 @@
+/**
+ * Sibling start latency against the server's floor, in one run: N siblings started at once
+ * by reference from one recorded snapshot (start call → the sibling's first model request
+ * at the offline model), and N empty workflows started at once on the same server by a
+ * worker of their own (start call → completed, i.e. their first workflow task done).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, Worker, type NativeConnection } from '@temporalio/worker';
+import type { ForkflowClient } from '../src/client';
+import type { OfflineModel } from '../src/offline';
+import type { CacheSafeParams } from '../src/shared/fork-input';
+import { percentile } from './kit';
+
+export interface SiblingLatency {
+  siblings: number;
+  /** Start call → first model request of each sibling, ms. */
+  sibling: { p50: number; p95: number };
+  /** Start call → completion of each empty workflow, ms. */
+  empty: { p50: number; p95: number };
+  /** sibling p95 / empty p95: the issue's target is ≤ 2. */
+  ratio: number;
+}
+
+let emptyBundle: Promise<{ code: string }> | undefined;
+
+/** Starts `n` empty workflows at once on their own task queue and worker; their start → completion times. */
+async function emptyStarts(connection: NativeConnection, temporal: Client, namespace: string, n: number): Promise<number[]> {
+  emptyBundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('./empty-workflow'), logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } });
+  const taskQueue = `bench-empty-${randomUUID().slice(0, 8)}`;
+  const worker = await Worker.create({ connection, namespace, taskQueue, workflowBundle: await emptyBundle });
+  return worker.runUntil(
+    Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const t0 = Date.now();
+        await temporal.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [] });
+        return Date.now() - t0;
+      }),
+    ),
+  );
+}
+
+/** Starts `n` siblings by reference (and `n` empty workflows) and compares their start latency. */
+export async function siblingLatency(o: {
+  client: ForkflowClient;
+  model: OfflineModel;
+  connection: NativeConnection;
+  namespace: string;
+  snapshot: CacheSafeParams;
+  n: number;
+}): Promise<SiblingLatency> {
+  const ref = await o.client.recordSnapshot(o.snapshot);
+  const run = randomUUID().slice(0, 8);
+  const siblingStarts = await Promise.all(
+    Array.from({ length: o.n }, async (_, i) => {
+      const marker = `Sibling ${i} of ${run}.`;
+      const t0 = Date.now();
+      const handle = await o.client.start({ agentId: `bench-sibling-${run}-${i}`, parentRef: ref, prompt: `${marker}\n@reply ok`, budget: { maxTokens: 10_000_000 } });
+      const first = await o.model.log.waitFor((e) => e.rawBody.includes(marker), { timeoutMs: 120_000 });
+      await handle.result();
+      return first.receivedAt - t0;
+    }),
+  );
+  const empty = await emptyStarts(o.connection, o.client.temporal, o.namespace, o.n);
+  const sibling = { p50: percentile(siblingStarts, 50), p95: percentile(siblingStarts, 95) };
+  const floor = { p50: percentile(empty, 50), p95: percentile(empty, 95) };
+  return { siblings: o.n, sibling, empty: floor, ratio: sibling.p95 / floor.p95 };
+}
