@@ -2,17 +2,19 @@
  * Live streams (issue 15), end to end on the dev server with the offline model generating
  * paced text: a subscriber sees a fork's text as it is written, through a worker SIGKILLed
  * mid-call (the abandoned attempt marked, the retry's text whole); resumes from a seq after
- * a reconnect; and follows the agent across continue-as-new with monotonic seqs.
+ * a reconnect; follows the agent across continue-as-new with monotonic seqs; and `forkflow
+ * watch` (with and without `--tree`) renders it in its own process.
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ForkflowClient } from '../../src/client';
 import { StreamAssembler } from '../../src/shared/stream-assembly';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
-import { startWorkerProcess } from '../kit/processes';
+import { forkflowArgs, startWorkerProcess } from '../kit/processes';
 import { bodyOf, messageRequests } from '../kit/requests';
-import { script, toolStep } from '../kit/tree';
+import { agentStep, script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
 jest.setTimeout(90_000);
@@ -124,4 +126,66 @@ test('the stream follows continue-as-new: one subscription, seqs monotonic acros
   const assembled = new StreamAssembler();
   for (const e of events) assembled.apply(e);
   expect(assembled.lastText()).toBe(result.text);
+});
+
+/** `forkflow watch …` in its own process, its output readable while it runs. */
+function watchProcess(...args: string[]) {
+  const child = spawn(process.execPath, forkflowArgs(['--address', h.env.address, '--task-queue', h.taskQueue, 'watch', ...args]), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { stdout: () => stdout, stderr: () => stderr, exited, kill: () => child.kill() };
+}
+
+test('forkflow watch renders the live text and tool calls of a fork until it ends', async () => {
+  const text = words('t', 40);
+  // The fork waits for an approval after its first turn: the watcher is surely attached before the text it must show.
+  const prompt = script('Write it.', toolStep('FileWrite', { file_path: 'watched.txt', content: 'x' }), `@pace 10 @reply ${text}`);
+  const handle = await h.forkflow.start({ agentId: 'live-watch', prompt, permissionMode: 'bubble' });
+  const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request');
+  const watch = watchProcess('live-watch');
+  try {
+    await waitFor(() => watch.stdout().includes('→ FileWrite'), 'the watcher to show the first turn', 30_000);
+    await h.forkflow.approve('live-watch', pending.requestId);
+    expect(await watch.exited).toBe(0);
+    const out = watch.stdout();
+    expect(watch.stderr()).toBe('');
+    expect(out).toContain('── turn 1');
+    expect(out).toContain('← FileWrite');
+    expect(out).toContain(`── turn 2`);
+    // The text arrives in many deltas; rendered, it reads whole.
+    expect(out).toContain(`\n${text}\n`);
+    expect(out.trimEnd().endsWith('■ completed (end_turn)')).toBe(true);
+  } finally {
+    watch.kill();
+  }
+});
+
+test('forkflow watch --tree shows one line per agent of the tree and the focused agent\'s text', async () => {
+  const text = words('root', 20);
+  const prompt = script(
+    'Lead.',
+    agentStep({ description: 'helper', prompt: '@reply helper done', run_in_background: true }),
+    toolStep('FileWrite', { file_path: 'tree.txt', content: 'x' }),
+    `@pace 10 @reply ${text}`,
+  );
+  const handle = await h.forkflow.startAgent({ agentId: 'live-tree', prompt, permissionMode: 'bubble' });
+  const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request', 30_000);
+  const child = await waitFor(async () => (await h.forkflow.tree('live-tree')).agents.find((a) => a.agentId !== 'live-tree'), 'the child in visibility', 30_000);
+  const watch = watchProcess('live-tree', '--tree', '--interval', '200');
+  try {
+    await waitFor(() => watch.stdout().includes(child.agentId) && watch.stdout().includes('→ FileWrite'), 'the tree lines and the first turns', 30_000);
+    await h.forkflow.approve('live-tree', pending.requestId);
+    expect(await watch.exited).toBe(0);
+    const lines = watch.stdout().split('\n');
+    // The root, focused; its child one level in (marker column, then two spaces a level).
+    expect(lines).toContainEqual(expect.stringMatching(/^tree ▶ live-tree \[\w+\] · /));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^tree {5}${child.agentId.replace(/\./g, '\\.')} \\[helper\\] · `)));
+    expect(watch.stdout()).toContain(`\n${text}\n`);
+    expect(watch.stdout()).toContain('■ completed');
+  } finally {
+    watch.kill();
+  }
 });
