@@ -15,7 +15,7 @@ import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
 import { forkflowArgs, startWorkerProcess } from '../kit/processes';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, script, toolStep } from '../kit/tree';
-import { waitFor } from '../kit/wait';
+import { rejectionOf, waitFor } from '../kit/wait';
 
 jest.setTimeout(90_000);
 
@@ -188,4 +188,41 @@ test('forkflow watch --tree shows one line per agent of the tree and the focused
   } finally {
     watch.kill();
   }
+});
+
+test('a malformed publish batch or poll is refused without wedging the fork', async () => {
+  const prompt = script('Wait.', toolStep('FileWrite', { file_path: 'hostile.txt', content: 'x' }), '@reply still fine');
+  const handle = await h.forkflow.start({ agentId: 'live-hostile', prompt, permissionMode: 'bubble' });
+  const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request');
+  const wf = h.client.workflow.getHandle('live-hostile');
+  await wf.signal('__temporal_workflow_stream_publish', { items: [{ topic: 'forkflow.events', data: '%%% not base64 payload %%%' }], publisher_id: 'p', sequence: 1 });
+  await wf.signal('__temporal_workflow_stream_publish', { items: 'everything' });
+  const poll = await rejectionOf(wf.executeUpdate('__temporal_workflow_stream_poll', { args: [{ topics: 'all', from_offset: -1 }] }));
+  expect(String((poll as Error & { cause?: Error }).cause?.message)).toContain('Invalid stream poll');
+  const rejected = await waitFor(async () => {
+    const s = await handle.status();
+    return s.rejectedSignals.length >= 2 ? s.rejectedSignals : undefined;
+  }, 'both bad batches reported');
+  expect(rejected.map((r) => r.signal)).toEqual(['__temporal_workflow_stream_publish', '__temporal_workflow_stream_publish']);
+  await h.forkflow.approve('live-hostile', pending.requestId);
+  expect(await handle.result()).toMatchObject({ status: 'completed', text: 'still fine' });
+});
+
+test('nobody watching: no publish signal in history; a subscriber arriving mid-call still gets the call whole', async () => {
+  const text = words('u', 80);
+  const unwatched = await h.forkflow.fork({ agentId: 'live-unwatched', prompt: `Say it.\n@pace 5 @reply ${text}` }, { mode: 'sync' });
+  expect(unwatched.text).toBe(text);
+  const history = await h.client.workflow.getHandle('live-unwatched').fetchHistory();
+  expect(history.events?.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === '__temporal_workflow_stream_publish')).toEqual([]);
+
+  const handle = await h.forkflow.start({ agentId: 'live-late', prompt: `Say it.\n@pace 40 @reply ${text}` });
+  // The call is streaming (its request began) before anyone subscribes.
+  await h.model.log.waitFor((e) => e.outcome === 'pending' && e.responseBeganAt !== undefined && JSON.stringify(e.body ?? '').includes('u79'));
+  const seen = collect(handle.stream());
+  const result = await handle.result();
+  await seen.ended;
+  const assembled = new StreamAssembler();
+  for (const e of seen.events) assembled.apply(e);
+  expect(assembled.lastText()).toBe(result.text);
+  expect(seen.events.at(-1)?.type).toBe('done');
 });

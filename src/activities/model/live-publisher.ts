@@ -4,16 +4,21 @@
  * A retried call (attempt > 1) first says so (`turn-start` with its attempt and an
  * `attempt-abandoned`), so a subscriber drops what the earlier attempt streamed.
  *
- * Cost: every batch the package sends is one signal in the fork's history, so deltas are
- * coalesced here — consecutive deltas of one content block become one item per tick — and
- * a tick (the batch interval) sends at most one signal. Streaming never fails a call: a
- * publish or flush that fails is logged and dropped (the result, not the stream, is the record).
+ * Cost: every batch the package sends is one signal in the fork's history (with its workflow
+ * task, about 1 KB whatever it carries: `npm run bench:stream`), so deltas are sent only while
+ * someone watches — the workflow's `streamWatched` query, asked at the start and every
+ * WATCH_CHECK_MS until it says yes; what the call streamed before that is sent coalesced the
+ * moment it does, so a late subscriber still gets the call whole. While sending, consecutive
+ * deltas of one content block become one item per tick, and a tick (the batch interval) sends
+ * at most one signal. Streaming never fails a call: a publish, flush or query that fails is
+ * logged and dropped (the result, not the stream, is the record).
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import type { MessageParam } from '../../shared/anthropic';
 import { STREAM_TOPIC, type PublishedStreamEvent } from '../../shared/stream-events';
+import { streamWatchedQuery } from '../../shared/messages';
 
 export interface LiveStreamOptions {
   /** Publish deltas at all (default true). The fork's `stream: false` turns one fork off. */
@@ -25,6 +30,8 @@ export interface LiveStreamOptions {
 }
 
 export const DEFAULT_BATCH_INTERVAL_MS = 100;
+/** How often an unwatched call asks whether a subscriber came. */
+const WATCH_CHECK_MS = 1_000;
 
 type Delta = { kind: 'text'; index: number; text: string } | { kind: 'thinking'; index: number; text: string } | { kind: 'tool'; index: number; text: string };
 
@@ -33,6 +40,11 @@ export class LivePublisher {
   private readonly tools = new Map<number, { id: string; name: string }>();
   private readonly timer: NodeJS.Timeout;
   private failed = false;
+  /** Whether a subscriber is known to watch; until then events wait in `held`, coalesced. */
+  private watched = false;
+  private held: PublishedStreamEvent[] = [];
+  private checking?: NodeJS.Timeout;
+  private closed = false;
 
   private constructor(
     private readonly client: WorkflowStreamClient,
@@ -40,20 +52,42 @@ export class LivePublisher {
     private readonly turn: number,
     private readonly attempt: number,
     private readonly opts: LiveStreamOptions,
+    private readonly watchedQuery: () => Promise<boolean>,
   ) {
     this.timer = setInterval(() => this.tick(), opts.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     this.timer.unref();
+    void this.checkWatched();
+  }
+
+  /** Asks the workflow whether anyone watches; until someone does, asks again every WATCH_CHECK_MS. */
+  private async checkWatched(): Promise<void> {
+    if (this.closed || this.watched) return;
+    const watched = await this.watchedQuery().catch(() => false);
+    if (this.closed) return;
+    if (watched) {
+      this.watched = true;
+      const held = this.held;
+      this.held = [];
+      for (const e of held) this.send(e, false);
+      this.flushSoon();
+      return;
+    }
+    this.checking = setTimeout(() => void this.checkWatched(), WATCH_CHECK_MS);
+    this.checking.unref();
   }
 
   /** A publisher for this activity's call, or undefined when streaming is off (for the worker or this fork). */
   static open(call: { agentId: string; turn: number; stream?: false }, opts: LiveStreamOptions = {}): LivePublisher | undefined {
     if (opts.enabled === false || call.stream === false) return undefined;
     const ctx = Context.current();
-    if (!ctx.info.workflowExecution) return undefined;
+    const execution = ctx.info.workflowExecution;
+    if (!execution) return undefined;
     const interval = opts.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
     // The package's own flusher runs at the same interval; ticks here hand it coalesced items.
     const client = WorkflowStreamClient.fromWithinActivity({ batchInterval: interval, maxRetryDuration: '30 seconds' });
-    return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts);
+    // The run the call belongs to (a query to the workflow id alone may reach a newer run).
+    const handle = ctx.client.workflow.getHandle(execution.workflowId, execution.runId);
+    return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts, () => handle.query(streamWatchedQuery));
   }
 
   /** The call (this attempt) starts; a retry marks the earlier attempts' deltas void. */
@@ -87,7 +121,14 @@ export class LivePublisher {
   /** Sends what is buffered and stops; waits for the server to have it (bounded), never throws. */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.checking);
     this.tick();
+    // A subscriber that came since the last look still gets this call whole; with none, the
+    // held events go with the call (nothing was sent, nothing to wait for).
+    if (!this.watched) await this.checkWatched();
+    this.closed = true;
+    clearTimeout(this.checking);
+    if (!this.watched) return;
     try {
       await this.client[Symbol.asyncDispose]();
     } catch (err) {
@@ -120,8 +161,20 @@ export class LivePublisher {
   }
 
   private emit(body: DistributiveOmit<PublishedStreamEvent, 'v' | 'agentId'>, forceFlush: boolean): void {
-    if (this.failed) return;
     const event = { v: 1, agentId: this.agentId, ...body } as PublishedStreamEvent;
+    if (this.watched) return this.send(event, forceFlush);
+    // Held until someone watches: a delta joins the previous one of its block (one item, not hundreds).
+    const last = this.held.at(-1);
+    if (last && event.type === last.type && 'index' in event && 'index' in last && event.index === last.index && event.attempt === last.attempt) {
+      if (event.type === 'text-delta' && last.type === 'text-delta') return void (last.text += event.text);
+      if (event.type === 'thinking-delta' && last.type === 'thinking-delta') return void (last.thinking += event.thinking);
+      if (event.type === 'tool-input-delta' && last.type === 'tool-input-delta') return void (last.partialJson += event.partialJson);
+    }
+    this.held.push(event);
+  }
+
+  private send(event: PublishedStreamEvent, forceFlush: boolean): void {
+    if (this.failed) return;
     try {
       this.client.topic<PublishedStreamEvent>(STREAM_TOPIC).publish(event, { forceFlush });
       this.opts.onPublish?.(event);
@@ -129,6 +182,10 @@ export class LivePublisher {
       this.failed = true;
       this.warn(err);
     }
+  }
+
+  private flushSoon(): void {
+    this.client.flush().catch((err: unknown) => this.warn(err));
   }
 
   private warn(err: unknown): void {

@@ -127,7 +127,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // its caller granted a new one (a v1 state, written before resume kept it, starts a new one).
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
-  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt);
+  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues));
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);

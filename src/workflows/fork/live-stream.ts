@@ -10,8 +10,11 @@
  * seqs stay monotonic and continue-as-new does not copy the run's stream into the next input.
  */
 import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
-import { WorkflowStream, workflowStreamPollUpdate } from '@temporalio/workflow-streams/workflow';
-import type { PollInput, PollResult } from '@temporalio/workflow-streams/lib/types';
+import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
+import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
+import { z } from 'zod';
+import { describeIssues } from '../../shared/fork-input';
+import { streamWatchedQuery } from '../../shared/messages';
 import { STREAM_TOPIC, streamPreview, type PublishedStreamEvent, type StreamUsage } from '../../shared/stream-events';
 import type { QueuedMessage } from '../../shared/tree-input';
 import { workflowNow } from '../clock';
@@ -30,12 +33,22 @@ const LINGER_MS = 3_000;
 /** A subscriber that polled within this long counts as live. */
 const LIVE_SUBSCRIBER_MS = 10_000;
 
+/** The package's signal and update inputs, checked before its handlers see them (anyone may send either). */
+const publishInputSchema = z.object({
+  items: z.array(z.object({ topic: z.string().max(200), data: z.string() })).max(10_000),
+  publisher_id: z.string().max(200),
+  sequence: z.number().int().min(0),
+});
+const pollInputSchema = z.object({ topics: z.array(z.string().max(200)).max(100), from_offset: z.number().int().min(0) });
+
 export class LiveStream {
   private readonly stream: WorkflowStream;
   private readonly topic;
   /** The highest offset a poll has returned up to (next_offset), and when a poll last started or ended (workflow time). */
   private readUpTo = 0;
   private lastPollAt?: number;
+  /** Polls waiting in the handler right now. */
+  private polling = 0;
 
   /**
    * Registers the stream's handlers (call before the first await, like the other handlers).
@@ -46,6 +59,8 @@ export class LiveStream {
     private readonly enabled: boolean,
     baseOffset = 0,
     polledAt?: number,
+    /** Where a malformed publish signal is reported (status.rejectedSignals). */
+    private readonly onRejected: (signal: string, issues: string[]) => void = () => undefined,
   ) {
     this.stream = new WorkflowStream({ log: [], base_offset: baseOffset, publisher_sequences: {}, publisher_last_seen: {} });
     this.topic = this.stream.topic<unknown>(STREAM_TOPIC);
@@ -53,6 +68,32 @@ export class LiveStream {
     // A subscriber of the previous run re-polls this one: it counts as live here too.
     this.lastPollAt = polledAt;
     this.watchPolls();
+    this.guardPublish();
+    setHandler(streamWatchedQuery, () => this.watched);
+  }
+
+  /** A subscriber is here: a poll waits, or one ended within LIVE_SUBSCRIBER_MS (of the last activation's time). */
+  get watched(): boolean {
+    return this.polling > 0 || (this.lastPollAt !== undefined && workflowNow() - this.lastPollAt <= LIVE_SUBSCRIBER_MS);
+  }
+
+  /**
+   * The package's publish signal throws on a malformed batch, and a signal handler that throws
+   * fails the workflow task over and over: a bad batch is dropped and reported instead.
+   */
+  private guardPublish(): void {
+    const stream = this.stream;
+    const onPublish = (stream['onPublish'] as (input: PublishInput) => void).bind(stream);
+    setHandler(workflowStreamPublishSignal, (raw: PublishInput) => {
+      const parsed = publishInputSchema.safeParse(raw);
+      if (!parsed.success) return this.onRejected(workflowStreamPublishSignal.name, describeIssues(parsed.error));
+      try {
+        for (const item of parsed.data.items) decodePayloadWire(item.data);
+      } catch (err) {
+        return this.onRejected(workflowStreamPublishSignal.name, [`an item is not a base64 Payload: ${String(err).slice(0, 200)}`]);
+      }
+      onPublish(parsed.data);
+    });
   }
 
   /**
@@ -68,13 +109,21 @@ export class LiveStream {
       workflowStreamPollUpdate,
       async (input: PollInput) => {
         this.lastPollAt = workflowNow();
-        const result = await onPoll(input);
-        this.readUpTo = Math.max(this.readUpTo, result.next_offset);
-        this.lastPollAt = workflowNow();
-        return result;
+        this.polling++;
+        try {
+          const result = await onPoll(input);
+          this.readUpTo = Math.max(this.readUpTo, result.next_offset);
+          return result;
+        } finally {
+          this.polling--;
+          this.lastPollAt = workflowNow();
+        }
       },
       {
-        validator: (_input: PollInput) => {
+        validator: (input: PollInput) => {
+          // Rejected before it is accepted: nothing in history, and the handler sees only good input.
+          const parsed = pollInputSchema.safeParse(input);
+          if (!parsed.success) throw ApplicationFailure.create({ message: `Invalid stream poll: ${describeIssues(parsed.error).join('; ')}`, type: 'InvalidStreamPoll', nonRetryable: true });
           if (stream['draining'] as boolean) throw ApplicationFailure.create({ message: 'Workflow is draining for continue-as-new', type: 'StreamDraining', nonRetryable: true });
         },
       },
