@@ -152,7 +152,10 @@ test('forkflow watch renders the live text and tool calls of a fork until it end
     expect(await watch.exited).toBe(0);
     const out = watch.stdout();
     expect(watch.stderr()).toBe('');
-    expect(out).toContain('── turn 1');
+    // Turn 1's model call ended before anyone watched, so it sent no deltas (the stream costs
+    // history only while watched); the workflow's own events of it are in the log all the same.
+    expect(out).not.toContain('── turn 1');
+    expect(out).toContain('· turn 1 tool_use');
     expect(out).toContain('← FileWrite');
     expect(out).toContain(`── turn 2`);
     // The text arrives in many deltas; rendered, it reads whole.
