@@ -34,11 +34,15 @@ function onStreamEvent(requestId: string, event: { event: string; data: unknown 
 
 /** Latencies (ms) of one fork's text deltas: each emitted delta to the first received delta that covers it. */
 async function latencies(client: ForkflowClient, agentId: string, text: string): Promise<number[]> {
-  const handle = await client.start({ agentId, prompt: `Write.\n@sleep 300 @pace 20 @reply ${text}` });
+  // The call waits 1.5 s before it answers: its first look for a subscriber (at its start) may
+  // come before the subscription's first poll; the next, a second later, finds it.
+  const handle = await client.start({ agentId, prompt: `Write.\n@sleep 1500 @pace 20 @reply ${text}` });
   let received: { end: number; at: number }[] = [];
   let got = '';
   let attempt = 1;
+  const types: string[] = [];
   for await (const e of handle.stream()) {
+    types.push(e.type);
     if (e.type !== 'text-delta') continue;
     // A retried call (a loaded machine can miss a heartbeat) starts over: time its last attempt.
     if (e.attempt > attempt) [attempt, got, received] = [e.attempt, '', []];
@@ -47,7 +51,7 @@ async function latencies(client: ForkflowClient, agentId: string, text: string):
   }
   await handle.result();
   const source = [...emitted.values()].filter((e) => e.text === text).at(-1);
-  if (!source || got !== text) throw new Error(`bench:stream: ${agentId}: the stream holds ${got.length} of ${text.length} characters of the text${source ? '' : ', the model has no record of it'}`);
+  if (!source || got !== text) throw new Error(`bench:stream: ${agentId}: the stream holds ${got.length} of ${text.length} characters of the text${source ? '' : ', the model has no record of it'} (events: ${types.join(' ')})`);
   return source.marks.map((m) => received.find((r) => r.end >= m.end)!.at - m.at);
 }
 

@@ -62,7 +62,10 @@ export class LivePublisher {
   /** Asks the workflow whether anyone watches; until someone does, asks again every WATCH_CHECK_MS. */
   private async checkWatched(): Promise<void> {
     if (this.closed || this.watched) return;
-    const watched = await this.watchedQuery().catch(() => false);
+    const watched = await this.watchedQuery().catch((err: unknown) => {
+      this.warn(err);
+      return false;
+    });
     if (this.closed) return;
     if (watched) {
       this.watched = true;
