@@ -43,6 +43,8 @@ export interface OfflineModelOptions {
   maxLogEntries?: number;
   /** A provider rate limit: at most `requests` Messages requests per `perMs`, else 429 with `retry-after`. */
   rateLimit?: RateLimitOptions;
+  /** Called as each SSE event is written, with the request's id and the clock's time (emit-time stamps for benchmarks). */
+  onStreamEvent?: (requestId: string, event: { event: string; data: unknown }, at: number) => void;
 }
 
 export interface OfflineModel {
@@ -95,6 +97,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,
     ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
+    onStreamEvent: opts.onStreamEvent,
   });
   const url = await server.listen();
   return {

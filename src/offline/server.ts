@@ -38,6 +38,7 @@ export interface ServerSettings {
   maxLogEntries: number;
   /** A provider rate limit on Messages requests (src/offline/rate-limit.ts); none when unset. */
   rateLimit?: RateLimitOptions;
+  onStreamEvent?: ResponderDeps['onEvent'];
 }
 
 type Route = 'messages' | 'count_tokens' | 'clock' | undefined;
@@ -92,7 +93,7 @@ export class OfflineServer {
     if (settings.rateLimit) this.rateLimiter = new RateLimiter(settings.rateLimit, settings.now);
     this.log = new RequestLog(settings.maxLogEntries);
     this.cache = new PromptCache(settings.now);
-    this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs };
+    this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);

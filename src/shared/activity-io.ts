@@ -56,6 +56,8 @@ export interface ModelCallInput {
    * joins no conversation. In a tree it is charged at the root (by this number), not reserved.
    */
   keepAlive?: number;
+  /** `false`: this fork's live stream is off, the call publishes no deltas (absent: on). */
+  stream?: false;
 }
 
 export interface ModelCallResult {

@@ -110,6 +110,10 @@ const carriedStateV2 = z.object({
   keepAlive: z.object({ calls: count, usage: usageSchema }).optional(),
   /** v2: the model call a keep-alive repeats, when this run continued while waiting under `keep-alive`. */
   warmth: carriedWarmthSchema.optional(),
+  /** v2: where the agent's live stream goes on (its seqs stay monotonic across runs; absent: 0). */
+  streamOffset: count.optional(),
+  /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
+  streamPolledAt: z.number().optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

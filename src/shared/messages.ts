@@ -27,6 +27,8 @@ export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 export const sendMessageSignal = defineSignal<[SendMessageArgs]>('sendMessage');
 
 export const statusQuery = defineQuery<ForkStatus>('status');
+/** Whether the agent's live stream has a subscriber now (a poll waiting, or one within the last seconds): model calls publish deltas only then. */
+export const streamWatchedQuery = defineQuery<boolean>('streamWatched');
 /**
  * The messages this run holds, whole, as Anthropic message params. Refused over
  * TRANSCRIPT_QUERY_BYTES: read longer ones a page at a time with `transcriptPage`.

@@ -6,11 +6,12 @@
  * after half a second: a retried model call's conversation query waits no longer than that.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
-import { forkflowSettings, workerTuning, type WorkerTuning } from './config';
+import { forkflowSettings, liveStreamSettings, workerTuning, type WorkerTuning } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
@@ -71,6 +72,11 @@ export interface ForkflowWorkerOptions {
   hostQueue?: string;
   /** Capacity settings (default: from FORKFLOW_MAX_* in the environment, see config.ts). */
   tuning?: WorkerTuning;
+  /**
+   * Live deltas of model calls to `handle.stream()` subscribers (default: on, every 100 ms;
+   * FORKFLOW_LIVE_STREAM=off and FORKFLOW_LIVE_STREAM_BATCH_MS from the environment).
+   */
+  liveStream?: LiveStreamOptions;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -115,7 +121,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES] } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -137,7 +143,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),

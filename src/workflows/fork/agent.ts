@@ -33,6 +33,7 @@ import type { ForkSetup } from './setup';
 import { CacheWatch } from './cache-break';
 import { CacheWarmth } from './cache-warmth';
 import type { CarriedWarmth } from '../../shared/cache-warmth';
+import type { LiveStream } from './live-stream';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -76,6 +77,8 @@ export class ForkAgent {
   /** The previous run continued as new while waiting for its children: this run waits first (read once, by the turn loop). */
   private resumeWait = false;
   readonly rejectedSignals: RejectedSignal[] = [];
+  /** Its live stream; set by forkWorkflow before the first await (it needs the carried offset). */
+  live!: LiveStream;
   startedAt = isoNow();
 
   /** The conversation this run holds; absent until `open` (while a worktree is created). */
@@ -207,7 +210,9 @@ export class ForkAgent {
 
   /** Takes every queued message as text blocks, in delivery order. */
   drainInbox(): TextBlock[] {
-    return this.inbox.drain();
+    const taken = this.inbox.take();
+    for (const m of taken) this.live.message(this.turns + 1, m);
+    return taken.map((m) => ({ type: 'text', text: m.text }));
   }
 
   get runningChildren(): ChildRecord[] {
@@ -282,6 +287,8 @@ export class ForkAgent {
       cache: this.cache.carry(),
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
       ...withWarmth(this.warmth.carry()),
+      streamOffset: this.live.endOffset,
+      ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
     };
   }
 

@@ -1,0 +1,190 @@
+/**
+ * The agent's live stream (issue 15): a `@temporalio/workflow-streams` log hosted by the fork
+ * workflow. The model activity publishes its deltas to it by batched signal; this module is
+ * the only workflow-side writer, for the events the workflow knows first (final tool calls,
+ * tool results, delivered messages, turn ends, `done`). Subscribers long-poll it by update.
+ *
+ * Publishing here only appends to the in-memory log: no command, nothing in history (a
+ * subscriber's poll records what it reads). The log's offsets are the events' `seq`: the
+ * next run starts at this run's end offset (carried as `streamOffset`), with an empty log, so
+ * seqs stay monotonic and continue-as-new does not copy the run's stream into the next input.
+ */
+import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
+import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
+import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
+import { z } from 'zod';
+import { describeIssues } from '../../shared/fork-input';
+import { streamWatchedQuery } from '../../shared/messages';
+import { STREAM_TOPIC, streamPreview, type PublishedStreamEvent, type StreamUsage } from '../../shared/stream-events';
+import type { QueuedMessage } from '../../shared/tree-input';
+import { workflowNow } from '../clock';
+
+/** An event body as a publisher here writes it: `v` and `agentId` are added. */
+type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEvent ? Omit<E, 'v' | 'agentId'> : never) : never;
+
+/**
+ * Before this patch a run closed (or continued as new) as soon as it was done; with it, a run
+ * that has a live subscriber waits a moment (at most LINGER_MS) for it to read the last
+ * events — a subscriber between two polls would otherwise find the run closed and miss them.
+ */
+export const STREAM_LINGER_PATCH = 'forkflow-stream-linger';
+/** How long a closing run waits for its subscribers to read the end. */
+const LINGER_MS = 3_000;
+/** A subscriber that polled within this long counts as live. */
+const LIVE_SUBSCRIBER_MS = 10_000;
+
+/** The package's signal and update inputs, checked before its handlers see them (anyone may send either). */
+const publishInputSchema = z.object({
+  items: z.array(z.object({ topic: z.string().max(200), data: z.string() })).max(10_000),
+  publisher_id: z.string().max(200),
+  sequence: z.number().int().min(0),
+});
+const pollInputSchema = z.object({ topics: z.array(z.string().max(200)).max(100), from_offset: z.number().int().min(0) });
+
+export class LiveStream {
+  private readonly stream: WorkflowStream;
+  private readonly topic;
+  /** The highest offset a poll has returned up to (next_offset), and when a poll last started or ended (workflow time). */
+  private readUpTo = 0;
+  private lastPollAt?: number;
+  /** Polls waiting in the handler right now. */
+  private polling = 0;
+
+  /**
+   * Registers the stream's handlers (call before the first await, like the other handlers).
+   * `enabled: false` (the fork's `stream: false`) publishes only `done`, so a subscriber ends.
+   */
+  constructor(
+    private readonly agentId: string,
+    private readonly enabled: boolean,
+    baseOffset = 0,
+    polledAt?: number,
+    /** Where a malformed publish signal is reported (status.rejectedSignals). */
+    private readonly onRejected: (signal: string, issues: string[]) => void = () => undefined,
+  ) {
+    this.stream = new WorkflowStream({ log: [], base_offset: baseOffset, publisher_sequences: {}, publisher_last_seen: {} });
+    this.topic = this.stream.topic<unknown>(STREAM_TOPIC);
+    this.readUpTo = baseOffset;
+    // A subscriber of the previous run re-polls this one: it counts as live here too.
+    this.lastPollAt = polledAt;
+    this.watchPolls();
+    this.guardPublish();
+    setHandler(streamWatchedQuery, () => this.watched);
+  }
+
+  /** A subscriber is here: a poll waits, or one ended within LIVE_SUBSCRIBER_MS (of the last activation's time). */
+  get watched(): boolean {
+    return this.polling > 0 || (this.lastPollAt !== undefined && workflowNow() - this.lastPollAt <= LIVE_SUBSCRIBER_MS);
+  }
+
+  /**
+   * The package's publish signal throws on a malformed batch, and a signal handler that throws
+   * fails the workflow task over and over: a bad batch is dropped and reported instead.
+   */
+  private guardPublish(): void {
+    const stream = this.stream;
+    const onPublish = (stream['onPublish'] as (input: PublishInput) => void).bind(stream);
+    setHandler(workflowStreamPublishSignal, (raw: PublishInput) => {
+      const parsed = publishInputSchema.safeParse(raw);
+      if (!parsed.success) return this.onRejected(workflowStreamPublishSignal.name, describeIssues(parsed.error));
+      try {
+        for (const item of parsed.data.items) decodePayloadWire(item.data);
+      } catch (err) {
+        return this.onRejected(workflowStreamPublishSignal.name, [`an item is not a base64 Payload: ${String(err).slice(0, 200)}`]);
+      }
+      onPublish(parsed.data);
+    });
+  }
+
+  /**
+   * Re-registers the package's poll update around its own handler, to see how far subscribers
+   * have read (the package keeps no such record). The validator is the package's rule: no new
+   * poll once the run is draining (the subscriber re-polls the next run).
+   */
+  private watchPolls(): void {
+    const stream = this.stream;
+    // The package's handler and draining flag are private in its types, public at run time.
+    const onPoll = (stream['onPoll'] as (input: PollInput) => Promise<PollResult>).bind(stream);
+    setHandler(
+      workflowStreamPollUpdate,
+      async (input: PollInput) => {
+        this.lastPollAt = workflowNow();
+        this.polling++;
+        try {
+          const result = await onPoll(input);
+          this.readUpTo = Math.max(this.readUpTo, result.next_offset);
+          return result;
+        } finally {
+          this.polling--;
+          this.lastPollAt = workflowNow();
+        }
+      },
+      {
+        validator: (input: PollInput) => {
+          // Rejected before it is accepted: nothing in history, and the handler sees only good input.
+          const parsed = pollInputSchema.safeParse(input);
+          if (!parsed.success) throw ApplicationFailure.create({ message: `Invalid stream poll: ${describeIssues(parsed.error).join('; ')}`, type: 'InvalidStreamPoll', nonRetryable: true });
+          if (stream['draining'] as boolean) throw ApplicationFailure.create({ message: 'Workflow is draining for continue-as-new', type: 'StreamDraining', nonRetryable: true });
+        },
+      },
+    );
+  }
+
+  /**
+   * Before the run closes or continues as new: a live subscriber gets up to LINGER_MS to read
+   * the end of the log. Nothing waits (and no timer is recorded) without one, or when it is
+   * already there.
+   */
+  async linger(): Promise<void> {
+    const end = this.endOffset;
+    const caughtUp = () => this.readUpTo >= end;
+    if (caughtUp() || this.lastPollAt === undefined || workflowNow() - this.lastPollAt > LIVE_SUBSCRIBER_MS) return;
+    if (!patched(STREAM_LINGER_PATCH)) return;
+    await condition(caughtUp, LINGER_MS);
+  }
+
+  /** When a subscriber last polled (workflow time), carried to the next run. */
+  get polledAt(): number | undefined {
+    return this.lastPollAt;
+  }
+
+  /** The offset the next run starts at (the package keeps no public length; read once, at continue-as-new). */
+  get endOffset(): number {
+    const state = this.stream.getState();
+    return state.base_offset + state.log.length;
+  }
+
+  private publish(body: Body, always = false): void {
+    if (!this.enabled && !always) return;
+    this.topic.publish({ v: 1, agentId: this.agentId, ...body });
+  }
+
+  toolUse(turn: number, use: { id: string; name: string; input: unknown }): void {
+    this.publish({ type: 'tool-use', turn, toolUseId: use.id, name: use.name, input: use.input });
+  }
+
+  toolResult(turn: number, r: { toolUseId: string; name?: string; isError: boolean; text: string }): void {
+    this.publish({ type: 'tool-result', turn, toolUseId: r.toolUseId, ...(r.name ? { name: r.name } : {}), isError: r.isError, ...streamPreview(r.text) });
+  }
+
+  message(turn: number, m: QueuedMessage): void {
+    this.publish({ type: 'message', turn, ...(m.from ? { from: m.from.slice(0, 200) } : {}), ...(m.summary ? { summary: m.summary.slice(0, 500) } : {}), ...streamPreview(m.text) });
+  }
+
+  turnEnd(turn: number, stopReason: string | null, usage: StreamUsage): void {
+    this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage });
+  }
+
+  /** The last event; a live subscriber is given a moment to read it, then polls are refused (the run is closing). */
+  async done(turn: number, status: string, stopReason: string, error?: string): Promise<void> {
+    this.publish({ type: 'done', turn, status, stopReason, ...(error ? { error: streamPreview(error).preview } : {}) }, true);
+    await this.linger();
+    this.stream.detachPollers();
+  }
+
+  /** Before continue-as-new: subscribers read this run's end, then re-poll the next run. */
+  async detach(): Promise<void> {
+    await this.linger();
+    this.stream.detachPollers();
+  }
+}
