@@ -79,7 +79,9 @@ function agentItem(node) {
   const row = el('div', r.agentId === selected ? 'row selected' : 'row', button);
   if (r.label) row.append(el('span', 'label', r.label));
   row.append(el('span', `state state-${state.replace(/[^a-z_]/g, '')}`, state));
-  row.append(el('span', 'usage', `${fmt(r.turns)} turns · ${fmt(r.totalTokens)} tokens`));
+  // Visibility has these from the end of the first turn on; until then nothing was used.
+  const turns = r.turns ?? 0;
+  row.append(el('span', 'usage', `${fmt(turns)} turn${turns === 1 ? '' : 's'} · ${fmt(r.totalTokens ?? 0)} tokens`));
   const li = el('li', '', row);
   li.dataset.agentId = r.agentId;
   if (node.children.length) li.append(el('ul', '', ...node.children.map(agentItem)));

@@ -1,0 +1,218 @@
+/**
+ * forkflow's own web view (`forkflow serve`, src/cli/web + web/) in headless Chromium: a
+ * fork whose model call streams slowly (the offline model waits between SSE events) shows
+ * in the list of running agents with its state and usage; selecting it streams its text
+ * into the page while the call is still in flight, and once the fork is done the page's
+ * text equals the fork's result. The page is served by a real `forkflow serve` process;
+ * the worker and the offline model run in this process (test/kit/env.ts). A full-page
+ * screenshot of each step lands in test-artifacts/.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { ForkHandle, ForkResult } from '../../src/client';
+import { startHarness, type Harness } from '../kit/env';
+import { forkflowArgs, run } from '../kit/processes';
+import { waitFor } from '../kit/wait';
+
+const root = join(__dirname, '..', '..');
+const artifacts = join(root, 'test-artifacts');
+// As in web-ui.test.ts: without the networking flags Chromium dials Google's services.
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+beforeAll(async () => {
+  const installed = await run('bash', [join(root, 'scripts', 'install-chromium.sh')], { timeoutMs: 14 * 60_000 });
+  if (installed.status !== 0) throw new Error(`scripts/install-chromium.sh failed: ${installed.stderr}`);
+}, 15 * 60_000);
+
+const suffix = Math.random().toString(36).slice(2, 8);
+const agentId = `web-view-${suffix}`;
+const label = `web-view-probe-${suffix}`;
+// Markup and a newline in the model's text: the page must show them as text, not build elements.
+const REPLY = 'Streaming, <b>not markup</b> & "quoted" — line one.\nLine two ends the reply.';
+// The offline model splits the text into 3 deltas; between SSE events it waits this long, so
+// the call lasts several seconds and the page can be seen mid-call.
+const CHUNK_DELAY_MS = 700;
+
+let h: Harness;
+let serve: ChildProcess | undefined;
+let viewUrl: string;
+let fork: ForkHandle;
+let profile: string;
+let browser: BrowserContext;
+let page: Page;
+let resumeCheck: Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> | undefined;
+
+/** `forkflow serve --port 0` in its own process; resolves with the URL it prints. */
+async function startServe(): Promise<string> {
+  const env = h.env;
+  const child = spawn(process.execPath, forkflowArgs(['--address', env.address, '--namespace', env.namespace, '--task-queue', h.taskQueue, 'serve', '--port', '0']), {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serve = child;
+  let out = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /web view: (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => reject(new Error(`forkflow serve exited early (${code}): ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  h = await startHarness({ name: 'web-view', model: { streamChunkDelayMs: CHUNK_DELAY_MS } });
+  profile = mkdtempSync(join(tmpdir(), 'forkflow-chromium-'));
+  [viewUrl, browser] = await Promise.all([
+    startServe(),
+    chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1300, height: 900 } }),
+  ]);
+  page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(15_000);
+  mkdirSync(artifacts, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  if (serve && serve.exitCode === null) {
+    const exited = once(serve, 'exit');
+    serve.kill('SIGTERM');
+    await exited;
+  }
+  await h?.close();
+});
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(artifacts, `web-view-${name}.png`), fullPage: true });
+}
+
+const turnText = () => page.locator('#turns .turn .text').last();
+const text = async (selector: string) => (await page.locator(selector).textContent()) ?? '';
+
+test('the page lists the running fork, streams its text while the model call runs, and ends with the fork’s result', async () => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  await page.goto(viewUrl);
+
+  fork = await h.forkflow.start({ agentId, forkLabel: label, maxTurns: 3, prompt: `Say it slowly.\n@reply ${REPLY}` });
+  // Checked in the next test; it must subscribe while the fork runs.
+  resumeCheck = checkResume();
+  void resumeCheck.catch(() => undefined);
+  // In the list of running agents (visibility), with its label, state and usage.
+  const row = page.locator('#agents li').filter({ has: page.getByRole('button', { name: agentId, exact: true }) });
+  try {
+    await row.locator('.state').getByText('running', { exact: true }).waitFor();
+    await row.locator('.label').getByText(label, { exact: true }).waitFor();
+    // Visibility reports usage at turn ends: none yet while the first call runs.
+    expect(await row.locator('.usage').textContent()).toBe('0 turns · 0 tokens');
+  } finally {
+    await shot('list');
+  }
+
+  await row.getByRole('button', { name: agentId, exact: true }).click();
+  await page.locator('#detail-title').getByText(agentId, { exact: true }).waitFor();
+
+  // Text arrives while the model call is still in flight: a strict prefix of the reply,
+  // seen while the offline model has not finished the response.
+  const partial = await waitFor(async () => {
+    const shown = (await turnText().textContent({ timeout: 100 }).catch(() => null)) ?? '';
+    return shown.length > 0 ? shown : undefined;
+  }, 'streamed text on the page');
+  const inFlight = h.model.log.entries().some((e) => e.outcome === 'pending');
+  await shot('streaming');
+  expect(REPLY.startsWith(partial)).toBe(true);
+  expect(partial.length).toBeLessThan(REPLY.length);
+  expect(inFlight).toBe(true);
+
+  const result: ForkResult = await fork.result();
+  expect(result).toMatchObject({ status: 'completed', text: REPLY });
+  // Once done: the stream ended, the page's text is the fork's final text, the state is final.
+  try {
+    await page.locator('#stream-status').getByText('ended', { exact: true }).waitFor();
+    expect(await turnText().textContent()).toBe(result.text);
+    await page.locator('#fact-state').getByText('completed', { exact: true }).waitFor();
+    expect(await text('#fact-tokens')).toMatch(/^[\d,]+ \(in [\d,]+, cache read [\d,]+, cache write [\d,]+, out [\d,]+\)$/);
+  } finally {
+    await shot('done');
+  }
+  // The model's markup stayed text: no element was made of it.
+  expect(await page.locator('#turns b').count()).toBe(0);
+
+  // Finished agents leave the running list; "show finished" lists it with its final state.
+  await page.getByLabel('show finished').check();
+  await row.locator('.state').getByText('completed', { exact: true }).waitFor();
+  // With the usage its one turn recorded: the result's tokens, all of them.
+  const tokens = result.usage.inputTokens + result.usage.cacheReadInputTokens + result.usage.cacheCreationInputTokens + result.usage.outputTokens;
+  expect(tokens).toBeGreaterThan(0);
+  await row.locator('.usage').getByText(`1 turn · ${tokens.toLocaleString('en-US')} tokens`, { exact: true }).waitFor();
+  expect(pageErrors).toEqual([]);
+});
+
+test('the stream endpoint resumes after Last-Event-ID: a reconnect gets exactly what follows', async () => {
+  const { first, resumed, after } = await resumeCheck!;
+  expect(first.map((e) => e.type)).toEqual(expect.arrayContaining(['turn-start', 'text-delta', 'done']));
+  const seqs = first.map((e) => e.seq);
+  expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+  expect(resumed.length).toBeGreaterThan(0);
+  expect(resumed).toEqual(first.filter((e) => e.seq > after));
+  // An unknown agent is a 404 before any stream opens (EventSource then stops retrying).
+  const missing = await fetch(`${viewUrl}/api/stream?agent=no-such-agent-${suffix}`);
+  expect([missing.status, await missing.json()]).toEqual([404, { error: `no agent "no-such-agent-${suffix}"` }]);
+});
+
+type Relayed = { seq: number; type: string };
+
+/**
+ * Reads the stream endpoint until the relay closes it (after the agent's `done`), calling
+ * `onEvent` as each event arrives. Every frame's `id` must be its event's seq.
+ */
+async function readSse(url: string, headers: Record<string, string>, onEvent: (e: Relayed) => void = () => undefined): Promise<Relayed[]> {
+  const res = await fetch(url, { headers });
+  expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+  const events: Relayed[] = [];
+  let buffer = '';
+  let ended = false;
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      if (frame === 'event: end\ndata: {}') ended = true;
+      if (!frame.startsWith('id: ')) continue;
+      const [idLine, dataLine] = frame.split('\n');
+      const event = JSON.parse(dataLine!.slice('data: '.length)) as Relayed;
+      expect(idLine).toBe(`id: ${event.seq}`);
+      events.push(event);
+      onEvent(event);
+    }
+  }
+  expect(ended).toBe(true);
+  return events;
+}
+
+/**
+ * While the fork runs: one subscriber from the start, and a second that reconnects as a
+ * browser does, with the seq of the first one's third event as its Last-Event-ID.
+ */
+async function checkResume(): Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> {
+  const url = `${viewUrl}/api/stream?agent=${agentId}`;
+  let third!: (seq: number) => void;
+  const thirdSeq = new Promise<number>((resolve) => (third = resolve));
+  const seen: Relayed[] = [];
+  const first = readSse(url, {}, (e) => {
+    seen.push(e);
+    if (seen.length === 3) third(e.seq);
+  });
+  const after = await Promise.race([thirdSeq, first.then(() => Promise.reject(new Error(`the stream ended after ${seen.length} events`)))]);
+  const resumed = readSse(url, { 'Last-Event-ID': String(after) });
+  return { first: await first, resumed: await resumed, after };
+}
