@@ -15,6 +15,7 @@ import { createDreamActivities } from './dream';
 import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
 import type { ResponseStore } from './model/response-store';
+import type { LiveStreamOptions } from './model/live-publisher';
 
 export { FileResponseStore, type ResponseStore } from './model/response-store';
 
@@ -33,12 +34,14 @@ export interface ActivityDeps {
   stopping?: AbortSignal;
   /** The model gateway `anthropic` points at, if any: calls then carry their call key. */
   modelGateway?: string;
+  /** Live deltas of model calls to stream subscribers (default on; `{ enabled: false }` turns the worker's off). */
+  liveStream?: LiveStreamOptions;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client) }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), liveStream: deps.liveStream }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

@@ -25,6 +25,8 @@ import { temporalSettings } from './settings';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
+import { streamEvents, type StreamOptions } from './stream';
+import type { StreamEvent } from '../shared/stream-events';
 
 export * from './errors';
 /** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
@@ -40,6 +42,9 @@ export type { TreeView } from './tree';
 export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
 export type { PrefixRef } from '../shared/prefix';
 export type { ForkResult, ForkStatus } from '../shared/status';
+export { StreamEventError, type StreamOptions } from './stream';
+export { StreamAssembler } from '../shared/stream-assembly';
+export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEventOf, type StreamEventType } from '../shared/stream-events';
 
 import type { ForkParams } from './runner';
 export type { ForkParams, ForkRunner } from './runner';
@@ -95,6 +100,11 @@ export class ForkHandle {
 
   cancel(): Promise<void> {
     return this.client.cancel(this.agentId);
+  }
+
+  /** Its live events (text, thinking, tool calls…) until `done`; see `ForkflowClient.stream`. */
+  stream(opts: StreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
+    return this.client.stream(this.agentId, opts);
   }
 }
 
@@ -231,6 +241,21 @@ export class ForkflowClient {
   /** An agent's status each time it changes, until it closes (each look rides out an outage). */
   watch(agentId: string, opts: { intervalMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<ForkStatus> {
     return watchStatus(this.temporal, agentId, { ...opts, read: (what, fn) => this.read(agentId, what, () => fn()) });
+  }
+
+  /**
+   * An agent's live events as they happen: `turn-start`, `text-delta`, `thinking-delta`,
+   * `tool-input-delta`, `tool-use`, `tool-result`, `message`, `turn-end`, `attempt-abandoned`
+   * (drop that turn's deltas of older attempts: a retried model call), and last `done`. Each is
+   * parsed with zod; `seq` is monotonic per agent, so after a reconnect pass
+   * `fromSeq: lastSeq + 1`. The stream lives in the agent's open run: a closed agent's
+   * iterator ends at once (read its transcript instead).
+   *
+   * @example
+   * for await (const e of forkflow.stream(id)) if (e.type === 'text-delta') process.stdout.write(e.text);
+   */
+  stream(agentId: string, opts: StreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
+    return streamEvents(this.temporal, agentId, opts);
   }
 
   status(agentId: string): Promise<ForkStatus> {

@@ -26,6 +26,8 @@ export interface OfflineModelOptions {
   apiKey?: string;
   /** Keep at most this many log entries, dropping the oldest (long-running servers). Default: all. */
   maxLogEntries?: number;
+  /** Called as each SSE event is written, with the request's id and the clock's time (emit-time stamps for benchmarks). */
+  onStreamEvent?: (requestId: string, event: { event: string; data: unknown }, at: number) => void;
 }
 
 export interface OfflineModel {
@@ -65,6 +67,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     minCacheableTokens: typeof min === 'function' ? min : typeof min === 'number' ? () => min : defaultMinCacheableTokens,
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,
+    onStreamEvent: opts.onStreamEvent,
   });
   const url = await server.listen();
   return {

@@ -20,6 +20,8 @@ export type Reply =
       ticket: CacheTicket;
       /** Streams only: send this many events, then an `overloaded_error` event. */
       streamErrorAfter?: number;
+      /** Streams only (`@pace`): this delay between events, and text in small deltas, like a model generating. */
+      paceMs?: number;
     };
 
 export interface PlannedReply {

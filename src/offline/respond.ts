@@ -10,14 +10,19 @@ import type { PromptCache } from './cache';
 import { type ApiError, errorBody } from './errors';
 import type { RequestLog, RequestLogEntry } from './log';
 import type { Reply } from './reply';
-import { formatEvent, messageEvents } from './sse';
+import { formatEvent, messageEvents, type SseEvent } from './sse';
 
 export interface ResponderDeps {
   log: RequestLog;
   cache: PromptCache;
   now: () => number;
   streamChunkDelayMs: number;
+  /** Called as each SSE event is written (benchmarks time emit → subscriber with it). */
+  onEvent?: (requestId: string, event: SseEvent, at: number) => void;
 }
+
+/** A paced stream's text and tool-input deltas: a few words each, as a generating model sends them. */
+const PACED_DELTA_CHARS = 12;
 
 /** Per-exchange state shared with the server, which releases cache writes on abort. */
 export interface Exchange {
@@ -83,13 +88,15 @@ export async function sendReply(deps: ResponderDeps, ex: Exchange, reply: Reply)
 async function stream(deps: ResponderDeps, ex: Exchange, reply: Extract<Reply, { kind: 'message' }>): Promise<void> {
   const { entry, res, signal } = ex;
   const { message } = reply;
-  const events = messageEvents(message);
+  const paced = reply.paceMs !== undefined;
+  const events = messageEvents(message, paced ? { chunkChars: PACED_DELTA_CHARS } : {});
+  const delayMs = reply.paceMs ?? deps.streamChunkDelayMs;
   // An error can replace any event but the last: after message_stop the stream is done.
   const errorAt = reply.streamErrorAfter === undefined ? -1 : Math.min(Math.max(0, reply.streamErrorAfter), events.length - 1);
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   deps.log.update(entry, { status: 200, response: message, usage: message.usage });
   for (let i = 0; i < events.length; i++) {
-    if (i > 0 && deps.streamChunkDelayMs > 0) await sleep(deps.streamChunkDelayMs, undefined, { signal });
+    if (i > 0 && delayMs > 0) await sleep(delayMs, undefined, { signal });
     if (i === errorAt) {
       const error = { type: 'overloaded_error', message: 'Overloaded (mid-stream error injected by the offline model).' };
       deps.log.update(entry, { outcome: 'fault', error, endedAt: deps.now() });
@@ -98,7 +105,9 @@ async function stream(deps: ResponderDeps, ex: Exchange, reply: Extract<Reply, {
       return;
     }
     if (i === events.length - 1) deps.log.update(entry, { outcome: 'completed', endedAt: deps.now() });
-    const flushed = res.write(formatEvent(events[i] as (typeof events)[number]));
+    const event = events[i] as (typeof events)[number];
+    const flushed = res.write(formatEvent(event));
+    deps.onEvent?.(entry.requestId, event, deps.now());
     if (i === 0) {
       // message_start is on its way: the prompt has been "processed", its cache entries are live.
       deps.cache.commit(reply.ticket);

@@ -29,6 +29,7 @@ export interface ServerSettings {
   minCacheableTokens: (model: string) => number;
   apiKey?: string;
   maxLogEntries: number;
+  onStreamEvent?: ResponderDeps['onEvent'];
 }
 
 type Route = 'messages' | 'count_tokens' | undefined;
@@ -80,7 +81,7 @@ export class OfflineServer {
   constructor(private readonly settings: ServerSettings) {
     this.log = new RequestLog(settings.maxLogEntries);
     this.cache = new PromptCache(settings.now);
-    this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs };
+    this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);

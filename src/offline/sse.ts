@@ -23,27 +23,34 @@ export function chunk(text: string, parts: number = DELTA_CHUNKS): string[] {
   return out;
 }
 
-function blockEvents(block: OutputBlock, index: number): SseEvent[] {
+/** Splits into pieces of at most `size` code points (a paced stream's deltas). */
+function pieces(text: string, size: number | undefined): string[] {
+  if (size === undefined) return chunk(text);
+  const chars = Array.from(text);
+  return chunk(text, Math.max(1, Math.ceil(chars.length / size)));
+}
+
+function blockEvents(block: OutputBlock, index: number, size?: number): SseEvent[] {
   const events: SseEvent[] = [];
   const delta = (d: Record<string, unknown>): void => {
     events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
   };
   if (block.type === 'text') {
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
-    for (const text of chunk(block.text)) delta({ type: 'text_delta', text });
+    for (const text of pieces(block.text, size)) delta({ type: 'text_delta', text });
   } else {
     const start = { type: 'tool_use', id: block.id, name: block.name, input: {} };
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } });
     // The real API opens tool input with an empty partial_json; clients must cope.
     delta({ type: 'input_json_delta', partial_json: '' });
-    for (const part of chunk(JSON.stringify(block.input))) delta({ type: 'input_json_delta', partial_json: part });
+    for (const part of pieces(JSON.stringify(block.input), size)) delta({ type: 'input_json_delta', partial_json: part });
   }
   events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   return events;
 }
 
 /** The complete event sequence of a message. */
-export function messageEvents(message: WireMessage): SseEvent[] {
+export function messageEvents(message: WireMessage, opts: { chunkChars?: number } = {}): SseEvent[] {
   const { usage } = message;
   const start = {
     ...message,
@@ -56,7 +63,7 @@ export function messageEvents(message: WireMessage): SseEvent[] {
   return [
     { event: 'message_start', data: { type: 'message_start', message: start } },
     { event: 'ping', data: { type: 'ping' } },
-    ...message.content.flatMap(blockEvents),
+    ...message.content.flatMap((block, index) => blockEvents(block, index, opts.chunkChars)),
     {
       event: 'message_delta',
       data: {

@@ -48,6 +48,8 @@ export interface ModelCallInput {
    * request's first that many messages, so the workflow can tell whether its prefix changed.
    */
   prefixAt?: number;
+  /** `false`: this fork's live stream is off, the call publishes no deltas (absent: on). */
+  stream?: false;
 }
 
 export interface ModelCallResult {

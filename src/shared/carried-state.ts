@@ -105,6 +105,8 @@ const carriedStateV2 = z.object({
   waitingForChildren: z.boolean().optional(),
   /** v2: cache breaks so far and the previous request (absent in states written before it: counting starts again). */
   cache: carriedCacheSchema.optional(),
+  /** v2: where the agent's live stream goes on (its seqs stay monotonic across runs; absent: 0). */
+  streamOffset: count.optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

@@ -92,6 +92,8 @@ export const forkInputSchema = z.strictObject({
   idleTimeout: durationSchema.optional(),
   /** Do not serve this fork's transcript (memory forks); it also is not counted as a session. */
   skipTranscript: z.boolean().default(false),
+  /** Live stream of text, thinking and tool calls to `handle.stream()` subscribers (default on; `false`: only `done`). */
+  stream: z.boolean().optional(),
   overrides: z
     .strictObject({
       agentId: z.string().min(1).max(200).optional(),

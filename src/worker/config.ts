@@ -30,6 +30,15 @@ export interface ForkflowSettings {
   modelGateway?: string;
 }
 
+/**
+ * FORKFLOW_LIVE_STREAM=off: this worker's model calls publish no deltas (forks still end their
+ * streams with `done`); FORKFLOW_LIVE_STREAM_BATCH_MS: how often deltas are sent (default 100).
+ */
+export function liveStreamSettings(env: NodeJS.ProcessEnv = process.env): { enabled: boolean; batchIntervalMs?: number } {
+  const ms = Number(env.FORKFLOW_LIVE_STREAM_BATCH_MS);
+  return { enabled: env.FORKFLOW_LIVE_STREAM !== 'off', ...(Number.isInteger(ms) && ms > 0 ? { batchIntervalMs: ms } : {}) };
+}
+
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
   return {
     taskQueue: env.FORKFLOW_TASK_QUEUE || TASK_QUEUE,

@@ -6,11 +6,12 @@
  * after half a second: a retried model call's conversation query waits no longer than that.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
-import { forkflowSettings } from './config';
+import { forkflowSettings, liveStreamSettings } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
@@ -61,6 +62,11 @@ export interface ForkflowWorkerOptions {
    * `client` must use the same one: activities query workflows through it.
    */
   dataConverter?: DataConverter;
+  /**
+   * Live deltas of model calls to `handle.stream()` subscribers (default: on, every 100 ms;
+   * FORKFLOW_LIVE_STREAM=off and FORKFLOW_LIVE_STREAM_BATCH_MS from the environment).
+   */
+  liveStream?: LiveStreamOptions;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -103,7 +109,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     taskQueue: o.taskQueue,
     dataConverter,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, liveStream: o.liveStream ?? liveStreamSettings() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -124,7 +130,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, liveStream: o.liveStream ?? liveStreamSettings() }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),

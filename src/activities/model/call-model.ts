@@ -20,6 +20,7 @@ import { estimateRequestTokens } from '../../shared/request-tokens';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import type { LedgerClient } from '../tree';
 import type { CallKey, ResponseStore } from './response-store';
+import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -41,6 +42,8 @@ export interface ModelDeps {
   gateway?: string;
   /** The tree ledger at a tree's root (calls with `input.budget.ledger` reserve and charge there). */
   ledger?: LedgerClient;
+  /** Live deltas to the fork's stream subscribers (issue 15); on by default. */
+  liveStream?: LiveStreamOptions;
 }
 
 /** The gateway's name for a call: the same on every attempt of it, and nothing else. */
@@ -164,11 +167,16 @@ export function createModelActivities(deps: ModelDeps) {
       const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
       const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
       let handing: Promise<void> | undefined;
+      // Deltas to stream subscribers; a stream that fails never fails the call (live-publisher.ts).
+      const live = deps.stream !== false ? LivePublisher.open(input, deps.liveStream) : undefined;
       try {
         // An earlier attempt got the whole response and then lost its worker (or its server):
         // hand that back instead of paying for the same prompt twice.
         const earlier = await kept(deps.responses, key);
         if (earlier) {
+          // Subscribers saw the earlier attempt's deltas, maybe not all: this attempt streams the reply whole.
+          live?.start(earlier.model);
+          live?.replay(earlier.message);
           ctx.log.info('model response recovered from an earlier attempt', { turn: input.turn, attempt: ctx.info.attempt, requestId: earlier.requestId });
           deps.conversations.remember(input.run, input.messageCount, earlier.message);
           return await charged(deps, input, earlier);
@@ -182,6 +190,7 @@ export function createModelActivities(deps: ModelDeps) {
         const body = await withinBudget(deps, input, handed ?? built!.body);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
+        live?.start(body.model);
         let served: ModelCallResult;
         try {
           const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
@@ -211,8 +220,9 @@ export function createModelActivities(deps: ModelDeps) {
           if (deps.stream !== false) {
             const stream = deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
             message = await stream
-              .on('streamEvent', () => {
+              .on('streamEvent', (event) => {
                 progress.events++;
+                live?.onEvent(event);
               })
               .on('finalMessage', (final) => {
                 result = { ...toResult(final), ...(stream.request_id ? { requestId: stream.request_id } : {}) };
@@ -240,6 +250,8 @@ export function createModelActivities(deps: ModelDeps) {
         return await charged(deps, input, served);
       } finally {
         stopHeartbeat();
+        // Before the result: the deltas are in the log ahead of the workflow's `turn-end`.
+        await live?.close();
         await handing;
       }
     },

@@ -29,7 +29,7 @@ type FaultModifier = Extract<Modifier, { kind: 'fail' | 'stream-error' | 'drop' 
  * all of them, succeeds.
  */
 function scriptedFault(modifiers: Modifier[], attempts: Map<string, number>, key: string): { fault: FaultModifier; attempt: number } | undefined {
-  const faults = modifiers.filter((m): m is FaultModifier => m.kind !== 'sleep');
+  const faults = modifiers.filter((m): m is FaultModifier => m.kind !== 'sleep' && m.kind !== 'pace');
   if (faults.length === 0) return undefined;
   const attempt = attempts.get(key) ?? 0;
   attempts.set(key, attempt + 1);
@@ -93,7 +93,8 @@ export function planMessages(
     stop_sequence: out.stopSequence,
     usage,
   };
-  return { reply: { kind: 'message', message, stream, ticket, streamErrorAfter }, delayMs };
+  const pace = scripted.modifiers.find((m) => m.kind === 'pace');
+  return { reply: { kind: 'message', message, stream, ticket, streamErrorAfter, ...(pace ? { paceMs: pace.ms } : {}) }, delayMs };
 }
 
 /** Plans the answer to `POST /v1/messages/count_tokens`: `{input_tokens}` of the request. */

@@ -18,6 +18,7 @@ export type Action =
 
 export type Modifier =
   | { kind: 'sleep'; ms: number }
+  | { kind: 'pace'; ms: number }
   | { kind: 'fail'; status: number; times: number; retryAfterSeconds?: number }
   | { kind: 'stream-error'; times: number }
   | { kind: 'drop'; times: number };
@@ -30,7 +31,7 @@ export interface Step {
 }
 
 export const ACTIONS = ['reply', 'tool', 'tools', 'echo', 'report', 'explore'] as const;
-export const MODIFIERS = ['sleep', 'fail', 'stream-error', 'drop'] as const;
+export const MODIFIERS = ['sleep', 'pace', 'fail', 'stream-error', 'drop'] as const;
 const MAX_REPEAT = 1000;
 
 /** A malformed script. The server answers it with 400 `invalid_request_error`. */
@@ -113,6 +114,11 @@ function parseModifier(name: string, after: string): { modifier: Modifier; consu
     const m = /^\s+(\d+)(?=\s+@|\s*$)/.exec(after);
     if (!m) throw new ScriptError('@sleep needs a delay in milliseconds, e.g. "@sleep 500".');
     return { modifier: { kind: 'sleep', ms: Number(m[1]) }, consumed: m[0].length };
+  }
+  if (name === 'pace') {
+    const m = /^\s+(\d+)(?=\s+@|\s*$)/.exec(after);
+    if (!m) throw new ScriptError('@pace needs a delay in milliseconds between streamed events, e.g. "@pace 50".');
+    return { modifier: { kind: 'pace', ms: Number(m[1]) }, consumed: m[0].length };
   }
   if (name === 'fail') {
     const m = /^\s+(\d{3})(?:\s+x(\d+))?(?:\s+retry-after=(\d+))?(?=\s+@|\s*$)/.exec(after);

@@ -30,6 +30,7 @@ import { Tally } from './tally';
 import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 import { CacheWatch } from './cache-break';
+import type { LiveStream } from './live-stream';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -71,6 +72,8 @@ export class ForkAgent {
   /** The previous run continued as new while waiting for its children: this run waits first (read once, by the turn loop). */
   private resumeWait = false;
   readonly rejectedSignals: RejectedSignal[] = [];
+  /** Its live stream; set by forkWorkflow before the first await (it needs the carried offset). */
+  live!: LiveStream;
   startedAt = isoNow();
 
   /** The conversation this run holds; absent until `open` (while a worktree is created). */
@@ -193,7 +196,9 @@ export class ForkAgent {
 
   /** Takes every queued message as text blocks, in delivery order. */
   drainInbox(): TextBlock[] {
-    return this.inbox.drain();
+    const taken = this.inbox.take();
+    for (const m of taken) this.live.message(this.turns + 1, m);
+    return taken.map((m) => ({ type: 'text', text: m.text }));
   }
 
   get runningChildren(): ChildRecord[] {
@@ -260,6 +265,7 @@ export class ForkAgent {
       spawned: this.children.spawned,
       folded: this.children.folded,
       cache: this.cache.carry(),
+      streamOffset: this.live.endOffset,
     };
   }
 

@@ -68,6 +68,8 @@ export async function continueWhileWaiting(agent: ForkAgent): Promise<boolean> {
 export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChildren?: boolean } = {}): Promise<never> {
   // A signal that just woke the turn loop (a child's report) counts as in progress until its
   // handler's promise settles, a few microtasks later: wait for it rather than skip this boundary.
+  // Stream subscribers' polls wait in handlers: let them return now and re-poll the next run.
+  agent.live.detach();
   if (!allHandlersFinished()) await condition(allHandlersFinished);
   const { parent: _snapshot, parentRef: _ref, continuation: _previous, ...config } = agent.input;
   const next: ForkInputJson = {

@@ -34,6 +34,7 @@ import { deliverWakingMessages, runTurns } from './turn-loop';
 import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-authority';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
+import { LiveStream } from './live-stream';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -126,6 +127,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // its caller granted a new one (a v1 state, written before resume kept it, starts a new one).
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
+  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);
@@ -214,6 +216,8 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason, turn: agent.cacheBreak.turn ?? 0, breaks: agent.cache.breaks });
   // The parent hears the outcome even if it continued as new since it started this child.
   await CancellationScope.nonCancellable(() => reportToParent(agent, result));
+  // Subscribers hear the end; their waiting polls return with it instead of holding the run open.
+  agent.live.done(agent.turns, status, stopReason, result.error);
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (status === 'failed') {

@@ -40,8 +40,12 @@ export class Inbox {
 
   /** Takes everything queued, in delivery order, as text blocks. */
   drain(): TextBlock[] {
-    const ordered = this.queued.splice(0).sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
-    return ordered.map((m) => ({ type: 'text', text: m.text }));
+    return this.take().map((m) => ({ type: 'text', text: m.text }));
+  }
+
+  /** Takes everything queued, in delivery order. */
+  take(): QueuedMessage[] {
+    return this.queued.splice(0).sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
   }
 
   /** Drops a task notification that is still queued (its outcome was taken another way). */

@@ -4,7 +4,7 @@
  * conditions are small predicates checked before every model call.
  */
 import { ActivityFailure, ApplicationFailure, condition, workflowInfo } from '@temporalio/workflow';
-import { toolUsesOf, type ContentBlock } from '../../shared/anthropic';
+import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
@@ -72,6 +72,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   };
   const budget = budgetOf(agent);
   if (budget) input.budget = budget;
+  if (agent.input.stream === false) input.stream = false;
   const prefixAt = agent.cache.prefixAt;
   if (prefixAt !== undefined) input.prefixAt = prefixAt;
   const startedAt = workflowNow();
@@ -86,8 +87,19 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   agent.tally.recordModelCall(result.usage, result.message);
   agent.cache.check({ agentId: agent.agentId, forkLabel: agent.input.forkLabel }, agent.setup, turn, result, startedAt);
   agent.append(result.message);
+  for (const use of toolUsesOf(result.message)) agent.live.toolUse(turn, use);
+  agent.live.turnEnd(turn, result.stopReason, result.usage);
   agent.doing(undefined);
   return result;
+}
+
+/** Tool results to stream subscribers (previews: the transcript has them whole). */
+function publishToolResults(agent: ForkAgent, uses: ToolUseBlock[], results: ToolResultBlock[]): void {
+  const names = new Map(uses.map((u) => [u.id, u.name]));
+  for (const r of results) {
+    const text = typeof r.content === 'string' ? r.content : (r.content ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+    agent.live.toolResult(agent.turns, { toolUseId: r.tool_use_id, name: names.get(r.tool_use_id), isError: r.is_error === true, text });
+  }
 }
 
 /** The turn boundary: tool results first, then queued messages, then the reminder. */
@@ -124,6 +136,7 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
     const uses = toolUsesOf(reply.message);
     if (uses.length > 0) {
       const results = await runToolRound(agent, uses, agent.messageCount - 1);
+      publishToolResults(agent, uses, results);
       agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
       publishProgress(agent);
       return { kind: 'run_again' };

@@ -35,7 +35,12 @@ describe('scripted model: parser', () => {
     expect(steps[2]?.modifiers).toEqual([{ kind: 'sleep', ms: 1 }]);
   });
 
+  it('reads @pace as a modifier with its delay', () => {
+    expect(parseScript('@pace 25 @reply slowly')[0]?.modifiers).toEqual([{ kind: 'pace', ms: 25 }]);
+  });
+
   it.each([
+    ['@pace @reply x', /@pace needs a delay/],
     ['@repeat 0 @reply x', /@repeat needs a count/],
     ['@reply x @repeat 2', null],
     ['@sleep 1 @repeat 2 @reply x', /@repeat must come first/],
@@ -60,7 +65,7 @@ describe('scripted model: parser', () => {
     expect(caught).toBeInstanceOf(ScriptError);
     expect((caught as Error).message).toBe(
       'Offline model script error in "@bogus 1": unknown instruction "@bogus". Known instructions: ' +
-        'actions @reply, @tool, @tools, @echo, @report, @explore; modifiers @sleep, @fail, @stream-error, @drop; macro @repeat.',
+        'actions @reply, @tool, @tools, @echo, @report, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat.',
     );
   });
 });

@@ -161,6 +161,17 @@ describe('offline model: scripted model', () => {
     expect(t.model.log.entries().map((e) => e.outcome)).toEqual(['fault', 'fault', 'completed']);
   });
 
+  it('@pace streams text in deltas of a few words', async () => {
+    const text = 'one two three four five six seven eight nine ten';
+    const deltas: string[] = [];
+    const stream = t.client.messages.stream(ask(`@pace 5 @reply ${text}`));
+    stream.on('text', (d) => deltas.push(d));
+    expect(texts(await stream.finalMessage())).toEqual([text]);
+    expect(deltas.join('')).toBe(text);
+    expect(deltas.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...deltas.map((d) => d.length))).toBeLessThanOrEqual(12);
+  });
+
   it('@stream-error breaks the stream once (529 for JSON); the retry succeeds', async () => {
     const p = ask('@stream-error @reply streamed');
     const err = await t.client.messages.stream(p).finalMessage().catch((e: unknown) => e);
@@ -184,7 +195,7 @@ describe('offline model: scripted model', () => {
   });
 
   it.each([
-    ['@frobnicate now', /unknown instruction "@frobnicate"\. Known instructions: actions @reply, @tool, @tools, @echo, @report, @explore; modifiers @sleep, @fail, @stream-error, @drop; macro @repeat/],
+    ['@frobnicate now', /unknown instruction "@frobnicate"\. Known instructions: actions @reply, @tool, @tools, @echo, @report, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat/],
     ['@tool Read {not json}', /@tool input is not valid JSON/],
     ['@tool Read [1]', /@tool input must be a JSON object/],
     ['@tools []', /@tools needs a non-empty JSON array/],
