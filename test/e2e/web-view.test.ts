@@ -35,7 +35,7 @@ const label = `web-view-probe-${suffix}`;
 const REPLY = 'Streaming, <b>not markup</b> & "quoted" — line one.\nLine two ends the reply.';
 // The offline model splits the text into 3 deltas; between SSE events it waits this long, so
 // the call lasts several seconds and the page can be seen mid-call.
-const CHUNK_DELAY_MS = 700;
+const CHUNK_DELAY_MS = 500;
 
 let h: Harness;
 let serve: ChildProcess | undefined;
@@ -101,7 +101,7 @@ test('the page lists the running fork, streams its text while the model call run
   page.on('pageerror', (err) => pageErrors.push(err.message));
   await page.goto(viewUrl);
 
-  fork = await h.forkflow.start({ agentId, forkLabel: label, maxTurns: 3, prompt: `Say it slowly.\n@reply ${REPLY}` });
+  fork = await h.forkflow.start({ agentId, forkLabel: label, maxTurns: 3, prompt: `Say it slowly.\n@reply ${REPLY.replace(/\n/g, '\\n')}` });
   // Checked in the next test; it must subscribe while the fork runs.
   resumeCheck = checkResume();
   void resumeCheck.catch(() => undefined);

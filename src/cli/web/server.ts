@@ -8,7 +8,7 @@
  *                                               each with `id: <seq>`; a reconnect resumes
  *                                               after its `Last-Event-ID`
  *
- * Read-only: GET and HEAD only. Every query is parsed by src/cli/web/params.ts first. On a
+ * Read-only: GET only (and HEAD for the page's files). Every query is parsed by src/cli/web/params.ts first. On a
  * loopback address the Host header must name this server, so a page elsewhere cannot read
  * agents through DNS rebinding.
  */
@@ -117,13 +117,13 @@ async function relay(req: IncomingMessage, res: ServerResponse, o: Required<Pick
   res.write('retry: 1000\n\n');
   const closed = new AbortController();
   res.on('close', () => closed.abort());
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), o.keepAliveMs);
+  const keepAlive = setInterval(() => closed.signal.aborted || res.write(': keep-alive\n\n'), o.keepAliveMs);
   try {
     for await (const event of o.stream(query.agent, { ...(fromSeq !== undefined ? { fromSeq } : {}), signal: closed.signal })) {
       if (!res.write(sseFrame(event))) await once(res, 'drain', { signal: closed.signal });
     }
     // The run is over: the page stops its EventSource here rather than reconnecting.
-    res.write('event: end\ndata: {}\n\n');
+    if (!closed.signal.aborted) res.write('event: end\ndata: {}\n\n');
   } catch (err) {
     if (!closed.signal.aborted) res.write(`event: stream-error\ndata: ${JSON.stringify({ message: (err as Error).message })}\n\n`);
   } finally {
@@ -170,8 +170,7 @@ export async function startWebView(opts: WebViewOptions): Promise<WebView> {
   const ip = opts.ip ?? '127.0.0.1';
   const o = {
     forkflow: opts.forkflow,
-    // TODO(streams merge): opts.forkflow.stream once the client has it.
-    stream: opts.stream ?? ((agentId, s) => (opts.forkflow as unknown as { stream: StreamSource }).stream(agentId, s)),
+    stream: opts.stream ?? ((agentId, s) => opts.forkflow.stream(agentId, s)),
     webDir: opts.webDir ?? WEB_DIR,
     keepAliveMs: opts.keepAliveMs ?? 15_000,
   } satisfies Required<Omit<WebViewOptions, 'ip' | 'port'>>;
@@ -179,8 +178,11 @@ export async function startWebView(opts: WebViewOptions): Promise<WebView> {
   const server: Server = createServer((req, res) => {
     const handled = async () => {
       if (!hostAllowed(req.headers.host, ip, port)) throw new HttpError(421, 'this server answers only to its own address (Host header)');
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `${req.method} not allowed: the web view is read-only`);
-      await route(req, res, o, new URL(req.url ?? '/', 'http://web-view'));
+      const url = new URL(req.url ?? '/', 'http://web-view');
+      // HEAD for the page's files only: an endpoint's answer is its body (a stream has no end).
+      const methods = url.pathname.startsWith('/api/') ? ['GET'] : ['GET', 'HEAD'];
+      if (!methods.includes(req.method ?? '')) throw new HttpError(405, `${req.method} not allowed here: the web view is read-only (${methods.join(', ')})`);
+      await route(req, res, o, url);
     };
     handled().catch((err: unknown) => {
       if (res.headersSent) return void res.end();

@@ -120,8 +120,9 @@ describe('the server refuses bad requests before asking Temporal', () => {
     expect((await get('/?agent=x')).status).toBe(400);
   });
 
-  test('read-only: only GET and HEAD', async () => {
-    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) expect((await get('/api/agents', { method })).status).toBe(405);
+  test('read-only: GET, and HEAD for the page’s files', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD']) expect((await get('/api/agents', { method })).status).toBe(405);
+    expect((await get('/', { method: 'POST' })).status).toBe(405);
     const head = await get('/app.js', { method: 'HEAD' });
     expect([head.status, head.body]).toEqual([200, '']);
   });
