@@ -1,11 +1,11 @@
 /**
- * forkflow's own web view (`forkflow serve`, src/cli/web + web/) in headless Chromium: a
- * fork whose model call streams slowly (the offline model waits between SSE events) shows
- * in the list of running agents with its state and usage; selecting it streams its text
- * into the page while the call is still in flight, and once the fork is done the page's
- * text equals the fork's result. The page is served by a real `forkflow serve` process;
- * the worker and the offline model run in this process (test/kit/env.ts). A full-page
- * screenshot of each step lands in test-artifacts/.
+ * forkflow's own web view (`forkflow serve`, src/cli/web + web/) in headless Chromium: a root
+ * agent starts a sub-agent whose model call streams slowly (`@pace`: small deltas, spaced);
+ * the page lists both as a tree (the child under its root) with states and usage; selecting
+ * the child streams its text into the page while its call is still in flight, and once it
+ * is done the page's text equals its result. The page is served by a real `forkflow serve`
+ * process; the worker and the offline model run in this process (test/kit/env.ts). A
+ * full-page screenshot of each step lands in test-artifacts/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,6 +16,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { ForkHandle, ForkResult } from '../../src/client';
 import { startHarness, type Harness } from '../kit/env';
 import { forkflowArgs, run } from '../kit/processes';
+import { agentStep, script } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
 const root = join(__dirname, '..', '..');
@@ -29,18 +30,21 @@ beforeAll(async () => {
 }, 15 * 60_000);
 
 const suffix = Math.random().toString(36).slice(2, 8);
-const agentId = `web-view-${suffix}`;
+const rootId = `web-view-${suffix}`;
 const label = `web-view-probe-${suffix}`;
+// The sub-agent's id: its parent's, a dot, its name and its number among the parent's children.
+const childId = `${rootId}.streamer-1`;
 // Markup and a newline in the model's text: the page must show them as text, not build elements.
 const REPLY = 'Streaming, <b>not markup</b> & "quoted" — line one.\nLine two ends the reply.';
-// The offline model splits the text into 3 deltas; between SSE events it waits this long, so
-// the call lasts several seconds and the page can be seen mid-call.
-const CHUNK_DELAY_MS = 500;
+// The child's call streams its text a few words at a time, this far apart (src/offline @pace):
+// about three seconds in all, so the page can be seen mid-call.
+const PACE_MS = 250;
+const CHILD_DIRECTIVE = 'Say it slowly.';
 
 let h: Harness;
 let serve: ChildProcess | undefined;
 let viewUrl: string;
-let fork: ForkHandle;
+let rootAgent: ForkHandle | undefined;
 let profile: string;
 let browser: BrowserContext;
 let page: Page;
@@ -67,7 +71,7 @@ async function startServe(): Promise<string> {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ name: 'web-view', model: { streamChunkDelayMs: CHUNK_DELAY_MS } });
+  h = await startHarness({ name: 'web-view' });
   profile = mkdtempSync(join(tmpdir(), 'forkflow-chromium-'));
   [viewUrl, browser] = await Promise.all([
     startServe(),
@@ -80,6 +84,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  // The root ends on its own once its child reported; cancelled in case a failure left it
+  // waiting (cancelling a closed agent fails, harmlessly).
+  await rootAgent?.cancel().catch(() => undefined);
   if (profile) rmSync(profile, { recursive: true, force: true });
   if (serve && serve.exitCode === null) {
     const exited = once(serve, 'exit');
@@ -96,44 +103,49 @@ async function shot(name: string): Promise<void> {
 const turnText = () => page.locator('#turns .turn .text').last();
 const text = async (selector: string) => (await page.locator(selector).textContent()) ?? '';
 
-test('the page lists the running fork, streams its text while the model call runs, and ends with the fork’s result', async () => {
+test('the page lists the tree with states and usage, streams the child’s text while its model call runs, and ends with its result', async () => {
   const pageErrors: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
   await page.goto(viewUrl);
 
-  fork = await h.forkflow.start({ agentId, forkLabel: label, maxTurns: 3, prompt: `Say it slowly.\n@reply ${REPLY.replace(/\n/g, '\\n')}` });
-  // Checked in the next test; it must subscribe while the fork runs.
-  resumeCheck = checkResume();
-  void resumeCheck.catch(() => undefined);
-  // In the list of running agents (visibility), with its label, state and usage.
-  const row = page.locator('#agents li').filter({ has: page.getByRole('button', { name: agentId, exact: true }) });
+  const child = script(CHILD_DIRECTIVE, `@pace ${PACE_MS} @reply ${REPLY.replace(/\n/g, '\\n')}`);
+  rootAgent = await h.forkflow.startAgent({ agentId: rootId, forkLabel: label, prompt: script('Coordinate.', agentStep({ description: 'streamer', name: 'streamer', prompt: child }), '@reply waiting', '@reply all done') });
+  // In the list of running agents (visibility): the child nested under its root, each with
+  // its label, state and usage.
+  const rowOf = (id: string) => page.locator('#agents li').filter({ has: page.getByRole('button', { name: id, exact: true }) });
+  const rootRow = rowOf(rootId);
+  const childRow = rootRow.locator('ul li').filter({ has: page.getByRole('button', { name: childId, exact: true }) });
   try {
-    await row.locator('.state').getByText('running', { exact: true }).waitFor();
-    await row.locator('.label').getByText(label, { exact: true }).waitFor();
-    // Visibility reports usage at turn ends: none yet while the first call runs.
-    expect(await row.locator('.usage').textContent()).toBe('0 turns · 0 tokens');
+    await childRow.locator('.state').getByText('running', { exact: true }).waitFor();
+    await childRow.locator('.label').getByText('streamer', { exact: true }).waitFor();
+    await rootRow.locator('.label').first().getByText(label, { exact: true }).waitFor();
+    // Visibility reports usage at turn ends: none yet while the child's first call runs.
+    expect(await childRow.locator('.usage').textContent()).toBe('0 turns · 0 tokens');
   } finally {
     await shot('list');
   }
+  // Checked in the next test; it must subscribe while the child runs.
+  resumeCheck = checkResume();
+  void resumeCheck.catch(() => undefined);
 
-  await row.getByRole('button', { name: agentId, exact: true }).click();
-  await page.locator('#detail-title').getByText(agentId, { exact: true }).waitFor();
+  await childRow.getByRole('button', { name: childId, exact: true }).click();
+  await page.locator('#detail-title').getByText(childId, { exact: true }).waitFor();
 
   // Text arrives while the model call is still in flight: a strict prefix of the reply,
-  // seen while the offline model has not finished the response.
+  // seen while the offline model has not finished the child's response.
   const partial = await waitFor(async () => {
     const shown = (await turnText().textContent({ timeout: 100 }).catch(() => null)) ?? '';
     return shown.length > 0 ? shown : undefined;
   }, 'streamed text on the page');
-  const inFlight = h.model.log.entries().some((e) => e.outcome === 'pending');
+  const inFlight = h.model.log.entries().some((e) => e.outcome === 'pending' && JSON.stringify(e.body).includes(CHILD_DIRECTIVE));
   await shot('streaming');
   expect(REPLY.startsWith(partial)).toBe(true);
   expect(partial.length).toBeLessThan(REPLY.length);
   expect(inFlight).toBe(true);
 
-  const result: ForkResult = await fork.result();
+  const result: ForkResult = await h.forkflow.result(childId);
   expect(result).toMatchObject({ status: 'completed', text: REPLY });
-  // Once done: the stream ended, the page's text is the fork's final text, the state is final.
+  // Once done: the stream ended, the page's text is the child's final text, the state is final.
   try {
     await page.locator('#stream-status').getByText('ended', { exact: true }).waitFor();
     expect(await turnText().textContent()).toBe(result.text);
@@ -145,23 +157,32 @@ test('the page lists the running fork, streams its text while the model call run
   // The model's markup stayed text: no element was made of it.
   expect(await page.locator('#turns b').count()).toBe(0);
 
-  // Finished agents leave the running list; "show finished" lists it with its final state.
+  // Finished agents leave the running list; "show finished" lists the child with its final
+  // state and the usage of its one turn: the result's tokens, all of them.
   await page.getByLabel('show finished').check();
-  await row.locator('.state').getByText('completed', { exact: true }).waitFor();
-  // With the usage its one turn recorded: the result's tokens, all of them.
+  await childRow.locator('.state').getByText('completed', { exact: true }).waitFor();
   const tokens = result.usage.inputTokens + result.usage.cacheReadInputTokens + result.usage.cacheCreationInputTokens + result.usage.outputTokens;
   expect(tokens).toBeGreaterThan(0);
-  await row.locator('.usage').getByText(`1 turn · ${tokens.toLocaleString('en-US')} tokens`, { exact: true }).waitFor();
+  await childRow.locator('.usage').getByText(`1 turn · ${tokens.toLocaleString('en-US')} tokens`, { exact: true }).waitFor();
+  await shot('finished');
   expect(pageErrors).toEqual([]);
 });
 
-test('the stream endpoint resumes after Last-Event-ID: a reconnect gets exactly what follows', async () => {
+test('the stream endpoint resumes after Last-Event-ID: a reconnect gets what follows it, from the next seq on', async () => {
   const { first, resumed, after } = await resumeCheck!;
-  expect(first.map((e) => e.type)).toEqual(expect.arrayContaining(['turn-start', 'text-delta', 'done']));
+  expect(first.map((e) => e.type)).toEqual(expect.arrayContaining(['turn-start', 'text-delta', 'turn-end']));
   const seqs = first.map((e) => e.seq);
   expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
-  expect(resumed.length).toBeGreaterThan(0);
-  expect(resumed).toEqual(first.filter((e) => e.seq > after));
+  // The reconnect starts right after its Last-Event-ID, with no gap and no repeat, and gets
+  // the same events as the first subscriber, every text delta included. (Which of the two
+  // also gets `done` depends on whether it was polling when the run closed: the relay ends
+  // both streams the same way, with its own `end` frame.)
+  expect(resumed.map((e) => e.seq)).toEqual(resumed.map((_, i) => after + 1 + i));
+  const bySeq = new Map(first.map((e) => [e.seq, e]));
+  for (const e of resumed) if (bySeq.has(e.seq)) expect(e).toEqual(bySeq.get(e.seq));
+  const deltasAfter = first.filter((e) => e.seq > after && e.type === 'text-delta');
+  expect(deltasAfter.length).toBeGreaterThan(0);
+  expect(resumed.filter((e) => e.type === 'text-delta')).toEqual(deltasAfter);
   // An unknown agent is a 404 before any stream opens (EventSource then stops retrying).
   const missing = await fetch(`${viewUrl}/api/stream?agent=no-such-agent-${suffix}`);
   expect([missing.status, await missing.json()]).toEqual([404, { error: `no agent "no-such-agent-${suffix}"` }]);
@@ -200,11 +221,11 @@ async function readSse(url: string, headers: Record<string, string>, onEvent: (e
 }
 
 /**
- * While the fork runs: one subscriber from the start, and a second that reconnects as a
+ * While the child runs: one subscriber from the start, and a second that reconnects as a
  * browser does, with the seq of the first one's third event as its Last-Event-ID.
  */
 async function checkResume(): Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> {
-  const url = `${viewUrl}/api/stream?agent=${agentId}`;
+  const url = `${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`;
   let third!: (seq: number) => void;
   const thirdSeq = new Promise<number>((resolve) => (third = resolve));
   const seen: Relayed[] = [];
