@@ -127,6 +127,10 @@ async function refreshStatus() {
     $('fact-tokens').textContent = usageLine(s.usage);
     $('fact-cost').textContent = `$${s.tree.costUsd.toFixed(4)}`;
     fail(s.error ? `error: ${s.error}` : '');
+    // An agent opened after its run ended streams nothing: its status still has its latest text.
+    const latest = view.ended && view.turns.size === 0 && s.lastText ? s.lastText : '';
+    $('latest').hidden = !latest;
+    $('latest-text').textContent = latest;
     const tree = await getJson('/api/tree', { root: s.rootAgentId });
     if (agentId !== selected) return;
     const counts = Object.entries(tree.counts)
@@ -234,7 +238,8 @@ function closeStream() {
 
 function openAgent() {
   closeStream();
-  view = { turns: new Map(), lastSeq: -1 };
+  view = { turns: new Map(), lastSeq: -1, ended: false };
+  $('latest').hidden = true;
   $('turns').replaceChildren();
   fail('');
   $('facts').hidden = !selected;
@@ -253,6 +258,7 @@ function openAgent() {
   es.addEventListener('end', () => {
     if (source !== es) return;
     closeStream();
+    view.ended = true;
     streamStatus('ended');
     void refreshStatus();
   });

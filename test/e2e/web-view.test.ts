@@ -183,9 +183,24 @@ test('the stream endpoint resumes after Last-Event-ID: a reconnect gets what fol
   const deltasAfter = first.filter((e) => e.seq > after && e.type === 'text-delta');
   expect(deltasAfter.length).toBeGreaterThan(0);
   expect(resumed.filter((e) => e.type === 'text-delta')).toEqual(deltasAfter);
+  // A closed agent's stream has nothing more: the relay ends it at once.
+  const closed = await fetch(`${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`);
+  expect([closed.status, await closed.text()]).toEqual([200, 'retry: 1000\n\nevent: end\ndata: {}\n\n']);
   // An unknown agent is a 404 before any stream opens (EventSource then stops retrying).
   const missing = await fetch(`${viewUrl}/api/stream?agent=no-such-agent-${suffix}`);
   expect([missing.status, await missing.json()]).toEqual([404, { error: `no agent "no-such-agent-${suffix}"` }]);
+});
+
+test('an agent selected after it ended shows its latest text from its status', async () => {
+  const result = await h.forkflow.result(childId);
+  // The page still has #agent=<child> in its location: a reload opens it afresh.
+  await page.reload();
+  await page.locator('#detail-title').getByText(childId, { exact: true }).waitFor();
+  await page.locator('#stream-status').getByText('ended', { exact: true }).waitFor();
+  await page.locator('#latest').waitFor();
+  expect(await text('#latest-text')).toBe(result.text);
+  expect(await page.locator('#turns .turn').count()).toBe(0);
+  await shot('reopened');
 });
 
 type Relayed = { seq: number; type: string };

@@ -99,6 +99,7 @@ export function statusView(s: ForkStatus) {
     rootAgentId: s.rootAgentId,
     model: s.model,
     error: s.error,
+    lastText: s.lastText,
     startedAt: s.startedAt,
   };
 }
