@@ -6,6 +6,9 @@
 
 const LIST_EVERY_MS = 1000;
 const STATUS_EVERY_MS = 1000;
+// A closed agent's status is answered by a worker replaying its history: asked rarely.
+const CLOSED_STATUS_EVERY_MS = 10_000;
+const TERMINAL = new Set(['completed', 'failed', 'killed', 'timeout']);
 const INPUT_PREVIEW_CHARS = 300;
 
 const $ = (id) => document.getElementById(id);
@@ -113,12 +116,18 @@ function fail(message) {
   $('error').textContent = message || '';
 }
 
-async function refreshStatus() {
+let statusAt = 0; // when the selected agent's status was last asked for
+let closed = false; // whether it was in a terminal state then
+
+async function refreshStatus({ polled = false } = {}) {
   const agentId = selected;
   if (!agentId) return;
+  if (polled && closed && Date.now() - statusAt < CLOSED_STATUS_EVERY_MS) return;
+  statusAt = Date.now();
   try {
     const s = await getJson('/api/status', { agent: agentId });
     if (agentId !== selected) return;
+    closed = TERMINAL.has(s.state);
     $('facts').hidden = false;
     $('fact-state').textContent = s.state;
     $('fact-activity').textContent = s.activity || '–';
@@ -239,6 +248,7 @@ function closeStream() {
 function openAgent() {
   closeStream();
   view = { turns: new Map(), lastSeq: -1, ended: false };
+  closed = false;
   $('latest').hidden = true;
   $('turns').replaceChildren();
   fail('');
@@ -283,4 +293,4 @@ function openAgent() {
 openAgent();
 void refreshList();
 setInterval(() => void refreshList(), LIST_EVERY_MS);
-setInterval(() => void refreshStatus(), STATUS_EVERY_MS);
+setInterval(() => void refreshStatus({ polled: true }), STATUS_EVERY_MS);
