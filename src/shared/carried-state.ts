@@ -107,6 +107,8 @@ const carriedStateV2 = z.object({
   cache: carriedCacheSchema.optional(),
   /** v2: where the agent's live stream goes on (its seqs stay monotonic across runs; absent: 0). */
   streamOffset: count.optional(),
+  /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
+  streamPolledAt: z.number().optional(),
 });
 
 export const carriedStateSchema = carriedStateV2;

@@ -19,6 +19,8 @@ test('the demo runs the parent, three forks, a message, a cancel, an agent tree 
   expect(`${out}${r.stderr}`).not.toMatch(/\[(WARN|ERROR)\]/);
   expect(out).toContain('offline emulator');
   expect(out).toMatch(/1\. A parent agent surveys the repository[\s\S]*completed after \d+ turns/);
+  // The parent's text streamed live (rendered as `forkflow watch` renders it), whole, before its result line.
+  expect(out).toMatch(/1\. A parent agent[^\n]*live stream[\s\S]*│ → Glob[\s\S]*│ Three areas stand out: the turn loop \(src\/workflows\), the offline model \(src\/offline\) and the tools \(src\/activities\/tools\)\.\n[\s\S]*│ ■ completed \(end_turn\)\n\s+completed after \d+ turns/);
   expect(out).toMatch(/── turn-loop · completed/);
   expect(out).toMatch(/── offline-model · completed/);
   expect(out).toMatch(/── tools-audit · killed \(partial result\)/);

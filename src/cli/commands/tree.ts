@@ -11,6 +11,7 @@ import type { Usage } from '../../shared/anthropic';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
 import { withClient, type GlobalOptions } from './agents';
+import { watchStream, watchTree } from '../watch/watch';
 
 async function definitions(dir: string | undefined): Promise<AgentDefinition[]> {
   if (!dir) return [];
@@ -109,11 +110,25 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('watch <agentId>')
-    .description("follow an agent's progress until it ends")
-    .option('--interval <ms>', 'how often to look', (v) => Number(v), 500)
-    .action((agentId: string, flags: { interval: number }) =>
+    .description("an agent's live text and tool calls until it ends (--tree: with its sub-agents; --status: status lines instead)")
+    .option('--tree', 'also one line per agent of its subtree, above the focused agent\'s text')
+    .option('--focus <agentId>', 'with --tree: whose text to show (default: the watched agent)')
+    .option('--from-seq <n>', 'resume the stream at this seq', (v) => Number(v))
+    .option('--status', 'print a status line whenever the status changes (no stream)')
+    .option('--interval <ms>', 'with --status or --tree: how often to look', (v) => Number(v))
+    .action((agentId: string, flags: { tree?: boolean; focus?: string; fromSeq?: number; status?: boolean; interval?: number }) =>
       withClient(globals(), async (client) => {
-        for await (const s of client.watch(agentId, { intervalMs: flags.interval })) {
+        if (flags.fromSeq !== undefined && !(Number.isInteger(flags.fromSeq) && flags.fromSeq >= 0)) throw new CliError('--from-seq takes a seq (an integer ≥ 0).', EXIT.usage);
+        const fromSeq = flags.fromSeq !== undefined ? { fromSeq: flags.fromSeq } : {};
+        if (flags.tree) {
+          const tty = Boolean(process.stdout.isTTY) && !globals().json;
+          return watchTree(client, agentId, { ...fromSeq, json: globals().json, tty, rows: process.stdout.rows, ...(flags.focus ? { focus: flags.focus } : {}), ...(flags.interval ? { intervalMs: flags.interval } : {}) });
+        }
+        if (!flags.status) {
+          await watchStream(client, agentId, { ...fromSeq, json: globals().json });
+          return;
+        }
+        for await (const s of client.watch(agentId, { intervalMs: flags.interval ?? 500 })) {
           if (globals().json) process.stdout.write(`${JSON.stringify(s)}\n`);
           else process.stdout.write(`${new Date().toISOString()} ${s.state} turn ${s.turns}/${s.maxTurns} · ${s.toolUses} tools · ${formatUsage(s.usage)}${s.activity ? ` · ${s.activity}` : ''}${s.lastText ? ` · ${truncate(s.lastText, 60)}` : ''}\n`);
         }

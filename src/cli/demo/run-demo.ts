@@ -11,6 +11,7 @@ import { formatUsage } from '../output';
 import { LiveView, renderStatuses } from './live-table';
 import { demoScenario } from './scenario';
 import { runTreeDemo, type TreeDemoOutcome } from './tree-demo';
+import { watchStream } from '../watch/watch';
 
 export interface DemoOptions {
   client: ForkflowClient;
@@ -28,6 +29,21 @@ export interface DemoOutcome {
   tree: TreeDemoOutcome;
 }
 
+/** Streamed output (text arrives mid-line) as whole lines, each shown as soon as it ends. */
+class LineWriter {
+  private pending = '';
+  constructor(private readonly line: (s: string) => void) {}
+  write(s: string): void {
+    const parts = (this.pending + s).split('\n');
+    this.pending = parts.pop() ?? '';
+    for (const p of parts) this.line(p);
+  }
+  end(): void {
+    if (this.pending) this.line(this.pending);
+    this.pending = '';
+  }
+}
+
 const tick = () => new Promise((r) => setTimeout(r, 250));
 
 function uiLink(o: DemoOptions, workflowId: string): string {
@@ -39,8 +55,12 @@ export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
   const scenario = demoScenario(o.offline);
   const parentId = `demo-${o.runId}-parent`;
 
-  say(`\n1. A parent agent surveys the repository (${parentId})`);
-  const parent = await o.client.fork({ agentId: parentId, forkLabel: 'parent', prompt: scenario.parentPrompt, toolFilter: 'readOnly', maxTurns: 8 }, { mode: 'sync' });
+  say(`\n1. A parent agent surveys the repository (${parentId}); its live stream (as \`forkflow watch\` shows it):`);
+  const started = await o.client.start({ agentId: parentId, forkLabel: 'parent', prompt: scenario.parentPrompt, toolFilter: 'readOnly', maxTurns: 8 });
+  const lines = new LineWriter((line) => say(`   │ ${line}`));
+  await watchStream(o.client, parentId, { out: (s) => lines.write(s) });
+  lines.end();
+  const parent = await started.result();
   say(`   ${parent.status} after ${parent.turns} turns: ${parent.text}`);
 
   say('\n2. Three sibling forks start from it by reference (same system, tools, model and messages: one cached prefix, recorded once in history)');

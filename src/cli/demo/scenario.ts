@@ -36,7 +36,8 @@ export function demoScenario(offline: boolean): DemoScenario {
       'Survey this repository and pick three areas worth a closer look.',
       '@sleep 400 @tool Glob {"pattern":"src/*"}',
       '@sleep 400 @tool Read {"file_path":"src/workflows/fork/fork-workflow.ts"}',
-      '@reply Three areas stand out: the turn loop (src/workflows), the offline model (src/offline) and the tools (src/activities/tools).',
+      // Paced like a generating model, so the demo's live stream shows the text arriving.
+      '@pace 40 @reply Three areas stand out: the turn loop (src/workflows), the offline model (src/offline) and the tools (src/activities/tools).',
     ),
     forks: [
       {

@@ -266,6 +266,7 @@ export class ForkAgent {
       folded: this.children.folded,
       cache: this.cache.carry(),
       streamOffset: this.live.endOffset,
+      ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
     };
   }
 

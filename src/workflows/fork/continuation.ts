@@ -69,7 +69,7 @@ export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChild
   // A signal that just woke the turn loop (a child's report) counts as in progress until its
   // handler's promise settles, a few microtasks later: wait for it rather than skip this boundary.
   // Stream subscribers' polls wait in handlers: let them return now and re-poll the next run.
-  agent.live.detach();
+  await agent.live.detach();
   if (!allHandlersFinished()) await condition(allHandlersFinished);
   const { parent: _snapshot, parentRef: _ref, continuation: _previous, ...config } = agent.input;
   const next: ForkInputJson = {

@@ -127,7 +127,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // its caller granted a new one (a v1 state, written before resume kept it, starts a new one).
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
-  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset);
+  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);
@@ -217,7 +217,7 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   // The parent hears the outcome even if it continued as new since it started this child.
   await CancellationScope.nonCancellable(() => reportToParent(agent, result));
   // Subscribers hear the end; their waiting polls return with it instead of holding the run open.
-  agent.live.done(agent.turns, status, stopReason, result.error);
+  await CancellationScope.nonCancellable(() => agent.live.done(agent.turns, status, stopReason, result.error));
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   if (status === 'failed') {

@@ -9,16 +9,33 @@
  * next run starts at this run's end offset (carried as `streamOffset`), with an empty log, so
  * seqs stay monotonic and continue-as-new does not copy the run's stream into the next input.
  */
-import { WorkflowStream } from '@temporalio/workflow-streams/workflow';
+import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
+import { WorkflowStream, workflowStreamPollUpdate } from '@temporalio/workflow-streams/workflow';
+import type { PollInput, PollResult } from '@temporalio/workflow-streams/lib/types';
 import { STREAM_TOPIC, streamPreview, type PublishedStreamEvent, type StreamUsage } from '../../shared/stream-events';
 import type { QueuedMessage } from '../../shared/tree-input';
+import { workflowNow } from '../clock';
 
 /** An event body as a publisher here writes it: `v` and `agentId` are added. */
 type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEvent ? Omit<E, 'v' | 'agentId'> : never) : never;
 
+/**
+ * Before this patch a run closed (or continued as new) as soon as it was done; with it, a run
+ * that has a live subscriber waits a moment (at most LINGER_MS) for it to read the last
+ * events — a subscriber between two polls would otherwise find the run closed and miss them.
+ */
+export const STREAM_LINGER_PATCH = 'forkflow-stream-linger';
+/** How long a closing run waits for its subscribers to read the end. */
+const LINGER_MS = 3_000;
+/** A subscriber that polled within this long counts as live. */
+const LIVE_SUBSCRIBER_MS = 10_000;
+
 export class LiveStream {
   private readonly stream: WorkflowStream;
   private readonly topic;
+  /** The highest offset a poll has returned up to (next_offset), and when a poll last started or ended (workflow time). */
+  private readUpTo = 0;
+  private lastPollAt?: number;
 
   /**
    * Registers the stream's handlers (call before the first await, like the other handlers).
@@ -28,9 +45,58 @@ export class LiveStream {
     private readonly agentId: string,
     private readonly enabled: boolean,
     baseOffset = 0,
+    polledAt?: number,
   ) {
     this.stream = new WorkflowStream({ log: [], base_offset: baseOffset, publisher_sequences: {}, publisher_last_seen: {} });
     this.topic = this.stream.topic<unknown>(STREAM_TOPIC);
+    this.readUpTo = baseOffset;
+    // A subscriber of the previous run re-polls this one: it counts as live here too.
+    this.lastPollAt = polledAt;
+    this.watchPolls();
+  }
+
+  /**
+   * Re-registers the package's poll update around its own handler, to see how far subscribers
+   * have read (the package keeps no such record). The validator is the package's rule: no new
+   * poll once the run is draining (the subscriber re-polls the next run).
+   */
+  private watchPolls(): void {
+    const stream = this.stream;
+    // The package's handler and draining flag are private in its types, public at run time.
+    const onPoll = (stream['onPoll'] as (input: PollInput) => Promise<PollResult>).bind(stream);
+    setHandler(
+      workflowStreamPollUpdate,
+      async (input: PollInput) => {
+        this.lastPollAt = workflowNow();
+        const result = await onPoll(input);
+        this.readUpTo = Math.max(this.readUpTo, result.next_offset);
+        this.lastPollAt = workflowNow();
+        return result;
+      },
+      {
+        validator: (_input: PollInput) => {
+          if (stream['draining'] as boolean) throw ApplicationFailure.create({ message: 'Workflow is draining for continue-as-new', type: 'StreamDraining', nonRetryable: true });
+        },
+      },
+    );
+  }
+
+  /**
+   * Before the run closes or continues as new: a live subscriber gets up to LINGER_MS to read
+   * the end of the log. Nothing waits (and no timer is recorded) without one, or when it is
+   * already there.
+   */
+  async linger(): Promise<void> {
+    const end = this.endOffset;
+    const caughtUp = () => this.readUpTo >= end;
+    if (caughtUp() || this.lastPollAt === undefined || workflowNow() - this.lastPollAt > LIVE_SUBSCRIBER_MS) return;
+    if (!patched(STREAM_LINGER_PATCH)) return;
+    await condition(caughtUp, LINGER_MS);
+  }
+
+  /** When a subscriber last polled (workflow time), carried to the next run. */
+  get polledAt(): number | undefined {
+    return this.lastPollAt;
   }
 
   /** The offset the next run starts at (the package keeps no public length; read once, at continue-as-new). */
@@ -60,14 +126,16 @@ export class LiveStream {
     this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage });
   }
 
-  /** The last event; polls waiting now return it, later ones are refused (the run is closing). */
-  done(turn: number, status: string, stopReason: string, error?: string): void {
+  /** The last event; a live subscriber is given a moment to read it, then polls are refused (the run is closing). */
+  async done(turn: number, status: string, stopReason: string, error?: string): Promise<void> {
     this.publish({ type: 'done', turn, status, stopReason, ...(error ? { error: streamPreview(error).preview } : {}) }, true);
+    await this.linger();
     this.stream.detachPollers();
   }
 
-  /** Before continue-as-new: waiting polls return what they have and re-poll the next run. */
-  detach(): void {
+  /** Before continue-as-new: subscribers read this run's end, then re-poll the next run. */
+  async detach(): Promise<void> {
+    await this.linger();
     this.stream.detachPollers();
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * `forkflow watch` rendering: text written as it streams, marker lines never glued onto text,
+ * a retried call announced, and `--tree`'s one line per agent with children under parents.
+ */
+import type { AgentRow } from '../../../src/client/rows';
+import { StreamRenderer, treeLines } from '../../../src/cli/watch/render';
+import { parseStreamEvent } from '../../../src/shared/stream-events';
+
+function rendered(events: Record<string, unknown>[]): string {
+  let out = '';
+  const r = new StreamRenderer((s) => (out += s));
+  events.forEach((e, seq) => r.render(parseStreamEvent({ v: 1, agentId: 'a', ...e }, seq)));
+  return out;
+}
+
+test('renders a turn: text as it streams, then the tool call, its result and the turn end on lines of their own', () => {
+  const out = rendered([
+    { type: 'turn-start', turn: 1, attempt: 1, model: 'claude-test' },
+    { type: 'text-delta', turn: 1, attempt: 1, index: 0, text: 'Let me ' },
+    { type: 'text-delta', turn: 1, attempt: 1, index: 0, text: 'look.' },
+    { type: 'tool-input-delta', turn: 1, attempt: 1, index: 1, partialJson: '{"file' },
+    { type: 'tool-use', turn: 1, toolUseId: 't1', name: 'Read', input: { file_path: 'a.txt' } },
+    { type: 'turn-end', turn: 1, stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
+    { type: 'tool-result', turn: 1, toolUseId: 't1', name: 'Read', isError: false, preview: 'line one\nline two', chars: 17 },
+    { type: 'done', turn: 2, status: 'completed', stopReason: 'end_turn' },
+  ]);
+  expect(out).toBe(
+    [
+      '── turn 1 · claude-test ──',
+      'Let me look.',
+      '→ Read {"file_path":"a.txt"}',
+      '· turn 1 tool_use · in 10 · cache read 0 · out 5',
+      '← Read: line one line two',
+      '■ completed (end_turn)',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('says when a retried call abandons the text above it', () => {
+  const out = rendered([
+    { type: 'turn-start', turn: 2, attempt: 1 },
+    { type: 'text-delta', turn: 2, attempt: 1, index: 0, text: 'half' },
+    { type: 'turn-start', turn: 2, attempt: 2 },
+    { type: 'attempt-abandoned', turn: 2, attempt: 2, abandonedAttempt: 1 },
+    { type: 'text-delta', turn: 2, attempt: 2, index: 0, text: 'whole' },
+    { type: 'thinking-delta', turn: 2, attempt: 2, index: 1, thinking: 'hmm' },
+  ]);
+  expect(out).toBe('── turn 2 ──\nhalf\n── turn 2, attempt 2 ──\n(the model call was retried: the text of attempt 1 above is abandoned)\nwhole\n(thinking) hmm');
+});
+
+test('tree lines: children indented under their parent, the focused agent marked', () => {
+  const row = (agentId: string, startTime: string, parentId?: string, state = 'running'): AgentRow => ({ agentId, workflowId: agentId, runId: 'r', temporalStatus: 'RUNNING', startTime, state, ...(parentId ? { parentId } : {}), turns: 1 });
+  expect(treeLines([row('child-b', '3', 'root'), row('root', '1'), row('grandchild', '4', 'child-a', 'completed'), row('child-a', '2', 'root')], 'child-a')).toEqual([
+    '  root · running · 1 turns',
+    '▶   child-a · running · 1 turns',
+    '      grandchild · completed · 1 turns',
+    '    child-b · running · 1 turns',
+  ]);
+});
