@@ -103,4 +103,17 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // The web view's page script (no build step): a browser module, not Node.
+    files: ['web/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
+    rules: {
+      // Data reaches the page as text only (textContent, text nodes), never as markup.
+      'no-restricted-properties': ['error',
+        ...['innerHTML', 'outerHTML'].map((property) => ({ property, message: 'Insert text with textContent or append(string): never markup built from data.' })),
+        ...['insertAdjacentHTML', 'write', 'writeln'].map((property) => ({ property, message: 'No markup built from data: create elements and set textContent.' })),
+      ],
+      'no-restricted-globals': ['error', { name: 'eval', message: 'No code from data.' }],
+    },
+  },
 );

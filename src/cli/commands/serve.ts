@@ -1,6 +1,7 @@
 /**
- * Long-running commands: `dev` (dev server + model + worker in one process) and `worker`
- * (a worker against an existing cluster). Both stop cleanly on Ctrl-C / SIGTERM.
+ * Long-running commands: `dev` (dev server + model + worker in one process), `worker` (a
+ * worker against an existing cluster) and `serve` (the web view of running agents). All
+ * stop cleanly on Ctrl-C / SIGTERM.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -20,7 +21,8 @@ import { CliError, EXIT } from '../exit';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
 import { createForkflowWorker, createWorkspaceWorker } from '../../worker/worker';
-import type { GlobalOptions } from './agents';
+import { DEFAULT_WEB_PORT, startWebView, type WebView } from '../web/server';
+import { withClient, type GlobalOptions } from './agents';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
 export function untilSignal(): Promise<string> {
@@ -173,5 +175,24 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       await running;
       await nativeConnection.close();
       await connection.close();
+    });
+
+  program
+    .command('serve')
+    .description("serve the web view: running agents as a tree with live states and usage, and the selected agent's text as it streams")
+    .option('--ip <ip>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: a free one)', portOption, DEFAULT_WEB_PORT)
+    .action(async (flags: { ip: string; port: number }) => {
+      await withClient(globals(), async (forkflow) => {
+        let view: WebView;
+        try {
+          view = await startWebView({ forkflow, ip: flags.ip, port: flags.port });
+        } catch (err) {
+          throw new CliError(`Cannot listen on ${flags.ip}:${flags.port} (${(err as Error).message}): choose another --port.`, EXIT.failure);
+        }
+        process.stdout.write(`web view: ${view.url} (agents of ${forkflow.temporal.options.namespace}; Ctrl-C to stop)\n`);
+        await untilSignal();
+        await view.close();
+      });
     });
 }

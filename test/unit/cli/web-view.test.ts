@@ -1,0 +1,158 @@
+/**
+ * The web view's input checks (src/cli/web): every query parameter parsed by zod before the
+ * server reads it, the resume point from Last-Event-ID, static files from a fixed table
+ * (no path reaches another file), read-only methods, and the Host check that keeps a page
+ * on another origin from reading agents through DNS rebinding. Over real HTTP; the client
+ * behind the server points at a closed port and is never reached, because every request
+ * here is refused before the server asks Temporal anything.
+ */
+import { request } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { ForkflowClient } from '../../../src/client';
+import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema } from '../../../src/cli/web/params';
+import { hostAllowed, startWebView, type WebView } from '../../../src/cli/web/server';
+
+const q = (s: string) => new URLSearchParams(s);
+
+describe('query parameters', () => {
+  test('agents: scope and limit have defaults; anything else is refused with the field named', () => {
+    expect(parseQuery(agentsQuerySchema, q(''))).toEqual({ ok: true, value: { scope: 'running', limit: 200 } });
+    expect(parseQuery(agentsQuerySchema, q('scope=all&limit=5'))).toEqual({ ok: true, value: { scope: 'all', limit: 5 } });
+    expect(parseQuery(agentsQuerySchema, q('scope=done'))).toEqual({ ok: false, error: 'scope: must be one of "running", "all"' });
+    for (const limit of ['0', '501', '-1', '1e3', '2.5', '', ' 7', '99999']) {
+      const parsed = parseQuery(agentsQuerySchema, q(`limit=${encodeURIComponent(limit)}`));
+      expect(parsed.ok ? limit : parsed.error).toMatch(/^limit: must be/);
+    }
+    expect(parseQuery(agentsQuerySchema, q('order=desc'))).toEqual({ ok: false, error: 'query: has fields forkflow does not accept here: order' });
+    expect(parseQuery(agentsQuerySchema, q('scope=all&scope=running'))).toEqual({ ok: false, error: 'scope: given more than once' });
+  });
+
+  test('agent ids: bounded and printable, without quotes or backslashes; otherwise data, never a path', () => {
+    for (const id of ['fork-review-3f2a9c1d', 'tree-root/child-2', '../../etc/passwd', 'agent with spaces', 'ünïcode-агент']) {
+      expect(parseQuery(agentQuerySchema, q(`agent=${encodeURIComponent(id)}`))).toEqual({ ok: true, value: { agent: id } });
+    }
+    const refused = (id: string) => {
+      const parsed = parseQuery(agentQuerySchema, q(`agent=${encodeURIComponent(id)}`));
+      return parsed.ok ? `accepted ${JSON.stringify(id)}` : parsed.error;
+    };
+    expect(refused('')).toBe('agent: must not be empty');
+    expect(refused('a'.repeat(201))).toBe('agent: must be at most 200 characters long');
+    expect(refused('a'.repeat(200))).toMatch(/^accepted/);
+    for (const id of ["x' OR WorkflowType != '", 'x"', 'x\\', 'line\nbreak', 'nul\u0000', 'del\u007f', 'c1\u0085', 'tab\t']) {
+      expect(refused(id)).toBe('agent: must be printable, without quotes or backslashes');
+    }
+    expect(parseQuery(agentQuerySchema, q(''))).toEqual({ ok: false, error: 'agent: is missing' });
+  });
+
+  test('stream: fromSeq is a whole number; Last-Event-ID resumes right after the event it names', () => {
+    const query = parseQuery(streamQuerySchema, q('agent=a&fromSeq=12'));
+    expect(query).toEqual({ ok: true, value: { agent: 'a', fromSeq: 12 } });
+    if (!query.ok) return;
+    expect(resumeSeq(query.value, undefined)).toEqual({ ok: true, value: 12 });
+    expect(resumeSeq({ agent: 'a' }, undefined)).toEqual({ ok: true, value: undefined });
+    // The browser's header wins over the page's first fromSeq: it is what the page already has.
+    expect(resumeSeq(query.value, '41')).toEqual({ ok: true, value: 42 });
+    expect(resumeSeq(query.value, '0')).toEqual({ ok: true, value: 1 });
+    for (const bad of ['', 'x', '-1', '1.5', '1e3', '12 ', ['1', '2']]) {
+      expect(resumeSeq(query.value, bad)).toEqual({ ok: false, error: 'Last-Event-ID: must be the whole-number seq of an event' });
+    }
+    for (const fromSeq of ['-1', 'x', '1.0', '']) {
+      expect(parseQuery(streamQuerySchema, q(`agent=a&fromSeq=${fromSeq}`))).toEqual({ ok: false, error: 'fromSeq: must be a whole number from 0' });
+    }
+  });
+
+  test('Host: on loopback only the server’s own names; any Host on another interface', () => {
+    expect(hostAllowed('127.0.0.1:8235', '127.0.0.1', 8235)).toBe(true);
+    expect(hostAllowed('localhost:8235', '127.0.0.1', 8235)).toBe(true);
+    expect(hostAllowed('[::1]:8235', '::1', 8235)).toBe(true);
+    expect(hostAllowed('localhost:8236', '127.0.0.1', 8235)).toBe(false);
+    expect(hostAllowed('attacker.example:8235', '127.0.0.1', 8235)).toBe(false);
+    expect(hostAllowed(undefined, '127.0.0.1', 8235)).toBe(false);
+    expect(hostAllowed('ops.internal:8235', '0.0.0.0', 8235)).toBe(true);
+  });
+});
+
+describe('the server refuses bad requests before asking Temporal', () => {
+  let connection: Connection;
+  let view: WebView;
+  let port: number;
+  beforeAll(async () => {
+    // Nothing listens on port 1: a request that got past validation would fail, not pass.
+    connection = Connection.lazy({ address: '127.0.0.1:1' });
+    view = await startWebView({ forkflow: new ForkflowClient(new Client({ connection }), { outage: { deadlineMs: 0 } }) });
+    port = Number(new URL(view.url).port);
+  });
+  afterAll(async () => {
+    await view?.close();
+    await connection?.close();
+  });
+
+  /** A raw request: the path goes on the wire exactly as written (fetch would normalise `..`). */
+  function get(path: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  test('the page and its two files, with a policy that allows no inline or foreign code', async () => {
+    const page = await get('/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<script type="module" src="/app.js"></script>');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect((await get('/app.js')).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect((await get('/style.css')).headers['content-type']).toBe('text/css; charset=utf-8');
+  });
+
+  test('no request path names a file outside the table', async () => {
+    for (const path of ['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json', '/web/app.js', '//etc/passwd', '/app.js/../../package.json', '/style.css/%2e%2e/%2e%2e/README.md', '/index.html%00', '/APP.JS', '/constructor', '/__proto__']) {
+      const res = await get(path);
+      expect([path, res.status, res.body]).toEqual([path, 404, '{"error":"not found"}']);
+    }
+    expect((await get('/?agent=x')).status).toBe(400);
+  });
+
+  test('read-only: GET, and HEAD for the page’s files', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD']) expect((await get('/api/agents', { method })).status).toBe(405);
+    expect((await get('/', { method: 'POST' })).status).toBe(405);
+    const head = await get('/app.js', { method: 'HEAD' });
+    expect([head.status, head.body]).toEqual([200, '']);
+  });
+
+  test('a Host that is not this server is refused (DNS rebinding)', async () => {
+    const res = await get('/api/agents', { headers: { host: `attacker.example:${port}` } });
+    expect(res.status).toBe(421);
+    expect((await get('/', { headers: { host: `localhost:${port}` } })).status).toBe(200);
+  });
+
+  test.each([
+    ['/api/agents?scope=everything', 'scope: must be one of "running", "all"'],
+    ['/api/agents?limit=100000', 'limit: must be a whole number from 1 to 500'],
+    ['/api/agents?query=ExecutionStatus%3D%27Failed%27', 'query: has fields forkflow does not accept here: query'],
+    ['/api/status', 'agent: is missing'],
+    ['/api/status?agent=a&agent=b', 'agent: given more than once'],
+    [`/api/status?agent=${'x'.repeat(201)}`, 'agent: must be at most 200 characters long'],
+    ['/api/tree?root=x%27%20OR%20%27a%27%3D%27a', 'root: must be printable, without quotes or backslashes'],
+    ['/api/tree?root=x%5C', 'root: must be printable, without quotes or backslashes'],
+    ['/api/stream?agent=%0D%0Aid%3A%209', 'agent: must be printable, without quotes or backslashes'],
+    ['/api/stream?agent=a&fromSeq=-3', 'fromSeq: must be a whole number from 0'],
+  ])('%s → 400 %s', async (path, error) => {
+    const res = await get(path);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(res.body)).toEqual({ error });
+  });
+
+  test('a stream whose Last-Event-ID is not a seq is refused, not replayed from the start', async () => {
+    const res = await get('/api/stream?agent=a', { headers: { 'last-event-id': 'abc' } });
+    expect([res.status, JSON.parse(res.body)]).toEqual([400, { error: 'Last-Event-ID: must be the whole-number seq of an event' }]);
+  });
+});
