@@ -14,7 +14,9 @@ import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried
 import { AgentNotFoundError, ForkflowError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 
-const quote = (v: string) => `'${v.replace(/'/g, "\\'")}'`;
+/** A string literal of a visibility query: backslashes first, so an id ending in `\` cannot escape the closing quote. */
+export const visibilityLiteral = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const quote = visibilityLiteral;
 
 /** An agent id for a name (within a tree when `rootId` is given) or the id itself. */
 export async function resolveAgent(client: Client, target: string, rootId?: string): Promise<string> {
