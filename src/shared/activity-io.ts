@@ -58,6 +58,12 @@ export interface ModelCallInput {
   keepAlive?: number;
   /** `false`: this fork's live stream is off, the call publishes no deltas (absent: on). */
   stream?: false;
+  /**
+   * Someone watched the agent's stream when the call was scheduled (the workflow's own view):
+   * the call streams from its first delta without asking. Absent: it asks once the call has
+   * run a while (a short call's reply reaches late subscribers in its `turn-end`).
+   */
+  watched?: true;
 }
 
 export interface ModelCallResult {

@@ -92,7 +92,11 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     preview: z.string(),
     chars: z.number().int().min(0),
   }),
-  z.strictObject({ ...base, type: z.literal('turn-end'), stopReason: z.string().max(100), usage: usageSchema.optional() }),
+  /**
+   * The turn's model call ended. `text`: the reply's text (a preview, `textChars` long in full),
+   * so a subscriber that missed the call's deltas still reads what the agent said.
+   */
+  z.strictObject({ ...base, type: z.literal('turn-end'), stopReason: z.string().max(100), usage: usageSchema.optional(), text: z.string().max(STREAM_PREVIEW_CHARS).optional(), textChars: z.number().int().min(0).optional() }),
   /** The agent ended; nothing follows. */
   z.strictObject({
     ...base,

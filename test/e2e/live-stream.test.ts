@@ -88,7 +88,9 @@ test('a subscriber gets the rest of a reply after the worker is killed mid-call;
 
 test('a subscriber that reconnects resumes from the seq after the last one it saw', async () => {
   const text = words('r', 60);
-  const handle = await h.forkflow.fork({ agentId: 'live-resume', prompt: `Say it.\n@pace 20 @reply ${text}` }, { mode: 'forget' });
+  // Paced to last ~4 s: the reconnect lands while the call still streams (a call that has not
+  // run a second yet sends nothing to a subscriber that came after it was scheduled).
+  const handle = await h.forkflow.fork({ agentId: 'live-resume', prompt: `Say it.\n@pace 200 @reply ${text}` }, { mode: 'forget' });
   const stop = new AbortController();
   const before: StreamEvent[] = [];
   for await (const e of handle.stream({ signal: stop.signal })) {

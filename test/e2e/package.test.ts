@@ -69,7 +69,9 @@ test('the packed package installs elsewhere and runs a fork with its own worker'
 
   const scratch = tempDir('consumer');
   expect(scratch.startsWith(ROOT)).toBe(false);
-  writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'forkflow-consumer', private: true, dependencies: { forkflow: `file:${join(packDir, tarball!)}` } }));
+  // The README's install note: one SDK copy (workflow-streams pins 1.23.0), by the consumer's own overrides.
+  const sdk = Object.fromEntries(['activity', 'client', 'common', 'proto', 'workflow'].map((p) => [`@temporalio/${p}`, '1.24.0']));
+  writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'forkflow-consumer', private: true, dependencies: { forkflow: `file:${join(packDir, tarball!)}` }, overrides: { '@temporalio/workflow-streams': sdk } }));
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], scratch);
   writeFileSync(join(scratch, 'consume.js'), SCRIPT);
   writeFileSync(join(scratch, 'hello.txt'), 'hello from the consumer\n');

@@ -5,29 +5,18 @@
  * `ForkLabel`. Driven in headless Debian Chromium (scripts/install-chromium.sh) by
  * playwright-core; a full-page screenshot of each view lands in test-artifacts/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { ForkHandle } from '../../src/client';
 import { startHarness, type Harness } from '../kit/env';
-import { run } from '../kit/processes';
+import { installChromium, INSTALL_TIMEOUT_MS, launchChromium, type Browser } from '../kit/chromium';
 import { waitFor } from '../kit/wait';
 
 const root = join(__dirname, '..', '..');
 const artifacts = join(root, 'test-artifacts');
 
-// Playwright's defaults already include most of these; they are spelled out because without
-// the networking ones Chromium keeps dialling Google's services, which this project's
-// machines refuse, and an offline test must not depend on that staying harmless.
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-beforeAll(async () => {
-  // Usually already done by the background install `npm test` starts; otherwise this waits
-  // on its lock or installs (a minute or so on a cold machine, more when apt is slow).
-  const installed = await run('bash', [join(root, 'scripts', 'install-chromium.sh')], { timeoutMs: 14 * 60_000 });
-  if (installed.status !== 0) throw new Error(`scripts/install-chromium.sh failed: ${installed.stderr}`);
-}, 15 * 60_000);
+beforeAll(installChromium, INSTALL_TIMEOUT_MS);
 
 const suffix = Math.random().toString(36).slice(2, 8);
 // Unique per run: the list view must find exactly this fork by its label.
@@ -37,8 +26,7 @@ const directive = 'Summarise the release notes for the operator.';
 
 let h: Harness;
 let fork: ForkHandle;
-let profile: string;
-let browser: BrowserContext;
+let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
@@ -47,9 +35,8 @@ beforeAll(async () => {
   // Held in its first model call: the current details the workflow published before
   // scheduling that call are committed by now.
   await h.model.log.waitFor((e) => e.outcome === 'pending');
-  profile = mkdtempSync(join(tmpdir(), 'forkflow-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 } });
-  page = browser.pages()[0] ?? (await browser.newPage());
+  browser = await launchChromium({ width: 1400, height: 1000 });
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
   // Below jest's 60 s so a missing element fails with the locator's name, not a bare timeout.
   page.setDefaultTimeout(20_000);
   mkdirSync(artifacts, { recursive: true });
@@ -57,7 +44,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
   if (fork) {
     await fork.cancel();
     await fork.result();

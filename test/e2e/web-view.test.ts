@@ -9,25 +9,20 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ForkHandle, ForkResult } from '../../src/client';
 import { startHarness, type Harness } from '../kit/env';
-import { forkflowArgs, run } from '../kit/processes';
+import { installChromium, INSTALL_TIMEOUT_MS, launchChromium, type Browser } from '../kit/chromium';
+import { forkflowArgs } from '../kit/processes';
 import { agentStep, script } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
 const root = join(__dirname, '..', '..');
 const artifacts = join(root, 'test-artifacts');
-// As in web-ui.test.ts: without the networking flags Chromium dials Google's services.
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-beforeAll(async () => {
-  const installed = await run('bash', [join(root, 'scripts', 'install-chromium.sh')], { timeoutMs: 14 * 60_000 });
-  if (installed.status !== 0) throw new Error(`scripts/install-chromium.sh failed: ${installed.stderr}`);
-}, 15 * 60_000);
+beforeAll(installChromium, INSTALL_TIMEOUT_MS);
 
 const suffix = Math.random().toString(36).slice(2, 8);
 const rootId = `web-view-${suffix}`;
@@ -45,8 +40,7 @@ let h: Harness;
 let serve: ChildProcess | undefined;
 let viewUrl: string;
 let rootAgent: ForkHandle | undefined;
-let profile: string;
-let browser: BrowserContext;
+let browser: Browser;
 let page: Page;
 let resumeCheck: Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> | undefined;
 
@@ -72,12 +66,8 @@ async function startServe(): Promise<string> {
 
 beforeAll(async () => {
   h = await startHarness({ name: 'web-view' });
-  profile = mkdtempSync(join(tmpdir(), 'forkflow-chromium-'));
-  [viewUrl, browser] = await Promise.all([
-    startServe(),
-    chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1300, height: 900 } }),
-  ]);
-  page = browser.pages()[0] ?? (await browser.newPage());
+  [viewUrl, browser] = await Promise.all([startServe(), launchChromium({ width: 1300, height: 900 })]);
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.setDefaultTimeout(15_000);
   mkdirSync(artifacts, { recursive: true });
 });
@@ -87,7 +77,6 @@ afterAll(async () => {
   // The root ends on its own once its child reported; cancelled in case a failure left it
   // waiting (cancelling a closed agent fails, harmlessly).
   await rootAgent?.cancel().catch(() => undefined);
-  if (profile) rmSync(profile, { recursive: true, force: true });
   if (serve && serve.exitCode === null) {
     const exited = once(serve, 'exit');
     serve.kill('SIGTERM');

@@ -6,45 +6,35 @@
  * comes back; then it finishes too.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { portsFrom } from '../../scripts/stack/config';
-import { startStack, type Stack } from '../../scripts/stack/stack';
-import { ForkflowClient } from '../../src/client';
-import { startOfflineModel, type OfflineModel } from '../../src/offline';
-import { bundleForkflowWorkflows } from '../../src/worker/bundle';
-import { freePort } from '../../src/worker/dev-server';
-import { tempDir, uniqueTaskQueue } from '../kit/env';
+import type { ForkflowClient } from '../../src/client';
+import type { OfflineModel } from '../../src/offline';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { messageRequests } from '../kit/requests';
-import { freeStackPorts } from '../kit/stack-ports';
+import { startStackHarness, type StackHarness } from '../kit/stack';
 import { waitFor } from '../kit/wait';
 
 jest.setTimeout(900_000);
-
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
 
 const HOSTS = ['host-a', 'host-b', 'host-c'];
 const TURNS = 5;
 const script = (tag: string) => [`Hosts fork ${tag}.`, `@repeat ${TURNS} @sleep 300 @tool Read {"file_path":"notes.txt"}`, `@reply ${tag} done`].join('\n');
 
-let stack: Stack;
+let h: StackHarness;
 let model: OfflineModel;
-let connection: Connection;
 let forkflow: ForkflowClient;
 let taskQueue: string;
-let bundlePath: string;
 const checkouts = new Map<string, string>();
 const hosts = new Map<string, WorkerProcess>();
 
 function startHost(host: string): Promise<WorkerProcess> {
   return startWorkerProcess({
-    address: stack.address,
+    address: h.stack.address,
     taskQueue,
     modelUrl: model.url,
     workspace: checkouts.get(host)!,
-    bundlePath,
+    bundlePath: h.bundlePath,
     extraArgs: ['--host', host],
     // Each host keeps its own response store, as separate machines do.
     extraEnv: { FORKFLOW_RESPONSE_DIR: join(checkouts.get(host)!, '..', `${host}-responses`) },
@@ -52,39 +42,28 @@ function startHost(host: string): Promise<WorkerProcess> {
 }
 
 beforeAll(async () => {
-  const dir = tempDir('hosts');
-  chmodSync(dir, 0o755);
+  h = await startStackHarness('hosts');
+  ({ model, forkflow, taskQueue } = h);
   // One repository, one commit, checked out once per host.
-  const origin = join(dir, 'origin');
+  const origin = join(h.dir, 'origin');
   mkdirSync(origin);
   writeFileSync(join(origin, 'notes.txt'), 'alpha\nbeta\n');
   const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
   git(origin, 'init', '-q', '-b', 'main');
-  git(origin, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'empty');
   git(origin, 'add', 'notes.txt');
   git(origin, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'notes');
   for (const host of HOSTS) {
-    const checkout = join(dir, host, 'repo');
-    mkdirSync(join(dir, host), { recursive: true });
-    git(dir, 'clone', '-q', origin, checkout);
+    const checkout = join(h.dir, host, 'repo');
+    mkdirSync(join(h.dir, host), { recursive: true });
+    git(h.dir, 'clone', '-q', origin, checkout);
     checkouts.set(host, checkout);
   }
-  const [started, bundle, m] = await Promise.all([startStack({ dir: join(dir, 'stack'), ports: portsFrom(await freeStackPorts()) }), bundleForkflowWorkflows(quiet), startOfflineModel({ port: await freePort() })]);
-  stack = started;
-  model = m;
-  bundlePath = join(dir, 'bundle.js');
-  writeFileSync(bundlePath, bundle);
-  taskQueue = uniqueTaskQueue('hosts');
   for (const host of HOSTS) hosts.set(host, await startHost(host));
-  connection = await Connection.connect({ address: stack.address });
-  forkflow = new ForkflowClient(new Client({ connection, namespace: stack.namespace }), { taskQueue });
 });
 
 afterAll(async () => {
   for (const worker of hosts.values()) await worker.kill('SIGKILL');
-  await connection?.close();
-  await model?.close();
-  await stack?.stop();
+  await h?.close();
 });
 
 test('a host SIGKILLed mid-run: movable forks finish on the others, a worktree fork waits for its host and finishes when it returns', async () => {

@@ -4,67 +4,27 @@
  * self-hosted stack all complete; every refused call was retried no sooner than the
  * provider said.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
-import { portsFrom } from '../../scripts/stack/config';
-import { startStack, type Stack } from '../../scripts/stack/stack';
-import { ForkflowClient } from '../../src/client';
-import { startOfflineModel, type OfflineModel } from '../../src/offline';
-import { bundleForkflowWorkflows } from '../../src/worker/bundle';
-import { freePort } from '../../src/worker/dev-server';
-import { createModelClient } from '../../src/worker/model-client';
-import { createForkflowWorker } from '../../src/worker/worker';
-import { tempDir, uniqueTaskQueue } from '../kit/env';
+import type { ForkflowClient } from '../../src/client';
+import type { OfflineModel } from '../../src/offline';
 import { messageRequests } from '../kit/requests';
-import { freeStackPorts } from '../kit/stack-ports';
+import { startStackHarness, type StackHarness } from '../kit/stack';
 
 jest.setTimeout(900_000);
 
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
 const FORKS = 10;
 const TURNS = 3;
 
-let stack: Stack;
+let h: StackHarness;
 let model: OfflineModel;
-let connection: Connection;
-let native: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
 let forkflow: ForkflowClient;
 
 beforeAll(async () => {
-  const dir = tempDir('rate');
-  chmodSync(dir, 0o755);
-  const workspace = tempDir('rate-ws');
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha\n');
-  const [started, bundle, m] = await Promise.all([
-    startStack({ dir, ports: portsFrom(await freeStackPorts()) }),
-    bundleForkflowWorkflows(quiet),
-    startOfflineModel({ port: await freePort(), rateLimit: { requests: 4, perMs: 2000 } }),
-  ]);
-  stack = started;
-  model = m;
-  const bundlePath = join(dir, 'bundle.js');
-  writeFileSync(bundlePath, bundle);
-  connection = await Connection.connect({ address: stack.address });
-  const client = new Client({ connection, namespace: stack.namespace });
-  native = await NativeConnection.connect({ address: stack.address });
-  const taskQueue = uniqueTaskQueue('rate');
-  worker = await createForkflowWorker({ connection: native, client, namespace: stack.namespace, taskQueue, anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }), workspaceRoot: workspace, workflowBundle: { codePath: bundlePath } });
-  running = worker.run();
-  forkflow = new ForkflowClient(client, { taskQueue });
+  h = await startStackHarness('rate', { model: { rateLimit: { requests: 4, perMs: 2000 } } });
+  ({ model, forkflow } = h);
+  await h.withWorker();
 });
 
-afterAll(async () => {
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running?.catch(() => undefined);
-  await native?.close();
-  await connection?.close();
-  await model?.close();
-  await stack?.stop();
-});
+afterAll(() => h?.close());
 
 test('a sustained 429 with retry-after slows the forks down and fails none', async () => {
   const ids = Array.from({ length: FORKS }, (_, i) => `rate-${i}`);

@@ -4,76 +4,32 @@
  * and both at once. Every fork finishes with every tool call made once, and no model call
  * that completed is made again. Recovery times are printed for the closing figures.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
-import { portsFrom } from '../../scripts/stack/config';
-import { startStack, type Stack } from '../../scripts/stack/stack';
-import { ForkflowClient } from '../../src/client';
-import { startOfflineModel, type OfflineModel } from '../../src/offline';
-import { bundleForkflowWorkflows } from '../../src/worker/bundle';
-import { freePort } from '../../src/worker/dev-server';
-import { createModelClient } from '../../src/worker/model-client';
-import { createForkflowWorker } from '../../src/worker/worker';
-import { tempDir, uniqueTaskQueue } from '../kit/env';
+import type { Stack } from '../../scripts/stack/stack';
+import type { ForkflowClient } from '../../src/client';
+import type { OfflineModel } from '../../src/offline';
 import { messageRequests } from '../kit/requests';
-import { freeStackPorts } from '../kit/stack-ports';
+import { startStackHarness, type StackHarness } from '../kit/stack';
 
 jest.setTimeout(900_000);
-
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
 
 const TURNS = 6;
 const FORKS = 6;
 /** Each turn holds its model call 400 ms, so a loss always lands mid-run with calls in flight. */
 const script = (i: number) => [`Stack fork ${i}.`, `@repeat ${TURNS} @sleep 400 @tool Read {"file_path":"notes.txt"}`, `@reply fork ${i} done`].join('\n');
 
+let h: StackHarness;
 let stack: Stack;
 let model: OfflineModel;
-let connection: Connection;
-let native: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
 let forkflow: ForkflowClient;
 
 beforeAll(async () => {
-  const dir = tempDir('stack');
-  // PostgreSQL runs as the `postgres` user when the tests run as root: it must reach its folder.
-  chmodSync(dir, 0o755);
-  const workspace = tempDir('stack-ws');
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
-  const [started, bundle, m] = await Promise.all([startStack({ dir, ports: portsFrom(await freeStackPorts()) }), bundleForkflowWorkflows(quiet), startOfflineModel({ port: await freePort() })]);
-  stack = started;
-  model = m;
-  const bundlePath = join(dir, 'bundle.js');
-  writeFileSync(bundlePath, bundle);
-  connection = await Connection.connect({ address: stack.address });
-  const client = new Client({ connection, namespace: stack.namespace });
-  native = await NativeConnection.connect({ address: stack.address });
-  const taskQueue = uniqueTaskQueue('stack');
-  worker = await createForkflowWorker({
-    connection: native,
-    client,
-    namespace: stack.namespace,
-    taskQueue,
-    anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
-    workspaceRoot: workspace,
-    workflowBundle: { codePath: bundlePath },
-  });
-  running = worker.run();
-  forkflow = new ForkflowClient(client, { taskQueue });
+  h = await startStackHarness('stack');
+  ({ stack, model, forkflow } = h);
+  await h.withWorker();
   console.log(`stack start: ${JSON.stringify(stack.timings)}`);
 });
 
-afterAll(async () => {
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  await running?.catch(() => undefined);
-  await native?.close();
-  await connection?.close();
-  await model?.close();
-  await stack?.stop();
-});
+afterAll(() => h?.close());
 
 /** Starts the forks and waits until every one has made a call (the loss lands mid-run, calls in flight). */
 async function startForks(prefix: string): Promise<string[]> {

@@ -45,6 +45,8 @@ export class LivePublisher {
   private held: PublishedStreamEvent[] = [];
   private checking?: NodeJS.Timeout;
   private closed = false;
+  /** Whether the workflow was asked at all during this call. */
+  private looked = false;
 
   private constructor(
     private readonly client: WorkflowStreamClient,
@@ -53,15 +55,23 @@ export class LivePublisher {
     private readonly attempt: number,
     private readonly opts: LiveStreamOptions,
     private readonly watchedQuery: () => Promise<boolean>,
+    watchedAtSchedule: boolean,
   ) {
     this.timer = setInterval(() => this.tick(), opts.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     this.timer.unref();
-    void this.checkWatched();
+    // Watched when scheduled: stream at once. Otherwise ask only once the call has run
+    // WATCH_CHECK_MS: a query per call would cost every turn a round trip to the workflow.
+    this.watched = watchedAtSchedule;
+    if (!watchedAtSchedule) {
+      this.checking = setTimeout(() => void this.checkWatched(), WATCH_CHECK_MS);
+      this.checking.unref();
+    }
   }
 
   /** Asks the workflow whether anyone watches; until someone does, asks again every WATCH_CHECK_MS. */
   private async checkWatched(): Promise<void> {
     if (this.closed || this.watched) return;
+    this.looked = true;
     const watched = await this.watchedQuery().catch((err: unknown) => {
       this.warn(err);
       return false;
@@ -80,7 +90,7 @@ export class LivePublisher {
   }
 
   /** A publisher for this activity's call, or undefined when streaming is off (for the worker or this fork). */
-  static open(call: { agentId: string; turn: number; stream?: false; keepAlive?: number }, opts: LiveStreamOptions = {}): LivePublisher | undefined {
+  static open(call: { agentId: string; turn: number; stream?: false; keepAlive?: number; watched?: true }, opts: LiveStreamOptions = {}): LivePublisher | undefined {
     // A keep-alive (cacheWhileWaiting) only re-reads the cache: nothing of it is the fork's output.
     if (opts.enabled === false || call.stream === false || call.keepAlive !== undefined) return undefined;
     const ctx = Context.current();
@@ -92,7 +102,7 @@ export class LivePublisher {
       const client = WorkflowStreamClient.fromWithinActivity({ batchInterval: interval, maxRetryDuration: '30 seconds' });
       // The run the call belongs to (a query to the workflow id alone may reach a newer run).
       const handle = ctx.client.workflow.getHandle(execution.workflowId, execution.runId);
-      return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts, () => handle.query(streamWatchedQuery));
+      return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts, () => handle.query(streamWatchedQuery), call.watched === true);
     } catch (err) {
       // No Temporal client in this activity's context (a test environment without one): no stream.
       ctx.log.debug('live stream unavailable for this call', { error: String(err) });
@@ -134,8 +144,9 @@ export class LivePublisher {
     clearTimeout(this.checking);
     this.tick();
     // A subscriber that came since the last look still gets this call whole; with none, the
-    // held events go with the call (nothing was sent, nothing to wait for).
-    if (!this.watched) await this.checkWatched();
+    // held events go with the call (nothing was sent, nothing to wait for). A short call that
+    // never looked does not ask: its reply reaches late subscribers in `turn-end`.
+    if (!this.watched && this.looked) await this.checkWatched();
     this.closed = true;
     clearTimeout(this.checking);
     if (!this.watched) return;

@@ -13,6 +13,8 @@ export class StreamRenderer {
   private atLineStart = true;
   /** The content block being written (`text:0`, `thinking:1`), to label a block's first delta. */
   private block?: string;
+  /** Turns whose text arrived as deltas; for the others, `turn-end` carries it. */
+  private readonly streamedText = new Set<number>();
 
   constructor(private readonly write: (s: string) => void) {}
 
@@ -25,6 +27,7 @@ export class StreamRenderer {
         this.line(`(the model call was retried: the text of attempt ${e.abandonedAttempt} above is abandoned)`);
         return;
       case 'text-delta':
+        this.streamedText.add(e.turn);
         this.text(`text:${e.index}`, '', e.text);
         return;
       case 'thinking-delta':
@@ -42,6 +45,9 @@ export class StreamRenderer {
         this.line(`✉ ${e.from ? `from ${e.from}` : 'message'}${e.summary ? ` (${oneLine(e.summary, 60)})` : ''}: ${oneLine(e.preview, 120)}`);
         return;
       case 'turn-end':
+        // A call whose deltas this subscriber did not get (it came late, or nobody was watching
+        // when the call began): its reply, as the workflow recorded it.
+        if (e.text && !this.streamedText.has(e.turn)) this.line(`${e.text}${(e.textChars ?? 0) > e.text.length ? ` … (${e.textChars} chars)` : ''}`);
         this.line(`· turn ${e.turn} ${e.stopReason}${e.usage ? ` · in ${e.usage.inputTokens} · cache read ${e.usage.cacheReadInputTokens} · out ${e.usage.outputTokens}` : ''}`);
         return;
       case 'done':

@@ -62,6 +62,9 @@ export async function watchTree(client: ForkflowClient, agentId: string, opts: T
   const rootId = (await client.status(agentId)).rootAgentId;
   let lines: string[] = [];
   let text = '';
+  // Without a terminal, tree lines wait while streamed text is mid-line, so a reply reads whole.
+  let midLine = false;
+  let heldTree: string | undefined;
   const frame = () => {
     const room = Math.max(3, (opts.rows ?? 24) - lines.length - 2);
     const tail = text.split('\n').slice(-room).join('\n');
@@ -71,8 +74,10 @@ export async function watchTree(client: ForkflowClient, agentId: string, opts: T
     const next = treeLines(subtree((await client.tree(rootId)).agents, agentId), focus);
     if (next.join('\n') === lines.join('\n')) return;
     lines = next;
-    if (opts.tty) frame();
-    else out(`${lines.map((l) => `tree ${l}`).join('\n')}\n`);
+    if (opts.tty) return frame();
+    const block = `${lines.map((l) => `tree ${l}`).join('\n')}\n`;
+    if (midLine) heldTree = block;
+    else out(block);
   };
   const stop = new AbortController();
   const refresher = (async () => {
@@ -86,7 +91,15 @@ export async function watchTree(client: ForkflowClient, agentId: string, opts: T
     await watchStream(client, focus, {
       ...opts,
       out: (s) => {
-        if (!opts.tty) return out(s);
+        if (!opts.tty) {
+          out(s);
+          if (s !== '') midLine = !s.endsWith('\n');
+          if (!midLine && heldTree) {
+            out(heldTree);
+            heldTree = undefined;
+          }
+          return;
+        }
         text += s;
         frame();
       },
@@ -95,6 +108,8 @@ export async function watchTree(client: ForkflowClient, agentId: string, opts: T
     stop.abort();
     await refresher;
   }
+  if (heldTree) out(`${midLine ? '\n' : ''}${heldTree}`);
+  midLine = false;
   // The focused agent ended: one last look, so the lines show how the tree stands now.
   await readTree().catch(() => undefined);
   if (opts.tty) out('\n');

@@ -171,8 +171,9 @@ export class LiveStream {
     this.publish({ type: 'message', turn, ...(m.from ? { from: m.from.slice(0, 200) } : {}), ...(m.summary ? { summary: m.summary.slice(0, 500) } : {}), ...streamPreview(m.text) });
   }
 
-  turnEnd(turn: number, stopReason: string | null, usage: StreamUsage): void {
-    this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage });
+  turnEnd(turn: number, stopReason: string | null, usage: StreamUsage, text = ''): void {
+    const reply = text === '' ? {} : (({ preview, chars }) => ({ text: preview, textChars: chars }))(streamPreview(text));
+    this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage, ...reply });
   }
 
   /** The last event; a live subscriber is given a moment to read it, then polls are refused (the run is closing). */

@@ -4,7 +4,7 @@
  * conditions are small predicates checked before every model call.
  */
 import { ActivityFailure, ApplicationFailure, condition, workflowInfo } from '@temporalio/workflow';
-import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
+import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf } from '../../shared/anthropic';
 import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
@@ -36,14 +36,20 @@ export const stopConditions: StopCondition[] = [
  * turn boundary after the model's reply, or this run's opening message. The opening one
  * spares every new fork (and every sibling started by reference) a conversation query on
  * its first model call: a query waits for a workflow task on the worker holding the run,
- * which under load (bench:load, bench:fork) is most of a fork's start latency.
+ * which under load (bench:load, bench:fork) is most of a fork's start latency. Only a short
+ * opening rides along: a fork's opening with the fork rules (~2 KB) would add that much to
+ * every fork's history, which a zero-copy fork keeps to a few KB (zero-copy.test.ts).
  */
 function inlineTail(agent: ForkAgent): ModelCallInput['tail'] {
   const last = agent.messages.length - 1;
   const message = agent.messages[last];
   if (!message || message.role !== 'user' || (last > 0 && agent.messages[last - 1]?.role !== 'assistant')) return undefined;
-  return utf8Length(canonicalJson(message)) <= INLINE_TAIL_BYTES ? { from: agent.base + last, messages: [message] } : undefined;
+  const limit = last === 0 ? INLINE_OPENING_BYTES : INLINE_TAIL_BYTES;
+  return utf8Length(canonicalJson(message)) <= limit ? { from: agent.base + last, messages: [message] } : undefined;
 }
+
+/** The largest opening message sent inline with the first model call. */
+const INLINE_OPENING_BYTES = 512;
 
 /** A model call the budget could not pay for (the activity refused before asking the model). */
 function isBudgetRefusal(err: unknown): boolean {
@@ -80,6 +86,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   const budget = budgetOf(agent);
   if (budget) input.budget = budget;
   if (agent.input.stream === false) input.stream = false;
+  else if (agent.live.watched) input.watched = true;
   const prefixAt = agent.cache.prefixAt;
   if (prefixAt !== undefined) input.prefixAt = prefixAt;
   const cacheTtl = agent.warmth.cacheTtl;
@@ -100,7 +107,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   agent.cache.check({ agentId: agent.agentId, forkLabel: agent.input.forkLabel }, agent.setup, turn, result, startedAt);
   agent.append(result.message);
   for (const use of toolUsesOf(result.message)) agent.live.toolUse(turn, use);
-  agent.live.turnEnd(turn, result.stopReason, result.usage);
+  agent.live.turnEnd(turn, result.stopReason, result.usage, textOf(result.message));
   agent.doing(undefined);
   return result;
 }

@@ -37,6 +37,17 @@ test('renders a turn: text as it streams, then the tool call, its result and the
   );
 });
 
+test("a turn whose deltas this subscriber missed shows the reply turn-end carries, once; a streamed turn does not repeat it", () => {
+  const out = rendered([
+    { type: 'turn-end', turn: 1, stopReason: 'end_turn', text: 'All done here.', textChars: 14 },
+    { type: 'turn-start', turn: 2, attempt: 1 },
+    { type: 'text-delta', turn: 2, attempt: 1, index: 0, text: 'Streamed.' },
+    { type: 'turn-end', turn: 2, stopReason: 'end_turn', text: 'Streamed.', textChars: 9 },
+    { type: 'turn-end', turn: 3, stopReason: 'end_turn', text: 'x'.repeat(5), textChars: 9000 },
+  ]);
+  expect(out).toBe(['All done here.', '· turn 1 end_turn', '── turn 2 ──', 'Streamed.', '· turn 2 end_turn', 'xxxxx … (9000 chars)', '· turn 3 end_turn', ''].join('\n'));
+});
+
 test('says when a retried call abandons the text above it', () => {
   const out = rendered([
     { type: 'turn-start', turn: 2, attempt: 1 },

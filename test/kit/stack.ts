@@ -1,0 +1,91 @@
+/**
+ * A self-hosted stack of a test file's own (scripts/stack/), with the offline model, a
+ * pre-built workflow bundle and a workspace holding notes.txt. The stack lives in a temp
+ * folder on a free block of ports. `withWorker()` adds an in-process worker; tests that
+ * need worker processes (host loss) start them from `bundlePath`.
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { portsFrom } from '../../scripts/stack/config';
+import { startStack, type Stack } from '../../scripts/stack/stack';
+import { ForkflowClient } from '../../src/client';
+import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
+import { bundleForkflowWorkflows } from '../../src/worker/bundle';
+import { freePort } from '../../src/worker/dev-server';
+import { createModelClient } from '../../src/worker/model-client';
+import { createForkflowWorker } from '../../src/worker/worker';
+import { tempDir, uniqueTaskQueue } from './env';
+import { freeStackPorts } from './stack-ports';
+
+const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
+
+export interface StackHarness {
+  stack: Stack;
+  model: OfflineModel;
+  client: Client;
+  /** A forkflow client on `taskQueue`. */
+  forkflow: ForkflowClient;
+  taskQueue: string;
+  /** The folder the stack and the bundle live in (searchable by the `postgres` user). */
+  dir: string;
+  workspace: string;
+  bundlePath: string;
+  /** Starts a worker in this process on `taskQueue`; stopped by `close()`. */
+  withWorker(): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+export async function startStackHarness(name: string, opts: { model?: OfflineModelOptions } = {}): Promise<StackHarness> {
+  const dir = tempDir(name);
+  // PostgreSQL runs as the `postgres` user when the tests run as root: it must reach its folder.
+  chmodSync(dir, 0o755);
+  const workspace = tempDir(`${name}-ws`);
+  writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
+  const [stack, bundle, model] = await Promise.all([
+    startStack({ dir: join(dir, 'stack'), ports: portsFrom(await freeStackPorts()) }),
+    bundleForkflowWorkflows(quiet),
+    startOfflineModel({ port: await freePort(), ...opts.model }),
+  ]);
+  const bundlePath = join(dir, 'bundle.js');
+  writeFileSync(bundlePath, bundle);
+  const connection = await Connection.connect({ address: stack.address });
+  const client = new Client({ connection, namespace: stack.namespace });
+  const taskQueue = uniqueTaskQueue(name);
+  const workers: { worker: Worker; running: Promise<void>; native: NativeConnection }[] = [];
+  return {
+    stack,
+    model,
+    client,
+    forkflow: new ForkflowClient(client, { taskQueue }),
+    taskQueue,
+    dir,
+    workspace,
+    bundlePath,
+    async withWorker() {
+      const native = await NativeConnection.connect({ address: stack.address });
+      const worker = await createForkflowWorker({
+        connection: native,
+        client,
+        namespace: stack.namespace,
+        taskQueue,
+        anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
+        workspaceRoot: workspace,
+        workflowBundle: { codePath: bundlePath },
+      });
+      workers.push({ worker, running: worker.run(), native });
+      return worker;
+    },
+    async close() {
+      for (const w of workers) {
+        if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+        await w.running.catch(() => undefined);
+        await w.native.close();
+      }
+      await connection.close();
+      await model.close();
+      await stack.stop();
+    },
+  };
+}
