@@ -64,6 +64,8 @@ export interface ModelCallInput {
    * run a while (a short call's reply reaches late subscribers in its `turn-end`).
    */
   watched?: true;
+  /** The run's first call, not known to be watched: ask the workflow at once, not after a second. */
+  askWatched?: true;
 }
 
 export interface ModelCallResult {

@@ -56,13 +56,15 @@ export class LivePublisher {
     private readonly opts: LiveStreamOptions,
     private readonly watchedQuery: () => Promise<boolean>,
     watchedAtSchedule: boolean,
+    askNow: boolean,
   ) {
     this.timer = setInterval(() => this.tick(), opts.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     this.timer.unref();
     // Watched when scheduled: stream at once. Otherwise ask only once the call has run
     // WATCH_CHECK_MS: a query per call would cost every turn a round trip to the workflow.
     this.watched = watchedAtSchedule;
-    if (!watchedAtSchedule) {
+    if (!watchedAtSchedule && askNow) void this.checkWatched();
+    else if (!watchedAtSchedule) {
       this.checking = setTimeout(() => void this.checkWatched(), WATCH_CHECK_MS);
       this.checking.unref();
     }
@@ -90,7 +92,7 @@ export class LivePublisher {
   }
 
   /** A publisher for this activity's call, or undefined when streaming is off (for the worker or this fork). */
-  static open(call: { agentId: string; turn: number; stream?: false; keepAlive?: number; watched?: true }, opts: LiveStreamOptions = {}): LivePublisher | undefined {
+  static open(call: { agentId: string; turn: number; stream?: false; keepAlive?: number; watched?: true; askWatched?: true }, opts: LiveStreamOptions = {}): LivePublisher | undefined {
     // A keep-alive (cacheWhileWaiting) only re-reads the cache: nothing of it is the fork's output.
     if (opts.enabled === false || call.stream === false || call.keepAlive !== undefined) return undefined;
     const ctx = Context.current();
@@ -102,7 +104,7 @@ export class LivePublisher {
       const client = WorkflowStreamClient.fromWithinActivity({ batchInterval: interval, maxRetryDuration: '30 seconds' });
       // The run the call belongs to (a query to the workflow id alone may reach a newer run).
       const handle = ctx.client.workflow.getHandle(execution.workflowId, execution.runId);
-      return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts, () => handle.query(streamWatchedQuery), call.watched === true);
+      return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts, () => handle.query(streamWatchedQuery), call.watched === true, call.askWatched === true);
     } catch (err) {
       // No Temporal client in this activity's context (a test environment without one): no stream.
       ctx.log.debug('live stream unavailable for this call', { error: String(err) });

@@ -87,6 +87,9 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   if (budget) input.budget = budget;
   if (agent.input.stream === false) input.stream = false;
   else if (agent.live.watched) input.watched = true;
+  // A run's first call: a subscriber that came with the fork's start may not have polled yet, so
+  // the call asks at once (one query per run, not per turn).
+  else if (agent.turns === agent.turnsAtRunStart) input.askWatched = true;
   const prefixAt = agent.cache.prefixAt;
   if (prefixAt !== undefined) input.prefixAt = prefixAt;
   const cacheTtl = agent.warmth.cacheTtl;
