@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
 import { StreamAssembler } from '../../src/shared/stream-assembly';
 import type { StreamEvent } from '../../src/shared/stream-events';
@@ -230,4 +231,33 @@ test('nobody watching: no publish signal in history; a subscriber arriving mid-c
   for (const e of seen.events) assembled.apply(e);
   expect(assembled.lastText()).toBe(result.text);
   expect(seen.events.at(-1)?.type).toBe('done');
+});
+
+test('a subscriber that polls with the fork\'s start is seen: its first call streams', async () => {
+  // Update-with-start delivers the poll in the run's first task, before any handler exists:
+  // the SDK buffers it and hands it to the first handler registered for its name.
+  const agentId = 'live-with-start';
+  const text = words('s', 30);
+  const poll = await h.client.workflow.startUpdateWithStart('__temporal_workflow_stream_poll', {
+    args: [{ topics: [], from_offset: 0 }],
+    waitForStage: WorkflowUpdateStage.ACCEPTED,
+    startWorkflowOperation: new WithStartWorkflowOperation('forkWorkflow', {
+      workflowId: agentId,
+      taskQueue: h.taskQueue,
+      workflowIdConflictPolicy: 'FAIL',
+      args: [{ prompt: `Say it.\n@pace 5 @reply ${text}`, overrides: { agentId } }],
+    }),
+  });
+  const wf = h.client.workflow.getHandle(agentId);
+  expect(await wf.query<boolean>('streamWatched')).toBe(true);
+  await poll.result();
+  const seen = collect(h.forkflow.stream(agentId));
+  expect(await h.forkflow.result(agentId)).toMatchObject({ status: 'completed', text });
+  await seen.ended;
+  // The first call published its deltas (an unwatched call publishes nothing).
+  const history = await wf.fetchHistory();
+  expect(history.events?.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === '__temporal_workflow_stream_publish').length).toBeGreaterThan(0);
+  const assembled = new StreamAssembler();
+  for (const e of seen.events) assembled.apply(e);
+  expect(assembled.lastText()).toBe(text);
 });

@@ -42,8 +42,11 @@ const publishInputSchema = z.object({
 const pollInputSchema = z.object({ topics: z.array(z.string().max(200)).max(100), from_offset: z.number().int().min(0) });
 
 export class LiveStream {
-  private readonly stream: WorkflowStream;
-  private readonly topic;
+  // Set in the constructor, after handlers that may run before it (see there).
+  private readonly stream!: WorkflowStream;
+  private readonly topic!: ReturnType<WorkflowStream['topic']>;
+  /** Publish signals dispatched before the stream existed, applied once it does. */
+  private readonly early: PublishInput[] = [];
   /** The highest offset a poll has returned up to (next_offset), and when a poll last started or ended (workflow time). */
   private readUpTo = 0;
   private lastPollAt?: number;
@@ -62,13 +65,21 @@ export class LiveStream {
     /** Where a malformed publish signal is reported (status.rejectedSignals). */
     private readonly onRejected: (signal: string, issues: string[]) => void = () => undefined,
   ) {
-    this.stream = new WorkflowStream({ log: [], base_offset: baseOffset, publisher_sequences: {}, publisher_last_seen: {} });
-    this.topic = this.stream.topic<unknown>(STREAM_TOPIC);
     this.readUpTo = baseOffset;
     // A subscriber of the previous run re-polls this one: it counts as live here too.
     this.lastPollAt = polledAt;
+    // Ours first: a poll or publish that came before any handler existed (a subscriber that
+    // polled with the fork's start) is buffered by the SDK and handed to the first handler
+    // registered for its name. Were that the package's own, its poll would wait unseen, and
+    // the run would take the fork for unwatched for the whole of its first call.
     this.watchPolls();
     this.guardPublish();
+    this.stream = new WorkflowStream({ log: [], base_offset: baseOffset, publisher_sequences: {}, publisher_last_seen: {} });
+    this.topic = this.stream.topic<unknown>(STREAM_TOPIC);
+    // The package's constructor registered its handlers over ours: ours again.
+    this.watchPolls();
+    this.guardPublish();
+    for (const raw of this.early.splice(0)) this.onPublish(raw);
     setHandler(streamWatchedQuery, () => this.watched);
   }
 
@@ -82,18 +93,22 @@ export class LiveStream {
    * fails the workflow task over and over: a bad batch is dropped and reported instead.
    */
   private guardPublish(): void {
-    const stream = this.stream;
-    const onPublish = (stream['onPublish'] as (input: PublishInput) => void).bind(stream);
     setHandler(workflowStreamPublishSignal, (raw: PublishInput) => {
-      const parsed = publishInputSchema.safeParse(raw);
-      if (!parsed.success) return this.onRejected(workflowStreamPublishSignal.name, describeIssues(parsed.error));
-      try {
-        for (const item of parsed.data.items) decodePayloadWire(item.data);
-      } catch (err) {
-        return this.onRejected(workflowStreamPublishSignal.name, [`an item is not a base64 Payload: ${String(err).slice(0, 200)}`]);
-      }
-      onPublish(parsed.data);
+      if (!this.stream) return void this.early.push(raw);
+      this.onPublish(raw);
     });
+  }
+
+  private onPublish(raw: PublishInput): void {
+    const parsed = publishInputSchema.safeParse(raw);
+    if (!parsed.success) return this.onRejected(workflowStreamPublishSignal.name, describeIssues(parsed.error));
+    try {
+      for (const item of parsed.data.items) decodePayloadWire(item.data);
+    } catch (err) {
+      return this.onRejected(workflowStreamPublishSignal.name, [`an item is not a base64 Payload: ${String(err).slice(0, 200)}`]);
+    }
+    const stream = this.stream;
+    (stream['onPublish'] as (input: PublishInput) => void).call(stream, parsed.data);
   }
 
   /**
@@ -102,16 +117,17 @@ export class LiveStream {
    * poll once the run is draining (the subscriber re-polls the next run).
    */
   private watchPolls(): void {
-    const stream = this.stream;
-    // The package's handler and draining flag are private in its types, public at run time.
-    const onPoll = (stream['onPoll'] as (input: PollInput) => Promise<PollResult>).bind(stream);
     setHandler(
       workflowStreamPollUpdate,
       async (input: PollInput) => {
         this.lastPollAt = workflowNow();
         this.polling++;
         try {
-          const result = await onPoll(input);
+          // A poll buffered since the start runs inside the constructor, before the stream exists.
+          if (!this.stream) await Promise.resolve();
+          // The package's handler and draining flag are private in its types, public at run time.
+          const stream = this.stream;
+          const result = await (stream['onPoll'] as (input: PollInput) => Promise<PollResult>).call(stream, input);
           this.readUpTo = Math.max(this.readUpTo, result.next_offset);
           return result;
         } finally {
@@ -124,7 +140,7 @@ export class LiveStream {
           // Rejected before it is accepted: nothing in history, and the handler sees only good input.
           const parsed = pollInputSchema.safeParse(input);
           if (!parsed.success) throw ApplicationFailure.create({ message: `Invalid stream poll: ${describeIssues(parsed.error).join('; ')}`, type: 'InvalidStreamPoll', nonRetryable: true });
-          if (stream['draining'] as boolean) throw ApplicationFailure.create({ message: 'Workflow is draining for continue-as-new', type: 'StreamDraining', nonRetryable: true });
+          if (this.stream?.['draining'] as boolean | undefined) throw ApplicationFailure.create({ message: 'Workflow is draining for continue-as-new', type: 'StreamDraining', nonRetryable: true });
         },
       },
     );
