@@ -28,6 +28,8 @@ const MAX_DELAY_MS = 5_000;
 const PROBE_TIMEOUT_MS = 5_000;
 /** The SDK's own connect timeout; a connect attempt gets at most this, and at most what is left. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** How many times a read waits on the server for a worker to answer before the timeout is the caller's. */
+export const WORKER_WAITS = 2;
 
 export interface OutageRetry {
   /** The operation waiting (`status`, `result`, `connect`...). */
@@ -65,6 +67,14 @@ export function isUnreachable(err: unknown, ownDeadline?: number): boolean {
     }
     // grpc-js waitForReady, under Connection.ensureConnected.
     if (e.message === 'Failed to connect before the deadline') return true;
+  }
+  return false;
+}
+
+/** True when the server gave up waiting for a worker (a query no worker picked up), before our own deadline. */
+export function isWorkerTimeout(err: unknown, ownDeadline: number): boolean {
+  for (let e = err; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+    if (isGrpcServiceError(e) && (e.code as number) === DEADLINE_EXCEEDED) return Date.now() < ownDeadline;
   }
   return false;
 }
@@ -113,10 +123,15 @@ export class OutageGuard {
   async read<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     const since = Date.now();
     const deadline = since + this.deadlineMs;
+    let workerWaits = 0;
     for (let attempt = 1; ; ) {
       try {
         return await this.connection.withDeadline(deadline, fn);
       } catch (err) {
+        // The server waited its own time (about 30 s) for a worker to answer a query, and none
+        // did. One more wait covers a worker that was restarting or too busy to poll; a second
+        // means there is none, which the caller hears.
+        if (isWorkerTimeout(err, deadline) && workerWaits++ < WORKER_WAITS - 1) continue;
         if (!isUnreachable(err, deadline)) throw err;
         attempt = await this.untilReachable(operation, since, attempt, err);
       }
