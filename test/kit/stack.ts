@@ -15,6 +15,7 @@ import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '
 import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { freePort } from '../../src/worker/dev-server';
 import { createModelClient } from '../../src/worker/model-client';
+import type { WorkerTuning } from '../../src/worker/config';
 import { createForkflowWorker } from '../../src/worker/worker';
 import { tempDir, uniqueTaskQueue } from './env';
 import { freeStackPorts } from './stack-ports';
@@ -33,7 +34,8 @@ export interface StackHarness {
   workspace: string;
   bundlePath: string;
   /** Starts a worker in this process on `taskQueue`; stopped by `close()`. */
-  withWorker(): Promise<Worker>;
+  /** `tuning`: the worker's slots (e.g. few activity slots, so that a backlog forms). */
+  withWorker(opts?: { tuning?: WorkerTuning }): Promise<Worker>;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,7 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
     dir,
     workspace,
     bundlePath,
-    async withWorker() {
+    async withWorker(opts: { tuning?: WorkerTuning } = {}) {
       const native = await NativeConnection.connect({ address: stack.address });
       const worker = await createForkflowWorker({
         connection: native,
@@ -73,6 +75,7 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
         anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
         workspaceRoot: workspace,
         workflowBundle: { codePath: bundlePath },
+        ...(opts.tuning ? { tuning: opts.tuning } : {}),
       });
       workers.push({ worker, running: worker.run(), native });
       return worker;

@@ -29,10 +29,13 @@ test('membership ports at or above 32768 are refused: the server stores them in 
 });
 
 test('dynamic config turns on fairness and keeps the dev server timer tuning, in the server file format', () => {
-  const config = parse(dynamicConfig({ 'matching.numTaskqueueReadPartitions': 1 })) as DynamicYaml;
+  const config = parse(dynamicConfig({ 'matching.numTaskqueueReadPartitions': 2 })) as DynamicYaml;
   expect(config['matching.enableFairness']).toEqual([{ value: true, constraints: {} }]);
   expect(config['history.timerProcessorMaxTimeShift']).toEqual([{ value: '10ms', constraints: {} }]);
-  expect(config['matching.numTaskqueueReadPartitions']).toEqual([{ value: 1, constraints: {} }]);
+  // One partition by default (fairness holds per partition); an extra value overrides it.
+  expect(config['matching.numTaskqueueWritePartitions']).toEqual([{ value: 1, constraints: {} }]);
+  expect(config['matching.numTaskqueueReadPartitions']).toEqual([{ value: 2, constraints: {} }]);
+  expect((parse(dynamicConfig()) as DynamicYaml)['matching.numTaskqueueReadPartitions']).toEqual([{ value: 1, constraints: {} }]);
 });
 
 test('the Web UI points at the frontend, and at the codec server only when one is given', () => {
