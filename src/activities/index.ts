@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import { ConversationSource } from './conversation';
 
 export { ConversationSource } from './conversation';
+import { createConversationActivities } from './held-conversation';
 import { createModelActivities } from './model/call-model';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
@@ -50,6 +51,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
+    ...createConversationActivities({ conversations }),
   };
 }
 

@@ -104,6 +104,8 @@ const carriedStateV2 = z.object({
   freshBudget: z.boolean().optional(),
   /** v2: the run continued as new while waiting for its children after its final reply; the next run goes on waiting. */
   waitingForChildren: z.boolean().optional(),
+  /** v2: the run continued as new while idle, to move to a new build (Worker Versioning); the next run goes on idling this many ms. */
+  idleMs: z.number().min(0).optional(),
   /** v2: cache breaks so far and the previous request (absent in states written before it: counting starts again). */
   cache: carriedCacheSchema.optional(),
   /** v2: keep-alive calls so far and their usage (cacheWhileWaiting `keep-alive`; included in `usage`). */

@@ -4,7 +4,7 @@
  * (continue-as-new, or a finished agent resumed by a message).
  */
 import { z } from 'zod';
-import { messageParamSchema, type Usage } from './anthropic';
+import { messageParamSchema, systemParamSchema, thinkingConfigSchema, toolDefinitionSchema, type Usage } from './anthropic';
 import type { AgentToolInput } from './agent-tools';
 import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema } from './agents';
 import { durationSchema } from './duration';
@@ -135,9 +135,31 @@ export interface PendingApproval {
   consumed?: boolean;
 }
 
+/**
+ * The whole conversation of a run and its request context, carried inline: a run that moves
+ * to a new build (Worker Versioning) must not need the old build's runs to read its past.
+ */
+export const heldConversationSchema = z.strictObject({
+  context: z.strictObject({
+    system: systemParamSchema,
+    tools: z.array(toolDefinitionSchema),
+    model: z.string().min(1),
+    thinking: thinkingConfigSchema.optional(),
+    toolChoice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']) }).optional(),
+    maxTokens: z.number().int().positive(),
+  }),
+  messages: z.array(messageParamSchema),
+});
+export type HeldConversation = z.infer<typeof heldConversationSchema>;
+
 export const continuationSchema = z.strictObject({
   /** The conversation so far: the previous run's messages, by reference. */
   ref: prefixRefSchema,
+  /**
+   * The same conversation inline, when the previous run moved to a new build: this run holds
+   * it (and its context) itself, and `ref` (whose digest it must match) is never read.
+   */
+  held: heldConversationSchema.optional(),
   /** What the previous run had counted and queued: checked loosely here, parsed in full by the run (carried-state.ts). */
   state: z.looseObject({ turns: z.number(), toolUses: z.number(), startedAt: z.string() }).optional(),
   /** A message that resumes a finished agent (becomes its next user turn). */

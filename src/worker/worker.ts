@@ -77,6 +77,12 @@ export interface ForkflowWorkerOptions {
    * FORKFLOW_LIVE_STREAM=off and FORKFLOW_LIVE_STREAM_BATCH_MS from the environment).
    */
   liveStream?: LiveStreamOptions;
+  /**
+   * Worker Versioning: this worker serves one build of a deployment. Workflows are pinned to
+   * the build they started on; an idle agent, and any run at its next continue-as-new, moves
+   * to the deployment's current build (src/workflows/fork/continuation.ts).
+   */
+  deployment?: { name: string; buildId: string };
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -127,6 +133,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     stickyQueueScheduleToStartTimeout: '500ms',
     ...(o.tuning ?? workerTuning()),
+    ...(o.deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: { deploymentName: o.deployment.name, buildId: o.deployment.buildId }, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }

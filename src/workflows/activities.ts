@@ -78,3 +78,12 @@ export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningA
   startToCloseTimeout: '10s',
   retry: { initialInterval: '500ms', maximumAttempts: 3 },
 });
+
+/**
+ * A prefix held by reference, read whole before a run moves to a new build. On the old build's
+ * workers (the run is pinned to it), which still serve while the run is open.
+ */
+export const conversation = proxyActivities<Pick<ForkflowActivities, 'readHeldConversation'>>({
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+});

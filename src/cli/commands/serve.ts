@@ -110,10 +110,16 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--identity <id>', 'worker identity shown in the Web UI')
     .option('--workflow-bundle <file>', 'a pre-built workflow bundle (default FORKFLOW_WORKFLOW_BUNDLE, else bundle at start)')
     .option('--workspace-queue <name>', "also serve this workspace's task queue (tools only), for forks that name it in workspace.taskQueue")
+    .option('--deployment <name>', 'Worker Versioning: the deployment this worker serves a build of (default FORKFLOW_DEPLOYMENT_NAME); needs --build-id')
+    .option('--build-id <id>', 'Worker Versioning: this build (default FORKFLOW_BUILD_ID)')
     .option('--host <id>', "this host's id when several hosts serve the queue (default FORKFLOW_HOST_ID): also serves <queue>@<id>, where the tools of the worktrees it creates run")
     .option('--metrics <ip:port>', 'serve Prometheus metrics on http://<ip:port>/metrics (default: FORKFLOW_METRICS_ADDRESS; off when neither)', metricsAddressOption)
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; metrics?: string }) => {
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string }) => {
       const settings = forkflowSettings();
+      const deploymentName = flags.deployment ?? process.env.FORKFLOW_DEPLOYMENT_NAME;
+      const buildId = flags.buildId ?? process.env.FORKFLOW_BUILD_ID;
+      if (!deploymentName !== !buildId) throw new CliError('Worker Versioning needs both a deployment name and a build id (--deployment and --build-id, or FORKFLOW_DEPLOYMENT_NAME and FORKFLOW_BUILD_ID)', EXIT.usage);
+      const deployment = deploymentName && buildId ? { name: deploymentName, buildId } : undefined;
       const taskQueue = globals().taskQueue ?? settings.taskQueue;
       const hostId = flags.host ?? settings.hostId;
       let hostQueue: string | undefined;
@@ -142,6 +148,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         namespace: temporal.namespace,
         taskQueue,
         hostQueue,
+        deployment,
         anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
         modelGateway: settings.modelGateway,
         workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),

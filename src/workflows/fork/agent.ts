@@ -76,6 +76,7 @@ export class ForkAgent {
   private turnsBefore = 0;
   /** The previous run continued as new while waiting for its children: this run waits first (read once, by the turn loop). */
   private resumeWait = false;
+  private resumeIdleMs?: number;
   readonly rejectedSignals: RejectedSignal[] = [];
   /** Its live stream; set by forkWorkflow before the first await (it needs the carried offset). */
   live!: LiveStream;
@@ -259,6 +260,13 @@ export class ForkAgent {
     return k ? { keepAlive: { ...k, costUsd: estimateCostUsd(this.model, k.usage) } } : {};
   }
 
+  /** Once, in a run whose predecessor continued as new while idle: the idle time left (ms). */
+  takeResumedIdle(): number | undefined {
+    const left = this.resumeIdleMs;
+    this.resumeIdleMs = undefined;
+    return left;
+  }
+
   /** The latest cache break, if any. */
   get cacheBreak(): CacheBreak | undefined {
     return this.cache.latest;
@@ -302,6 +310,7 @@ export class ForkAgent {
     this.tally.adopt(state, opts);
     this.turnsBefore = state.turns;
     this.resumeWait = state.waitingForChildren === true && !this.input.continuation?.message;
+    if (state.idleMs !== undefined && !this.input.continuation?.message) this.resumeIdleMs = state.idleMs;
     this.startedAt = state.startedAt;
     this.until = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);

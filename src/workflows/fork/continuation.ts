@@ -10,9 +10,12 @@
  * Pending approvals never block: they are awaited inside a tool round, so none is pending at a
  * turn boundary, and a wait adds only the decision and its timer to history.
  */
-import { allHandlersFinished, condition, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { prefixRefOf } from '../conversation-queries';
+import { conversation } from '../activities';
+import { EMPTY_DIGEST } from '../../shared/hash';
+import type { HeldConversation } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 import { canOutliveRun } from './children';
 import type { ForkWorkflowFn } from './signature';
@@ -65,18 +68,51 @@ export async function continueWhileWaiting(agent: ForkAgent): Promise<boolean> {
   return continueAsNewNow(agent, { waitingForChildren: true });
 }
 
-export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChildren?: boolean } = {}): Promise<never> {
+/**
+ * Worker Versioning: a new build of this deployment became current while this run is pinned
+ * to an older one. An idle agent continues as new onto it at once (continueWhileIdle); any
+ * other run moves at its next continue-as-new, and a short fork ends on the build it began on.
+ */
+export function newBuildIsCurrent(): boolean {
+  return workflowInfo().targetWorkerDeploymentVersionChanged === true;
+}
+
+/** Continues as new onto the current build, still idle for the time it had left. */
+export function continueWhileIdle(agent: ForkAgent, idleMs: number): Promise<never> {
+  return continueAsNewNow(agent, { idleMs });
+}
+
+export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChildren?: boolean; idleMs?: number } = {}): Promise<never> {
   // A signal that just woke the turn loop (a child's report) counts as in progress until its
   // handler's promise settles, a few microtasks later: wait for it rather than skip this boundary.
   // Stream subscribers' polls wait in handlers: let them return now and re-poll the next run.
   await agent.live.detach();
   if (!allHandlersFinished()) await condition(allHandlersFinished);
   const { parent: _snapshot, parentRef: _ref, continuation: _previous, ...config } = agent.input;
+  // The next run starts on the deployment's current build when a new one is current, holding
+  // the whole conversation: reading it by reference would query runs of this build, which
+  // fail once its workers are retired (a closed run pinned to a build is replayed only there).
+  const moving = newBuildIsCurrent();
+  const held = moving ? await heldConversation(agent) : undefined;
   const next: ForkInputJson = {
     ...config,
     overrides: { ...config.overrides, agentId: agent.agentId },
     rootAgentId: agent.rootAgentId,
-    continuation: { ref: prefixRefOf(agent), state: { ...agent.carry(), ...(opts.waitingForChildren ? { waitingForChildren: true } : {}) } },
+    continuation: {
+      ref: prefixRefOf(agent),
+      ...(held ? { held } : {}),
+      state: { ...agent.carry(), ...(opts.waitingForChildren ? { waitingForChildren: true } : {}), ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}) },
+    },
   };
-  return continueAsNew<ForkWorkflowFn>(next);
+  return makeContinueAsNewFunc<ForkWorkflowFn>(moving ? { initialVersioningBehavior: 'AUTO_UPGRADE' } : {})(next);
+}
+
+/** The run's conversation and context in full: what it holds, and (by an activity) what other runs hold for it. */
+async function heldConversation(agent: ForkAgent): Promise<HeldConversation> {
+  const ref = agent.prefixRef;
+  const summary = agent.summary;
+  const read = ref || !agent.context ? await conversation.readHeldConversation({ prefix: ref ? { run: ref.run, count: ref.count, digest: ref.digest } : { run: summary.from, count: 0, digest: EMPTY_DIGEST }, context: { from: summary.from, contextKey: summary.contextKey } }) : undefined;
+  const c = agent.context ?? read!.context;
+  const context: HeldConversation['context'] = { system: c.system, tools: c.tools, model: c.model, maxTokens: summary.maxTokens, ...(c.thinking ? { thinking: c.thinking } : {}), ...(c.toolChoice ? { toolChoice: c.toolChoice as HeldConversation['context']['toolChoice'] } : {}) };
+  return { context, messages: [...(read?.messages ?? []), ...agent.messages] };
 }

@@ -32,6 +32,7 @@ import { setUpFork } from './setup';
 import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { deliverWakingMessages, runTurns } from './turn-loop';
+import { continueWhileIdle, newBuildIsCurrent } from './continuation';
 import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-authority';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
@@ -54,12 +55,21 @@ const WAKE_DELIVERS_MESSAGE_PATCH = 'wake-delivers-message-first';
 /** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
 async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
   const idleMs = agent.input.idleTimeout === undefined ? 0 : toMs(agent.input.idleTimeout);
+  // A run that continued as new while idle (to move to a new build) goes on idling, and does
+  // not move again: if the server still says a newer build is current, the next one will.
+  let idleLeft = agent.takeResumedIdle();
+  const mayMove = idleLeft === undefined;
   for (;;) {
-    const reason = await runTurns(agent);
+    const reason = idleLeft !== undefined ? 'end_turn' : await runTurns(agent);
     if (reason !== 'end_turn' || idleMs === 0) return reason;
     setState(agent, 'idle');
-    const resumed = await whileWaiting(agent, () => condition(() => agent.inbox.length > 0, idleMs));
+    const waitMs = idleLeft ?? idleMs;
+    idleLeft = undefined;
+    const idleSince = workflowNow();
+    const resumed = await whileWaiting(agent, () => condition(() => agent.inbox.length > 0 || (mayMove && newBuildIsCurrent()), waitMs));
     if (!resumed) return reason;
+    // Woken on a build that is no longer current: the message (carried in the inbox) is read on the new one.
+    if (mayMove && newBuildIsCurrent()) await continueWhileIdle(agent, Math.max(0, waitMs - (workflowNow() - idleSince)));
     setState(agent, 'running');
     if (patched(WAKE_DELIVERS_MESSAGE_PATCH)) deliverWakingMessages(agent);
   }

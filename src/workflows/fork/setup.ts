@@ -11,7 +11,8 @@ import { subAgentToolDefinitions } from '../../shared/agent-tools';
 import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
 import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions } from '../../shared/fork-messages';
-import { hashJson } from '../../shared/hash';
+import { chainDigest, EMPTY_DIGEST, hashJson } from '../../shared/hash';
+import type { HeldConversation } from '../../shared/tree-input';
 import type { RequestContext } from '../../shared/messages';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
@@ -63,8 +64,9 @@ function defaultTools(input: ForkInput): ToolDefinition[] {
  * plus the message that resumes it, if any. No opening, no boilerplate: the agent goes on.
  */
 function continuing(input: ForkInput, continuation: NonNullable<ForkInput['continuation']>): ForkSetup {
-  const { ref, message, messages } = continuation;
+  const { ref, message, messages, held } = continuation;
   const opening: MessageParam[] = message ? [{ role: 'user', content: [{ type: 'text', text: renderQueuedMessage(message) }] }] : (messages ?? []);
+  if (held) return holding(input, ref, held, opening);
   return {
     summary: input.maxOutputTokens ? { ...ref.context, maxTokens: input.maxOutputTokens } : ref.context,
     base: ref.count,
@@ -72,6 +74,18 @@ function continuing(input: ForkInput, continuation: NonNullable<ForkInput['conti
     opening,
     usedParentSnapshot: false,
   };
+}
+
+/** A continuing run that holds the whole conversation itself (it moved to a new build): checked against the reference's digest. */
+function holding(input: ForkInput, ref: PrefixRef, held: HeldConversation, after: MessageParam[]): ForkSetup {
+  let digest = EMPTY_DIGEST;
+  for (const m of held.messages) digest = chainDigest(digest, m);
+  if (held.messages.length !== ref.count || digest !== ref.digest) {
+    throw failure(FAILURE.invalidForkInput, `The conversation carried to this run has ${held.messages.length} messages that do not match the previous run's ${ref.count} (digest ${ref.digest}).`);
+  }
+  const maxTokens = input.maxOutputTokens ?? held.context.maxTokens;
+  const context = requestContextOf({ ...held.context, messages: [] }, maxTokens);
+  return { context, summary: contextSummaryOf(context), base: 0, opening: [...held.messages, ...after], usedParentSnapshot: false };
 }
 
 function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions): ForkSetup {
