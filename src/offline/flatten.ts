@@ -4,7 +4,8 @@
  * prefix that ends with it, and the cache breakpoints.
  */
 import type { CacheControl, MessageParam, SystemParam, ToolDefinition } from '../shared/anthropic';
-import { canonicalJson, chainDigest, sha256Hex } from '../shared/hash';
+import { canonicalJson } from '../shared/hash';
+import { chainDigestNative as chainDigest, sha256HexNative as sha256Hex } from './native-hash';
 import { MESSAGE_OVERHEAD_TOKENS } from '../shared/tokens';
 import { asBlocks, blockTokens, stripCacheControl } from '../shared/request-tokens';
 
@@ -99,7 +100,19 @@ export function flattenRequest(req: CacheableRequest): FlatRequest {
 
 /** Number of `cache_control` markers in a request (the API allows at most 4). */
 export function countCacheMarkers(req: CacheableRequest): number {
-  return flatBlocks(req).filter((b) => b.cacheControl).length + (req.cache_control ? 1 : 0);
+  return blockMarkers(req).length + (req.cache_control ? 1 : 0);
+}
+
+/** The `cache_control` of every marked block, in prefix order (no hashing, no token estimates). */
+function blockMarkers(req: CacheableRequest): CacheControl[] {
+  const out: CacheControl[] = [];
+  const visit = (raw: Record<string, unknown>) => {
+    if (raw.cache_control) out.push(raw.cache_control as CacheControl);
+  };
+  for (const tool of req.tools ?? []) visit(tool);
+  if (req.system !== undefined) for (const b of asBlocks(req.system)) visit(b);
+  for (const message of req.messages) for (const b of asBlocks(message.content)) visit(b);
+  return out;
 }
 
 /**
@@ -107,7 +120,7 @@ export function countCacheMarkers(req: CacheableRequest): number {
  * rejects a 1-hour entry after a 5-minute one (longer-lived entries must come first).
  */
 export function ttlOrderViolation(req: CacheableRequest): { index: number; ttl: CacheTtl; after: CacheTtl } | undefined {
-  const ttls = flatBlocks(req).flatMap((b) => (b.cacheControl ? [b.cacheControl.ttl ?? '5m'] : []));
+  const ttls: CacheTtl[] = blockMarkers(req).map((c) => c.ttl ?? '5m');
   if (req.cache_control) ttls.push(req.cache_control.ttl ?? '5m');
   let shortest: CacheTtl = '1h';
   for (let i = 0; i < ttls.length; i++) {

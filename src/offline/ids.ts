@@ -3,7 +3,8 @@
  * same conversation always yields the same transcript (and replays compare equal);
  * request ids count requests per server.
  */
-import { canonicalJson, sha256Hex } from '../shared/hash';
+import { canonicalJson } from '../shared/hash';
+import { sha256HexNative as sha256Hex } from './native-hash';
 import type { ValidRequest } from './routes/validation';
 
 /** Hash of what the model sees: model, system, tools and messages (not `stream`). */

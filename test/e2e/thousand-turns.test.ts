@@ -12,7 +12,7 @@ import { tempDir } from '../kit/env';
 import { startOwnServer } from '../kit/own-server';
 import { script, toolStep } from '../kit/tree';
 
-// A guard against a hang, not a speed target: the agent alone took 170–304 s on the 2-core machine.
+// A guard against a hang, not a speed target: the agent alone took 128–304 s on the 2-core machine.
 jest.setTimeout(900_000);
 
 const TURNS = 1_000;

@@ -85,8 +85,13 @@ test('a host SIGKILLed mid-run: movable forks finish on the others, a worktree f
   const movedIn = Date.now() - t0;
   for (const [i, result] of results.entries()) expect(result).toMatchObject({ status: 'completed', text: `${movable[i]} done`, turns: TURNS + 1 });
 
-  // Every movable fork is done; the bound one is not, and says where it waits.
-  const waiting = await forkflow.status('bound');
+  // Every movable fork is done; the bound one is not, and says where it waits. Its model
+  // call may still be running (elsewhere, or retried off the lost host): its next tool call
+  // is the one that waits for the host.
+  const waiting = await waitFor(async () => {
+    const s = await forkflow.status('bound');
+    return s.state.match(/completed|failed/) || s.activity?.includes(`@${lost}`) ? s : undefined;
+  }, 'the worktree fork waiting for its host', 60_000);
   expect(waiting.state).not.toMatch(/completed|failed/);
   expect(waiting.activity).toContain(`${taskQueue}@${lost}, the host of its worktree`);
 
