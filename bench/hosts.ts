@@ -9,12 +9,10 @@
  * figure says how far placement scales out before the machine does, not what three real
  * machines would do.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ForkflowClient } from '../src/client';
 import { startWorkerProcess, type WorkerProcess } from '../test/kit/processes';
-import { startStackHarness } from '../test/kit/stack';
+import { hostCheckouts, startStackHarness } from '../test/kit/stack';
 import { uniqueTaskQueue } from '../test/kit/env';
 import { median, printTable } from './kit';
 
@@ -25,23 +23,14 @@ const prompt = (id: string) => [`Throughput fork ${id}.`, `@repeat 2 @sleep ${CA
 
 async function main(): Promise<void> {
   const h = await startStackHarness('bench-hosts');
-  const origin = join(h.dir, 'origin');
-  mkdirSync(origin);
-  writeFileSync(join(origin, 'notes.txt'), 'alpha\nbeta\n');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
-  git(origin, 'init', '-q', '-b', 'main');
-  git(origin, 'add', 'notes.txt');
-  git(origin, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '-m', 'notes');
   const rows: [string, string][] = [];
   try {
     for (const count of [1, 3]) {
       const taskQueue = uniqueTaskQueue(`hosts-${count}`);
       const forkflow = new ForkflowClient(h.client, { taskQueue });
       const hosts: WorkerProcess[] = [];
-      for (let i = 0; i < count; i++) {
-        const checkout = join(h.dir, `${count}-${i}`, 'repo');
-        mkdirSync(join(h.dir, `${count}-${i}`), { recursive: true });
-        git(h.dir, 'clone', '-q', origin, checkout);
+      const checkouts = hostCheckouts(join(h.dir, `run-${count}`), Array.from({ length: count }, (_, i) => `host-${i}`));
+      for (const [i, checkout] of [...checkouts.values()].entries()) {
         hosts.push(
           await startWorkerProcess({
             address: h.stack.address,
@@ -50,7 +39,7 @@ async function main(): Promise<void> {
             workspace: checkout,
             bundlePath: h.bundlePath,
             extraArgs: ['--host', `host-${i}`],
-            extraEnv: { FORKFLOW_MAX_CONCURRENT_ACTIVITIES: String(SLOTS), FORKFLOW_RESPONSE_DIR: join(h.dir, `${count}-${i}`, 'responses') },
+            extraEnv: { FORKFLOW_MAX_CONCURRENT_ACTIVITIES: String(SLOTS), FORKFLOW_RESPONSE_DIR: join(checkout, '..', 'responses') },
           }),
         );
       }

@@ -4,7 +4,8 @@
  * folder on a free block of ports. `withWorker()` adds an in-process worker; tests that
  * need worker processes (host loss) start them from `bundlePath`.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -91,4 +92,26 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
       await stack.stop();
     },
   };
+}
+
+/**
+ * Worker hosts' workspaces: one repository (notes.txt, one commit) under `dir`, cloned once
+ * per host name, as each host of one deployment holds the same checkout. Returns the checkouts.
+ */
+export function hostCheckouts(dir: string, hosts: string[]): Map<string, string> {
+  const origin = join(dir, 'origin');
+  mkdirSync(origin, { recursive: true });
+  writeFileSync(join(origin, 'notes.txt'), 'alpha\nbeta\n');
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
+  git(origin, 'init', '-q', '-b', 'main');
+  git(origin, 'add', 'notes.txt');
+  git(origin, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'notes');
+  const checkouts = new Map<string, string>();
+  for (const host of hosts) {
+    const checkout = join(dir, host, 'repo');
+    mkdirSync(join(dir, host), { recursive: true });
+    git(dir, 'clone', '-q', origin, checkout);
+    checkouts.set(host, checkout);
+  }
+  return checkouts;
 }

@@ -5,14 +5,12 @@
  * whose worktree lives on the lost host waits, and says so in its status, until that host
  * comes back; then it finishes too.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkflowClient } from '../../src/client';
 import type { OfflineModel } from '../../src/offline';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { messageRequests } from '../kit/requests';
-import { startStackHarness, type StackHarness } from '../kit/stack';
+import { hostCheckouts, startStackHarness, type StackHarness } from '../kit/stack';
 import { waitFor } from '../kit/wait';
 
 jest.setTimeout(900_000);
@@ -45,19 +43,7 @@ beforeAll(async () => {
   h = await startStackHarness('hosts');
   ({ model, forkflow, taskQueue } = h);
   // One repository, one commit, checked out once per host.
-  const origin = join(h.dir, 'origin');
-  mkdirSync(origin);
-  writeFileSync(join(origin, 'notes.txt'), 'alpha\nbeta\n');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
-  git(origin, 'init', '-q', '-b', 'main');
-  git(origin, 'add', 'notes.txt');
-  git(origin, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'notes');
-  for (const host of HOSTS) {
-    const checkout = join(h.dir, host, 'repo');
-    mkdirSync(join(h.dir, host), { recursive: true });
-    git(h.dir, 'clone', '-q', origin, checkout);
-    checkouts.set(host, checkout);
-  }
+  for (const [host, checkout] of hostCheckouts(h.dir, HOSTS)) checkouts.set(host, checkout);
   for (const host of HOSTS) hosts.set(host, await startHost(host));
 });
 
