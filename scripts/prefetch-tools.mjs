@@ -21,11 +21,6 @@ const installers = [
   { script: 'install-versitygw.sh', env: { GOMAXPROCS: '1' } },
   // test/e2e/bench-peer.test.ts: Node 24 from PyPI and bench/peer's own packages.
   { script: 'install-bench-peer.sh', env: {} },
-  // test/stack/ (after the other tests): the Temporal server, its SQL tool and the Web UI
-  // server, built from the Go module proxy (minutes, cold) on one thread, which the tests
-  // mostly leave idle; and PostgreSQL from Debian's packages when it is missing.
-  { script: 'install-temporal-server.sh', env: { GOMAXPROCS: '1' } },
-  { script: 'install-postgres.sh', env: {} },
 ];
 
 for (const { script, env } of installers) {
