@@ -23,6 +23,13 @@ import { freeStackPorts } from './stack-ports';
 
 const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
 
+export interface WorkerOptions {
+  tuning?: WorkerTuning;
+  deployment?: { name: string; buildId: string };
+  bundleCode?: string;
+  identity?: string;
+}
+
 export interface StackHarness {
   stack: Stack;
   model: OfflineModel;
@@ -34,9 +41,14 @@ export interface StackHarness {
   dir: string;
   workspace: string;
   bundlePath: string;
-  /** Starts a worker in this process on `taskQueue`; stopped by `close()`. */
-  /** `tuning`: the worker's slots (e.g. few activity slots, so that a backlog forms). */
-  withWorker(opts?: { tuning?: WorkerTuning }): Promise<Worker>;
+  /**
+   * Starts a worker in this process on `taskQueue`; stopped by `stopWorkers()` or `close()`.
+   * `tuning`: its slots (e.g. few activity slots, so that a backlog forms); `deployment`: the
+   * build it serves (Worker Versioning), with that build's workflow code as `bundleCode`.
+   */
+  withWorker(opts?: WorkerOptions): Promise<Worker>;
+  /** Stops every worker started so far (a build retired). */
+  stopWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,6 +69,13 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
   const client = new Client({ connection, namespace: stack.namespace });
   const taskQueue = uniqueTaskQueue(name);
   const workers: { worker: Worker; running: Promise<void>; native: NativeConnection }[] = [];
+  async function stopWorkers(): Promise<void> {
+    for (const w of workers.splice(0)) {
+      if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+      await w.running.catch(() => undefined);
+      await w.native.close();
+    }
+  }
   return {
     stack,
     model,
@@ -66,7 +85,7 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
     dir,
     workspace,
     bundlePath,
-    async withWorker(opts: { tuning?: WorkerTuning } = {}) {
+    async withWorker(opts: WorkerOptions = {}) {
       const native = await NativeConnection.connect({ address: stack.address });
       const worker = await createForkflowWorker({
         connection: native,
@@ -75,18 +94,17 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
         taskQueue,
         anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
         workspaceRoot: workspace,
-        workflowBundle: { codePath: bundlePath },
+        workflowBundle: opts.bundleCode !== undefined ? { code: opts.bundleCode } : { codePath: bundlePath },
         ...(opts.tuning ? { tuning: opts.tuning } : {}),
+        ...(opts.deployment ? { deployment: opts.deployment } : {}),
+        ...(opts.identity ? { identity: opts.identity } : {}),
       });
       workers.push({ worker, running: worker.run(), native });
       return worker;
     },
+    stopWorkers,
     async close() {
-      for (const w of workers) {
-        if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
-        await w.running.catch(() => undefined);
-        await w.native.close();
-      }
+      await stopWorkers();
       await connection.close();
       await model.close();
       await stack.stop();

@@ -6,21 +6,14 @@
  * the long-lived agent moves to build 2 at its next continue-as-new; build 1 is retired once
  * nothing runs on it, and the agent goes on, on build 2 alone.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
-import { portsFrom } from '../../scripts/stack/config';
-import { ROOT, startStack, type Stack } from '../../scripts/stack/stack';
-import { ForkflowClient } from '../../src/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { ROOT } from '../../scripts/stack/stack';
+import type { ForkflowClient } from '../../src/client';
 import { messagesQuery } from '../../src/shared/messages';
-import { startOfflineModel, type OfflineModel } from '../../src/offline';
-import { bundleForkflowWorkflows } from '../../src/worker/bundle';
-import { freePort } from '../../src/worker/dev-server';
-import { createModelClient } from '../../src/worker/model-client';
-import { createForkflowWorker } from '../../src/worker/worker';
-import { tempDir, uniqueTaskQueue } from '../kit/env';
-import { freeStackPorts } from '../kit/stack-ports';
+import { startStackHarness, type StackHarness } from '../kit/stack';
 import { waitFor } from '../kit/wait';
 
 jest.setTimeout(900_000);
@@ -28,14 +21,9 @@ jest.setTimeout(900_000);
 const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
 const DEPLOYMENT = 'forkflow-upgrade-test';
 
-let stack: Stack;
-let model: OfflineModel;
-let connection: Connection;
+let h: StackHarness;
 let client: Client;
 let forkflow: ForkflowClient;
-let taskQueue: string;
-let workspace: string;
-const workers: { worker: Worker; running: Promise<void>; native: NativeConnection }[] = [];
 const bundles: Record<'b1' | 'b2', string> = { b1: '', b2: '' };
 let copy: string;
 
@@ -56,19 +44,7 @@ async function changedBundle(): Promise<string> {
 }
 
 async function startBuild(buildId: 'b1' | 'b2'): Promise<void> {
-  const native = await NativeConnection.connect({ address: stack.address });
-  const worker = await createForkflowWorker({
-    connection: native,
-    client,
-    namespace: stack.namespace,
-    taskQueue,
-    anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }),
-    workspaceRoot: workspace,
-    workflowBundle: { code: bundles[buildId] },
-    deployment: { name: DEPLOYMENT, buildId },
-    identity: `build-${buildId}`,
-  });
-  workers.push({ worker, running: worker.run(), native });
+  await h.withWorker({ bundleCode: bundles[buildId], deployment: { name: DEPLOYMENT, buildId }, identity: `build-${buildId}` });
 }
 
 /** Makes a build current once the server knows it (its worker has polled). */
@@ -76,7 +52,7 @@ async function makeCurrent(buildId: string): Promise<void> {
   await waitFor(
     async () => {
       try {
-        await connection.workflowService.setWorkerDeploymentCurrentVersion({ namespace: stack.namespace, deploymentName: DEPLOYMENT, buildId, identity: 'upgrade-test' });
+        await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: h.stack.namespace, deploymentName: DEPLOYMENT, buildId, identity: 'upgrade-test' });
         return true;
       } catch {
         return undefined;
@@ -111,35 +87,15 @@ async function buildsOf(handle: WorkflowHandle): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const dir = tempDir('upgrade');
-  chmodSync(dir, 0o755);
-  workspace = tempDir('upgrade-ws');
-  writeFileSync(join(workspace, 'notes.txt'), 'alpha\n');
-  const [started, b1, b2, m] = await Promise.all([
-    startStack({ dir, ports: portsFrom(await freeStackPorts()) }),
-    bundleForkflowWorkflows(quiet),
-    changedBundle(),
-    startOfflineModel({ port: await freePort() }),
-  ]);
-  stack = started;
-  model = m;
-  bundles.b1 = b1;
+  const [harness, b2] = await Promise.all([startStackHarness('upgrade'), changedBundle()]);
+  h = harness;
+  ({ client, forkflow } = h);
+  bundles.b1 = readFileSync(h.bundlePath, 'utf8');
   bundles.b2 = b2;
-  connection = await Connection.connect({ address: stack.address });
-  client = new Client({ connection, namespace: stack.namespace });
-  taskQueue = uniqueTaskQueue('upgrade');
-  forkflow = new ForkflowClient(client, { taskQueue });
 });
 
 afterAll(async () => {
-  for (const w of workers) {
-    if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
-    await w.running.catch(() => undefined);
-    await w.native.close();
-  }
-  await connection?.close();
-  await model?.close();
-  await stack?.stop();
+  await h?.close();
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
@@ -181,11 +137,7 @@ test('build 2 made current: short forks finish pinned on build 1, the long-lived
 
   // Nothing runs on build 1 any more: retire it, and the agent goes on with build 2 alone. Build
   // 2's worker is restarted too, so that nothing of the conversation is cached in a worker.
-  for (const w of workers.splice(0)) {
-    w.worker.shutdown();
-    await w.running;
-    await w.native.close();
-  }
+  await h.stopWorkers();
   await startBuild('b2');
   expect(await forkflow.sendMessage('long-lived', { message: 'And again.\n@reply third' })).toBe('queued');
   await waitFor(async () => ((await lastReply('long-lived')) === 'third' ? true : undefined), 'the long-lived agent answering on build 2 alone', 60_000);
