@@ -117,10 +117,17 @@ export interface ForkflowClientOptions {
    * Calls that are not safe to repeat (start, send, cancel, approve) are not retried.
    */
   outage?: OutageOptions;
+  /**
+   * The model queue of the forks this client starts, unless a fork names its own: a queue
+   * served by `forkflow worker --model-queue`, where the server keeps one request limit for
+   * every worker. `connect()` defaults it to FORKFLOW_MODEL_QUEUE.
+   */
+  modelQueue?: string;
 }
 
 export class ForkflowClient {
   readonly taskQueue: string;
+  readonly modelQueue?: string;
   /** Runs this client's repeatable calls through an outage (see `ForkflowClientOptions.outage`). */
   readonly outage: OutageGuard;
   private ownedConnection?: Connection;
@@ -130,6 +137,7 @@ export class ForkflowClient {
     opts: ForkflowClientOptions = {},
   ) {
     this.taskQueue = opts.taskQueue ?? TASK_QUEUE;
+    if (opts.modelQueue) this.modelQueue = opts.modelQueue;
     this.outage = new OutageGuard(temporal.connection, undefined, opts.outage);
   }
 
@@ -150,7 +158,8 @@ export class ForkflowClient {
     // The task queue's default is the worker's (FORKFLOW_TASK_QUEUE), so a client and a worker
     // configured by the same environment meet on one queue.
     const taskQueue = opts.taskQueue ?? (process.env.FORKFLOW_TASK_QUEUE || undefined);
-    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), { ...opts, ...(taskQueue ? { taskQueue } : {}) });
+    const modelQueue = opts.modelQueue ?? (process.env.FORKFLOW_MODEL_QUEUE || undefined);
+    const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), { ...opts, ...(taskQueue ? { taskQueue } : {}), ...(modelQueue ? { modelQueue } : {}) });
     client.ownedConnection = connection;
     return client;
   }
@@ -170,7 +179,7 @@ export class ForkflowClient {
     // The parent first: siblings' inputs then share their leading bytes, which external
     // storage keeps once (src/payloads/fs-driver.ts).
     const { parent, ...rest } = input;
-    const withId: ForkInputJson = { ...(parent ? { parent } : {}), ...rest, overrides: { ...input.overrides, agentId } };
+    const withId: ForkInputJson = { ...(parent ? { parent } : {}), ...rest, ...(this.modelQueue && !rest.modelQueue ? { modelQueue: this.modelQueue } : {}), overrides: { ...input.overrides, agentId } };
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;

@@ -121,6 +121,13 @@ export const forkInputSchema = z.strictObject({
       taskQueue: z.string().min(1).optional(),
     })
     .optional(),
+  /**
+   * The task queue its model calls go to (sub-agents inherit it): a queue served by model
+   * workers (`forkflow worker --model-queue`) whose rate limit the Temporal server enforces
+   * across every worker and host, so all agents on it share one provider limit. Unset: the
+   * workflow's own queue, with no shared limit (429s are still waited out).
+   */
+  modelQueue: z.string().min(1).max(200).optional(),
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
   /**

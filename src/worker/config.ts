@@ -89,6 +89,34 @@ export function hostQueueOf(taskQueue: string, hostId: string): string {
   return `${taskQueue}@${hostId}`;
 }
 
+/** A model-queue setting that cannot be used: the message names it. */
+export class InvalidModelQueueError extends Error {
+  override name = 'InvalidModelQueueError';
+}
+
+const modelQueueSchema = z.object({
+  queue: z.string().min(1).max(200).optional(),
+  requestsPerMinute: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'the model queue\'s rate (--model-rate, FORKFLOW_MODEL_REQUESTS_PER_MINUTE) must be a number of requests per minute')
+    .transform(Number)
+    .pipe(z.number().positive('the model queue\'s rate must be above 0').max(1_000_000))
+    .optional(),
+});
+
+/**
+ * The model queue this worker also serves (FORKFLOW_MODEL_QUEUE, or `--model-queue`) and the
+ * request rate the server keeps on it for every worker (FORKFLOW_MODEL_REQUESTS_PER_MINUTE, or
+ * `--model-rate`). A rate without a queue is refused: it would limit nothing.
+ */
+export function modelQueueSettings(flags: { queue?: string; rate?: string }, env: NodeJS.ProcessEnv = process.env): { queue?: string; requestsPerMinute?: number } {
+  const raw = { queue: flags.queue ?? (env.FORKFLOW_MODEL_QUEUE || undefined), requestsPerMinute: (flags.rate ?? (env.FORKFLOW_MODEL_REQUESTS_PER_MINUTE || undefined))?.trim() };
+  const parsed = modelQueueSchema.safeParse(raw);
+  if (!parsed.success) throw new InvalidModelQueueError(parsed.error.issues.map((i) => i.message).join('; '));
+  if (parsed.data.requestsPerMinute !== undefined && !parsed.data.queue) throw new InvalidModelQueueError('a model rate needs a model queue (--model-queue or FORKFLOW_MODEL_QUEUE)');
+  return { ...(parsed.data.queue ? { queue: parsed.data.queue } : {}), ...(parsed.data.requestsPerMinute !== undefined ? { requestsPerMinute: parsed.data.requestsPerMinute } : {}) };
+}
+
 /**
  * FORKFLOW_LIVE_STREAM=off: this worker's model calls publish no deltas (forks still end their
  * streams with `done`); FORKFLOW_LIVE_STREAM_BATCH_MS: how often deltas are sent (default 100).

@@ -8,7 +8,7 @@
  *   anthropic: createModelClient({ apiKey: process.env.ANTHROPIC_API_KEY }), workspaceRoot: '/srv/work' });
  * await worker.run();
  */
-export { createForkflowWorker, createWorkspaceWorker, type ForkflowWorkerOptions } from './worker';
+export { createForkflowWorker, createModelWorker, createWorkspaceWorker, type ForkflowWorkerOptions } from './worker';
 export { bundleForkflowWorkflows, WorkflowBundleMismatchError } from './bundle';
 export { createModelClient } from './model-client';
 export { installRuntime, isRuntimeInstallError, RuntimeInstallError, type InstalledRuntime, type RuntimeSettings } from './runtime';

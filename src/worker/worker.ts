@@ -156,3 +156,27 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     ...(o.identity ? { identity: o.identity } : {}),
   });
 }
+
+/**
+ * A worker for a model queue (a fork's `modelQueue`): model calls only. With
+ * `requestsPerMinute`, the Temporal server hands out that many of the queue's calls a minute
+ * across every worker polling it, whatever host it is on: one provider request limit shared
+ * by all of them, kept by the server rather than by any worker. Give every model worker of a
+ * queue the same figure (the server keeps the one its latest poller sent).
+ */
+export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
+  const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
+  const all = createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
+  return Worker.create({
+    connection: o.connection,
+    namespace: o.namespace,
+    taskQueue: o.taskQueue,
+    dataConverter: dataConverterOf(o),
+    activities: { callModel: all.callModel.bind(all) },
+    maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
+    ...(slots ? { maxConcurrentActivityTaskExecutions: slots } : {}),
+    ...(o.requestsPerMinute ? { maxTaskQueueActivitiesPerSecond: o.requestsPerMinute / 60 } : {}),
+    ...(o.identity ? { identity: o.identity } : {}),
+  });
+}

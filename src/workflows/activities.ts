@@ -5,6 +5,7 @@
  */
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ForkflowActivities } from '../activities';
+import type { ForkInput } from '../shared/fork-input';
 import { ACTIVITY_PROFILES } from '../shared/constants';
 
 /**
@@ -24,6 +25,14 @@ export const model = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: Number.POSITIVE_INFINITY },
 });
+
+/**
+ * Where a fork's model calls are scheduled: its `modelQueue` when it names one (a queue whose
+ * rate limit the server enforces for every worker on it), else the workflow's own queue.
+ */
+export function modelQueueOf(input: Pick<ForkInput, 'modelQueue'>): { taskQueue?: string } {
+  return input.modelQueue ? { taskQueue: input.modelQueue } : {};
+}
 
 /**
  * Keep-alive calls (cacheWhileWaiting `keep-alive`): the model activity again, on a short

@@ -17,7 +17,7 @@ import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { freePort } from '../../src/worker/dev-server';
 import { createModelClient } from '../../src/worker/model-client';
 import type { WorkerTuning } from '../../src/worker/config';
-import { createForkflowWorker } from '../../src/worker/worker';
+import { createForkflowWorker, createModelWorker } from '../../src/worker/worker';
 import { tempDir, uniqueTaskQueue } from './env';
 import { freeStackPorts } from './stack-ports';
 
@@ -47,6 +47,11 @@ export interface StackHarness {
    * build it serves (Worker Versioning), with that build's workflow code as `bundleCode`.
    */
   withWorker(opts?: WorkerOptions): Promise<Worker>;
+  /**
+   * Starts a model worker (model calls only) on `queue`, with the server-kept rate limit when
+   * given, calling `modelUrl` (default: the harness's offline model).
+   */
+  withModelWorker(opts: { queue: string; requestsPerMinute?: number; identity?: string; modelUrl?: string }): Promise<Worker>;
   /** Stops every worker started so far (a build retired). */
   stopWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -97,6 +102,21 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
         workflowBundle: opts.bundleCode !== undefined ? { code: opts.bundleCode } : { codePath: bundlePath },
         ...(opts.tuning ? { tuning: opts.tuning } : {}),
         ...(opts.deployment ? { deployment: opts.deployment } : {}),
+        ...(opts.identity ? { identity: opts.identity } : {}),
+      });
+      workers.push({ worker, running: worker.run(), native });
+      return worker;
+    },
+    async withModelWorker(opts) {
+      const native = await NativeConnection.connect({ address: stack.address });
+      const worker = await createModelWorker({
+        connection: native,
+        client,
+        namespace: stack.namespace,
+        taskQueue: opts.queue,
+        anthropic: createModelClient({ apiKey: 'k', baseURL: opts.modelUrl ?? model.url }),
+        workspaceRoot: workspace,
+        ...(opts.requestsPerMinute ? { requestsPerMinute: opts.requestsPerMinute } : {}),
         ...(opts.identity ? { identity: opts.identity } : {}),
       });
       workers.push({ worker, running: worker.run(), native });

@@ -1,17 +1,25 @@
 /**
  * One provider rate limit, hit hard: the offline model admits 4 Messages requests per 2 s
- * and answers the rest 429 with `retry-after`. Ten forks of four turns each on the
+ * and answers the rest 429 with `retry-after`. Ten forks of three turns each on the
  * self-hosted stack all complete; every refused call was retried no sooner than the
- * provider said.
+ * provider said. Then the same load through a model queue whose rate the server keeps for
+ * three model workers together: the provider refuses nothing.
  */
 import type { ForkflowClient } from '../../src/client';
 import type { OfflineModel } from '../../src/offline';
+import { startOfflineModel } from '../../src/offline';
+import { freePort } from '../../src/worker/dev-server';
 import { messageRequests } from '../kit/requests';
 import { startStackHarness, type StackHarness } from '../kit/stack';
 
 jest.setTimeout(900_000);
 
 const FORKS = 10;
+/** The provider's limit: 4 Messages requests in any 2 s. */
+const LIMIT = { requests: 4, perMs: 2000 };
+/** Through the model queue: fewer forks (the point is the rate, not the load), at 45 requests a minute. */
+const SHARED_FORKS = 6;
+const SHARED_RATE = 45;
 const TURNS = 3;
 
 let h: StackHarness;
@@ -19,7 +27,7 @@ let model: OfflineModel;
 let forkflow: ForkflowClient;
 
 beforeAll(async () => {
-  h = await startStackHarness('rate', { model: { rateLimit: { requests: 4, perMs: 2000 } } });
+  h = await startStackHarness('rate', { model: { rateLimit: LIMIT } });
   ({ model, forkflow } = h);
   await h.withWorker();
 });
@@ -48,4 +56,38 @@ test('a sustained 429 with retry-after slows the forks down and fails none', asy
     expect(next!.receivedAt - r.endedAt!).toBeGreaterThanOrEqual(wait * 1000 - 50);
   }
   console.log(`rate limit: ${FORKS} forks x ${TURNS} turns done in ${Date.now() - t0} ms under 4 requests / 2 s; ${refused.length} calls answered 429, all retried after their retry-after`);
+});
+
+test('a model queue limited by the server keeps three model workers together under the provider limit: no 429', async () => {
+  // Three workers at 0.75 request/s each would send up to 2.25/s, over the provider's 2/s; the
+  // server hands out the queue's calls at 0.75/s in all (plus its small starting burst),
+  // whichever worker polls.
+  // A provider of its own, with the same limit: the last test's calls are not in its window.
+  const provider = await startOfflineModel({ port: await freePort(), rateLimit: LIMIT });
+  try {
+    const queue = `${h.taskQueue}-model`;
+    for (const host of ['a', 'b', 'c']) await h.withModelWorker({ queue, requestsPerMinute: SHARED_RATE, identity: `model-${host}`, modelUrl: provider.url });
+    const ids = Array.from({ length: SHARED_FORKS }, (_, i) => `shared-${i}`);
+    const t0 = Date.now();
+    for (const [i, id] of ids.entries()) await forkflow.start({ agentId: id, modelQueue: queue, prompt: [`Shared fork ${i}.`, `@repeat ${TURNS - 1} @tool Read {"file_path":"notes.txt"}`, `@reply shared ${i} done`].join('\n') });
+    const results = await Promise.all(ids.map((id) => forkflow.result(id)));
+    for (const [i, result] of results.entries()) expect(result).toMatchObject({ status: 'completed', text: `shared ${i} done`, turns: TURNS });
+
+    const requests = messageRequests(provider);
+    expect(requests.filter((e) => e.status === 429).map((e) => `#${e.seq} at ${e.receivedAt - t0} ms`)).toEqual([]);
+    expect(requests.filter((e) => e.outcome === 'completed')).toHaveLength(SHARED_FORKS * TURNS);
+    // The calls really went through the model workers, and more than one of them served.
+    const servedBy = new Set<string>();
+    for (const id of ids) {
+      for (const event of (await h.client.workflow.getHandle(id).fetchHistory()).events ?? []) {
+        const started = event.activityTaskStartedEventAttributes;
+        if (started?.identity) servedBy.add(started.identity);
+      }
+    }
+    expect([...servedBy].filter((w) => w.startsWith('model-')).length).toBeGreaterThan(1);
+    const busiest = Math.max(...requests.map((r) => requests.filter((o) => o.receivedAt >= r.receivedAt && o.receivedAt < r.receivedAt + 2000).length));
+    console.log(`shared model rate: ${SHARED_FORKS} forks x ${TURNS} turns in ${Date.now() - t0} ms through 3 model workers at ${SHARED_RATE}/min on the server; 0 calls answered 429; at most ${busiest} requests in any 2 s; served by ${[...servedBy].sort().join(', ')}`);
+  } finally {
+    await provider.close();
+  }
 });

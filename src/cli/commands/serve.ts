@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
-import { forkflowSettings, hostQueueOf } from '../../worker/config';
+import { forkflowSettings, hostQueueOf, modelQueueSettings } from '../../worker/config';
 import { forkflowDataConverter } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
 import { preferredPort } from '../../worker/dev-server';
@@ -20,7 +20,7 @@ import { installRuntime, isRuntimeInstallError } from '../../worker/runtime';
 import { CliError, EXIT } from '../exit';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
-import { createForkflowWorker, createWorkspaceWorker } from '../../worker/worker';
+import { createForkflowWorker, createModelWorker, createWorkspaceWorker } from '../../worker/worker';
 import { DEFAULT_WEB_PORT, startWebView, type WebView } from '../web/server';
 import { withClient, type GlobalOptions } from './agents';
 
@@ -114,8 +114,16 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--build-id <id>', 'Worker Versioning: this build (default FORKFLOW_BUILD_ID)')
     .option('--host <id>', "this host's id when several hosts serve the queue (default FORKFLOW_HOST_ID): also serves <queue>@<id>, where the tools of the worktrees it creates run")
     .option('--metrics <ip:port>', 'serve Prometheus metrics on http://<ip:port>/metrics (default: FORKFLOW_METRICS_ADDRESS; off when neither)', metricsAddressOption)
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string }) => {
+    .option('--model-queue <name>', "also serve this model queue (model calls of forks that name it in modelQueue; default FORKFLOW_MODEL_QUEUE)")
+    .option('--model-rate <per-minute>', 'the model requests per minute the server hands out on the model queue, across every worker (default FORKFLOW_MODEL_REQUESTS_PER_MINUTE)')
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string }) => {
       const settings = forkflowSettings();
+      let modelQueue: ReturnType<typeof modelQueueSettings>;
+      try {
+        modelQueue = modelQueueSettings({ queue: flags.modelQueue, rate: flags.modelRate });
+      } catch (err) {
+        throw new CliError((err as Error).message, EXIT.usage);
+      }
       const deploymentName = flags.deployment ?? process.env.FORKFLOW_DEPLOYMENT_NAME;
       const buildId = flags.buildId ?? process.env.FORKFLOW_BUILD_ID;
       if (!deploymentName !== !buildId) throw new CliError('Worker Versioning needs both a deployment name and a build id (--deployment and --build-id, or FORKFLOW_DEPLOYMENT_NAME and FORKFLOW_BUILD_ID)', EXIT.usage);
@@ -166,6 +174,22 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
             namespace: temporal.namespace,
             taskQueue: queue,
             hostQueue,
+            stopping: stopping.signal,
+            anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
+            modelGateway: settings.modelGateway,
+            workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
+          }),
+        );
+      }
+      if (modelQueue.queue) {
+        workers.push(
+          await createModelWorker({
+            connection: nativeConnection,
+            client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+            dataConverter,
+            namespace: temporal.namespace,
+            taskQueue: modelQueue.queue,
+            requestsPerMinute: modelQueue.requestsPerMinute,
             stopping: stopping.signal,
             anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
             modelGateway: settings.modelGateway,

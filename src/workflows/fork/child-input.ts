@@ -57,6 +57,7 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
   };
 }
 

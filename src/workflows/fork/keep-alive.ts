@@ -9,7 +9,7 @@
 import { isCancellation, log, sleep } from '@temporalio/workflow';
 import type { ModelCallResult } from '../../shared/activity-io';
 import { budgetExhausted } from '../../shared/budget';
-import { keepAliveModel } from '../activities';
+import { keepAliveModel, modelQueueOf } from '../activities';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 
@@ -50,7 +50,7 @@ async function keepWarm(agent: ForkAgent, generation: number): Promise<void> {
     const n = input.keepAlive!;
     let result: ModelCallResult;
     try {
-      result = await keepAliveModel.callModel.executeWithOptions({ summary: `keep-alive ${n} · after turn ${input.turn} · model ${agent.summary.model}` }, [input]);
+      result = await keepAliveModel.callModel.executeWithOptions({ summary: `keep-alive ${n} · after turn ${input.turn} · model ${agent.summary.model}`, ...modelQueueOf(agent.input) }, [input]);
     } catch (err) {
       if (isCancellation(err)) throw err;
       // Past its few retries the entry is probably gone already: the next turn writes it again.

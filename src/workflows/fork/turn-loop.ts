@@ -8,7 +8,7 @@ import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock,
 import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
-import { model } from '../activities';
+import { model, modelQueueOf } from '../activities';
 import type { ForkAgent } from './agent';
 import { budgetExhausted, remainingTokens } from '../../shared/budget';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
@@ -99,7 +99,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   try {
     // One fairness key per tree: on a server with fairness on, a tree of 200 agents shares
     // the model queue with a tree of 2 instead of queueing it behind its backlog.
-    result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId } }, [input]);
+    result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [input]);
   } catch (err) {
     if (!isBudgetRefusal(err)) throw err;
     agent.doing(undefined);
