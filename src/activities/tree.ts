@@ -4,6 +4,7 @@
  * Temporal visibility (eventually consistent), still registered for runs recorded before
  * the ledger existed.
  */
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '../shared/constants';
 import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate } from '../shared/messages';
@@ -22,28 +23,60 @@ function rootGone(err: unknown): boolean {
 }
 
 /**
+ * The server is too busy for the update right now: RESOURCE_EXHAUSTED (e.g. a root with its
+ * 10 in-flight updates, the server's per-workflow limit, when a big tree's calls reserve at
+ * once) or UNAVAILABLE (an update aborted while the root's worker was slow). Reservations and
+ * charges are idempotent by agent and turn, so asking again is safe.
+ */
+export function serverBusy(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === GRPC_RESOURCE_EXHAUSTED || code === GRPC_UNAVAILABLE) return true;
+  }
+  return false;
+}
+const GRPC_RESOURCE_EXHAUSTED = 8;
+const GRPC_UNAVAILABLE = 14;
+
+/**
+ * Runs `call` again while the server is busy (`serverBusy`), after a jittered pause that
+ * doubles from 50 ms to 1 s, at most `attempts` times in all: a big tree's burst of
+ * reservations drains in well under a second per call, where failing the model activity
+ * would wait out its retry backoff (up to a minute) instead.
+ */
+export async function whileServerBusy<T>(call: () => Promise<T>, pause: (ms: number) => Promise<void>, attempts = 20): Promise<T> {
+  for (let attempt = 1, delay = 50; ; attempt++, delay = Math.min(delay * 2, 1000)) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= attempts || !serverBusy(err)) throw err;
+      await pause(Math.round(delay * (0.5 + Math.random())));
+    }
+  }
+}
+
+/** In an activity: a pause its cancellation ends. */
+function activityPause(ms: number): Promise<void> {
+  return Context.current().sleep(ms);
+}
+
+/**
  * A root that is gone has no tree left to share: an agent revived after its tree closed (a
  * client resumed a sub-agent directly) is bounded by its own budget alone (the model
  * activity's `left`), and its charges have nowhere to go.
  */
-export function createLedgerClient(client: Client): LedgerClient {
+export function createLedgerClient(client: Client, pause: (ms: number) => Promise<void> = activityPause): LedgerClient {
   return {
     reserve: (rootId, req) =>
-      client.workflow
-        .getHandle(rootId)
-        .executeUpdate(reserveTokensUpdate, { args: [req] })
-        .catch((err: unknown): ReserveResult => {
-          if (rootGone(err)) return { ok: true, tokens: req.want };
-          throw err;
-        }),
+      whileServerBusy(() => client.workflow.getHandle(rootId).executeUpdate(reserveTokensUpdate, { args: [req] }), pause).catch((err: unknown): ReserveResult => {
+        if (rootGone(err)) return { ok: true, tokens: req.want };
+        throw err;
+      }),
     charge: (rootId, req) =>
-      client.workflow
-        .getHandle(rootId)
-        .executeUpdate(chargeTokensUpdate, { args: [req] })
-        .catch((err: unknown) => {
-          if (rootGone(err)) return false;
-          throw err;
-        }),
+      whileServerBusy(() => client.workflow.getHandle(rootId).executeUpdate(chargeTokensUpdate, { args: [req] }), pause).catch((err: unknown) => {
+        if (rootGone(err)) return false;
+        throw err;
+      }),
   };
 }
 
@@ -58,7 +91,8 @@ export function createTreeActivities(deps: { client: Client }) {
     /** Asks the tree's root to admit a sub-agent (idempotent by agent id, so retries are safe). */
     async admitAgent(input: { rootId: string; request: AdmitRequest }): Promise<AdmitResult> {
       try {
-        return await deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] });
+        // A local activity of 10 s: a few short pauses at most.
+        return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] }), activityPause, 6);
       } catch (err) {
         if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no sub-agent can start.` };
         throw err;
