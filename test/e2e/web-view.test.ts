@@ -32,8 +32,8 @@ const childId = `${rootId}.streamer-1`;
 // Markup and a newline in the model's text: the page must show them as text, not build elements.
 const REPLY = 'Streaming, <b>not markup</b> & "quoted" — line one.\nLine two ends the reply.';
 // The child's call streams its text a few words at a time, this far apart (src/offline @pace):
-// about three seconds in all, so the page can be seen mid-call.
-const PACE_MS = 250;
+// about five seconds in all, so the page can be seen mid-call.
+const PACE_MS = 400;
 const CHILD_DIRECTIVE = 'Say it slowly.';
 
 let h: Harness;
@@ -230,14 +230,15 @@ async function readSse(url: string, headers: Record<string, string>, onEvent: (e
  */
 async function checkResume(): Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> {
   const url = `${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`;
-  let third!: (seq: number) => void;
-  const thirdSeq = new Promise<number>((resolve) => (third = resolve));
+  // The cut: the first text delta, so that the rest of the reply (more deltas, paced) follows it.
+  let cut!: (seq: number) => void;
+  const cutSeq = new Promise<number>((resolve) => (cut = resolve));
   const seen: Relayed[] = [];
   const first = readSse(url, {}, (e) => {
     seen.push(e);
-    if (seen.length === 3) third(e.seq);
+    if (e.type === 'text-delta' && seen.filter((s) => s.type === 'text-delta').length === 1) cut(e.seq);
   });
-  const after = await Promise.race([thirdSeq, first.then(() => Promise.reject(new Error(`the stream ended after ${seen.length} events`)))]);
+  const after = await Promise.race([cutSeq, first.then(() => Promise.reject(new Error(`the stream ended after ${seen.length} events, none a text delta`)))]);
   const resumed = readSse(url, { 'Last-Event-ID': String(after) });
   return { first: await first, resumed: await resumed, after };
 }
