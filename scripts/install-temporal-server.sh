@@ -6,7 +6,7 @@
 #   temporal-ui-server  github.com/temporalio/ui-server/v2/cmd/server (the Web UI)
 #   schema/postgresql/  the server's versioned PostgreSQL schemas, for the SQL tool
 # No prebuilt binary is reachable from this project's registries, so they are built with
-# the local Go from the Go module proxy: about 13 minutes the first time on 2 cores, seconds
+# the local Go from the Go module proxy: about 4 minutes the first time on 2 idle cores, seconds
 # later (Go's build cache). Pins are the newest releases the local toolchain accepts
 # (server v1.32.2 and UI server v2.56+ need a newer Go than 1.26.8).
 # Prints progress on stderr; safe to run concurrently: a lock makes later callers wait.
