@@ -4,7 +4,7 @@
  * Read per turn, 1–3 s model latency from the offline model). Prints time to all-complete,
  * turns/s, start latency, the worker's RSS and slot usage, and errors; writes the figures to
  * bench/results/load-<N>.json. The worker runs the recommended tuning (below) unless the
- * environment sets FORKFLOW_MAX_* itself, with a 768 MB heap unless told, on Node ≥ 24 when
+ * environment sets FORKFLOW_MAX_* itself, with a 512 MB heap unless told, on Node ≥ 24 when
  * one is found in .tools/.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -23,11 +23,11 @@ const quietLogger = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, 
  * FORKFLOW_MAX_* (then only those apply): so a plain `npm run bench:load` measures it.
  */
 const RECOMMENDED: Record<string, string> = {
-  FORKFLOW_MAX_CACHED_WORKFLOWS: '200',
+  FORKFLOW_MAX_CACHED_WORKFLOWS: '80',
   FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '8',
   FORKFLOW_MAX_CONCURRENT_ACTIVITIES: '500',
 };
-const RECOMMENDED_HEAP_MB = 768;
+const RECOMMENDED_HEAP_MB = 512;
 
 /**
  * Node ≥ 24 for the worker when this process is older and one is at hand in .tools/ (bench:peer
