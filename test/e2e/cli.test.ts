@@ -76,6 +76,13 @@ test('errors: a missing directive is a usage error (2), an unknown agent is 3, n
   expect(badTimeout.status).toBe(2);
   expect(badTimeout.stderr).toContain('--timeout');
 
+  // A worker's model rate is checked before it connects: without a queue it would limit nothing.
+  const rateAlone = await cli('worker', '--model-rate', '60');
+  expect([rateAlone.status, lines(rateAlone)]).toEqual([2, ['forkflow: a model rate needs a model queue (--model-queue or FORKFLOW_MODEL_QUEUE)']]);
+  const badRate = await cli('worker', '--model-queue', 'models', '--model-rate', 'fast');
+  expect(badRate.status).toBe(2);
+  expect(badRate.stderr).toContain('--model-rate');
+
   const down = await runForkflow(['--address', '127.0.0.1:1', '--outage-deadline', '1s', 'status', 'x']);
   expect(down.status).toBe(5);
   expect(down.stderr).toContain('forkflow dev');
@@ -117,5 +124,5 @@ test('every error is one line with its exit code; --debug adds the stack', async
 test('schema prints the JSON Schema of the workflow input', async () => {
   const schema = json<{ properties: Record<string, unknown>; required: string[] }>(await cli('schema'));
   expect(schema.required).toContain('prompt');
-  expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['prompt', 'parent', 'forkLabel', 'maxTurns', 'timeout', 'toolFilter', 'workspace']));
+  expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['prompt', 'parent', 'forkLabel', 'maxTurns', 'timeout', 'toolFilter', 'workspace', 'modelQueue']));
 });

@@ -164,39 +164,21 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
         ...(bundle ? { workflowBundle: { codePath: resolve(bundle) } } : {}),
       });
       const workers = [worker];
-      for (const queue of [hostQueue, flags.workspaceQueue]) {
-        if (!queue) continue;
-        workers.push(
-          await createWorkspaceWorker({
-            connection: nativeConnection,
-            client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
-            dataConverter,
-            namespace: temporal.namespace,
-            taskQueue: queue,
-            hostQueue,
-            stopping: stopping.signal,
-            anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
-            modelGateway: settings.modelGateway,
-            workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
-          }),
-        );
-      }
-      if (modelQueue.queue) {
-        workers.push(
-          await createModelWorker({
-            connection: nativeConnection,
-            client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
-            dataConverter,
-            namespace: temporal.namespace,
-            taskQueue: modelQueue.queue,
-            requestsPerMinute: modelQueue.requestsPerMinute,
-            stopping: stopping.signal,
-            anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
-            modelGateway: settings.modelGateway,
-            workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
-          }),
-        );
-      }
+      // The activity-only workers beside it share its connection, converter and model client settings.
+      const beside = (taskQueue: string) => ({
+        connection: nativeConnection,
+        client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
+        dataConverter,
+        namespace: temporal.namespace,
+        taskQueue,
+        hostQueue,
+        stopping: stopping.signal,
+        anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
+        modelGateway: settings.modelGateway,
+        workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
+      });
+      for (const queue of [hostQueue, flags.workspaceQueue]) if (queue) workers.push(await createWorkspaceWorker(beside(queue)));
+      if (modelQueue.queue) workers.push(await createModelWorker({ ...beside(modelQueue.queue), requestsPerMinute: modelQueue.requestsPerMinute }));
       process.stdout.write(`worker polling ${workers.map((w) => w.options.taskQueue).join(', ')} on ${temporal.address} (${temporal.namespace})\n`);
       const running = Promise.all(workers.map((w) => w.run()));
       await Promise.race([running, untilSignal()]);
