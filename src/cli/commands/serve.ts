@@ -148,37 +148,22 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       if (added.length) process.stdout.write(`registered search attributes: ${added.join(', ')}\n`);
       const nativeConnection = await NativeConnection.connect(temporal.connectionOptions);
       const stopping = new AbortController();
-      const worker = await createForkflowWorker({
-        stopping: stopping.signal,
-        connection: nativeConnection,
-        client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
-        dataConverter,
-        namespace: temporal.namespace,
-        taskQueue,
-        hostQueue,
-        deployment,
-        anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
-        modelGateway: settings.modelGateway,
-        workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
-        identity: flags.identity ?? (hostId ? `${hostId}@${process.pid}` : undefined),
-        ...(bundle ? { workflowBundle: { codePath: resolve(bundle) } } : {}),
-      });
-      const workers = [worker];
-      // The activity-only workers beside it share its connection, converter and model client settings.
-      const beside = (taskQueue: string) => ({
-        connection: nativeConnection,
-        client: new Client({ connection, namespace: temporal.namespace, dataConverter }),
-        dataConverter,
-        namespace: temporal.namespace,
-        taskQueue,
-        hostQueue,
-        stopping: stopping.signal,
-        anthropic: createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl }),
-        modelGateway: settings.modelGateway,
-        workspaceRoot: resolve(flags.workspace ?? settings.workspaceRoot),
-      });
-      for (const queue of [hostQueue, flags.workspaceQueue]) if (queue) workers.push(await createWorkspaceWorker(beside(queue)));
-      if (modelQueue.queue) workers.push(await createModelWorker({ ...beside(modelQueue.queue), requestsPerMinute: modelQueue.requestsPerMinute }));
+      // Every worker of this process shares one connection, client, converter and model client.
+      const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
+      const anthropic = createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl });
+      const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
+      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, modelGateway: settings.modelGateway, workspaceRoot });
+      const workers = [
+        await createForkflowWorker({
+          ...on(taskQueue),
+          deployment,
+          identity: flags.identity ?? (hostId ? `${hostId}@${process.pid}` : undefined),
+          ...(bundle ? { workflowBundle: { codePath: resolve(bundle) } } : {}),
+        }),
+      ];
+      // Activity-only workers beside it: the host's and workspace's queues (tools), the model queue.
+      for (const queue of [hostQueue, flags.workspaceQueue]) if (queue) workers.push(await createWorkspaceWorker(on(queue)));
+      if (modelQueue.queue) workers.push(await createModelWorker({ ...on(modelQueue.queue), requestsPerMinute: modelQueue.requestsPerMinute }));
       process.stdout.write(`worker polling ${workers.map((w) => w.options.taskQueue).join(', ')} on ${temporal.address} (${temporal.namespace})\n`);
       const running = Promise.all(workers.map((w) => w.run()));
       await Promise.race([running, untilSignal()]);
