@@ -227,6 +227,8 @@ function apply(e) {
       line(t, 'message', `✉ ${e.from ? `from ${e.from}: ` : ''}${short(e.summary || e.preview, INPUT_PREVIEW_CHARS)}`);
       break;
     case 'turn-end':
+      // The reply whole (when it fits): what the deltas missed, or all of it for a call nobody watched.
+      if (typeof e.text === 'string' && e.textChars === e.text.length && e.text !== joined(t.blocks)) t.blocks = new Map([[0, e.text]]);
       line(t, 'turn-end', `turn ended: ${e.stopReason}${e.usage ? ` · ${usageLine(e.usage)} tokens` : ''}`);
       break;
     case 'done':

@@ -1,13 +1,15 @@
 /**
- * `stream()`: an agent's live events (issue 15) as an async iterator, over the fork workflow's
- * `@temporalio/workflow-streams` log. Each item is parsed with the shared zod schemas (its
- * offset becomes `seq`); the iterator ends after `done`, when the agent's run has closed, or
- * when `signal` aborts. A subscriber that lost its connection resumes with
- * `fromSeq: lastSeq + 1`; the package follows continue-as-new on its own.
+ * `stream()`: an agent's live events (issue 15) as an async iterator. It reads them with the
+ * fork workflow's `streamRead` query, which nothing records: watching an agent adds nothing to
+ * its history (src/shared/stream-events.ts). Each event is parsed with the shared zod
+ * schemas; the iterator ends after `done`, when the agent's run has closed without one
+ * (terminated), or when `signal` aborts. A subscriber that lost its connection resumes with
+ * `fromSeq: lastSeq + 1`. When the agent continues as new, the rest of the old run is read
+ * (by its run id) before the new one.
  */
-import type { Client } from '@temporalio/client';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { parseStreamEvent, STREAM_TOPIC, type StreamEvent } from '../shared/stream-events';
+import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { streamReadQuery } from '../shared/messages';
+import { parseStreamEvent, type StreamEvent, type StreamReadResult } from '../shared/stream-events';
 import { ForkflowError } from './errors';
 
 export interface StreamOptions {
@@ -16,8 +18,8 @@ export interface StreamOptions {
   /** Ends the iteration (quietly) when aborted. */
   signal?: AbortSignal;
   /**
-   * Pause between two polls that returned everything there was (default 50 ms). Each poll is
-   * an update in the agent's history: a longer pause batches more events per poll.
+   * Pause between two reads that found nothing new (default 50 ms). A read is a query: it
+   * costs the agent's worker an activation, and its history nothing.
    */
   pollCooldownMs?: number;
 }
@@ -34,31 +36,107 @@ export class StreamEventError extends ForkflowError {
   }
 }
 
+/** The agent's workflow could not be read for this long without a break: the stream gives up. */
+const GIVE_UP_MS = 120_000;
+/** While nothing new arrives, whether the run has closed is checked this often. */
+const CLOSED_CHECK_MS = 1_000;
+
 const ABORTED = Symbol('aborted');
 
 export async function* streamEvents(temporal: Client, agentId: string, opts: StreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
   const { signal } = opts;
-  if (signal?.aborted) return;
-  const items = WorkflowStreamClient.create(temporal, agentId)
-    .topic(STREAM_TOPIC)
-    .subscribe(opts.fromSeq ?? 0, { pollCooldown: opts.pollCooldownMs ?? 50 });
-  // A poll waits in the workflow for the next event: an abort must not wait for it.
-  const aborted = new Promise<typeof ABORTED>((resolve) => signal?.addEventListener('abort', () => resolve(ABORTED), { once: true }));
-  try {
+  const cooldown = opts.pollCooldownMs ?? 50;
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    if (signal?.aborted) resolve(ABORTED);
+    signal?.addEventListener('abort', () => resolve(ABORTED), { once: true });
+  });
+  const pause = (ms: number) =>
+    new Promise<void | typeof ABORTED>((resolve) => {
+      if (signal?.aborted) return resolve(ABORTED);
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(ABORTED);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+
+  let from = opts.fromSeq ?? 0;
+  /** The run being read; undefined until the first answer. */
+  let runId: string | undefined;
+  let failingSince: number | undefined;
+  let backoff = 100;
+  let idleSince = Date.now();
+
+  /** One read, retried while the workflow cannot be reached (a worker restarting, the server away). */
+  const read = async (run: string | undefined): Promise<StreamReadResult | typeof ABORTED> => {
     for (;;) {
-      const next = await Promise.race([items.next(), aborted]);
-      if (next === ABORTED || next.done) return;
+      try {
+        const handle = temporal.workflow.getHandle(agentId, run);
+        const result = await Promise.race([handle.query(streamReadQuery, { fromSeq: from, now: Date.now() }), aborted]);
+        failingSince = undefined;
+        backoff = 100;
+        return result;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) throw new ForkflowError(`No agent ${agentId} to stream: ${err.message}`);
+        if (err instanceof QueryNotRegisteredError) throw new ForkflowError(`Agent ${agentId} runs workflow code without stream reads (streamRead): ${err.message}`);
+        failingSince ??= Date.now();
+        if (Date.now() - failingSince > GIVE_UP_MS) throw err;
+        if ((await pause(backoff)) === ABORTED) return ABORTED;
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+  };
+
+  /** Parses and yields one answer's events past `from`; true when `done` came. */
+  function* deliver(result: StreamReadResult): Generator<StreamEvent, boolean, undefined> {
+    for (const item of result.events) {
+      const seq = typeof item.seq === 'number' ? item.seq : -1;
+      if (seq < from) continue;
       let event: StreamEvent;
       try {
-        event = parseStreamEvent(next.value.data, next.value.offset);
+        event = parseStreamEvent(item, seq);
       } catch (err) {
-        throw new StreamEventError(agentId, next.value.offset, err instanceof Error ? err.message.slice(0, 500) : String(err));
+        throw new StreamEventError(agentId, seq, err instanceof Error ? err.message.slice(0, 500) : String(err));
       }
+      from = seq + 1;
       yield event;
-      if (event.type === 'done') return;
+      if (event.type === 'done') return true;
     }
-  } finally {
-    // The generator may be parked in a poll; ending it is enough (its pending update is dropped).
-    void items.return(undefined).catch(() => undefined);
+    return false;
+  }
+
+  for (;;) {
+    const result = await read(undefined);
+    if (result === ABORTED) return;
+    if (runId !== undefined && result.runId !== runId) {
+      // A new run (continue-as-new): first whatever of the old one is still unread.
+      for (;;) {
+        const rest = await read(runId);
+        if (rest === ABORTED) return;
+        if (yield* deliver(rest)) return;
+        if (!rest.more) break;
+      }
+    }
+    runId = result.runId;
+    const before = from;
+    if (yield* deliver(result)) return;
+    if (result.more) continue;
+    if (from !== before) idleSince = Date.now();
+    else if (Date.now() - idleSince >= CLOSED_CHECK_MS) {
+      idleSince = Date.now();
+      // A run that ends without `done` (terminated, timed out) would be read forever.
+      const { status } = await temporal.workflow.getHandle(agentId, runId).describe();
+      if (status.name !== 'RUNNING' && status.name !== 'CONTINUED_AS_NEW') {
+        const last = await read(runId);
+        if (last === ABORTED) return;
+        yield* deliver(last);
+        return;
+      }
+    }
+    if ((await pause(cooldown)) === ABORTED) return;
   }
 }

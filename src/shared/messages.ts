@@ -10,6 +10,7 @@ import type { PrefixRef } from './prefix';
 import type { ForkStatus } from './status';
 import { childOutcomeSchema } from './carried-state';
 import type { ChildOutcome } from './tree-input';
+import type { StreamLiveAck, StreamLiveInput, StreamReadInput, StreamReadResult, StreamWatchedInput } from './stream-events';
 import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from './tree-ledger';
 
 export const sendMessageSchema = z.strictObject({
@@ -27,8 +28,15 @@ export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 export const sendMessageSignal = defineSignal<[SendMessageArgs]>('sendMessage');
 
 export const statusQuery = defineQuery<ForkStatus>('status');
-/** Whether the agent's live stream has a subscriber now (a poll waiting, or one within the last seconds): model calls publish deltas only then. */
-export const streamWatchedQuery = defineQuery<boolean>('streamWatched');
+/**
+ * Whether the agent's live stream has a subscriber now (a `streamRead` within the last
+ * seconds by the asker's clock, or a workflow-streams poll): model calls send deltas only then.
+ */
+export const streamWatchedQuery = defineQuery<boolean, [StreamWatchedInput?]>('streamWatched');
+/** A subscriber's read of the agent's stream (recorded and live events from a seq); nothing is recorded. */
+export const streamReadQuery = defineQuery<StreamReadResult, [StreamReadInput]>('streamRead');
+/** The model activity hands the workflow live events (deltas) to keep in memory for readers: off history, by design. */
+export const streamLiveQuery = defineQuery<StreamLiveAck, [StreamLiveInput]>('streamLive');
 /**
  * The messages this run holds, whole, as Anthropic message params. Refused over
  * TRANSCRIPT_QUERY_BYTES: read longer ones a page at a time with `transcriptPage`.

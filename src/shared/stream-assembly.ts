@@ -14,6 +14,8 @@ interface TurnText {
   thinking: Map<number, string>;
   /** Deltas dropped because their attempt was abandoned. */
   discarded: number;
+  /** The reply's whole text from `turn-end`, when it came whole: it wins over the deltas. */
+  final?: string;
 }
 
 export class StreamAssembler {
@@ -38,6 +40,11 @@ export class StreamAssembler {
       case 'thinking-delta':
         this.add(e.turn, e.attempt, 'thinking', e.index, e.thinking);
         break;
+      case 'turn-end':
+        // Deltas can be missed (a late subscriber, a run that closed between two reads): the
+        // recorded reply is the truth.
+        if (e.text !== undefined && e.textChars === e.text.length) this.turn(e.turn).final = e.text;
+        break;
       case 'done':
         this.done = true;
         break;
@@ -51,6 +58,7 @@ export class StreamAssembler {
   text(turn: number): string {
     const t = this.turns.get(turn);
     if (!t) return '';
+    if (t.final !== undefined) return t.final;
     return [...t.blocks.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, s]) => s)

@@ -1,20 +1,28 @@
 /**
  * Live stream events of one agent (issue 15): what a subscriber of `handle.stream()` receives.
  *
- * The events travel over the fork workflow's `@temporalio/workflow-streams` log, topic
- * `STREAM_TOPIC`. A publisher (the model activity or the workflow) publishes an event
- * *without* `seq`: the sequence number is the item's offset in the workflow's stream log,
- * which the package keeps monotonic across continue-as-new, so a client that reconnects
- * resumes with `fromSeq` = last seen seq + 1 and the offset is never written twice.
+ * Two kinds of event, on two channels, so that watching an agent writes nothing to its history:
+ * - **Recorded events**, published by the workflow from its own deterministic state: `tool-use`
+ *   (the reply's final tool calls), `tool-result`, `message` (a user message delivered at a
+ *   turn boundary), `turn-end` (usage, stop reason, a preview of the reply), `done`. They are
+ *   kept in the run's `@temporalio/workflow-streams` log (topic `STREAM_TOPIC`), which replay
+ *   rebuilds from history: nothing is written to keep them.
+ * - **Live events**, sent by the model activity while the provider streams: `turn-start` (once
+ *   per attempt: only the activity knows its attempt), `attempt-abandoned` (a retried call: the
+ *   earlier attempts' deltas of that turn are void), `text-delta`, `thinking-delta`,
+ *   `tool-input-delta`. The activity hands them to the workflow by query (`streamLive`), which
+ *   keeps them in memory only: they never reach history. A workflow evicted from its worker's
+ *   cache forgets them; the reply itself is recorded all the same (the call's result, and
+ *   `turn-end`).
  *
- * Who publishes what (and why):
- * - the model activity, live while the provider streams: `turn-start` (once per attempt,
- *   because only the activity knows its attempt number), `attempt-abandoned` (a retried
- *   call: the earlier attempts' deltas of that turn are void), `text-delta`,
- *   `thinking-delta`, `tool-input-delta`;
- * - the workflow, from its own deterministic state: `tool-use` (the reply's final tool
- *   calls), `tool-result`, `message` (a user message delivered at a turn boundary),
- *   `turn-end` (usage and stop reason), `done`.
+ * Subscribers read both by query (`streamRead`), which is not recorded either.
+ *
+ * `seq` orders both kinds in one sequence, monotonic across continue-as-new and across retries
+ * of a call, ordered but not contiguous: a recorded event at log offset `o` has
+ * `(o + 1) · SEQ_BAND`; a live event sent while the log ends at `e` has
+ * `e · SEQ_BAND + attempt · LIVE_SEQ_PER_ATTEMPT + n` (its index `n` within its attempt), so
+ * it sorts after every recorded event before it and before every one after it. A client that
+ * reconnects resumes with `fromSeq` = last seen seq + 1.
  *
  * Every event is versioned (`v: 1`) and parsed with these schemas at the client: the stream
  * carries model output, so nothing in it is trusted. Pure and JSON-safe (no I/O).
@@ -26,6 +34,8 @@ export const STREAM_TOPIC = 'forkflow.events';
 
 /** Previews of tool results and messages are cut to this many characters (the transcript has them whole). */
 export const STREAM_PREVIEW_CHARS = 2_000;
+/** `turn-end` carries a reply's text whole up to this many characters (a preview beyond). */
+export const STREAM_REPLY_CHARS = 200_000;
 
 const turn = z.number().int().min(0);
 const attempt = z.number().int().min(1);
@@ -36,7 +46,7 @@ const base = {
   v: z.literal(1),
   agentId: z.string().min(1).max(512),
   turn,
-  /** The item's offset in the agent's stream; monotonic across continue-as-new. */
+  /** Its place in the agent's stream: ordered (not contiguous), monotonic across continue-as-new (see above). */
   seq: z.number().int().min(0),
 };
 
@@ -93,10 +103,11 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     chars: z.number().int().min(0),
   }),
   /**
-   * The turn's model call ended. `text`: the reply's text (a preview, `textChars` long in full),
-   * so a subscriber that missed the call's deltas still reads what the agent said.
+   * The turn's model call ended. `text`: the reply's text, whole when `textChars` equals its
+   * length (up to STREAM_REPLY_CHARS), so a subscriber that missed some of the call's deltas
+   * (it came late, or the run closed between two reads) still has what the agent said.
    */
-  z.strictObject({ ...base, type: z.literal('turn-end'), stopReason: z.string().max(100), usage: usageSchema.optional(), text: z.string().max(STREAM_PREVIEW_CHARS).optional(), textChars: z.number().int().min(0).optional() }),
+  z.strictObject({ ...base, type: z.literal('turn-end'), stopReason: z.string().max(100), usage: usageSchema.optional(), text: z.string().max(STREAM_REPLY_CHARS).optional(), textChars: z.number().int().min(0).optional() }),
   /** The agent ended; nothing follows. */
   z.strictObject({
     ...base,
@@ -111,7 +122,7 @@ export type StreamEvent = z.output<typeof streamEventSchema>;
 export type StreamEventType = StreamEvent['type'];
 export type StreamUsage = z.output<typeof usageSchema>;
 
-/** What a publisher sends: an event without `seq` (the stream offset becomes the seq). */
+/** What a publisher sends: an event without `seq` (the workflow gives it one). */
 export type PublishedStreamEvent = StreamEvent extends infer E ? (E extends StreamEvent ? Omit<E, 'seq'> : never) : never;
 
 /** An event of one type. */
@@ -125,7 +136,61 @@ export function parseStreamEvent(value: unknown, offset: number): StreamEvent {
   return streamEventSchema.parse({ ...(value as Record<string, unknown>), seq: offset });
 }
 
-/** Cuts a preview to STREAM_PREVIEW_CHARS. */
-export function streamPreview(text: string): { preview: string; chars: number } {
-  return { preview: text.length > STREAM_PREVIEW_CHARS ? text.slice(0, STREAM_PREVIEW_CHARS) : text, chars: text.length };
+/** Cuts a preview to STREAM_PREVIEW_CHARS (or `max`). */
+export function streamPreview(text: string, max = STREAM_PREVIEW_CHARS): { preview: string; chars: number } {
+  return { preview: text.length > max ? text.slice(0, max) : text, chars: text.length };
 }
+
+/** Seqs of one band: the live events sent between two recorded events (see above). */
+export const SEQ_BAND = 2 ** 20;
+/** Live events one attempt of a call may send (its `n` stays below this); attempts above MAX_LIVE_ATTEMPT stream nothing. */
+export const LIVE_SEQ_PER_ATTEMPT = 2 ** 14;
+export const MAX_LIVE_ATTEMPT = SEQ_BAND / LIVE_SEQ_PER_ATTEMPT - 1;
+
+/** The seq of the recorded event at log offset `offset`. */
+export const recordedSeq = (offset: number): number => (offset + 1) * SEQ_BAND;
+/** The seq of live event `n` of `attempt`, sent while the recorded log ends at `logEnd`. */
+export const liveSeq = (logEnd: number, attempt: number, n: number): number => logEnd * SEQ_BAND + attempt * LIVE_SEQ_PER_ATTEMPT + n;
+/** The first log offset whose recorded event has a seq ≥ `seq`. */
+export const firstOffsetFrom = (seq: number): number => Math.max(0, Math.ceil(seq / SEQ_BAND) - 1);
+
+/** Event types a model activity sends live (by query, off history). */
+export const LIVE_EVENT_TYPES = ['turn-start', 'attempt-abandoned', 'text-delta', 'thinking-delta', 'tool-input-delta'] as const;
+
+/** `streamRead` query input: events with seq ≥ `fromSeq`; `now`, the reader's clock (ms), tells model calls someone watches. */
+export const streamReadInputSchema = z.strictObject({
+  fromSeq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  now: z.number().finite().min(0).optional(),
+});
+export type StreamReadInput = z.infer<typeof streamReadInputSchema>;
+
+export interface StreamReadResult {
+  /** The run that answered: a client that sees it change reads the end of the one before. */
+  runId: string;
+  /** Events, seq ascending, each as published plus `seq` (unparsed: the client parses them). */
+  events: Record<string, unknown>[];
+  /** More events are waiting than one answer carries: read again at once. */
+  more: boolean;
+}
+
+/** `streamLive` query input: live events `from`, `from + 1`, … of one attempt of one turn's call. */
+export const streamLiveInputSchema = z.strictObject({
+  turn,
+  attempt: attempt.max(MAX_LIVE_ATTEMPT),
+  from: z.number().int().min(0).max(LIVE_SEQ_PER_ATTEMPT),
+  events: z.array(z.record(z.string(), z.unknown())).max(1_000),
+});
+export type StreamLiveInput = z.infer<typeof streamLiveInputSchema>;
+
+export interface StreamLiveAck {
+  /** How many of the events the workflow kept (not another agent's, not a recorded kind). */
+  kept: number;
+  /** The seq the last kept one got. */
+  lastSeq?: number;
+  /** The highest seq any reader has been given (-1: none): a closing call waits a moment for a reader to pass its last event. */
+  readUpTo: number;
+}
+
+/** `streamWatched` query input (optional): the asking model call's clock, ms. */
+export const streamWatchedInputSchema = z.strictObject({ now: z.number().finite().min(0) }).optional();
+export type StreamWatchedInput = NonNullable<z.infer<typeof streamWatchedInputSchema>>;

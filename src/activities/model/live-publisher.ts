@@ -1,29 +1,30 @@
 /**
- * Publishes a model call's deltas to its fork's live stream (issue 15) while the provider
+ * Sends a model call's live events to its fork's workflow (issue 15) while the provider
  * streams: text, thinking and tool-input deltas, each with the turn and the activity attempt.
  * A retried call (attempt > 1) first says so (`turn-start` with its attempt and an
  * `attempt-abandoned`), so a subscriber drops what the earlier attempt streamed.
  *
- * Cost: every batch the package sends is one signal in the fork's history (with its workflow
- * task, about 1 KB whatever it carries: `npm run bench:stream`), so deltas are sent only while
- * someone watches — the workflow's `streamWatched` query, asked at the start and every
- * WATCH_CHECK_MS until it says yes; what the call streamed before that is sent coalesced the
+ * They go by the `streamLive` query, which the workflow answers by keeping them in memory for
+ * readers: nothing of it reaches history (src/shared/stream-events.ts). A query still costs the
+ * workflow's worker an activation, so deltas are sent only while someone watches: the
+ * workflow's `streamWatched` query, asked at the start (at most once a WATCH_CHECK_MS per fork
+ * while it is unwatched, see lastAsked), and again every WATCH_CHECK_MS until it says yes; what the call streamed before that is sent coalesced the
  * moment it does, so a late subscriber still gets the call whole. While sending, consecutive
- * deltas of one content block become one item per tick, and a tick (the batch interval) sends
- * at most one signal. Streaming never fails a call: a publish, flush or query that fails is
- * logged and dropped (the result, not the stream, is the record).
+ * deltas of one content block become one event per tick (the batch interval), and one query
+ * is in flight at a time, carrying whatever queued meanwhile. Streaming never fails a call: a
+ * query that fails is logged and the rest of the call goes unstreamed (the result, not the
+ * stream, is the record).
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import type { MessageParam } from '../../shared/anthropic';
-import { STREAM_TOPIC, type PublishedStreamEvent } from '../../shared/stream-events';
-import { streamWatchedQuery } from '../../shared/messages';
+import { LIVE_SEQ_PER_ATTEMPT, MAX_LIVE_ATTEMPT, type PublishedStreamEvent, type StreamLiveAck, type StreamLiveInput } from '../../shared/stream-events';
+import { streamLiveQuery, streamWatchedQuery } from '../../shared/messages';
 
 export interface LiveStreamOptions {
   /** Publish deltas at all (default true). The fork's `stream: false` turns one fork off. */
   enabled?: boolean;
-  /** How often buffered deltas are sent (one signal per interval at most). Default 100 ms. */
+  /** How often a content block's buffered deltas become one event. Default 100 ms. */
   batchIntervalMs?: number;
   /** Called when a delta leaves the worker (benchmarks stamp emit→receive latency with it). */
   onPublish?: (event: PublishedStreamEvent) => void;
@@ -32,6 +33,35 @@ export interface LiveStreamOptions {
 export const DEFAULT_BATCH_INTERVAL_MS = 100;
 /** How often an unwatched call asks whether a subscriber came. */
 const WATCH_CHECK_MS = 1_000;
+/** How long close() waits for the last events to reach the workflow. */
+const DRAIN_MS = 5_000;
+/**
+ * Then, how long it waits for a reader to have read them, asking every LINGER_STEP_MS: the run
+ * may close right after the call, and a closed run answers reads from replay, without its
+ * live events (a reader that missed them still has the reply whole in `turn-end`).
+ */
+const LINGER_MS = 500;
+const LINGER_STEP_MS = 20;
+
+/**
+ * When this worker last asked about each fork, and the answer (this worker's clock). A call
+ * asks at its start when the fork was last seen watched, or not asked about for
+ * WATCH_CHECK_MS: a fork in quick turns costs one query a second, not one a turn, and a
+ * subscriber who came during a wait is seen by the next call's first delta. Bounded.
+ */
+const lastAsked = new Map<string, { at: number; watched: boolean }>();
+const LAST_ASKED_MAX = 1_000;
+function noteAsked(workflowId: string, watched: boolean): void {
+  lastAsked.delete(workflowId);
+  lastAsked.set(workflowId, { at: Date.now(), watched });
+  if (lastAsked.size > LAST_ASKED_MAX) lastAsked.delete(lastAsked.keys().next().value!);
+}
+function worthAsking(workflowId: string): boolean {
+  const last = lastAsked.get(workflowId);
+  return !last || last.watched || Date.now() - last.at >= WATCH_CHECK_MS;
+}
+
+type Send = (input: StreamLiveInput) => Promise<StreamLiveAck>;
 
 type Delta = { kind: 'text'; index: number; text: string } | { kind: 'thinking'; index: number; text: string } | { kind: 'tool'; index: number; text: string };
 
@@ -48,8 +78,17 @@ export class LivePublisher {
   /** Whether the workflow was asked at all during this call. */
   private looked = false;
 
+  /** Events waiting for the query in flight to end; `sent`: how many this attempt has sent (the next one's `n`). */
+  private outbox: PublishedStreamEvent[] = [];
+  private sent = 0;
+  private inFlight?: Promise<void>;
+  private drained?: () => void;
+  /** The seq the workflow gave this call's last event (from its answer). */
+  private lastSeq?: number;
+
   private constructor(
-    private readonly client: WorkflowStreamClient,
+    private readonly sendLive: Send,
+    private readonly workflowId: string,
     private readonly agentId: string,
     private readonly turn: number,
     private readonly attempt: number,
@@ -60,8 +99,8 @@ export class LivePublisher {
   ) {
     this.timer = setInterval(() => this.tick(), opts.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS);
     this.timer.unref();
-    // Watched when scheduled: stream at once. Otherwise ask only once the call has run
-    // WATCH_CHECK_MS: a query per call would cost every turn a round trip to the workflow.
+    // Watched when scheduled: stream at once. Otherwise ask now, or (asked about within the
+    // last WATCH_CHECK_MS, and unwatched) once the call has run that long: see lastAsked.
     this.watched = watchedAtSchedule;
     if (!watchedAtSchedule && askNow) void this.checkWatched();
     else if (!watchedAtSchedule) {
@@ -78,13 +117,13 @@ export class LivePublisher {
       this.warn(err);
       return false;
     });
+    noteAsked(this.workflowId, watched);
     if (this.closed) return;
     if (watched) {
       this.watched = true;
       const held = this.held;
       this.held = [];
-      for (const e of held) this.send(e, false);
-      this.flushSoon();
+      for (const e of held) this.send(e);
       return;
     }
     this.checking = setTimeout(() => void this.checkWatched(), WATCH_CHECK_MS);
@@ -98,13 +137,23 @@ export class LivePublisher {
     const ctx = Context.current();
     const execution = ctx.info.workflowExecution;
     if (!execution) return undefined;
-    const interval = opts.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
+    // Attempts past the last one seqs have room for stream nothing (stream-events.ts).
+    if (ctx.info.attempt > MAX_LIVE_ATTEMPT) return undefined;
     try {
-      // The package's own flusher runs at the same interval; ticks here hand it coalesced items.
-      const client = WorkflowStreamClient.fromWithinActivity({ batchInterval: interval, maxRetryDuration: '30 seconds' });
       // The run the call belongs to (a query to the workflow id alone may reach a newer run).
       const handle = ctx.client.workflow.getHandle(execution.workflowId, execution.runId);
-      return new LivePublisher(client, call.agentId, call.turn, ctx.info.attempt, opts, () => handle.query(streamWatchedQuery), call.watched === true, call.askWatched === true);
+      const askNow = call.askWatched === true || worthAsking(execution.workflowId);
+      return new LivePublisher(
+        (input) => handle.query(streamLiveQuery, input),
+        execution.workflowId,
+        call.agentId,
+        call.turn,
+        ctx.info.attempt,
+        opts,
+        () => handle.query(streamWatchedQuery, { now: Date.now() }),
+        call.watched === true,
+        askNow,
+      );
     } catch (err) {
       // No Temporal client in this activity's context (a test environment without one): no stream.
       ctx.log.debug('live stream unavailable for this call', { error: String(err) });
@@ -114,8 +163,8 @@ export class LivePublisher {
 
   /** The call (this attempt) starts; a retry marks the earlier attempts' deltas void. */
   start(model?: string): void {
-    this.emit({ type: 'turn-start', turn: this.turn, attempt: this.attempt, ...(model ? { model: model.slice(0, 200) } : {}) }, true);
-    if (this.attempt > 1) this.emit({ type: 'attempt-abandoned', turn: this.turn, attempt: this.attempt, abandonedAttempt: this.attempt - 1 }, true);
+    this.emit({ type: 'turn-start', turn: this.turn, attempt: this.attempt, ...(model ? { model: model.slice(0, 200) } : {}) });
+    if (this.attempt > 1) this.emit({ type: 'attempt-abandoned', turn: this.turn, attempt: this.attempt, abandonedAttempt: this.attempt - 1 });
   }
 
   /** One event of the provider's stream. */
@@ -140,7 +189,7 @@ export class LivePublisher {
     });
   }
 
-  /** Sends what is buffered and stops; waits for the server to have it (bounded), never throws. */
+  /** Sends what is buffered and stops; waits for the workflow to have it (bounded), never throws. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     clearTimeout(this.checking);
@@ -152,10 +201,23 @@ export class LivePublisher {
     this.closed = true;
     clearTimeout(this.checking);
     if (!this.watched) return;
-    try {
-      await this.client[Symbol.asyncDispose]();
-    } catch (err) {
-      this.warn(err);
+    if (this.outbox.length > 0 || this.inFlight) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => (this.drained = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+      clearTimeout(timer);
+    }
+    await this.lingerForReader();
+  }
+
+  /** Waits (at most LINGER_MS) until a reader has been given this call's last event. */
+  private async lingerForReader(): Promise<void> {
+    const last = this.lastSeq;
+    if (last === undefined || this.failed) return;
+    const until = Date.now() + LINGER_MS;
+    while (Date.now() < until) {
+      const ack = await this.sendLive({ turn: this.turn, attempt: this.attempt, from: Math.min(this.sent, LIVE_SEQ_PER_ATTEMPT), events: [] }).catch(() => undefined);
+      if (!ack || ack.readUpTo >= last) return;
+      await new Promise((resolve) => setTimeout(resolve, LINGER_STEP_MS));
     }
   }
 
@@ -165,27 +227,27 @@ export class LivePublisher {
       p.text += d.text;
       return;
     }
-    this.tick(false);
+    this.tick();
     this.pending = { ...d };
   }
 
-  /** Hands the pending delta to the package; `flush`: send now rather than at the package's next interval. */
-  private tick(flush = true): void {
+  /** Turns the pending delta into an event (sent at once unless a query is in flight). */
+  private tick(): void {
     const p = this.pending;
     if (!p) return;
     this.pending = undefined;
     const base = { turn: this.turn, attempt: this.attempt, index: p.index };
-    if (p.kind === 'text') this.emit({ type: 'text-delta', ...base, text: p.text }, flush);
-    else if (p.kind === 'thinking') this.emit({ type: 'thinking-delta', ...base, thinking: p.text }, flush);
+    if (p.kind === 'text') this.emit({ type: 'text-delta', ...base, text: p.text });
+    else if (p.kind === 'thinking') this.emit({ type: 'thinking-delta', ...base, thinking: p.text });
     else {
       const tool = this.tools.get(p.index);
-      this.emit({ type: 'tool-input-delta', ...base, ...(tool ? { toolUseId: tool.id, name: tool.name } : {}), partialJson: p.text }, flush);
+      this.emit({ type: 'tool-input-delta', ...base, ...(tool ? { toolUseId: tool.id, name: tool.name } : {}), partialJson: p.text });
     }
   }
 
-  private emit(body: DistributiveOmit<PublishedStreamEvent, 'v' | 'agentId'>, forceFlush: boolean): void {
+  private emit(body: DistributiveOmit<PublishedStreamEvent, 'v' | 'agentId'>): void {
     const event = { v: 1, agentId: this.agentId, ...body } as PublishedStreamEvent;
-    if (this.watched) return this.send(event, forceFlush);
+    if (this.watched) return this.send(event);
     // Held until someone watches: a delta joins the previous one of its block (one item, not hundreds).
     const last = this.held.at(-1);
     if (last && event.type === last.type && 'index' in event && 'index' in last && event.index === last.index && event.attempt === last.attempt) {
@@ -196,19 +258,41 @@ export class LivePublisher {
     this.held.push(event);
   }
 
-  private send(event: PublishedStreamEvent, forceFlush: boolean): void {
+  private send(event: PublishedStreamEvent): void {
     if (this.failed) return;
-    try {
-      this.client.topic<PublishedStreamEvent>(STREAM_TOPIC).publish(event, { forceFlush });
-      this.opts.onPublish?.(event);
-    } catch (err) {
-      this.failed = true;
-      this.warn(err);
-    }
+    this.outbox.push(event);
+    this.opts.onPublish?.(event);
+    this.pump();
   }
 
-  private flushSoon(): void {
-    this.client.flush().catch((err: unknown) => this.warn(err));
+  /** One query at a time, carrying everything queued; the next goes when it returns. */
+  private pump(): void {
+    if (this.inFlight) return;
+    if (this.outbox.length === 0 || this.failed) {
+      this.drained?.();
+      return;
+    }
+    const events = this.outbox.splice(0);
+    const from = this.sent;
+    if (from + events.length > LIVE_SEQ_PER_ATTEMPT) {
+      // Seqs have room for this many events per attempt (stream-events.ts): the rest of a call
+      // this long goes unstreamed, its reply recorded as always.
+      this.failed = true;
+      this.warn(new Error(`more than ${LIVE_SEQ_PER_ATTEMPT} live events in one call`));
+      return this.drained?.();
+    }
+    this.sent += events.length;
+    this.inFlight = this.sendLive({ turn: this.turn, attempt: this.attempt, from, events: events }).then(
+      () => undefined,
+      (err: unknown) => {
+        this.failed = true;
+        this.warn(err);
+      },
+    );
+    void this.inFlight.finally(() => {
+      this.inFlight = undefined;
+      this.pump();
+    });
   }
 
   private warn(err: unknown): void {

@@ -13,8 +13,11 @@ export class StreamRenderer {
   private atLineStart = true;
   /** The content block being written (`text:0`, `thinking:1`), to label a block's first delta. */
   private block?: string;
-  /** Turns whose text arrived as deltas; for the others, `turn-end` carries it. */
-  private readonly streamedText = new Set<number>();
+  /**
+   * Each turn's text as written from deltas (of its live attempt, blocks joined by newlines);
+   * `turn-end` carries the reply whole, and what the deltas missed is written from it.
+   */
+  private readonly streamedText = new Map<number, { attempt: number; blocks: Map<number, string> }>();
 
   constructor(private readonly write: (s: string) => void) {}
 
@@ -24,12 +27,18 @@ export class StreamRenderer {
         this.line(e.attempt > 1 ? `── turn ${e.turn}, attempt ${e.attempt} ──` : `── turn ${e.turn}${e.model ? ` · ${e.model}` : ''} ──`);
         return;
       case 'attempt-abandoned':
+        this.streamedText.delete(e.turn);
         this.line(`(the model call was retried: the text of attempt ${e.abandonedAttempt} above is abandoned)`);
         return;
-      case 'text-delta':
-        this.streamedText.add(e.turn);
+      case 'text-delta': {
+        const t = this.streamedText.get(e.turn);
+        if (t && e.attempt < t.attempt) return;
+        const blocks = t && t.attempt === e.attempt ? t.blocks : new Map<number, string>();
+        blocks.set(e.index, (blocks.get(e.index) ?? '') + e.text);
+        this.streamedText.set(e.turn, { attempt: e.attempt, blocks });
         this.text(`text:${e.index}`, '', e.text);
         return;
+      }
       case 'thinking-delta':
         this.text(`thinking:${e.index}`, '(thinking) ', e.thinking);
         return;
@@ -44,12 +53,17 @@ export class StreamRenderer {
       case 'message':
         this.line(`✉ ${e.from ? `from ${e.from}` : 'message'}${e.summary ? ` (${oneLine(e.summary, 60)})` : ''}: ${oneLine(e.preview, 120)}`);
         return;
-      case 'turn-end':
+      case 'turn-end': {
         // A call whose deltas this subscriber did not get (it came late, or nobody was watching
-        // when the call began): its reply, as the workflow recorded it.
-        if (e.text && !this.streamedText.has(e.turn)) this.line(`${e.text}${(e.textChars ?? 0) > e.text.length ? ` … (${e.textChars} chars)` : ''}`);
+        // when the call began), or got only the start of: its reply, as the workflow recorded it.
+        const t = this.streamedText.get(e.turn);
+        const streamed = t ? [...t.blocks.entries()].sort(([a], [b]) => a - b).map(([, s]) => s).join('\n') : '';
+        const whole = e.text !== undefined && e.textChars === e.text.length;
+        if (e.text && !t) this.line(`${e.text}${whole ? '' : ` … (${e.textChars} chars)`}`);
+        else if (e.text && whole && e.text !== streamed && e.text.startsWith(streamed)) this.text(this.block ?? 'text:rest', '', e.text.slice(streamed.length));
         this.line(`· turn ${e.turn} ${e.stopReason}${e.usage ? ` · in ${e.usage.inputTokens} · cache read ${e.usage.cacheReadInputTokens} · out ${e.usage.outputTokens}` : ''}`);
         return;
+      }
       case 'done':
         this.line(`■ ${e.status}${e.stopReason ? ` (${e.stopReason})` : ''}${e.error ? `: ${oneLine(e.error, 200)}` : ''}`);
         return;

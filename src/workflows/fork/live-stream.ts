@@ -1,21 +1,45 @@
 /**
- * The agent's live stream (issue 15): a `@temporalio/workflow-streams` log hosted by the fork
- * workflow. The model activity publishes its deltas to it by batched signal; this module is
- * the only workflow-side writer, for the events the workflow knows first (final tool calls,
- * tool results, delivered messages, turn ends, `done`). Subscribers long-poll it by update.
+ * The agent's live stream (issue 15), hosted by the fork workflow; src/shared/stream-events.ts
+ * says what travels on it and how seqs are made.
  *
- * Publishing here only appends to the in-memory log: no command, nothing in history (a
- * subscriber's poll records what it reads). The log's offsets are the events' `seq`: the
- * next run starts at this run's end offset (carried as `streamOffset`), with an empty log, so
- * seqs stay monotonic and continue-as-new does not copy the run's stream into the next input.
+ * - Recorded events (final tool calls, tool results, delivered messages, turn ends, `done`)
+ *   go to a `@temporalio/workflow-streams` log. Publishing only appends to memory: no command,
+ *   nothing in history, and replay rebuilds the log. The next run starts at this run's end
+ *   offset (carried as `streamOffset`) with an empty log, so seqs stay monotonic and
+ *   continue-as-new does not copy the run's stream into the next input.
+ * - Live events (the model activity's deltas) arrive by the `streamLive` query and are kept
+ *   in memory for readers, bounded: never in history, and not part of the workflow's state
+ *   (nothing the workflow decides reads them, so replay without them is the same run).
+ * - Readers use the `streamRead` query: nothing recorded. The package's own poll update and
+ *   publish signal are still served (clients of that protocol, and histories that hold them),
+ *   but every poll and batch is an event in history: forkflow's client and activity use the
+ *   queries.
  */
-import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defaultPayloadConverter, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
 import { z } from 'zod';
 import { describeIssues } from '../../shared/fork-input';
-import { streamWatchedQuery } from '../../shared/messages';
-import { STREAM_TOPIC, streamPreview, type PublishedStreamEvent, type StreamUsage } from '../../shared/stream-events';
+import { streamLiveQuery, streamReadQuery, streamWatchedQuery } from '../../shared/messages';
+import {
+  firstOffsetFrom,
+  LIVE_EVENT_TYPES,
+  LIVE_SEQ_PER_ATTEMPT,
+  liveSeq,
+  recordedSeq,
+  STREAM_REPLY_CHARS,
+  STREAM_TOPIC,
+  streamLiveInputSchema,
+  streamPreview,
+  streamReadInputSchema,
+  streamWatchedInputSchema,
+  type PublishedStreamEvent,
+  type StreamLiveAck,
+  type StreamLiveInput,
+  type StreamReadInput,
+  type StreamReadResult,
+  type StreamUsage,
+} from '../../shared/stream-events';
 import type { QueuedMessage } from '../../shared/tree-input';
 import { workflowNow } from '../clock';
 
@@ -32,6 +56,11 @@ export const STREAM_LINGER_PATCH = 'forkflow-stream-linger';
 const LINGER_MS = 3_000;
 /** A subscriber that polled within this long counts as live. */
 const LIVE_SUBSCRIBER_MS = 10_000;
+/** Live events kept for readers: at most this many characters of them (oldest dropped first), and only of the last two turns. */
+const LIVE_KEPT_CHARS = 2_000_000;
+/** One `streamRead` answer carries at most this many events, or about this many characters. */
+const READ_MAX_EVENTS = 2_000;
+const READ_MAX_CHARS = 1_000_000;
 
 /** The package's signal and update inputs, checked before its handlers see them (anyone may send either). */
 const publishInputSchema = z.object({
@@ -52,6 +81,12 @@ export class LiveStream {
   private lastPollAt?: number;
   /** Polls waiting in the handler right now. */
   private polling = 0;
+  /** Live events (deltas) by seq, as the model activity sent them; memory only, see above. */
+  private readonly liveEvents: { seq: number; turn: number; chars: number; event: Record<string, unknown> }[] = [];
+  private liveChars = 0;
+  /** When a reader last read, by its clock (`streamRead`'s `now`), and the highest seq one was given. */
+  private lastReadAt?: number;
+  private readUpToSeq = -1;
 
   /**
    * Registers the stream's handlers (call before the first await, like the other handlers).
@@ -80,7 +115,67 @@ export class LiveStream {
     this.watchPolls();
     this.guardPublish();
     for (const raw of this.early.splice(0)) this.onPublish(raw);
-    setHandler(streamWatchedQuery, () => this.watched);
+    setHandler(streamWatchedQuery, (probe) => {
+      const asked = streamWatchedInputSchema.parse(probe);
+      return this.watched || (asked !== undefined && this.lastReadAt !== undefined && Math.abs(asked.now - this.lastReadAt) <= LIVE_SUBSCRIBER_MS);
+    });
+    setHandler(streamReadQuery, (input) => this.read(streamReadInputSchema.parse(input)));
+    setHandler(streamLiveQuery, (input) => this.keepLive(streamLiveInputSchema.parse(input)));
+  }
+
+  /** Recorded events from the log and live ones from memory, seq ≥ `fromSeq`, in seq order. */
+  private read(input: StreamReadInput): StreamReadResult {
+    if (input.now !== undefined) this.lastReadAt = input.now;
+    const base = this.stream['baseOffset'] as number;
+    const log = this.stream['log'] as { topic: string; payload: Parameters<typeof defaultPayloadConverter.fromPayload>[0] }[];
+    const events: { seq: number; chars: number; event: Record<string, unknown> }[] = [];
+    for (let offset = Math.max(base, firstOffsetFrom(input.fromSeq)); offset < base + log.length; offset++) {
+      const item = log[offset - base]!;
+      const seq = recordedSeq(offset);
+      if (item.topic !== STREAM_TOPIC || seq < input.fromSeq) continue;
+      let value: unknown;
+      try {
+        value = defaultPayloadConverter.fromPayload(item.payload);
+      } catch {
+        value = { undecodable: true };
+      }
+      const event = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+      events.push({ seq, chars: item.payload.data?.length ?? 0, event });
+    }
+    for (const e of this.liveEvents) if (e.seq >= input.fromSeq) events.push(e);
+    events.sort((a, b) => a.seq - b.seq);
+    let chars = 0;
+    let n = 0;
+    while (n < events.length && n < READ_MAX_EVENTS && (n === 0 || chars + events[n]!.chars <= READ_MAX_CHARS)) chars += events[n++]!.chars;
+    if (n > 0) this.readUpToSeq = Math.max(this.readUpToSeq, events[n - 1]!.seq);
+    return { runId: workflowInfo().runId, events: events.slice(0, n).map((e) => ({ ...e.event, seq: e.seq })), more: n < events.length };
+  }
+
+  /**
+   * Keeps a model call's live events for readers (they are checked by readers, who parse
+   * everything; here only that they are this agent's live kind, of the call they claim).
+   */
+  private keepLive(input: StreamLiveInput): StreamLiveAck {
+    if (!this.enabled) return { kept: 0, readUpTo: this.readUpToSeq };
+    const logEnd = this.endOffset;
+    let kept = 0;
+    let lastSeq: number | undefined;
+    input.events.forEach((event, i) => {
+      const n = input.from + i;
+      const type = event.type;
+      if (n >= LIVE_SEQ_PER_ATTEMPT || !(LIVE_EVENT_TYPES as readonly unknown[]).includes(type)) return;
+      if (event.agentId !== this.agentId || event.turn !== input.turn || event.attempt !== input.attempt) return;
+      const chars = JSON.stringify(event).length;
+      lastSeq = liveSeq(logEnd, input.attempt, n);
+      this.liveEvents.push({ seq: lastSeq, turn: input.turn, chars, event });
+      this.liveChars += chars;
+      kept++;
+    });
+    // Readers lag by a poll or two: two turns' worth is plenty, and the reply is recorded anyway.
+    while (this.liveEvents.length > 0 && (this.liveChars > LIVE_KEPT_CHARS || this.liveEvents[0]!.turn < input.turn - 1)) {
+      this.liveChars -= this.liveEvents.shift()!.chars;
+    }
+    return { kept, ...(lastSeq !== undefined ? { lastSeq } : {}), readUpTo: this.readUpToSeq };
   }
 
   /** A subscriber is here: a poll waits, or one ended within LIVE_SUBSCRIBER_MS (of the last activation's time). */
@@ -188,7 +283,7 @@ export class LiveStream {
   }
 
   turnEnd(turn: number, stopReason: string | null, usage: StreamUsage, text = ''): void {
-    const reply = text === '' ? {} : (({ preview, chars }) => ({ text: preview, textChars: chars }))(streamPreview(text));
+    const reply = text === '' ? {} : (({ preview, chars }) => ({ text: preview, textChars: chars }))(streamPreview(text, STREAM_REPLY_CHARS));
     this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage, ...reply });
   }
 

@@ -69,3 +69,12 @@ test('tree lines: children indented under their parent, the focused agent marked
     '    child-b · running · 1 turns',
   ]);
 });
+
+test('a turn whose last deltas were missed gets the rest of its text from turn-end, on the same line', () => {
+  const out = rendered([
+    { type: 'turn-start', turn: 1, attempt: 1 },
+    { type: 'text-delta', turn: 1, attempt: 1, index: 0, text: 'The answer ' },
+    { type: 'turn-end', turn: 1, stopReason: 'end_turn', text: 'The answer is 42.', textChars: 17 },
+  ]);
+  expect(out).toBe(['── turn 1 ──', 'The answer is 42.', '· turn 1 end_turn', ''].join('\n'));
+});

@@ -3,7 +3,7 @@
  * that drops an abandoned attempt's deltas.
  */
 import { StreamAssembler } from '../../../src/shared/stream-assembly';
-import { parseStreamEvent, streamPreview, STREAM_PREVIEW_CHARS, type StreamEvent } from '../../../src/shared/stream-events';
+import { firstOffsetFrom, LIVE_SEQ_PER_ATTEMPT, liveSeq, MAX_LIVE_ATTEMPT, parseStreamEvent, recordedSeq, streamPreview, STREAM_PREVIEW_CHARS, type StreamEvent } from '../../../src/shared/stream-events';
 
 const at = (seq: number, e: Record<string, unknown>): StreamEvent => parseStreamEvent({ v: 1, agentId: 'a-1', ...e }, seq);
 
@@ -78,5 +78,39 @@ describe('StreamAssembler', () => {
     s.apply(at(2, { type: 'done', turn: 2, status: 'completed' }));
     expect(s.lastText()).toBe('one');
     expect(s.done).toBe(true);
+  });
+});
+
+describe('seqs of recorded and live events', () => {
+  it('orders a live event after every recorded event before it and before every one after it, across attempts', () => {
+    // The log ends at 3 (offsets 0..2 recorded) while attempt 1 sends; then offset 3 is recorded; then attempt 2 sends.
+    const seqs = [recordedSeq(2), liveSeq(3, 1, 0), liveSeq(3, 1, LIVE_SEQ_PER_ATTEMPT - 1), liveSeq(3, 2, 0), liveSeq(3, MAX_LIVE_ATTEMPT, LIVE_SEQ_PER_ATTEMPT - 1), recordedSeq(3), liveSeq(4, 1, 0)];
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs.every(Number.isSafeInteger)).toBe(true);
+  });
+
+  it('finds the first recorded offset at or after a seq', () => {
+    expect(firstOffsetFrom(0)).toBe(0);
+    expect(firstOffsetFrom(recordedSeq(5))).toBe(5);
+    expect(firstOffsetFrom(recordedSeq(5) + 1)).toBe(6);
+    expect(firstOffsetFrom(liveSeq(5, 1, 0))).toBe(5);
+  });
+});
+
+describe('turn-end carries the reply whole', () => {
+  it('wins over deltas that missed the end of it', () => {
+    const a = new StreamAssembler();
+    a.apply(at(1, { type: 'text-delta', turn: 1, attempt: 1, index: 0, text: 'The answer ' }));
+    expect(a.text(1)).toBe('The answer ');
+    a.apply(at(2, { type: 'turn-end', turn: 1, stopReason: 'end_turn', text: 'The answer is 42.', textChars: 17 }));
+    expect(a.lastText()).toBe('The answer is 42.');
+  });
+
+  it('does not replace the deltas with a cut preview', () => {
+    const a = new StreamAssembler();
+    a.apply(at(1, { type: 'text-delta', turn: 1, attempt: 1, index: 0, text: 'abcdef' }));
+    a.apply(at(2, { type: 'turn-end', turn: 1, stopReason: 'end_turn', text: 'abc', textChars: 6 }));
+    expect(a.text(1)).toBe('abcdef');
   });
 });
