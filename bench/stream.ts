@@ -6,7 +6,8 @@
  *   it (median and p95), over several forks; the model stamps each SSE event as it writes it;
  * - history bytes of the same 50-turn fork (49 FileWrite calls of ~1.3 KB of generated input,
  *   then a reply) with streaming off (`stream: false`), on with nobody watching, and on with
- *   one subscriber; with what the stream's signals and poll updates account for.
+ *   one subscriber (which must receive live events: the figure is checked against the stream);
+ *   with what signals and update events account for (deltas and reads go by query: none).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,8 @@ interface HistoryFigures {
   signals: { count: number; bytes: number };
   updates: { count: number; bytes: number };
   output: number;
+  /** Live events (deltas) the subscriber received. */
+  live: number;
 }
 
 const eventBytes = (h: RawHistory, pick: (e: RawHistory['events'][number]) => boolean) => {
@@ -81,9 +84,11 @@ async function fiftyTurns(client: ForkflowClient, temporal: ForkflowClient['temp
   if (result.turns !== 50) throw new Error(`bench:stream: ${agentId} took ${result.turns} turns`);
   const history = await rawHistory(temporal, agentId);
   const output = steps.reduce((n, _s, i) => n + JSON.stringify({ file_path: `out-${i % 5}.txt`, content: content(i) }).length, 0) + reply.length;
-  const signals = eventBytes(history, (e) => e.workflowExecutionSignaledEventAttributes?.signalName === '__temporal_workflow_stream_publish');
+  const signals = eventBytes(history, (e) => Boolean(e.workflowExecutionSignaledEventAttributes));
   const updates = eventBytes(history, (e) => Boolean(e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateCompletedEventAttributes));
-  return { history, signals, updates, output };
+  const live = events.filter((e) => e.type === 'text-delta' || e.type === 'tool-input-delta').length;
+  if (opts.watch && live === 0) throw new Error(`bench:stream: ${agentId}: the subscriber received no live events`);
+  return { history, signals, updates, output, live };
 }
 
 async function main(): Promise<void> {
@@ -108,7 +113,8 @@ async function main(): Promise<void> {
     for (const [name, f] of [['off', off], ['on, no subscriber', on], ['on, one subscriber', watched]] as const) {
       const extra = f.history.bytes - off.history.bytes;
       rows.push([`history, streaming ${name}`, `${fmt(f.history.bytes)} B, ${f.history.events.length} events${f === off ? '' : ` (+${fmt(extra)} B = ${(extra / off.output).toFixed(2)}× the output)`}`]);
-      if (f !== off) rows.push([`  publish signals / poll updates (${name})`, `${f.signals.count} signals ${fmt(f.signals.bytes)} B · ${f.updates.count} update events ${fmt(f.updates.bytes)} B (JSON size)`]);
+      if (f !== off) rows.push([`  signals / update events (${name})`, `${f.signals.count} signals ${fmt(f.signals.bytes)} B · ${f.updates.count} update events ${fmt(f.updates.bytes)} B (JSON size)`]);
+      if (f === watched) rows.push(['  live events the subscriber received (text, tool input)', String(f.live)]);
     }
   } finally {
     await stack.stop();

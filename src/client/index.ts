@@ -256,9 +256,10 @@ export class ForkflowClient {
    * An agent's live events as they happen: `turn-start`, `text-delta`, `thinking-delta`,
    * `tool-input-delta`, `tool-use`, `tool-result`, `message`, `turn-end`, `attempt-abandoned`
    * (drop that turn's deltas of older attempts: a retried model call), and last `done`. Each is
-   * parsed with zod; `seq` is monotonic per agent, so after a reconnect pass
-   * `fromSeq: lastSeq + 1`. The stream lives in the agent's open run: a closed agent's
-   * iterator ends at once (read its transcript instead).
+   * parsed with zod; `seq` is ordered and monotonic per agent, so after a reconnect pass
+   * `fromSeq: lastSeq + 1`. Read by query: watching adds nothing to the agent's history. A
+   * closed agent's stream yields what its run recorded (tool calls, results, turn ends with
+   * the reply, `done`), without its deltas.
    *
    * @example
    * for await (const e of forkflow.stream(id)) if (e.type === 'text-delta') process.stdout.write(e.text);

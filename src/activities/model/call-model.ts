@@ -263,7 +263,7 @@ export function createModelActivities(deps: ModelDeps) {
         return await charged(deps, input, served);
       } finally {
         stopHeartbeat();
-        // Before the result: the deltas are in the log ahead of the workflow's `turn-end`.
+        // Before the result: the deltas reach the workflow (and a reader, briefly awaited) ahead of its `turn-end`.
         await live?.close();
         await handing;
       }

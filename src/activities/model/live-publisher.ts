@@ -282,8 +282,10 @@ export class LivePublisher {
       return this.drained?.();
     }
     this.sent += events.length;
-    this.inFlight = this.sendLive({ turn: this.turn, attempt: this.attempt, from, events: events }).then(
-      () => undefined,
+    this.inFlight = this.sendLive({ turn: this.turn, attempt: this.attempt, from, events }).then(
+      (ack) => {
+        if (ack.lastSeq !== undefined) this.lastSeq = ack.lastSeq;
+      },
       (err: unknown) => {
         this.failed = true;
         this.warn(err);
