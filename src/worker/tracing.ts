@@ -1,7 +1,7 @@
 /**
- * OpenTelemetry for forkflow workers (OTel JS 1.x, as Temporal's interceptors use): activity
- * and workflow interceptors always run; spans go to OTLP over HTTP when OTEL_EXPORTER_OTLP_
- * (TRACES_)ENDPOINT is set, to the span processor a caller passes in, or nowhere.
+ * OpenTelemetry for forkflow workers (OTel JS 1.x, as Temporal's interceptors use): spans go
+ * to OTLP over HTTP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set, or to the span processor
+ * a caller passes in; with neither, the activity and workflow interceptors are not installed.
  */
 import { context, propagation } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -39,10 +39,17 @@ function installOtelGlobals(): void {
 /** Modules with workflow interceptors: bundled with the workflows (see bundle.ts). */
 export const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('../workflows/interceptors')];
 
-/** Worker options that install tracing; workflow spans reach the processor through a sink. */
+/**
+ * Worker options that install tracing; workflow spans reach the processor through a sink.
+ * Without tracing (no processor given, no OTLP endpoint in the environment) the interceptors
+ * are left out: they cost about 2 ms of every turn's workflow task (`npm run bench`) to make
+ * spans nobody receives. A pre-built bundle carries its workflow interceptors either way, so
+ * the sink is always there for them (spans dropped).
+ */
 export function workerTracingOptions(tracing: Tracing | undefined, prebuiltBundle: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   const resource = tracing?.resource ?? new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME ?? 'forkflow-worker' });
-  const spanProcessor = tracing?.spanProcessor ?? new NoopSpanProcessor();
+  if (!tracing) return { sinks: { exporter: makeWorkflowExporter(new NoopSpanProcessor(), resource) } };
+  const { spanProcessor } = tracing;
   // Activity spans go to the same processor without touching the process-global provider.
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   installOtelGlobals();
