@@ -30,6 +30,13 @@ afterAll(() => h.close());
 /** A reply long enough to be cut in the middle: ~50 deltas of a few words. */
 const words = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
 
+/** The reply as the deltas alone carry it (`turn-end`'s copy left out): what a live viewer saw. */
+function fromDeltas(events: StreamEvent[]): string {
+  const assembled = new StreamAssembler();
+  for (const e of events) if (e.type !== 'turn-end') assembled.apply(e);
+  return assembled.lastText();
+}
+
 /** Collects a stream in the background; `events` fills as they arrive. */
 function collect(stream: AsyncIterable<StreamEvent>) {
   const events: StreamEvent[] = [];
@@ -73,6 +80,7 @@ test('a subscriber gets the rest of a reply after the worker is killed mid-call;
     expect(assembled.attempt(2)).toBe(2);
     expect(assembled.discarded(2)).toBeGreaterThan(0);
     expect(assembled.lastText()).toBe(result.text);
+    expect(fromDeltas(events)).toBe(result.text);
     expect(assembled.done).toBe(true);
 
     // Order and shape: seqs strictly increase; turn 1's tool call and result come before turn 2; done is last.
@@ -243,6 +251,7 @@ test('watching writes nothing to history: a subscriber from the start gets every
   const assembled = new StreamAssembler();
   for (const e of seen.events) assembled.apply(e);
   expect(assembled.lastText()).toBe(result.text);
+  expect(fromDeltas(seen.events)).toBe(result.text);
   expect(await streamTrafficIn('live-no-history')).toEqual({ signals: 0, updates: 0 });
 });
 

@@ -113,8 +113,9 @@ export class LivePublisher {
   private async checkWatched(): Promise<void> {
     if (this.closed || this.watched) return;
     this.looked = true;
+    // A workflow too busy to answer (its worker's tasks queued) counts as unwatched: asked again later.
     const watched = await this.watchedQuery().catch((err: unknown) => {
-      this.warn(err);
+      this.debug('live stream: whether anyone watches went unanswered', err);
       return false;
     });
     noteAsked(this.workflowId, watched);
@@ -295,6 +296,14 @@ export class LivePublisher {
       this.inFlight = undefined;
       this.pump();
     });
+  }
+
+  private debug(what: string, err: unknown): void {
+    try {
+      Context.current().log.debug(what, { turn: this.turn, error: String(err) });
+    } catch {
+      // Outside an activity context (closing late): nothing to log to.
+    }
   }
 
   private warn(err: unknown): void {
