@@ -64,13 +64,9 @@ async function cancelAtGateway(gateway: string, digest: string): Promise<void> {
   }
 }
 
-/**
- * Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a turn.
- * A first attempt has no earlier one to find (a call's key is its run and activity id): it does
- * not look (callModel drops the run's earlier turns beside the call instead).
- */
-async function kept(store: ResponseStore | undefined, key: CallKey | undefined, attempt: number): Promise<ModelCallResult | undefined> {
-  if (!store || !key || attempt === 1) return undefined;
+/** Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a turn. */
+async function kept(store: ResponseStore | undefined, key: CallKey | undefined): Promise<ModelCallResult | undefined> {
+  if (!store || !key) return undefined;
   try {
     await store.settle(key);
     return await store.get(key);
@@ -80,9 +76,9 @@ async function kept(store: ResponseStore | undefined, key: CallKey | undefined, 
   }
 }
 
-/** The request an earlier attempt of this call left, if any (a first attempt has none). */
-async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined, attempt: number): Promise<MessagesRequest | undefined> {
-  if (!store || !key || attempt === 1) return undefined;
+/** The request an earlier attempt of this call left, if any. */
+async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined): Promise<MessagesRequest | undefined> {
+  if (!store || !key) return undefined;
   return store.getRequest(key).catch(() => undefined);
 }
 
@@ -180,14 +176,16 @@ export function createModelActivities(deps: ModelDeps) {
       const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
       const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
       let handing: Promise<void> | undefined;
-      // A first attempt drops the run's earlier turns from the store beside the call, not before it.
-      const settling = ctx.info.attempt === 1 && deps.responses && key ? deps.responses.settle(key).catch(() => undefined) : undefined;
+      // Only a retry can find an earlier attempt's response or request (a call's key is its run
+      // and activity id); a first attempt drops the run's earlier turns beside the call instead.
+      const retry = ctx.info.attempt > 1;
+      const settling = !retry && deps.responses && key ? deps.responses.settle(key).catch(() => undefined) : undefined;
       // Deltas to stream subscribers; a stream that fails never fails the call (live-publisher.ts).
       const live = deps.stream !== false ? LivePublisher.open(input, deps.liveStream) : undefined;
       try {
         // An earlier attempt got the whole response and then lost its worker (or its server):
         // hand that back instead of paying for the same prompt twice.
-        const earlier = await kept(deps.responses, key, ctx.info.attempt);
+        const earlier = retry ? await kept(deps.responses, key) : undefined;
         if (earlier) {
           // Subscribers saw the earlier attempt's deltas, maybe not all: this attempt streams the reply whole.
           live?.start(earlier.model);
@@ -199,7 +197,7 @@ export function createModelActivities(deps: ModelDeps) {
         // A failure to read the conversation is not the provider's: it is not classified as one.
         // An earlier attempt left its request: no query, so a retry on a worker that does not
         // hold the workflow starts at once instead of waiting for the workflow to move.
-        const handed = await handedOver(deps.responses, key, ctx.info.attempt);
+        const handed = retry ? await handedOver(deps.responses, key) : undefined;
         // A handed-over body comes without its context: that call's facts are left out.
         const built = handed ? undefined : await requestFor(deps, input);
         const body = await withinBudget(deps, input, handed ?? built!.body);

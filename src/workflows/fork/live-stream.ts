@@ -126,8 +126,7 @@ export class LiveStream {
   /** Recorded events from the log and live ones from memory, seq ≥ `fromSeq`, in seq order. */
   private read(input: StreamReadInput): StreamReadResult {
     if (input.now !== undefined) this.lastReadAt = input.now;
-    const base = this.stream['baseOffset'] as number;
-    const log = this.stream['log'] as { topic: string; payload: Parameters<typeof defaultPayloadConverter.fromPayload>[0] }[];
+    const { base, log } = this.recorded;
     const events: { seq: number; chars: number; event: Record<string, unknown> }[] = [];
     for (let offset = Math.max(base, firstOffsetFrom(input.fromSeq)); offset < base + log.length; offset++) {
       const item = log[offset - base]!;
@@ -259,10 +258,18 @@ export class LiveStream {
     return this.lastPollAt;
   }
 
-  /** The offset the next run starts at (the package keeps no public length; read once, at continue-as-new). */
+  /**
+   * The package's log as it holds it (private in its types, public at run time): its public
+   * `getState()` re-encodes every item, too costly for each `streamLive` batch.
+   */
+  private get recorded(): { base: number; log: { topic: string; payload: Parameters<typeof defaultPayloadConverter.fromPayload>[0] }[] } {
+    return { base: this.stream['baseOffset'] as number, log: this.stream['log'] as never };
+  }
+
+  /** The offset the next recorded event gets; the next run starts here. */
   get endOffset(): number {
-    const state = this.stream.getState();
-    return state.base_offset + state.log.length;
+    const { base, log } = this.recorded;
+    return base + log.length;
   }
 
   private publish(body: Body, always = false): void {
