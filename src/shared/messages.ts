@@ -124,7 +124,7 @@ export const admitAgentUpdate = defineUpdate<AdmitResult, [AdmitRequest]>('treeA
 export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('treeReserveTokens');
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
 /** A sub-agent ended (sent by its parent, which sees every way a child ends). */
-export const agentEndedSignal = defineSignal<[{ agentId: string }]>('treeAgentEnded');
+export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false }]>('treeAgentEnded');
 
 /**
  * A sub-agent's outcome, sent by the sub-agent to its parent's workflow id as it ends. It

@@ -135,7 +135,11 @@ export const chargeRequestSchema = z.strictObject({
 });
 export type ChargeRequest = z.output<typeof chargeRequestSchema>;
 
-export const agentEndedSchema = z.strictObject({ agentId: z.string().min(1).max(1000) });
+export const agentEndedSchema = z.strictObject({
+  agentId: z.string().min(1).max(1000),
+  /** False: admitted, but its parent never started it (see `withdraw`). */
+  started: z.literal(false).optional(),
+});
 
 // ---- reading ----
 
@@ -281,6 +285,22 @@ export function ended(ledger: TreeLedger, agentId: string): void {
   if (!node || agentId === ledger.rootId) return;
   node.state = 'ended';
   delete node.reserved;
+}
+
+/**
+ * An admitted agent its parent never started (the start failed, the admission's answer was
+ * lost, or the parent was stopped in between). A first run that never reserved leaves no
+ * trace, so every agent in the ledger is one that ran; a resume that did not happen ends.
+ */
+export function withdraw(ledger: TreeLedger, agentId: string): void {
+  const node = ledger.nodes[agentId];
+  if (!node || agentId === ledger.rootId) return;
+  if (node.runs === 1 && node.lastTurn === 0 && node.turns === 0 && node.charged === 0 && !node.reserved) {
+    delete ledger.nodes[agentId];
+    ledger.spawned = Math.max(0, ledger.spawned - 1);
+    return;
+  }
+  ended(ledger, agentId);
 }
 
 /** An agent's facts as status and results show them. */

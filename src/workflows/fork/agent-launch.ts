@@ -5,7 +5,7 @@
  * grant), one routing (sync, background, remote) and one
  * way of reporting a child's outcome to the model.
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
@@ -18,9 +18,10 @@ import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
-import { awaitSyncChild, startChildAgent } from './children';
+import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
-import { admitChild } from './tree-authority';
+import { admitChild, withdrawChild } from './tree-authority';
+import type { AdmitResult } from '../../shared/tree-ledger';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
 export const SKILL_TYPE_PREFIX = 'skill:';
@@ -135,9 +136,32 @@ export function launchOf(record: ChildRecord, config: SubAgentsConfig): Launch |
 export async function admitted(agent: ForkAgent, id: string, childInput: ForkInputJson, kind: 'spawn' | 'resume'): Promise<{ input: ForkInputJson } | { refused: string }> {
   if (!agent.inTreeLedger) return { input: childInput };
   const want = childInput.budget?.maxTokens ?? agent.input.budget.maxTokens;
-  const admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want });
+  let admission: AdmitResult;
+  try {
+    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want });
+  } catch (err) {
+    // The root may have admitted it before its answer was lost: take the admission back.
+    await withdrawChild(agent, id);
+    if (isCancellation(err)) throw err;
+    return { refused: `The tree's root did not answer the admission of ${id}, so it was not started (${messageOf(err)}). Try again later, or do the work yourself.` };
+  }
   if (!admission.ok) return { refused: admission.reason };
   return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget } } };
+}
+
+function messageOf(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** Starts an admitted child; one that does not start is taken back from the root's ledger. */
+export async function startAdmitted(agent: ForkAgent, id: string, start: () => Promise<StartedChild>): Promise<StartedChild> {
+  try {
+    return await start();
+  } catch (err) {
+    await withdrawChild(agent, id);
+    throw err;
+  }
 }
 
 /**
@@ -155,16 +179,18 @@ export async function launchChild(
   const taskQueue = remote ? config.remoteTaskQueue! : workflowInfo().taskQueue;
   const admission = await admitted(agent, id, childInputFor(agent, config, input, launch, background), 'spawn');
   if ('refused' in admission) return errorResult(use.id, admission.refused);
-  const { record } = await startChildAgent(agent, {
-    id,
+  const { record } = await startAdmitted(agent, id, () =>
+    startChildAgent(agent, {
+      id,
     input: admission.input,
     agentInput: input,
     kind: launch.kind === 'spawn' ? 'spawn' : 'fork',
     ...(launch.kind === 'skill' ? { subagentType: `${SKILL_TYPE_PREFIX}${launch.skill.name}` } : {}),
     toolUseId: use.id,
-    mode: remote ? 'remote' : background ? 'background' : 'sync',
-    taskQueue,
-  });
+      mode: remote ? 'remote' : background ? 'background' : 'sync',
+      taskQueue,
+    }),
+  );
   if (remote) {
     const ui = config.uiBaseUrl ? `${config.uiBaseUrl.replace(/\/$/, '')}/namespaces/${workflowInfo().namespace}/workflows/${encodeURIComponent(id)}` : undefined;
     return jsonResult(use.id, { status: 'remote_launched', agentId: id, workflowId: id, taskQueue, ...(ui ? { uiUrl: ui } : {}) });

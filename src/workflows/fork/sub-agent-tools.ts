@@ -12,7 +12,7 @@ import { describeIssues } from '../../shared/fork-input';
 import { forkRecursionGuard } from '../../shared/recursion';
 import type { SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
-import { admitted, childInputFor, launchChild, launchOf, outcomeView, refusal, type Launch } from './agent-launch';
+import { admitted, childInputFor, launchChild, launchOf, outcomeView, refusal, startAdmitted, type Launch } from './agent-launch';
 import { childIdFor, resumeOf } from './child-input';
 import { markSeen, startChildAgent, stopChild } from './children';
 import { skillCall } from './skill-tool';
@@ -53,17 +53,19 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
     if ('refused' in admission) return errorResult(use.id, admission.refused);
     agent.children.remove(child);
     if (kept) agent.children.fold(kept.descendants);
-    await startChildAgent(agent, {
-      id: child.agentId,
+    await startAdmitted(agent, child.agentId, () =>
+      startChildAgent(agent, {
+        id: child.agentId,
       input: { ...admission.input, continuation: { ref, message: payload, ...(kept ? { state: kept.state } : {}) } },
       agentInput: child.agentInput,
       kind: child.kind,
       ...(child.subagentType ? { subagentType: child.subagentType } : {}),
       toolUseId: use.id,
       mode: 'background',
-      taskQueue: child.taskQueue ?? workflowInfo().taskQueue,
-      resumed: true,
-    });
+        taskQueue: child.taskQueue ?? workflowInfo().taskQueue,
+        resumed: true,
+      }),
+    );
     return jsonResult(use.id, { status: 'resumed', agentId: child.agentId, note: 'It continues from its own history with your message; its report arrives as a task notification.' });
   }
   const target = child?.agentId ?? to;

@@ -9,7 +9,7 @@
  * Runs recorded before the ledger existed replay without it: the choice is made once per run
  * with `patched(TREE_LEDGER_PATCH)`, before any command it changes.
  */
-import { getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
 import { describeIssues } from '../../shared/fork-input';
 import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate } from '../../shared/messages';
 import {
@@ -20,6 +20,7 @@ import {
   chargeRequestSchema,
   ended,
   newLedger,
+  withdraw,
   reserve,
   reserveRequestSchema,
   type AdmitRequest,
@@ -30,6 +31,8 @@ import { tree } from '../activities';
 import type { ForkAgent } from './agent';
 
 export const TREE_LEDGER_PATCH = 'forkflow-tree-ledger-1';
+/** Runs recorded before an unstarted child was taken back from the ledger replay without it. */
+export const WITHDRAW_PATCH = 'forkflow-tree-withdraw-1';
 
 /** Whether this run takes part in a tree ledger: decided once, at its start. */
 export function usesTreeLedger(agent: ForkAgent): boolean {
@@ -79,7 +82,8 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
   setHandler(agentEndedSignal, (raw: unknown) => {
     const p = agentEndedSchema.safeParse(raw);
     if (!p.success) return agent.rejectSignal('treeAgentEnded', describeIssues(p.error));
-    ended(book(), p.data.agentId);
+    if (p.data.started === false) withdraw(book(), p.data.agentId);
+    else ended(book(), p.data.agentId);
   });
 }
 
@@ -98,4 +102,20 @@ export async function childEnded(agent: ForkAgent, agentId: string): Promise<voi
   } catch {
     // The root is gone: so is the tree's count of running agents.
   }
+}
+
+/**
+ * Takes back an admission whose child never started, even while this agent is being
+ * cancelled (the reason it may not have started). Never fails the caller.
+ */
+export async function withdrawChild(agent: ForkAgent, agentId: string): Promise<void> {
+  if (!agent.inTreeLedger || !patched(WITHDRAW_PATCH)) return;
+  if (agent.book) return withdraw(agent.book, agentId);
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId, started: false });
+    } catch {
+      // The root is gone, and its ledger with it.
+    }
+  });
 }

@@ -6,7 +6,7 @@
  */
 import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
 import { tokensCharged } from '../../../src/shared/budget';
-import { admit, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, type TreeLedger } from '../../../src/shared/tree-ledger';
+import { admit, agentEndedSchema, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, withdraw, type TreeLedger } from '../../../src/shared/tree-ledger';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadInputTokens = 0): Usage => ({ ...ZERO_USAGE, inputTokens, outputTokens, cacheReadInputTokens });
 const tree = (budget = 1000, maxTreeRunning = 5, maxTreeSpawns = 100): TreeLedger => newLedger({ agentId: 'r', model: 'claude-sonnet-4-5', budget }, { maxTreeRunning, maxTreeSpawns });
@@ -34,6 +34,35 @@ test('total spawns are limited; a resume is not a spawn and keeps its budget', (
   expect(admit(l, { agentId: 'r.a', parentId: 'r', model: 'm', kind: 'resume', want: 9999 })).toEqual({ ok: true, budget: 300 });
   expect(l.nodes['r.a']!.runs).toBe(2);
   expect(admit(l, { agentId: 'r.zz', parentId: 'r', model: 'm', kind: 'resume', want: 1 })).toMatchObject({ ok: false });
+});
+
+test('an admitted agent that never started is withdrawn without a trace; one that ran, or a resume, only ends', () => {
+  const l = tree(10_000, 3, 2);
+  spawn(l, 'r.a');
+  spawn(l, 'r.b');
+  expect(spawn(l, 'r.c')).toMatchObject({ ok: false });
+  withdraw(l, 'r.a');
+  withdraw(l, 'r.a');
+  expect(l.nodes['r.a']).toBeUndefined();
+  expect(l.spawned).toBe(1);
+  expect(runningCount(l)).toBe(2);
+  // Its place is free again, for another agent or the same id.
+  expect(spawn(l, 'r.a')).toMatchObject({ ok: true });
+  // One that reserved (it started) stays in the totals and ends.
+  expect(reserve(l, { agentId: 'r.b', turn: 1, want: 100, need: 10, toolUses: 0 })).toMatchObject({ ok: true });
+  withdraw(l, 'r.b');
+  expect(l.nodes['r.b']).toMatchObject({ state: 'ended' });
+  // A resume that did not happen: it keeps its first run.
+  charge(l, { agentId: 'r.a', turn: 1, model: 'm', usage: usage(50, 5), toolUses: 0 });
+  ended(l, 'r.a');
+  admit(l, { agentId: 'r.a', parentId: 'r', model: 'm', kind: 'resume', want: 1 });
+  withdraw(l, 'r.a');
+  expect(l.nodes['r.a']).toMatchObject({ state: 'ended', runs: 2, turns: 1 });
+  // The root is never withdrawn; the signal says "never started" with a literal false only.
+  withdraw(l, 'r');
+  expect(l.nodes.r).toBeDefined();
+  expect(agentEndedSchema.safeParse({ agentId: 'r.a', started: false }).success).toBe(true);
+  expect(agentEndedSchema.safeParse({ agentId: 'r.a', started: true }).success).toBe(false);
 });
 
 test('a grant is at most what every ancestor has left, spent and reserved tokens counted', () => {
