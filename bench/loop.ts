@@ -14,6 +14,7 @@ import { toolUsesOf, type MessageParam, type ToolResultBlock } from '../src/shar
 import { toParamBlock } from '../src/activities/model/call-model';
 import { buildMessagesRequest } from '../src/shared/request';
 import { createModelClient } from '../src/worker/model-client';
+import { turnFloor } from './floor';
 import { median, percentile, printTable, startBenchStack, turnGaps } from './kit';
 import { mergeSamples, phaseRows, phaseSamples, type PhaseSamples } from './phases';
 
@@ -82,11 +83,17 @@ async function main(): Promise<void> {
     await handle.result();
   }
 
+  // Temporal's own cost of a turn of this shape on this server, with nothing of forkflow in it.
+  const floor = await turnFloor({ address: stack.stack.server.address, namespace: stack.stack.server.namespace, turns: TURNS, runs: RUNS });
+  const overhead = median(durable) - median(inProcess);
+
   printTable('forkflow bench: durable loop vs in-process loop (offline model, no latency)', [
     ['turns per run × runs', `${TURNS} × ${RUNS}`],
     ['in-process turn, median / p95', `${median(inProcess).toFixed(1)} / ${percentile(inProcess, 95).toFixed(1)} ms`],
     ['durable turn, median / p95', `${median(durable).toFixed(1)} / ${percentile(durable, 95).toFixed(1)} ms`],
-    ['overhead per turn, median / p95', `${(median(durable) - median(inProcess)).toFixed(1)} / ${(percentile(durable, 95) - percentile(inProcess, 95)).toFixed(1)} ms`],
+    ['overhead per turn, median / p95', `${overhead.toFixed(1)} / ${(percentile(durable, 95) - percentile(inProcess, 95)).toFixed(1)} ms`],
+    ['  Temporal floor: a bare turn of the same shape, median / p95', `${median(floor).toFixed(1)} / ${percentile(floor, 95).toFixed(1)} ms (an activity, then a local activity, no work: bench/floor.ts)`],
+    ["  forkflow's own, above that floor (median)", `${(overhead - median(floor)).toFixed(1)} ms`],
     ['fork start → first model request, median / p95', `${median(starts).toFixed(1)} / ${percentile(starts, 95).toFixed(1)} ms`],
     ['model calls served without a query', `${conversations.stats.localHits} (queries: ${conversations.stats.queries})`],
     ['history bytes per turn', `${Math.round(historyPerTurn)} B (a turn = model call + Read of a 14-byte file)`],

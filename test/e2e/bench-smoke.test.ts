@@ -1,11 +1,12 @@
 /**
- * Smoke versions of the performance benchmarks (bench:load, bench's per-phase breakdown,
- * bench:fork's sibling latency) at tiny sizes: they must run end to end and produce sane
+ * Smoke versions of the performance benchmarks (bench:load, bench's per-phase breakdown and
+ * Temporal floor, bench:fork's sibling latency) at tiny sizes: they must run end to end and produce sane
  * figures. No timing thresholds: a slow machine passes, a broken measurement does not.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
+import { turnFloor } from '../../bench/floor';
 import { runLoad } from '../../bench/load/run';
 import { phaseSamples, PHASES } from '../../bench/phases';
 import { siblingLatency } from '../../bench/siblings';
@@ -61,6 +62,13 @@ describe('bench smoke', () => {
         expect(samples[phase]!.length).toBeGreaterThan(0);
         for (const v of samples[phase]!) expect(v).toBeGreaterThanOrEqual(0);
       }
+    });
+
+    it("bench's Temporal floor runs bare turns of a fork's shape and measures every gap", async () => {
+      const gaps = await turnFloor({ address: h.env.address, namespace: h.env.namespace, turns: 3, runs: 2 });
+      // Two measured runs of three turns: two gaps each (the warm-up run is not counted).
+      expect(gaps).toHaveLength(4);
+      for (const g of gaps) expect(g).toBeGreaterThan(0);
     });
 
     it("bench:fork's sibling latency compares siblings with empty workflows in one run", async () => {
