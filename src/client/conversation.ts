@@ -3,9 +3,10 @@
  * message that external storage carries as a reference), following prefixes held by
  * reference to the runs that recorded them (a fork of a snapshot, a resumed agent).
  */
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
-import { messagesQuery, pageBytesFor, transcriptPageQuery } from '../shared/messages';
+import { messagesQuery, pageBytesFor, prefixRefQuery, transcriptPageQuery } from '../shared/messages';
+import { prefixRefSchema, type PrefixRef } from '../shared/prefix';
 
 export interface ReadOptions {
   /** Read messages [0, count) only. */
@@ -51,4 +52,18 @@ export async function readConversation(client: Client, run: { workflowId: string
   const out: MessageParam[] = [];
   for await (const page of conversationPages(client, run, count !== undefined ? { count } : {})) out.push(...page);
   return out;
+}
+
+/**
+ * Where an agent's conversation ends, for forks by reference. A finished agent's result
+ * carries it (the same reference its query gives): one lookup of the run's last event,
+ * where a query to a closed run replays the whole run first (seconds for a long agent).
+ * A running agent, or a run without it in its result (failed), answers the query.
+ */
+export async function prefixRefFrom(handle: WorkflowHandle): Promise<PrefixRef> {
+  if ((await handle.describe()).status.name === 'COMPLETED') {
+    const carried = prefixRefSchema.safeParse(((await handle.result()) as { conversation?: unknown } | undefined)?.conversation);
+    if (carried.success) return carried.data;
+  }
+  return handle.query(prefixRefQuery);
 }

@@ -15,9 +15,9 @@ import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
-import { conversationPages } from './conversation';
+import { conversationPages, prefixRefFrom } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
-import { prefixRefQuery, requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
+import { requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
 import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
@@ -294,7 +294,7 @@ export class ForkflowClient {
 
   /** A reference to an agent's conversation so far, for zero-copy forks (`forkFrom`). */
   prefixRefOf(agentId: string): Promise<PrefixRef> {
-    return this.read(agentId, 'prefixRef', (h) => h.query(prefixRefQuery));
+    return this.read(agentId, 'prefixRef', prefixRefFrom);
   }
 
   /**

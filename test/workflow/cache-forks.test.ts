@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blocksOf, totalInputTokens, type Usage } from '../../src/shared/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
+import { prefixRefQuery } from '../../src/shared/messages';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { bigSnapshot, filler } from '../kit/snapshots';
@@ -77,6 +78,10 @@ test('a fork whose system prompt was altered reports the cache break and why; an
   expect((await h.forkflow.status('break-altered')).cacheBreak?.reason).toBe('system changed');
   await recordHistory(h.client.workflow.getHandle('break-altered'), 'cache-break-system-changed');
 
+  // A finished agent's reference comes from its result, and is exactly what its query answers.
+  const ref = await h.forkflow.prefixRefOf('break-parent');
+  expect(ref).toEqual(parent.conversation);
+  expect(ref).toEqual(await h.client.workflow.getHandle('break-parent').query(prefixRefQuery));
   const byRef = await h.forkflow.forkFrom('break-parent', { agentId: 'break-byref', prompt: 'Go on.\n@reply fine' });
   expect((await byRef.result()).cacheBreak).toBeUndefined();
 });
