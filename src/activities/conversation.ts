@@ -14,6 +14,7 @@ import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
 import type { ModelCallInput, RunRef } from '../shared/activity-io';
 import { chainDigest, EMPTY_DIGEST } from '../shared/hash';
+import { openingFromRecipe } from '../shared/fork-messages';
 import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/messages';
 import { Lru } from './lru';
 
@@ -136,7 +137,7 @@ export class ConversationSource {
   async forModelCall(input: ModelCallInput): Promise<MessageParam[]> {
     const entry = this.cached(input.run);
     if (input.prefix && entry.messages.length < input.prefix.count) await this.seedPrefix(input.run, entry, input.prefix);
-    const local = this.assemble(entry, input);
+    const local = this.assemble(entry, input, tailOf(input));
     if (local) {
       this.reweigh(input.run, entry);
       this.stats.localHits++;
@@ -160,7 +161,7 @@ export class ConversationSource {
     this.reweigh(run, entry);
   }
 
-  private assemble(entry: CachedRun, input: ModelCallInput): MessageParam[] | undefined {
+  private assemble(entry: CachedRun, input: ModelCallInput, tail: ModelCallInput['tail']): MessageParam[] | undefined {
     const candidate: MessageParam[] = [];
     let length = entry.messages.length;
     if (length > input.messageCount) return undefined;
@@ -168,9 +169,9 @@ export class ConversationSource {
       candidate.push(entry.pending.message);
       length++;
     }
-    if (input.tail && input.tail.from === length) {
-      candidate.push(...input.tail.messages);
-      length += input.tail.messages.length;
+    if (tail && tail.from === length) {
+      candidate.push(...tail.messages);
+      length += tail.messages.length;
     }
     if (length !== input.messageCount) return undefined;
     let digest = digestAt(entry, entry.messages.length);
@@ -225,4 +226,11 @@ export class ConversationSource {
       this.stats.messagesFetched += page.messages.length;
     }
   }
+}
+
+/** The newest messages the call carries: inline, or a by-reference fork's opening built from its recipe. */
+function tailOf(input: ModelCallInput): ModelCallInput['tail'] {
+  if (input.tail) return input.tail;
+  const recipe = input.openingRecipe;
+  return recipe ? { from: recipe.from, messages: openingFromRecipe(recipe) } : undefined;
 }

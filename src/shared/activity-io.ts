@@ -4,7 +4,7 @@
  * message is recorded in history once, as the result that produced it.
  */
 import type { MessageParam, StopReason, Usage } from './anthropic';
-import type { BlockPosition } from './fork-messages';
+import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
 
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
@@ -26,6 +26,13 @@ export interface ModelCallInput {
    * messages), so a worker holding the rest needs no query. Absent when large.
    */
   tail?: { from: number; messages: MessageParam[] };
+  /**
+   * A by-reference fork's first call: how its opening message (the fork rules and the
+   * directive, message `from`) is built, so the worker builds it instead of asking the
+   * workflow (src/shared/fork-messages.ts `openingFromRecipe`). Costs history the directive's
+   * size, not the rules'. The digest proves the result, as it proves a tail.
+   */
+  openingRecipe?: OpeningRecipe & { from: number };
   /** Hash of the run's RequestContext; the worker caches contexts by it. */
   contextKey: string;
   sharedPrefixEnd?: BlockPosition;

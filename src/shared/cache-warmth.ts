@@ -75,6 +75,14 @@ export const carriedWarmthSchema = z.object({
     digest: z.string().min(1),
     contextKey: z.string().min(1),
     tail: z.object({ from: count, messages: z.array(messageParamSchema) }).optional(),
+    openingRecipe: z
+      .object({
+        from: count,
+        shape: z.object({ count, lastRole: z.enum(['user', 'assistant']).optional(), pendingToolUseIds: z.array(z.string()) }),
+        directive: z.string(),
+        worktree: z.object({ parentRoot: z.string(), worktreeRoot: z.string() }).optional(),
+      })
+      .optional(),
     sharedPrefixEnd: z.object({ messageIndex: z.number().int(), blockIndex: z.number().int() }).optional(),
     prefix: z.object({ run: runRefSchema, count, digest: z.string().min(1) }).optional(),
     contextFrom: runRefSchema.optional(),

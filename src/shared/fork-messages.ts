@@ -117,6 +117,20 @@ export interface PrefixShape {
 }
 
 /**
+ * What a by-reference fork's opening is made of, so the model activity can build the same
+ * bytes itself instead of asking the workflow for them (ModelCallInput.openingRecipe).
+ */
+export interface OpeningRecipe {
+  shape: PrefixShape;
+  directive: string;
+  worktree?: WorktreePaths;
+}
+
+export function openingFromRecipe(recipe: OpeningRecipe): MessageParam[] {
+  return buildForkOpeningAfter(recipe.shape, recipe.directive, recipe.worktree ? { worktree: recipe.worktree } : {}).messages;
+}
+
+/**
  * The opening of a fork whose prefix is held by reference: the same three shapes as
  * `buildForkOpening`, expressed without the prefix's content. A user-last prefix gets the
  * directive as a separate user message, which the request builder merges into that turn

@@ -4,6 +4,7 @@
  * only: a real server, the real SDKs, the emulator over HTTP.
  */
 import type { SandboxAvailability } from '../../src/activities/tools/sandbox';
+import { ConversationSource } from '../../src/activities/conversation';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,8 @@ export interface Harness {
   workspaceRoot: string;
   /** The in-process worker; absent with `noWorker`. */
   worker?: Worker;
+  /** That worker's conversation cache (its stats count the queries it made). */
+  conversations: ConversationSource;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const taskQueue = uniqueTaskQueue(opts.name);
   const forkflow = new ForkflowClient(client, { taskQueue });
   const workspaceRoot = opts.workspaceRoot ?? tempDir();
+  const conversations = new ConversationSource(client);
   // With `noWorker` no worker is created at all: one that never ran keeps its connection
   // from closing.
   const nativeConnection = opts.noWorker ? undefined : await NativeConnection.connect({ address: env.address });
@@ -96,6 +100,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         taskQueue,
         anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
         workspaceRoot,
+        conversations,
         workflowBundle: { codePath: opts.bundlePath ?? env.bundlePath },
         dataConverter,
         ...(opts.tracing ? { tracing: opts.tracing } : {}),
@@ -113,6 +118,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
     taskQueue,
     workspaceRoot,
     worker,
+    conversations,
     async close() {
       if (worker) {
         worker.shutdown();

@@ -10,7 +10,7 @@ import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
 import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
-import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions } from '../../shared/fork-messages';
+import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions, type OpeningRecipe } from '../../shared/fork-messages';
 import { chainDigest, EMPTY_DIGEST, hashJson } from '../../shared/hash';
 import type { HeldConversation } from '../../shared/tree-input';
 import type { RequestContext } from '../../shared/messages';
@@ -30,6 +30,8 @@ export interface ForkSetup {
   prefixRef?: PrefixRef;
   opening: MessageParam[];
   sharedPrefixEnd?: BlockPosition;
+  /** How `opening` was built, when the model activity can build it again (a by-reference fork). */
+  recipe?: OpeningRecipe;
   usedParentSnapshot: boolean;
   /** The parent request's component hashes and this fork's, for cache-break diagnosis. */
   parentHashes?: RequestHashes;
@@ -97,6 +99,11 @@ function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions):
     prefixRef: ref,
     opening: opening.messages,
     sharedPrefixEnd: opening.sharedPrefixEnd,
+    recipe: {
+      shape: { count: ref.count, ...(ref.lastRole ? { lastRole: ref.lastRole } : {}), pendingToolUseIds: ref.pendingToolUseIds },
+      directive: input.prompt,
+      ...(options.worktree ? { worktree: options.worktree } : {}),
+    },
     usedParentSnapshot: true,
     parentHashes: ref.requestHashes,
     // The prefix is the parent's own messages (proven by digest); the context the fork really

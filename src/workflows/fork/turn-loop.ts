@@ -51,6 +51,20 @@ function inlineTail(agent: ForkAgent): ModelCallInput['tail'] {
 /** The largest opening message sent inline with the first model call. */
 const INLINE_OPENING_BYTES = 512;
 
+/** The longest directive a by-reference fork's first call carries as its opening's recipe. */
+const RECIPE_DIRECTIVE_BYTES = 4096;
+
+/**
+ * A by-reference fork's opening, too long to ride inline (the fork rules), as the recipe the
+ * worker builds it from: the directive alone goes into history, and the first call of every
+ * sibling needs no conversation query (which waits for a workflow task on a busy worker).
+ */
+function openingRecipe(agent: ForkAgent): ModelCallInput['openingRecipe'] {
+  const recipe = agent.setup.recipe;
+  if (!recipe || agent.messages.length !== 1 || utf8Length(recipe.directive) > RECIPE_DIRECTIVE_BYTES) return undefined;
+  return { from: agent.base, ...recipe };
+}
+
 /** A model call the budget could not pay for (the activity refused before asking the model). */
 function isBudgetRefusal(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === BUDGET_EXHAUSTED_FAILURE;
@@ -67,6 +81,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   const info = workflowInfo();
   const turn = agent.turns + 1;
   const tail = inlineTail(agent);
+  const recipe = tail ? undefined : openingRecipe(agent);
   agent.doing(`model turn ${turn}`);
   publishProgress(agent);
   const self = { workflowId: info.workflowId, runId: info.runId };
@@ -79,6 +94,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
     digest: agent.digest,
     contextKey: agent.summary.contextKey,
     ...(tail ? { tail } : {}),
+    ...(recipe ? { openingRecipe: recipe } : {}),
     ...(agent.sharedPrefixEnd ? { sharedPrefixEnd: agent.sharedPrefixEnd } : {}),
     ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, contextFrom: ref.context.from } : {}),
     ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
