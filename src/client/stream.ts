@@ -5,9 +5,11 @@
  * schemas; the iterator ends after `done`, when the agent's run has closed without one
  * (terminated), or when `signal` aborts. A subscriber that lost its connection resumes with
  * `fromSeq: lastSeq + 1`. When the agent continues as new, the rest of the old run is read
- * (by its run id) before the new one.
+ * (by its run id) before the new one, and so is every run between them: a run can start and
+ * close between two reads.
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import { streamReadQuery } from '../shared/messages';
 import { parseStreamEvent, type StreamEvent, type StreamReadResult } from '../shared/stream-events';
 import { ForkflowError } from './errors';
@@ -42,6 +44,18 @@ const GIVE_UP_MS = 120_000;
 const CLOSED_CHECK_MS = 1_000;
 
 const ABORTED = Symbol('aborted');
+/** At most this many runs are followed from the one being read to the newest (a bound, not a limit met in practice). */
+const MAX_RUNS_FOLLOWED = 10_000;
+
+/** The run a closed run continued as, from its close event; undefined when it did not continue. */
+async function continuedAs(temporal: Client, workflowId: string, runId: string): Promise<string | undefined> {
+  const res = await temporal.workflowService.getWorkflowExecutionHistory({
+    namespace: temporal.options.namespace,
+    execution: { workflowId, runId },
+    historyEventFilterType: proto.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+  });
+  return res.history?.events?.[0]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
+}
 
 export async function* streamEvents(temporal: Client, agentId: string, opts: StreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
   const { signal } = opts;
@@ -113,12 +127,17 @@ export async function* streamEvents(temporal: Client, agentId: string, opts: Str
     const result = await read(undefined);
     if (result === ABORTED) return;
     if (runId !== undefined && result.runId !== runId) {
-      // A new run (continue-as-new): first whatever of the old one is still unread.
-      for (;;) {
-        const rest = await read(runId);
-        if (rest === ABORTED) return;
-        if (yield* deliver(rest)) return;
-        if (!rest.more) break;
+      // A new run (continue-as-new): first whatever of the old one is still unread, then each
+      // run it continued as, up to the newest.
+      let run: string | undefined = runId;
+      for (let followed = 0; run !== undefined && run !== result.runId && followed < MAX_RUNS_FOLLOWED; followed++) {
+        for (;;) {
+          const rest = await read(run);
+          if (rest === ABORTED) return;
+          if (yield* deliver(rest)) return;
+          if (!rest.more) break;
+        }
+        run = await continuedAs(temporal, agentId, run);
       }
     }
     runId = result.runId;
