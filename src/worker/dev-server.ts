@@ -119,8 +119,29 @@ function devServerArgs(o: Required<Pick<DevServerOptions, 'ip' | 'port' | 'names
   return args;
 }
 
-/** Starts a dev server; resolves once it accepts connections. */
+/** A server that exited before it answered: another process may have taken a port it picked. */
+class ExitedAtStart extends Error {}
+
+/** How often a server that exits before it answers is started again. */
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts a dev server; resolves once it accepts connections. The CLI binds ports of its own
+ * besides `port` (HTTP, metrics, its services'), picked free at its start: a process on the
+ * same machine can take one first, and the server then exits at once. Such a start is tried
+ * again, on a fresh port unless the caller chose one.
+ */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(options);
+    } catch (err) {
+      if (!(err instanceof ExitedAtStart) || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function startDevServerOnce(options: DevServerOptions): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
   const namespace = options.namespace ?? 'default';
   const port = options.port ?? (await freePort(ip));
@@ -132,10 +153,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (cli.kind === 'sdk-download') return startThroughSdk(resolved, address, uiUrl);
 
   const child = spawn(cli.path, devServerArgs(resolved), { stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
+  // The first lines say why (a panic's reason), the last where.
+  const head: string[] = [];
   const tail: string[] = [];
+  let seen = 0;
   const keep = (chunk: Buffer) => {
     const lines = chunk.toString('utf8').split('\n').filter(Boolean);
     if (options.onLine) for (const line of lines) options.onLine(line);
+    seen += lines.length;
+    head.push(...lines.slice(0, Math.max(0, 5 - head.length)));
     tail.push(...lines);
     tail.splice(0, Math.max(0, tail.length - 20));
   };
@@ -143,7 +169,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   child.stderr?.on('data', keep);
   let exit: string | undefined;
   child.once('exit', (code, signal) => {
-    exit = `Temporal dev server exited (${signal ?? `code ${code}`}): ${tail.join(' | ') || 'no output'}`;
+    const dropped = head.slice(0, seen - tail.length);
+    const output = dropped.length > 0 ? `${dropped.join(' | ')} | … | ${tail.join(' | ')}` : tail.join(' | ');
+    exit = `Temporal dev server exited (${signal ?? `code ${code}`}): ${output || 'no output'}`;
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -153,7 +181,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   } catch (err) {
     child.kill('SIGKILL');
     process.removeListener('exit', killOnExit);
-    throw err;
+    throw exit !== undefined && err instanceof Error && err.message === exit ? new ExitedAtStart(exit) : err;
   }
   return {
     address,
