@@ -4,12 +4,13 @@
  * approvals, the tree's members with counts, and a status stream.
  */
 import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter, WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { ZERO_USAGE } from '../shared/anthropic';
 import { WORKFLOW_TYPES } from '../shared/constants';
 import type { ForkInputJson } from '../shared/fork-input';
 import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, type SendMessageArgs } from '../shared/messages';
 import type { ForkResult, ForkStatus } from '../shared/status';
+import { prefixRefSchema } from '../shared/prefix';
 import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried-state';
 import { AgentNotFoundError, ForkflowError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
@@ -27,12 +28,19 @@ export async function resolveAgent(client: Client, target: string, rootId?: stri
   return [...ids][0] ?? target;
 }
 
-/** The input a run was started with (the first event of its history). */
-async function startInput(handle: WorkflowHandle): Promise<ForkInputJson> {
+/**
+ * The input a run was started with (the first event of its history), decoded by the client's
+ * own codecs (an encrypting worker's history holds it encrypted) and payload converter.
+ */
+async function startInput(client: Client, handle: WorkflowHandle): Promise<ForkInputJson> {
   const history = await handle.fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!payload) throw new ForkflowError(`${handle.workflowId}: its start input is not in its history.`);
-  return defaultPayloadConverter.fromPayload(payload);
+  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
+  let decoded = [payload];
+  // Codecs encode in order, so they decode in reverse.
+  for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
+  return payloadConverter.fromPayload(decoded[0]!);
 }
 
 /**
@@ -53,7 +61,10 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     await handle.signal(sendMessageSignal, message);
     return 'queued';
   }
-  const [ref, input, previous] = await Promise.all([handle.query(prefixRefQuery), startInput(handle), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
+  const [input, previous] = await Promise.all([startInput(client, handle), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
+  // Its result carries where its conversation ends; a run that failed is asked (a query replays it).
+  const carried = prefixRefSchema.safeParse(previous?.conversation);
+  const ref = carried.success ? carried.data : await handle.query(prefixRefQuery);
   const { parent: _snapshot, parentRef: _ref, continuation: _old, ...config } = input;
   const state: CarriedStateInput = {
     v: CARRIED_STATE_VERSION,

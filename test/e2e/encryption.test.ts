@@ -106,6 +106,16 @@ test('the dev stack encrypts: prompt, file content, tool result, reply and messa
   for (const mark of CONVERSATION) expect(transcript).toContain(mark);
 });
 
+test('a finished fork resumes from a message: the client reads its encrypted start input', async () => {
+  const agentId = `enc-resume-${id}`;
+  const first = await stack.client.start({ agentId, prompt: `${MARK.prompt}\n@reply first` }).then((f) => f.result());
+  expect(first).toMatchObject({ status: 'completed', text: 'first' });
+  expect(await stack.client.sendMessage(agentId, { message: '@reply second', from: 'ops' })).toBe('resumed');
+  expect(await stack.client.result(agentId)).toMatchObject({ status: 'completed', text: 'second' });
+  // The resumed run went on from the first one's conversation.
+  expect((await stack.client.transcript(agentId)).filter((m) => m.role === 'assistant').map(textOf)).toEqual(['first', 'second']);
+});
+
 test('a fork that fails with a marker in its failure message: the client reads the message', async () => {
   // An input field forkflow does not know is named in the InvalidForkInput failure's message.
   const handle = await stack.client.temporal.workflow.start('forkWorkflow', { taskQueue: stack.taskQueue, workflowId: `enc-fail-${id}`, args: [{ prompt: 'x', [MARK.failure]: true }] });
