@@ -182,11 +182,11 @@ export async function launchChild(
   const { record } = await startAdmitted(agent, id, () =>
     startChildAgent(agent, {
       id,
-    input: admission.input,
-    agentInput: input,
-    kind: launch.kind === 'spawn' ? 'spawn' : 'fork',
-    ...(launch.kind === 'skill' ? { subagentType: `${SKILL_TYPE_PREFIX}${launch.skill.name}` } : {}),
-    toolUseId: use.id,
+      input: admission.input,
+      agentInput: input,
+      kind: launch.kind === 'spawn' ? 'spawn' : 'fork',
+      ...(launch.kind === 'skill' ? { subagentType: `${SKILL_TYPE_PREFIX}${launch.skill.name}` } : {}),
+      toolUseId: use.id,
       mode: remote ? 'remote' : background ? 'background' : 'sync',
       taskQueue,
     }),

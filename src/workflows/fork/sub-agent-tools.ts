@@ -56,12 +56,12 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
     await startAdmitted(agent, child.agentId, () =>
       startChildAgent(agent, {
         id: child.agentId,
-      input: { ...admission.input, continuation: { ref, message: payload, ...(kept ? { state: kept.state } : {}) } },
-      agentInput: child.agentInput,
-      kind: child.kind,
-      ...(child.subagentType ? { subagentType: child.subagentType } : {}),
-      toolUseId: use.id,
-      mode: 'background',
+        input: { ...admission.input, continuation: { ref, message: payload, ...(kept ? { state: kept.state } : {}) } },
+        agentInput: child.agentInput,
+        kind: child.kind,
+        ...(child.subagentType ? { subagentType: child.subagentType } : {}),
+        toolUseId: use.id,
+        mode: 'background',
         taskQueue: child.taskQueue ?? workflowInfo().taskQueue,
         resumed: true,
       }),
