@@ -61,9 +61,12 @@ export async function readConversation(client: Client, run: { workflowId: string
  * A running agent, or a run without it in its result (failed), answers the query.
  */
 export async function prefixRefFrom(handle: WorkflowHandle): Promise<PrefixRef> {
-  if ((await handle.describe()).status.name === 'COMPLETED') {
-    const carried = prefixRefSchema.safeParse(((await handle.result()) as { conversation?: unknown } | undefined)?.conversation);
-    if (carried.success) return carried.data;
-  }
-  return handle.query(prefixRefQuery);
+  const carried = (await handle.describe()).status.name === 'COMPLETED' ? carriedPrefixRef(await handle.result()) : undefined;
+  return carried ?? handle.query(prefixRefQuery);
+}
+
+/** The prefix reference a fork's result carries (`conversation`), if it is one. */
+export function carriedPrefixRef(result: unknown): PrefixRef | undefined {
+  const carried = prefixRefSchema.safeParse((result as { conversation?: unknown } | undefined)?.conversation);
+  return carried.success ? carried.data : undefined;
 }

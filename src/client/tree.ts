@@ -10,8 +10,9 @@ import { WORKFLOW_TYPES } from '../shared/constants';
 import type { ForkInputJson } from '../shared/fork-input';
 import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, type SendMessageArgs } from '../shared/messages';
 import type { ForkResult, ForkStatus } from '../shared/status';
-import { prefixRefSchema } from '../shared/prefix';
 import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried-state';
+import { carriedPrefixRef } from './conversation';
+import { decodeRecorded } from '../payloads/stored';
 import { AgentNotFoundError, ForkflowError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 
@@ -29,18 +30,16 @@ export async function resolveAgent(client: Client, target: string, rootId?: stri
 }
 
 /**
- * The input a run was started with (the first event of its history), decoded by the client's
- * own codecs (an encrypting worker's history holds it encrypted) and payload converter.
+ * The input a run was started with (the first event of its history), read as the client's
+ * own converter would: fetched when it is in external storage, decrypted when encrypted.
  */
 async function startInput(client: Client, handle: WorkflowHandle): Promise<ForkInputJson> {
   const history = await handle.fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!payload) throw new ForkflowError(`${handle.workflowId}: its start input is not in its history.`);
-  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
-  let decoded = [payload];
-  // Codecs encode in order, so they decode in reverse.
-  for (const codec of [...payloadCodecs].reverse()) decoded = await codec.decode(decoded);
-  return payloadConverter.fromPayload(decoded[0]!);
+  const converter = client.options.loadedDataConverter;
+  const [decoded] = await decodeRecorded([payload], converter);
+  return converter.payloadConverter.fromPayload(decoded!);
 }
 
 /**
@@ -62,9 +61,7 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     return 'queued';
   }
   const [input, previous] = await Promise.all([startInput(client, handle), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
-  // Its result carries where its conversation ends; a run that failed is asked (a query replays it).
-  const carried = prefixRefSchema.safeParse(previous?.conversation);
-  const ref = carried.success ? carried.data : await handle.query(prefixRefQuery);
+  const ref = carriedPrefixRef(previous) ?? (await handle.query(prefixRefQuery));
   const { parent: _snapshot, parentRef: _ref, continuation: _old, ...config } = input;
   const state: CarriedStateInput = {
     v: CARRIED_STATE_VERSION,

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { DataConverter, Payload } from '@temporalio/common';
 import { z } from 'zod';
 import { plainIssues } from '../shared/plain-issues';
-import { retrieveStored } from './stored';
+import { decodeRecorded } from './stored';
 
 /** `forkflow codec-server`'s port, and the dev stack's when free (the Web UI is on 8233). */
 export const DEFAULT_CODEC_PORT = 8234;
@@ -102,9 +102,7 @@ async function transform(route: 'encode' | 'decode', payloads: Payload[], dc: Da
     for (const codec of codecs) payloads = await codec.encode(payloads);
     return payloads;
   }
-  payloads = await retrieveStored(payloads, dc.externalStorage);
-  for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
-  return payloads;
+  return decodeRecorded(payloads, dc);
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, o: CodecServerOptions): Promise<void> {

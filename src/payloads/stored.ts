@@ -1,5 +1,6 @@
 /**
- * Resolving external-storage references for the codec server. On the wire, a payload over
+ * Resolving external-storage references (the codec server's /decode, and the client reading
+ * a run's start input from its history). On the wire, a payload over
  * the storage threshold is a small reference; the bytes it names were written after the
  * codecs ran, so they are still encrypted. The codec server's /decode therefore fetches
  * them first and decrypts second (the SDK's own order on retrieval).
@@ -12,7 +13,7 @@
  * references all the same, so the UI shows the stored content inline. Honouring the flag
  * (and a `/download` route for stored blobs) is left to the storage work.
  */
-import { StorageDriverClaim, type ExternalStorage, type Payload } from '@temporalio/common';
+import { StorageDriverClaim, type ExternalStorage, type Payload, type PayloadCodec } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 
 export class StoredPayloadError extends Error {
@@ -33,4 +34,14 @@ export async function retrieveStored(payloads: Payload[], storage: ExternalStora
       return stored;
     }),
   );
+}
+
+/**
+ * Payloads as history holds them → as the payload converter reads them: stored ones fetched
+ * first, then the codecs undone in reverse (they encode in order).
+ */
+export async function decodeRecorded(payloads: Payload[], dc: { payloadCodecs?: PayloadCodec[]; externalStorage?: ExternalStorage }): Promise<Payload[]> {
+  let decoded = await retrieveStored(payloads, dc.externalStorage);
+  for (const codec of [...(dc.payloadCodecs ?? [])].reverse()) decoded = await codec.decode(decoded);
+  return decoded;
 }

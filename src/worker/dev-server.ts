@@ -87,11 +87,14 @@ export async function preferredPort(preferred: number, ip = '127.0.0.1'): Promis
 }
 
 /** Polls the front end until `GetSystemInfo` answers (a start-up wait, not test sync). */
+/** A server that exited before it answered: another process may have taken a port it picked. */
+class ExitedAtStart extends Error {}
+
 async function waitForFrontend(address: string, namespace: string, deadline: number, exited: () => string | undefined): Promise<void> {
   let lastError: unknown;
   while (Date.now() < deadline) {
     const why = exited();
-    if (why) throw new Error(why);
+    if (why) throw new ExitedAtStart(why);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
@@ -118,9 +121,6 @@ function devServerArgs(o: Required<Pick<DevServerOptions, 'ip' | 'port' | 'names
   for (const [key, value] of Object.entries({ ...DEV_SERVER_TUNING, ...o.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   return args;
 }
-
-/** A server that exited before it answered: another process may have taken a port it picked. */
-class ExitedAtStart extends Error {}
 
 /** How often a server that exits before it answers is started again. */
 const START_ATTEMPTS = 3;
@@ -181,7 +181,7 @@ async function startDevServerOnce(options: DevServerOptions): Promise<DevServer>
   } catch (err) {
     child.kill('SIGKILL');
     process.removeListener('exit', killOnExit);
-    throw exit !== undefined && err instanceof Error && err.message === exit ? new ExitedAtStart(exit) : err;
+    throw err;
   }
   return {
     address,

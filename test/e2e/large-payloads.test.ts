@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stripCacheControl, type MessageParam, type ToolResultBlock } from '../../src/shared/anthropic';
+import { stripCacheControl, textOf, type MessageParam, type ToolResultBlock } from '../../src/shared/anthropic';
 import { canonicalJson, utf8Length } from '../../src/shared/hash';
 import { storageSettings } from '../../src/payloads/storage';
 import { transcriptQuery } from '../../src/shared/messages';
@@ -51,6 +51,19 @@ async function expectSmallHistory(workflowId: string): Promise<number> {
   expect(largestPayload(history)).toBeLessThan(THRESHOLD);
   return history.bytes;
 }
+
+test('a finished fork whose start input is in the blob store resumes from a message', async () => {
+  const agentId = 'large-resume';
+  // A prompt over the threshold: the start event holds a reference to it, not the prompt.
+  const prompt = `${'x'.repeat(THRESHOLD + 10_000)}\n@reply first`;
+  const first = await h.forkflow.start({ agentId, prompt, budget }).then((f) => f.result());
+  expect(first).toMatchObject({ status: 'completed', text: 'first' });
+  expect(referenceCount(await rawHistory(h.client, agentId))).toBeGreaterThan(0);
+  expect(await h.forkflow.sendMessage(agentId, { message: '@reply second', from: 'ops' })).toBe('resumed');
+  expect(await h.forkflow.result(agentId)).toMatchObject({ status: 'completed', text: 'second' });
+  const transcript = await h.forkflow.transcript(agentId);
+  expect(transcript.filter((m) => m.role === 'assistant').map(textOf)).toEqual(['first', 'second']);
+});
 
 test('storage is on in the kit, in a folder of the run', () => {
   const settings = storageSettings();
