@@ -33,12 +33,6 @@ export interface LiveStreamOptions {
 export const DEFAULT_BATCH_INTERVAL_MS = 100;
 /** How often an unwatched call asks whether a subscriber came. */
 const WATCH_CHECK_MS = 1_000;
-/**
- * close() asks once more only when no question is out and the last answer is older than
- * this: a subscriber who came within it gets the call whole from its `turn-end`, and a query
- * more would wait on the workflow's worker (siblings started together queue there).
- */
-const CLOSE_LOOK_MS = 250;
 /** How long close() waits for the last events to reach the workflow. */
 const DRAIN_MS = 5_000;
 /**
@@ -81,10 +75,8 @@ export class LivePublisher {
   private held: PublishedStreamEvent[] = [];
   private checking?: NodeJS.Timeout;
   private closed = false;
-  /** Whether the workflow was asked at all during this call; whether a question is out; when the last answer came. */
+  /** Whether the workflow was asked at all during this call. */
   private looked = false;
-  private asking = false;
-  private answeredAt = 0;
 
   /** Events waiting for the query in flight to end; `sent`: how many this attempt has sent (the next one's `n`). */
   private outbox: PublishedStreamEvent[] = [];
@@ -121,14 +113,11 @@ export class LivePublisher {
   private async checkWatched(): Promise<void> {
     if (this.closed || this.watched) return;
     this.looked = true;
-    this.asking = true;
     // A workflow too busy to answer (its worker's tasks queued) counts as unwatched: asked again later.
     const watched = await this.watchedQuery().catch((err: unknown) => {
       this.debug('live stream: whether anyone watches went unanswered', err);
       return false;
     });
-    this.asking = false;
-    this.answeredAt = Date.now();
     noteAsked(this.workflowId, watched);
     if (this.closed) return;
     if (watched) {
@@ -208,8 +197,8 @@ export class LivePublisher {
     this.tick();
     // A subscriber that came since the last look still gets this call whole; with none, the
     // held events go with the call (nothing was sent, nothing to wait for). A short call that
-    // never looked, or looked within CLOSE_LOOK_MS, does not ask: its reply reaches late subscribers in `turn-end`.
-    if (!this.watched && this.looked && !this.asking && Date.now() - this.answeredAt >= CLOSE_LOOK_MS) await this.checkWatched();
+    // never looked does not ask: its reply reaches late subscribers in `turn-end`.
+    if (!this.watched && this.looked) await this.checkWatched();
     this.closed = true;
     clearTimeout(this.checking);
     if (!this.watched) return;
