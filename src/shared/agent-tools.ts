@@ -8,8 +8,9 @@ import { z } from 'zod';
 import type { ToolDefinition } from './anthropic';
 import { compareCodeUnits, describeAgentsForTool, skillNameSchema, type AgentDefinition } from './agents';
 import type { ModelAllowlist } from './model-allowlist';
+import { schemaOnce } from './schema-once';
 
-export const agentToolInput = z.strictObject({
+export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.strictObject({
   description: z.string().min(1).max(200).describe('A few words for what the sub-agent will do (shown to people).'),
   prompt: z.string().min(1).describe('The task, complete and self-contained: the sub-agent sees nothing else you have not given it (a fork sees your conversation).'),
   subagent_type: z.string().min(1).optional().describe('A named agent to run. Omit it to fork yourself (you share your context with the fork).'),
@@ -18,33 +19,33 @@ export const agentToolInput = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'a name is lower-case letters, digits and dashes').optional().describe('A short name to address it with SendMessage.'),
   isolation: z.enum(['worktree', 'remote']).optional().describe('worktree: its own git worktree; remote: run on the remote workers.'),
   cwd: z.string().min(1).optional().describe('Workspace directory for its tools (default: yours).'),
-});
+}));
 export type AgentToolInput = z.infer<typeof agentToolInput>;
 
-export const sendMessageToolInput = z.strictObject({
+export const sendMessageToolInput = schemaOnce('agent-tools#sendMessageToolInput', () => z.strictObject({
   to: z.string().min(1).describe('The agent: its name (from Agent) or its agent id.'),
   message: z.string().min(1).describe('The message. It arrives at the agent\'s next turn boundary.'),
   summary: z.string().min(1).max(120).describe('A few words for people following along (required).'),
-});
+}));
 export type SendMessageToolInput = z.infer<typeof sendMessageToolInput>;
 
-export const taskOutputToolInput = z.strictObject({
+export const taskOutputToolInput = schemaOnce('agent-tools#taskOutputToolInput', () => z.strictObject({
   task_id: z.string().min(1).describe('The agent id returned by Agent.'),
   block: z.boolean().optional().describe('Wait for it to finish (default true).'),
   timeout_ms: z.number().int().min(0).max(600_000).optional().describe('How long to wait when blocking (default 30000, at most 600000).'),
-});
+}));
 export type TaskOutputToolInput = z.infer<typeof taskOutputToolInput>;
 
-export const taskStopToolInput = z.strictObject({
+export const taskStopToolInput = schemaOnce('agent-tools#taskStopToolInput', () => z.strictObject({
   task_id: z.string().min(1).describe('The agent id of a running sub-agent to stop.'),
-});
+}));
 export type TaskStopToolInput = z.infer<typeof taskStopToolInput>;
 
 /** Skill names and arguments are the model's choice: bounded and plain before anything looks them up. */
-export const skillToolInput = z.strictObject({
+export const skillToolInput = schemaOnce('agent-tools#skillToolInput', () => z.strictObject({
   skill: skillNameSchema.describe('The skill to run, by name (one of those listed).'),
   args: z.string().max(20_000).optional().describe('Arguments for the skill, appended to its instructions.'),
-});
+}));
 export type SkillToolInput = z.infer<typeof skillToolInput>;
 
 export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;

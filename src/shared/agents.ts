@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { plainIssues } from './plain-issues';
+import { schemaOnce } from './schema-once';
 
 /** Accepted values of the enumerated frontmatter fields. */
 export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -26,19 +27,19 @@ export type IsolationMode = (typeof ISOLATION_MODES)[number];
 export type AgentColor = (typeof AGENT_COLORS)[number];
 
 /** Agent names are what the model passes as `subagent_type`, so they stay plain. */
-export const agentNameSchema = z.string().max(64).regex(/^[a-z0-9][a-z0-9-]*$/);
+export const agentNameSchema = schemaOnce('agents#agentNameSchema', () => z.string().max(64).regex(/^[a-z0-9][a-z0-9-]*$/));
 /**
  * A tool name, `*` (every tool) or a prefix ending in `*` (`mcp__github__*`). Argument
  * patterns such as `Bash(git *)` are not tool names: the loader handles them itself.
  */
-export const toolNameSchema = z.string().regex(/^(?:\*|[A-Za-z0-9_.:-]{1,128}\*?)$/);
+export const toolNameSchema = schemaOnce('agents#toolNameSchema', () => z.string().regex(/^(?:\*|[A-Za-z0-9_.:-]{1,128}\*?)$/));
 /** A skill name; plugin skills may carry a `plugin:` namespace. */
-export const skillNameSchema = z.string().max(200).regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/);
+export const skillNameSchema = schemaOnce('agents#skillNameSchema', () => z.string().max(200).regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/));
 /** A model id or alias as the provider spells it (checked against allowlists elsewhere). */
-export const modelIdSchema = z.string().max(200).regex(/^\S+$/);
+export const modelIdSchema = schemaOnce('agents#modelIdSchema', () => z.string().max(200).regex(/^\S+$/));
 
 /** One schema per field, shared by the file loader and by {@link agentDefinitionSchema}. */
-export const agentFieldSchemas = {
+export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   name: agentNameSchema,
   description: z.string().trim().min(1),
   context: z.literal('fork'),
@@ -55,7 +56,7 @@ export const agentFieldSchemas = {
   color: z.enum(AGENT_COLORS),
   initialPrompt: z.string().trim().min(1),
   skills: z.array(skillNameSchema),
-} as const;
+} as const));
 
 /**
  * A named agent (or a `context: fork` command) after loading. Absent fields mean "use the
@@ -96,7 +97,7 @@ export interface AgentDefinition {
 
 const f = agentFieldSchemas;
 /** Validates a definition arriving from outside (a workflow input, a client). */
-export const agentDefinitionSchema = z.strictObject({
+export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', () => z.strictObject({
   name: f.name,
   description: f.description,
   systemPrompt: z.string(),
@@ -115,7 +116,7 @@ export const agentDefinitionSchema = z.strictObject({
   color: f.color.optional(),
   initialPrompt: f.initialPrompt.optional(),
   skills: f.skills.optional(),
-}) satisfies z.ZodType<AgentDefinition, AgentDefinition>;
+}) satisfies z.ZodType<AgentDefinition, AgentDefinition>);
 
 /** What went wrong in one agent file, what became of it, and how to fix it. */
 export interface AgentProblem {
@@ -164,11 +165,11 @@ export type ToolAccessPolicy =
   | { mode: 'deny_list'; tools: string[] };
 
 /** Validates a {@link ToolAccessPolicy}; unknown fields are refused. */
-export const toolAccessPolicySchema: z.ZodType<ToolAccessPolicy> = z.discriminatedUnion('mode', [
+export const toolAccessPolicySchema: z.ZodType<ToolAccessPolicy> = schemaOnce('agents#toolAccessPolicySchema', () => z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('inherit') }),
   z.strictObject({ mode: z.literal('allow_list'), tools: z.array(toolNameSchema) }),
   z.strictObject({ mode: z.literal('deny_list'), tools: z.array(toolNameSchema) }),
-]);
+]));
 
 /** The outcome of {@link parseToolAccessPolicy}. */
 export type ToolAccessParse = { ok: true; policy: ToolAccessPolicy } | { ok: false; error: string };

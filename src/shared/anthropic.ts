@@ -7,36 +7,37 @@
  * prefix must reach the provider exactly as the parent sent it.
  */
 import { z } from 'zod';
+import { schemaOnce } from './schema-once';
 
-export const cacheControlSchema = z.looseObject({
+export const cacheControlSchema = schemaOnce('anthropic#cacheControlSchema', () => z.looseObject({
   type: z.literal('ephemeral'),
   ttl: z.enum(['5m', '1h']).optional(),
-});
+}));
 export type CacheControl = z.infer<typeof cacheControlSchema>;
 
 const cacheable = { cache_control: cacheControlSchema.nullish() };
 
-export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string(), ...cacheable });
-export const imageBlockSchema = z.looseObject({ type: z.literal('image'), source: z.looseObject({ type: z.string() }), ...cacheable });
-export const documentBlockSchema = z.looseObject({ type: z.literal('document'), source: z.looseObject({ type: z.string() }), ...cacheable });
-export const toolUseBlockSchema = z.looseObject({
+export const textBlockSchema = schemaOnce('anthropic#textBlockSchema', () => z.looseObject({ type: z.literal('text'), text: z.string(), ...cacheable }));
+export const imageBlockSchema = schemaOnce('anthropic#imageBlockSchema', () => z.looseObject({ type: z.literal('image'), source: z.looseObject({ type: z.string() }), ...cacheable }));
+export const documentBlockSchema = schemaOnce('anthropic#documentBlockSchema', () => z.looseObject({ type: z.literal('document'), source: z.looseObject({ type: z.string() }), ...cacheable }));
+export const toolUseBlockSchema = schemaOnce('anthropic#toolUseBlockSchema', () => z.looseObject({
   type: z.literal('tool_use'),
   id: z.string().min(1),
   name: z.string().min(1),
   input: z.unknown(),
   ...cacheable,
-});
-export const toolResultBlockSchema = z.looseObject({
+}));
+export const toolResultBlockSchema = schemaOnce('anthropic#toolResultBlockSchema', () => z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
   content: z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema, documentBlockSchema]))]).optional(),
   is_error: z.boolean().optional(),
   ...cacheable,
-});
-export const thinkingBlockSchema = z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() });
-export const redactedThinkingBlockSchema = z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() });
+}));
+export const thinkingBlockSchema = schemaOnce('anthropic#thinkingBlockSchema', () => z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }));
+export const redactedThinkingBlockSchema = schemaOnce('anthropic#redactedThinkingBlockSchema', () => z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() }));
 
-export const contentBlockSchema = z.discriminatedUnion('type', [
+export const contentBlockSchema = schemaOnce('anthropic#contentBlockSchema', () => z.discriminatedUnion('type', [
   textBlockSchema,
   imageBlockSchema,
   documentBlockSchema,
@@ -44,27 +45,27 @@ export const contentBlockSchema = z.discriminatedUnion('type', [
   toolResultBlockSchema,
   thinkingBlockSchema,
   redactedThinkingBlockSchema,
-]);
+]));
 
-export const messageParamSchema = z.looseObject({
+export const messageParamSchema = schemaOnce('anthropic#messageParamSchema', () => z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.union([z.string(), z.array(contentBlockSchema)]),
-});
+}));
 
-export const toolDefinitionSchema = z.looseObject({
+export const toolDefinitionSchema = schemaOnce('anthropic#toolDefinitionSchema', () => z.looseObject({
   name: z.string().min(1).max(128),
   description: z.string().optional(),
   input_schema: z.looseObject({ type: z.literal('object') }),
   ...cacheable,
-});
+}));
 
-export const systemParamSchema = z.union([z.string(), z.array(textBlockSchema)]);
+export const systemParamSchema = schemaOnce('anthropic#systemParamSchema', () => z.union([z.string(), z.array(textBlockSchema)]));
 
-export const thinkingConfigSchema = z.union([
+export const thinkingConfigSchema = schemaOnce('anthropic#thinkingConfigSchema', () => z.union([
   z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024) }),
   z.looseObject({ type: z.literal('disabled') }),
   z.looseObject({ type: z.literal('adaptive') }),
-]);
+]));
 
 export type TextBlock = z.infer<typeof textBlockSchema>;
 export type ImageBlock = z.infer<typeof imageBlockSchema>;

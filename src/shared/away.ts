@@ -7,11 +7,12 @@ import { z } from 'zod';
 import { durationSchema } from './duration';
 import { memoryScopeSchema } from './dream/config';
 import { oneLine } from './text';
+import { schemaOnce } from './schema-once';
 
 /** The threshold may not exceed 30 days. */
 export const MAX_THRESHOLD_HOURS = 30 * 24;
 
-export const awayRequestSchema = z.strictObject({
+export const awayRequestSchema = schemaOnce('away#awayRequestSchema', () => z.strictObject({
   memoryScope: memoryScopeSchema,
   /** When the user was last seen (ISO-8601). */
   since: z.iso.datetime({ offset: true }),
@@ -26,7 +27,7 @@ export const awayRequestSchema = z.strictObject({
   timeout: durationSchema.default('5m'),
   /** Appended to the digest prompt (tests script the offline model with it; operators may steer one digest). */
   extraInstructions: z.string().min(1).max(20_000).optional(),
-});
+}));
 export type AwayRequestInput = z.input<typeof awayRequestSchema>;
 export type AwayRequest = z.output<typeof awayRequestSchema>;
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Usage } from './anthropic';
 import { plainIssues } from './plain-issues';
+import { schemaOnce } from './schema-once';
 
 /** Default token budget of one agent. */
 export const DEFAULT_MAX_TOKENS = 50_000;
@@ -20,12 +21,12 @@ export const DEFAULT_MAX_TOKENS = 50_000;
  */
 export type ForkBudgetPolicy = { kind: 'equal' } | { kind: 'remaining' } | { kind: 'proportional' } | { kind: 'fixed'; tokens: number };
 
-export const forkBudgetPolicySchema = z.discriminatedUnion('kind', [
+export const forkBudgetPolicySchema = schemaOnce('budget#forkBudgetPolicySchema', () => z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('equal') }),
   z.strictObject({ kind: z.literal('remaining') }),
   z.strictObject({ kind: z.literal('proportional') }),
   z.strictObject({ kind: z.literal('fixed'), tokens: z.number().int().positive() }),
-]);
+]));
 
 const FIXED = /^fixed:(\d+)$/;
 const EQUAL: ForkBudgetPolicy = { kind: 'equal' };
@@ -119,11 +120,11 @@ export function childBudget(args: ChildBudgetArgs): number {
 }
 
 /** An agent's limits. `maxTurns` / `maxToolCalls` absent = not limited by the budget. */
-export const budgetSchema = z.strictObject({
+export const budgetSchema = schemaOnce('budget#budgetSchema', () => z.strictObject({
   maxTokens: z.number().int().positive().default(DEFAULT_MAX_TOKENS),
   maxTurns: z.number().int().min(0).optional(),
   maxToolCalls: z.number().int().min(0).optional(),
-});
+}));
 export type Budget = z.output<typeof budgetSchema>;
 export type BudgetInput = z.input<typeof budgetSchema>;
 

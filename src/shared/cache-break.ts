@@ -21,6 +21,7 @@ import { cacheKeyComponents, type CacheKeyParts } from './cache-key';
 import { requestHashesSchema } from './prefix';
 import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK, type SnapshotHashes } from './snapshot';
 import type { CacheBreak } from './status';
+import { schemaOnce } from './schema-once';
 
 /** Below this share of the expected cached tokens read, a call that wrote cache broke it. */
 export const CACHE_BREAK_RATIO = 0.5;
@@ -53,7 +54,7 @@ export interface RequestFacts {
 }
 
 /** Facts as stored beside a kept response (src/activities/model/response-store.ts). */
-export const requestFactsSchema = z.object({
+export const requestFactsSchema = schemaOnce('cache-break#requestFactsSchema', () => z.object({
   system: z.string(),
   tools: z.string(),
   model: z.string(),
@@ -62,7 +63,7 @@ export const requestFactsSchema = z.object({
   prefixAt: z.string().optional(),
   messages: z.number().int().min(0),
   ttl: z.enum(['5m', '1h']),
-}) satisfies z.ZodType<RequestFacts>;
+}) satisfies z.ZodType<RequestFacts>);
 
 /** The previous call of this agent, as the next one is judged against. JSON-safe (carried across runs). */
 export interface PreviousRequest {
@@ -76,13 +77,13 @@ export interface PreviousRequest {
 }
 
 /** The cache-break watch as it crosses runs (carried state, a result, a child's outcome; src/workflows/fork/cache-break.ts): breaks so far, the latest, the request the next call is judged against. */
-export const carriedCacheSchema = z.object({
+export const carriedCacheSchema = schemaOnce('cache-break#carriedCacheSchema', () => z.object({
   breaks: z.number().int().min(0),
   latest: z.object({ ratio: z.number().min(0), reason: z.string(), turn: z.number().int().min(0).optional() }).optional() satisfies z.ZodType<CacheBreak | undefined>,
   previous: z
     .object({ hashes: requestHashesSchema, messages: z.number().int().min(0), ttl: z.enum(['5m', '1h']), at: z.number(), cached: z.number().int().min(0) })
     .optional() satisfies z.ZodType<PreviousRequest | undefined>,
-});
+}));
 export type CarriedCache = z.output<typeof carriedCacheSchema>;
 
 /** A break: the share of the expected cached tokens read, and why. */

@@ -19,8 +19,9 @@ import { messageParamSchema, type MessagesRequest } from './anthropic';
 import type { ModelCallInput } from './activity-io';
 import { CACHE_TTL_MS, type CacheTtl } from './cache-break';
 import { runRefSchema } from './prefix';
+import { schemaOnce } from './schema-once';
 
-export const cacheWhileWaitingSchema = z.enum(['off', 'ttl-1h', 'keep-alive']);
+export const cacheWhileWaitingSchema = schemaOnce('cache-warmth#cacheWhileWaitingSchema', () => z.enum(['off', 'ttl-1h', 'keep-alive']));
 export type CacheWhileWaiting = z.infer<typeof cacheWhileWaitingSchema>;
 
 /**
@@ -58,7 +59,7 @@ export function keepAliveMaxTokens(body: Pick<MessagesRequest, 'thinking'>): num
   return t?.type === 'enabled' && typeof t.budget_tokens === 'number' ? t.budget_tokens + 1 : 1;
 }
 
-const count = z.number().int().min(0);
+const count = schemaOnce('cache-warmth#count', () => z.number().int().min(0));
 
 /**
  * The model call a keep-alive repeats, as it crosses continue-as-new (a run that continues
@@ -66,7 +67,7 @@ const count = z.number().int().min(0);
  * starts, every field of ModelCallInput (a field added there must be added here, or a carried
  * keep-alive drops it); the model activity proves the conversation by its digest anyway.
  */
-export const carriedWarmthSchema = z.object({
+export const carriedWarmthSchema = schemaOnce('cache-warmth#carriedWarmthSchema', () => z.object({
   input: z.object({
     run: runRefSchema,
     agentId: z.string().min(1),
@@ -95,7 +96,7 @@ export const carriedWarmthSchema = z.object({
   /** Workflow time (ms) when the newest call of that prefix was scheduled. */
   scheduledAt: z.number(),
   ttlMs: z.number().int().min(1),
-});
+}));
 export interface CarriedWarmth {
   input: ModelCallInput;
   scheduledAt: number;

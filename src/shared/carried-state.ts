@@ -17,12 +17,13 @@ import { carriedCacheSchema } from './cache-break';
 import { carriedWarmthSchema } from './cache-warmth';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
+import { schemaOnce } from './schema-once';
 
 export const CARRIED_STATE_VERSION = 2;
 
-const count = z.number().int().min(0);
+const count = schemaOnce('carried-state#count', () => z.number().int().min(0));
 
-const queuedMessageSchema = z.object({
+const queuedMessageSchema = schemaOnce('carried-state#queuedMessageSchema', () => z.object({
   seq: count,
   priority: z.enum(['now', 'next', 'later']),
   kind: z.enum(['message', 'notification']),
@@ -31,10 +32,10 @@ const queuedMessageSchema = z.object({
   summary: z.string().optional(),
   taskId: z.string().optional(),
   receivedAt: z.string(),
-}) satisfies z.ZodType<QueuedMessage>;
+}) satisfies z.ZodType<QueuedMessage>);
 
 /** A child's outcome (also what a child reports to its parent when it ends: src/shared/messages.ts). */
-export const childOutcomeSchema = z.object({
+export const childOutcomeSchema = schemaOnce('carried-state#childOutcomeSchema', () => z.object({
   status: z.enum(['completed', 'failed', 'killed', 'timeout']),
   text: z.string(),
   error: z.string().optional(),
@@ -50,9 +51,9 @@ export const childOutcomeSchema = z.object({
   childCounter: count.optional(),
   model: z.string().optional(),
   cache: carriedCacheSchema.optional(),
-}) satisfies z.ZodType<ChildOutcome>;
+}) satisfies z.ZodType<ChildOutcome>);
 
-const childRecordSchema = z.object({
+const childRecordSchema = schemaOnce('carried-state#childRecordSchema', () => z.object({
   agentId: z.string().min(1),
   name: z.string().optional(),
   kind: z.enum(['fork', 'spawn']),
@@ -67,13 +68,13 @@ const childRecordSchema = z.object({
   startedAt: z.string(),
   result: childOutcomeSchema.optional(),
   budget: count.optional(),
-}) satisfies z.ZodType<ChildRecord>;
+}) satisfies z.ZodType<ChildRecord>);
 
 /** Usage of finished children taken off the record (trimmed, or summed up before a resume). */
-export const foldedUsageSchema = z.object({ usage: usageSchema, costUsd: z.number().min(0), agents: count });
+export const foldedUsageSchema = schemaOnce('carried-state#foldedUsageSchema', () => z.object({ usage: usageSchema, costUsd: z.number().min(0), agents: count }));
 export type FoldedUsage = z.output<typeof foldedUsageSchema>;
 
-const carriedStateV2 = z.object({
+const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object({
   /** Absent in states written before versioning: those have the v1 shape; v1 reads as v2 (only optional parts were added). */
   v: z
     .union([z.literal(1), z.literal(CARRIED_STATE_VERSION)])
@@ -116,7 +117,7 @@ const carriedStateV2 = z.object({
   streamOffset: count.optional(),
   /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
   streamPolledAt: z.number().optional(),
-});
+}));
 
 export const carriedStateSchema = carriedStateV2;
 

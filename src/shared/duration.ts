@@ -1,12 +1,13 @@
 /** Durations at the boundary: a number of milliseconds or a string like `90s`, `5m`, `1h`. */
 import { z } from 'zod';
+import { schemaOnce } from './schema-once';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-export const durationSchema = z.union([
+export const durationSchema = schemaOnce('duration#durationSchema', () => z.union([
   z.number().int().positive(),
   z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d)$/, 'a duration like 500ms, 90s, 5m, 1h or 2d'),
-]);
+]));
 export type Duration = z.infer<typeof durationSchema>;
 
 export function toMs(d: Duration): number {

@@ -19,12 +19,13 @@ import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
+import { schemaOnce } from './schema-once';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
  * for the provider's prompt cache to carry across the fork boundary.
  */
-export const cacheSafeParamsSchema = z.looseObject({
+export const cacheSafeParamsSchema = schemaOnce('fork-input#cacheSafeParamsSchema', () => z.looseObject({
   system: systemParamSchema,
   tools: z.array(toolDefinitionSchema),
   model: z.string().min(1),
@@ -39,7 +40,7 @@ export const cacheSafeParamsSchema = z.looseObject({
   topK: z.number().optional(),
   /** Component hashes of the parent's actual request (to explain a cache break). */
   requestHashes: requestHashesSchema.optional(),
-});
+}));
 export interface CacheSafeParams {
   system: SystemParam;
   tools: ToolDefinition[];
@@ -59,16 +60,16 @@ export interface CacheSafeParams {
  * `readOnly` (read tools, and Bash when the shell classifier says the command only reads),
  * or `autoMem` (read tools, read-only Bash, and file writes only inside `memoryDir`).
  */
-export const toolFilterSchema = z.union([
+export const toolFilterSchema = schemaOnce('fork-input#toolFilterSchema', () => z.union([
   z.enum(['allowAll', 'readOnly']),
   z.strictObject({
     kind: z.literal('autoMem'),
     memoryDir: z.string().regex(/^\//, 'memoryDir must be an absolute path'),
   }),
-]);
+]));
 export type ToolFilter = z.infer<typeof toolFilterSchema>;
 
-export const forkInputSchema = z.strictObject({
+export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.strictObject({
   /** The child directive: what this fork is to do. */
   prompt: z.string().min(1, 'prompt (the directive) must not be empty'),
   /** The parent's cache-safe snapshot. Absent on the parent's first turn: the fork then uses its own system prompt and tools. */
@@ -171,7 +172,7 @@ export const forkInputSchema = z.strictObject({
   continuation: continuationSchema.optional(),
   /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */
   mode: z.enum(['sync', 'forget', 'background', 'child']).default('forget'),
-}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] });
+}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] }));
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };

@@ -12,8 +12,9 @@ import { childOutcomeSchema } from './carried-state';
 import type { ChildOutcome } from './tree-input';
 import type { StreamLiveAck, StreamLiveInput, StreamReadInput, StreamReadResult, StreamWatchedInput } from './stream-events';
 import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from './tree-ledger';
+import { schemaOnce } from './schema-once';
 
-export const sendMessageSchema = z.strictObject({
+export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => z.strictObject({
   message: z.string().min(1, 'message must not be empty').max(200_000),
   /** A few words for UIs and notifications. */
   summary: z.string().min(1).max(200).optional(),
@@ -21,7 +22,7 @@ export const sendMessageSchema = z.strictObject({
   from: z.string().min(1).max(200).optional(),
   /** Inbox priority: `now` before `next` (the default for messages) before `later` (notifications). */
   priority: z.enum(['now', 'next', 'later']).optional(),
-});
+}));
 export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 
 /** Queue a message for the agent; it enters the conversation at the next turn boundary. */
@@ -101,13 +102,13 @@ export const transcriptPageQuery = defineQuery<MessagesPage, [Omit<PageArgs, 'to
 /** A reference to this run's conversation so far: fork from it without copying it. */
 export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');
 
-export const approvalDecisionSchema = z.strictObject({
+export const approvalDecisionSchema = schemaOnce('messages#approvalDecisionSchema', () => z.strictObject({
   requestId: z.string().min(1),
   decision: z.enum(['approve', 'deny']),
   reason: z.string().max(2000).optional(),
   /** Who decided: `operator`, a parent agent id, a user name. */
   by: z.string().min(1).max(200).optional(),
-});
+}));
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 
 /** Decide a pending tool approval (operators, the Web UI, `temporal workflow update`); rejected at once if not pending. */
@@ -136,4 +137,4 @@ export interface ChildOutcomeReport {
   agentId: string;
   outcome: ChildOutcome;
 }
-export const childOutcomeReportSchema = z.strictObject({ agentId: z.string().min(1).max(1000), outcome: childOutcomeSchema });
+export const childOutcomeReportSchema = schemaOnce('messages#childOutcomeReportSchema', () => z.strictObject({ agentId: z.string().min(1).max(1000), outcome: childOutcomeSchema }));

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { compareCodeUnits, modelIdSchema } from './agents';
+import { schemaOnce } from './schema-once';
 
 /** A provider key as configured (`anthropic`, `bedrock`, `vertex`, a gateway's name). */
 export const providerNameSchema = z
@@ -18,7 +19,7 @@ export const providerNameSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . - (starting with a letter or digit)');
 
 /** `{ provider: [model, …] }`; each list is what that provider may serve to this tree. */
-export const modelAllowlistSchema = z.record(providerNameSchema, z.array(modelIdSchema));
+export const modelAllowlistSchema = schemaOnce('model-allowlist#modelAllowlistSchema', () => z.record(providerNameSchema, z.array(modelIdSchema)));
 export type ModelAllowlist = z.infer<typeof modelAllowlistSchema>;
 
 /** The provider a tree runs on when its input names none (the worker's Anthropic client). */

@@ -5,6 +5,7 @@
  * retry, so the provider answers each call once.
  */
 import { z } from 'zod';
+import { schemaOnce } from './schema-once';
 
 /** Request header carrying the call's key: sha256 (hex) of the call's identity. */
 export const CALL_KEY_HEADER = 'forkflow-call-key';
@@ -18,4 +19,4 @@ export const REPLAYED_HEADER = 'forkflow-gateway-replayed';
  */
 export const CANCEL_PATH_PREFIX = '/forkflow/v1/calls/';
 
-export const callKeySchema = z.string().regex(/^[0-9a-f]{64}$/, 'a call key is 64 lowercase hex digits (sha256)');
+export const callKeySchema = schemaOnce('model-gateway#callKeySchema', () => z.string().regex(/^[0-9a-f]{64}$/, 'a call key is 64 lowercase hex digits (sha256)'));

@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import type { RunRef } from './activity-io';
+import { schemaOnce } from './schema-once';
 
-export const runRefSchema = z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) });
+export const runRefSchema = schemaOnce('prefix#runRefSchema', () => z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) }));
 
 /** Enough about the request context for workflow code; the full context stays with `from`. */
-export const contextSummarySchema = z.strictObject({
+export const contextSummarySchema = schemaOnce('prefix#contextSummarySchema', () => z.strictObject({
   /** The run that answers `requestContext` with the full system prompt, tools and model. */
   from: runRefSchema,
   /** Hash of that full context (the worker caches contexts by it). */
@@ -19,20 +20,20 @@ export const contextSummarySchema = z.strictObject({
   cacheKeyHash: z.string().min(1),
   toolNames: z.array(z.string()),
   maxTokens: z.number().int().positive(),
-});
+}));
 export type ContextSummary = z.infer<typeof contextSummarySchema>;
 
 /** Component hashes of the parent's actual request, for explaining a cache break. */
-export const requestHashesSchema = z.strictObject({
+export const requestHashesSchema = schemaOnce('prefix#requestHashesSchema', () => z.strictObject({
   system: z.string(),
   tools: z.string(),
   model: z.string(),
   thinking: z.string(),
   prefix: z.string(),
-});
+}));
 export type RequestHashes = z.infer<typeof requestHashesSchema>;
 
-export const prefixRefSchema = z.strictObject({
+export const prefixRefSchema = schemaOnce('prefix#prefixRefSchema', () => z.strictObject({
   run: runRefSchema,
   /** The prefix is messages [0, count) of `run`'s conversation. */
   count: z.number().int().min(0),
@@ -44,7 +45,7 @@ export const prefixRefSchema = z.strictObject({
   pendingToolUseIds: z.array(z.string()),
   context: contextSummarySchema,
   requestHashes: requestHashesSchema.optional(),
-});
+}));
 export type PrefixRef = z.infer<typeof prefixRefSchema>;
 
 export function sameRun(a: RunRef, b: RunRef): boolean {

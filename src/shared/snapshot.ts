@@ -22,9 +22,10 @@ import type { CacheSafeParams } from './fork-input';
 import type { RequestContext } from './messages';
 import { plainIssues } from './plain-issues';
 import { MAX_CACHE_BREAKPOINTS } from './request';
+import { schemaOnce } from './schema-once';
 
 /** The parent request as the API takes it (snake_case). Only the fields forkflow reads are checked. */
-const parentRequestSchema = z.looseObject({
+const parentRequestSchema = schemaOnce('snapshot#parentRequestSchema', () => z.looseObject({
   model: z.string().min(1),
   messages: z.array(messageParamSchema),
   system: systemParamSchema.optional(),
@@ -35,7 +36,7 @@ const parentRequestSchema = z.looseObject({
   temperature: z.number().optional(),
   top_p: z.number().optional(),
   top_k: z.number().int().optional(),
-});
+}));
 
 /**
  * Top-level fields that either become part of the snapshot or do not change the prompt

@@ -28,6 +28,7 @@
  * carries model output, so nothing in it is trusted. Pure and JSON-safe (no I/O).
  */
 import { z } from 'zod';
+import { schemaOnce } from './schema-once';
 
 /** The workflow-streams topic every forkflow agent publishes on. */
 export const STREAM_TOPIC = 'forkflow.events';
@@ -37,27 +38,27 @@ export const STREAM_PREVIEW_CHARS = 2_000;
 /** `turn-end` carries a reply's text whole up to this many characters (a preview beyond). */
 export const STREAM_REPLY_CHARS = 200_000;
 
-const turn = z.number().int().min(0);
-const attempt = z.number().int().min(1);
+const turn = schemaOnce('stream-events#turn', () => z.number().int().min(0));
+const attempt = schemaOnce('stream-events#attempt', () => z.number().int().min(1));
 /** A content block's index in the reply being streamed. */
-const blockIndex = z.number().int().min(0);
+const blockIndex = schemaOnce('stream-events#blockIndex', () => z.number().int().min(0));
 
-const base = {
+const base = schemaOnce('stream-events#base', () => ({
   v: z.literal(1),
   agentId: z.string().min(1).max(512),
   turn,
   /** Its place in the agent's stream: ordered (not contiguous), monotonic across continue-as-new (see above). */
   seq: z.number().int().min(0),
-};
+}));
 
-const usageSchema = z.strictObject({
+const usageSchema = schemaOnce('stream-events#usageSchema', () => z.strictObject({
   inputTokens: z.number().int().min(0),
   outputTokens: z.number().int().min(0),
   cacheReadInputTokens: z.number().int().min(0),
   cacheCreationInputTokens: z.number().int().min(0),
-});
+}));
 
-export const streamEventSchema = z.discriminatedUnion('type', [
+export const streamEventSchema = schemaOnce('stream-events#streamEventSchema', () => z.discriminatedUnion('type', [
   /** A model call (attempt) of `turn` started. `attempt > 1`: a retry, see `attempt-abandoned`. */
   z.strictObject({ ...base, type: z.literal('turn-start'), attempt, model: z.string().max(200).optional() }),
   /** Deltas of `turn` with an attempt below `attempt` came from a call that was retried: discard them. */
@@ -116,7 +117,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     stopReason: z.string().max(100).optional(),
     error: z.string().max(STREAM_PREVIEW_CHARS).optional(),
   }),
-]);
+]));
 
 export type StreamEvent = z.output<typeof streamEventSchema>;
 export type StreamEventType = StreamEvent['type'];
@@ -158,10 +159,10 @@ export const firstOffsetFrom = (seq: number): number => Math.max(0, Math.ceil(se
 export const LIVE_EVENT_TYPES = ['turn-start', 'attempt-abandoned', 'text-delta', 'thinking-delta', 'tool-input-delta'] as const;
 
 /** `streamRead` query input: events with seq ≥ `fromSeq`; `now`, the reader's clock (ms), tells model calls someone watches. */
-export const streamReadInputSchema = z.strictObject({
+export const streamReadInputSchema = schemaOnce('stream-events#streamReadInputSchema', () => z.strictObject({
   fromSeq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   now: z.number().finite().min(0).optional(),
-});
+}));
 export type StreamReadInput = z.infer<typeof streamReadInputSchema>;
 
 export interface StreamReadResult {
@@ -174,12 +175,12 @@ export interface StreamReadResult {
 }
 
 /** `streamLive` query input: live events `from`, `from + 1`, … of one attempt of one turn's call. */
-export const streamLiveInputSchema = z.strictObject({
+export const streamLiveInputSchema = schemaOnce('stream-events#streamLiveInputSchema', () => z.strictObject({
   turn,
   attempt: attempt.max(MAX_LIVE_ATTEMPT),
   from: z.number().int().min(0).max(LIVE_SEQ_PER_ATTEMPT),
   events: z.array(z.record(z.string(), z.unknown())).max(1_000),
-});
+}));
 export type StreamLiveInput = z.infer<typeof streamLiveInputSchema>;
 
 export interface StreamLiveAck {
@@ -192,5 +193,5 @@ export interface StreamLiveAck {
 }
 
 /** `streamWatched` query input (optional): the asking model call's clock, ms. */
-export const streamWatchedInputSchema = z.strictObject({ now: z.number().finite().min(0) }).optional();
+export const streamWatchedInputSchema = schemaOnce('stream-events#streamWatchedInputSchema', () => z.strictObject({ now: z.number().finite().min(0) }).optional());
 export type StreamWatchedInput = NonNullable<z.infer<typeof streamWatchedInputSchema>>;

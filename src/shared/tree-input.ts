@@ -11,8 +11,9 @@ import { durationSchema } from './duration';
 import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
 import { prefixRefSchema } from './prefix';
 import type { CarriedCache } from './cache-break';
+import { schemaOnce } from './schema-once';
 
-export const subAgentsSchema = z.strictObject({
+export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.strictObject({
   enabled: z.boolean().default(true),
   /** Agent without subagent_type forks (sharing this agent's cache); every spawn then runs in the background. */
   forkGate: z.boolean().default(true),
@@ -48,11 +49,11 @@ export const subAgentsSchema = z.strictObject({
   uiBaseUrl: z.string().min(1).optional(),
   /** Completed children kept on record. */
   keepCompleted: z.number().int().min(1).max(10_000).default(256),
-});
+}));
 export type SubAgentsConfig = z.output<typeof subAgentsSchema>;
 
 /** A tool access policy as an object or as a JSON string (an unparsable string is an input error). */
-export const toolAccessInputSchema = z.union([
+export const toolAccessInputSchema = schemaOnce('tree-input#toolAccessInputSchema', () => z.union([
   toolAccessPolicySchema,
   z.string().transform((raw, ctx) => {
     const parsed = parseToolAccessPolicy(raw);
@@ -60,7 +61,7 @@ export const toolAccessInputSchema = z.union([
     ctx.addIssue({ code: 'custom', message: parsed.error });
     return z.NEVER;
   }),
-]);
+]));
 
 export type Priority = 'now' | 'next' | 'later';
 
@@ -139,7 +140,7 @@ export interface PendingApproval {
  * The whole conversation of a run and its request context, carried inline: a run that moves
  * to a new build (Worker Versioning) must not need the old build's runs to read its past.
  */
-export const heldConversationSchema = z.strictObject({
+export const heldConversationSchema = schemaOnce('tree-input#heldConversationSchema', () => z.strictObject({
   context: z.strictObject({
     system: systemParamSchema,
     tools: z.array(toolDefinitionSchema),
@@ -149,10 +150,10 @@ export const heldConversationSchema = z.strictObject({
     maxTokens: z.number().int().positive(),
   }),
   messages: z.array(messageParamSchema),
-});
+}));
 export type HeldConversation = z.infer<typeof heldConversationSchema>;
 
-export const continuationSchema = z.strictObject({
+export const continuationSchema = schemaOnce('tree-input#continuationSchema', () => z.strictObject({
   /** The conversation so far: the previous run's messages, by reference. */
   ref: prefixRefSchema,
   /**
@@ -166,4 +167,4 @@ export const continuationSchema = z.strictObject({
   message: z.strictObject({ message: z.string().min(1), summary: z.string().optional(), from: z.string().optional() }).optional(),
   /** Messages appended verbatim (rare: a continued run's pending user turn). */
   messages: z.array(messageParamSchema).optional(),
-});
+}));

@@ -21,24 +21,25 @@ import { z } from 'zod';
 import { addUsage, ZERO_USAGE, type Usage } from './anthropic';
 import { tokensCharged } from './budget';
 import { estimateCostUsd } from './pricing';
+import { schemaOnce } from './schema-once';
 
 export const TREE_LEDGER_VERSION = 1;
 
 /** The failure type of a model call the budget cannot pay for: the agent stops `budget_exhausted`, it does not fail. */
 export const BUDGET_EXHAUSTED_FAILURE = 'BudgetExhausted';
 
-const count = z.number().int().min(0);
+const count = schemaOnce('tree-ledger#count', () => z.number().int().min(0));
 
 /** A Usage as carried in workflow state (also the carried state's). */
-export const usageSchema = z.object({
+export const usageSchema = schemaOnce('tree-ledger#usageSchema', () => z.object({
   inputTokens: count,
   outputTokens: count,
   cacheReadInputTokens: count,
   cacheCreationInputTokens: count,
   cacheCreation1hInputTokens: count.optional(),
-}) satisfies z.ZodType<Usage>;
+}) satisfies z.ZodType<Usage>);
 
-const nodeSchema = z.object({
+const nodeSchema = schemaOnce('tree-ledger#nodeSchema', () => z.object({
   agentId: z.string().min(1),
   parentId: z.string().min(1).optional(),
   model: z.string(),
@@ -59,25 +60,25 @@ const nodeSchema = z.object({
   runs: z.number().int().min(1),
   /** Keep-alive calls charged (cacheWhileWaiting `keep-alive`): the newest one's number; absent before the first. */
   keepAlives: count.optional(),
-});
+}));
 export type LedgerNode = z.output<typeof nodeSchema>;
 
-export const treeLimitsSchema = z.object({
+export const treeLimitsSchema = schemaOnce('tree-ledger#treeLimitsSchema', () => z.object({
   /** Agents of the tree running at once, the root included. */
   maxTreeRunning: z.number().int().min(1),
   /** Sub-agents the tree may start in all (resumes are not new spawns). */
   maxTreeSpawns: z.number().int().min(0),
-});
+}));
 export type TreeLimits = z.output<typeof treeLimitsSchema>;
 
-export const treeLedgerSchema = z.object({
+export const treeLedgerSchema = schemaOnce('tree-ledger#treeLedgerSchema', () => z.object({
   v: z.literal(TREE_LEDGER_VERSION),
   rootId: z.string().min(1),
   limits: treeLimitsSchema,
   spawned: count,
   /** By agent id (a plain object: it crosses continue-as-new). */
   nodes: z.record(z.string(), nodeSchema),
-});
+}));
 export type TreeLedger = z.output<typeof treeLedgerSchema>;
 
 /** A new ledger holding its root. */
@@ -91,18 +92,18 @@ function freshNode(agentId: string, parentId: string | undefined, model: string,
 
 // ---- requests (they arrive from other workflows' activities: validated at the handler) ----
 
-export const admitRequestSchema = z.strictObject({
+export const admitRequestSchema = schemaOnce('tree-ledger#admitRequestSchema', () => z.strictObject({
   agentId: z.string().min(1).max(1000),
   parentId: z.string().min(1).max(1000),
   model: z.string().min(1).max(200),
   kind: z.enum(['spawn', 'resume']),
   /** The budget the parent's policy would give it; the grant is at most this. */
   want: z.number().int().min(1),
-});
+}));
 export type AdmitRequest = z.output<typeof admitRequestSchema>;
 export type AdmitResult = { ok: true; budget: number } | { ok: false; reason: string };
 
-export const reserveRequestSchema = z.strictObject({
+export const reserveRequestSchema = schemaOnce('tree-ledger#reserveRequestSchema', () => z.strictObject({
   agentId: z.string().min(1).max(1000),
   turn: z.number().int().min(1),
   /** Tokens the call charges at the least (its input in full, plus one output token). */
@@ -111,7 +112,7 @@ export const reserveRequestSchema = z.strictObject({
   want: z.number().int().min(1),
   /** The agent's tool calls so far (a fact recorded with its spend). */
   toolUses: z.number().int().min(0),
-});
+}));
 export type ReserveRequest = z.output<typeof reserveRequestSchema>;
 /**
  * `tokens`: the most the call may charge (≥ need). Refused when even `need` does not fit;
@@ -120,7 +121,7 @@ export type ReserveRequest = z.output<typeof reserveRequestSchema>;
  */
 export type ReserveResult = { ok: true; tokens: number } | { ok: false; left: number; reason: string; wait: boolean };
 
-export const chargeRequestSchema = z.strictObject({
+export const chargeRequestSchema = schemaOnce('tree-ledger#chargeRequestSchema', () => z.strictObject({
   agentId: z.string().min(1).max(1000),
   turn: z.number().int().min(1),
   model: z.string().min(1).max(200),
@@ -132,14 +133,14 @@ export const chargeRequestSchema = z.strictObject({
    * agent already paid for, and reads it at a tenth).
    */
   keepAlive: z.number().int().min(1).optional(),
-});
+}));
 export type ChargeRequest = z.output<typeof chargeRequestSchema>;
 
-export const agentEndedSchema = z.strictObject({
+export const agentEndedSchema = schemaOnce('tree-ledger#agentEndedSchema', () => z.strictObject({
   agentId: z.string().min(1).max(1000),
   /** False: admitted, but its parent never started it (see `withdraw`). */
   started: z.literal(false).optional(),
-});
+}));
 
 // ---- reading ----
 

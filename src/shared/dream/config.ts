@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { durationSchema, toMs } from '../duration';
 import { describeIssues, type Validated } from '../fork-input';
+import { schemaOnce } from '../schema-once';
 
 /**
  * A memory scope names a memory directory and the agent runs that feed it. It becomes part of
@@ -21,7 +22,7 @@ const absolutePath = (what: string) => z.string().regex(/^\//, `${what} must be 
 /** A consolidation fork may not be given less than this: a shorter run cannot read anything. */
 export const MIN_FORK_TIMEOUT_MS = 10_000;
 
-export const dreamConfigSchema = z.strictObject({
+export const dreamConfigSchema = schemaOnce('dream/config#dreamConfigSchema', () => z.strictObject({
   /** The scope: sessions are closed agent runs whose `ForkMemoryScope` is this. */
   memoryScope: memoryScopeSchema,
   /** The memory directory (an index file plus topic files); the only place the fork may write. */
@@ -68,7 +69,7 @@ export const dreamConfigSchema = z.strictObject({
    * Default: the workflow's clock. Not allowed on a Schedule.
    */
   now: z.iso.datetime({ offset: true }).optional(),
-});
+}));
 
 /** The configuration as callers write it (defaults optional). */
 export type DreamConfigInput = z.input<typeof dreamConfigSchema>;

@@ -6,17 +6,18 @@
  */
 import { z } from 'zod';
 import { memoryScopeSchema } from './config';
+import { schemaOnce } from '../schema-once';
 
-const isoTime = z.iso.datetime({ offset: true });
+const isoTime = schemaOnce('dream/state#isoTime', () => z.iso.datetime({ offset: true }));
 
-export const runRefSchema = z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) });
+export const runRefSchema = schemaOnce('dream/state#runRefSchema', () => z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) }));
 
 /**
  * A consolidation in progress. `lastConsolidatedAt` is advanced when it is claimed (so sessions
  * that close while it runs count towards the next one) and restored to `previous` if it fails —
  * by the run itself, or, if that run died, by the next run that finds the claim orphaned.
  */
-export const dreamClaimSchema = z.strictObject({
+export const dreamClaimSchema = schemaOnce('dream/state#dreamClaimSchema', () => z.strictObject({
   /** The autoDreamWorkflow run that claimed. */
   by: runRefSchema,
   /** The consolidation fork holding the lock. */
@@ -27,17 +28,17 @@ export const dreamClaimSchema = z.strictObject({
   previous: isoTime.nullable(),
   /** Its staging folder under `runs/`. */
   runKey: z.string().min(1),
-});
+}));
 export type DreamClaim = z.infer<typeof dreamClaimSchema>;
 
-export const dreamStateSchema = z.strictObject({
+export const dreamStateSchema = schemaOnce('dream/state#dreamStateSchema', () => z.strictObject({
   version: z.literal(1),
   scope: memoryScopeSchema,
   lastConsolidatedAt: isoTime.nullable(),
   lastScanAt: isoTime.nullable(),
   claim: dreamClaimSchema.nullable(),
   lastOutcome: z.strictObject({ kind: z.string(), at: isoTime, by: runRefSchema }).nullable(),
-});
+}));
 export type DreamState = z.infer<typeof dreamStateSchema>;
 
 export function emptyDreamState(scope: string): DreamState {

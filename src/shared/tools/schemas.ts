@@ -5,24 +5,25 @@
  */
 import { z } from 'zod';
 import type { ToolDefinition } from '../anthropic';
+import { schemaOnce } from '../schema-once';
 
 const filePath = z
   .string()
   .min(1)
   .describe('Path of the file: absolute, or relative to the workspace root.');
 
-export const readInput = z.strictObject({
+export const readInput = schemaOnce('tools/schemas#readInput', () => z.strictObject({
   file_path: filePath,
   offset: z.number().int().min(1).optional().describe('First line to read, 1-based. Default 1.'),
   limit: z.number().int().min(1).max(5000).optional().describe('Number of lines to read. Default 2000.'),
-});
+}));
 
-export const globInput = z.strictObject({
+export const globInput = schemaOnce('tools/schemas#globInput', () => z.strictObject({
   pattern: z.string().min(1).describe('Glob pattern such as "src/**/*.ts".'),
   path: z.string().min(1).optional().describe('Directory to search in. Default: the workspace root.'),
-});
+}));
 
-export const grepInput = z.strictObject({
+export const grepInput = schemaOnce('tools/schemas#grepInput', () => z.strictObject({
   pattern: z.string().min(1).describe('Regular expression (JavaScript syntax) to search for.'),
   path: z.string().min(1).optional().describe('File or directory to search. Default: the workspace root.'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts".'),
@@ -33,25 +34,25 @@ export const grepInput = z.strictObject({
   case_insensitive: z.boolean().optional().describe('Match case-insensitively.'),
   context: z.number().int().min(0).max(20).optional().describe('Lines of context around each match (content mode).'),
   head_limit: z.number().int().min(1).optional().describe('Return at most this many lines/files.'),
-});
+}));
 
-export const bashInput = z.strictObject({
+export const bashInput = schemaOnce('tools/schemas#bashInput', () => z.strictObject({
   command: z.string().min(1).describe('The shell command to run (bash).'),
   timeout_ms: z.number().int().min(100).max(600_000).optional().describe('Kill the command after this long. Default 120000.'),
   description: z.string().optional().describe('What the command does, in a few words.'),
-});
+}));
 
-export const fileEditInput = z.strictObject({
+export const fileEditInput = schemaOnce('tools/schemas#fileEditInput', () => z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to edit.'),
   old_string: z.string().describe('Exact text to replace; must occur exactly once unless replace_all is set.'),
   new_string: z.string().describe('Replacement text.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence.'),
-});
+}));
 
-export const fileWriteInput = z.strictObject({
+export const fileWriteInput = schemaOnce('tools/schemas#fileWriteInput', () => z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to create or overwrite.'),
   content: z.string().describe('The whole new content of the file.'),
-});
+}));
 
 export const toolInputSchemas = {
   Read: readInput,

@@ -42,6 +42,7 @@ import {
 } from '../../shared/stream-events';
 import type { QueuedMessage } from '../../shared/tree-input';
 import { workflowNow } from '../clock';
+import { schemaOnce } from '../../shared/schema-once';
 
 /** An event body as a publisher here writes it: `v` and `agentId` are added. */
 type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEvent ? Omit<E, 'v' | 'agentId'> : never) : never;
@@ -63,12 +64,12 @@ const READ_MAX_EVENTS = 2_000;
 const READ_MAX_CHARS = 1_000_000;
 
 /** The package's signal and update inputs, checked before its handlers see them (anyone may send either). */
-const publishInputSchema = z.object({
+const publishInputSchema = schemaOnce('workflows/fork/live-stream#publishInputSchema', () => z.object({
   items: z.array(z.object({ topic: z.string().max(200), data: z.string() })).max(10_000),
   publisher_id: z.string().max(200),
   sequence: z.number().int().min(0),
-});
-const pollInputSchema = z.object({ topics: z.array(z.string().max(200)).max(100), from_offset: z.number().int().min(0) });
+}));
+const pollInputSchema = schemaOnce('workflows/fork/live-stream#pollInputSchema', () => z.object({ topics: z.array(z.string().max(200)).max(100), from_offset: z.number().int().min(0) }));
 
 export class LiveStream {
   // Set in the constructor, after handlers that may run before it (see there).
