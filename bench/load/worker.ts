@@ -6,12 +6,11 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { ConversationSource } from '../../src/activities';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { forkflowSettings } from '../../src/worker/config';
 import { createModelClient } from '../../src/worker/model-client';
 import { installRuntime } from '../../src/worker/runtime';
-import { createForkflowWorker } from '../../src/worker/worker';
+import { conversationSourceFor, createForkflowWorker } from '../../src/worker/worker';
 
 function need(name: string): string {
   const value = process.env[name];
@@ -35,7 +34,7 @@ async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     anthropic: createModelClient({ apiKey: 'offline', baseURL: need('BENCH_MODEL_URL') }),
     workspaceRoot: settings.workspaceRoot,
-    conversations: new ConversationSource(client),
+    conversations: conversationSourceFor(client),
     dataConverter,
     ...(process.env.BENCH_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.BENCH_WORKFLOW_BUNDLE } } : {}),
   });

@@ -8,15 +8,18 @@
  * returned last turn, the workflow sends the small turn-boundary message inline, and the
  * chained digest in the input proves the assembled copy exact. Anything that does not
  * verify (another worker ran last turn, a retry produced a different reply) falls back to
- * the query.
+ * the query. A prefix or context held by a recorded snapshot is read from the snapshot's
+ * history instead (src/activities/snapshot-inputs.ts), verified the same way.
  */
 import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
 import type { ModelCallInput, RunRef } from '../shared/activity-io';
-import { chainDigest, EMPTY_DIGEST } from '../shared/hash';
+import { chainDigest, EMPTY_DIGEST, hashJson } from '../shared/hash';
 import { openingFromRecipe } from '../shared/fork-messages';
 import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/messages';
+import { snapshotContext } from '../shared/snapshot';
 import { Lru } from './lru';
+import { SnapshotInputs, type ReadRecorded } from './snapshot-inputs';
 
 interface CachedRun {
   messages: MessageParam[];
@@ -50,6 +53,8 @@ export interface ConversationStats {
   messagesFetched: number;
   /** Model calls whose conversation was assembled locally and verified, without a query. */
   localHits: number;
+  /** Snapshot prefixes and contexts read from the snapshot's history instead of by a query. */
+  snapshotReads: number;
 }
 
 function digestAt(run: CachedRun, count: number): string {
@@ -71,15 +76,19 @@ export class ConversationSource {
   private readonly runs: Lru<CachedRun>;
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly contextQueries = new Map<string, Promise<RequestContext>>();
-  readonly stats: ConversationStats = { queries: 0, messagesFetched: 0, localHits: 0 };
+  private readonly snapshots?: SnapshotInputs;
+  readonly stats: ConversationStats = { queries: 0, messagesFetched: 0, localHits: 0, snapshotReads: 0 };
 
+  /** Without `readRecorded`, snapshots are asked by query like any other run. */
   constructor(
     private readonly client: Client,
     limits: ConversationCacheLimits = {},
+    readRecorded?: ReadRecorded,
   ) {
     const l = { ...DEFAULT_LIMITS, ...limits };
     this.contexts = new Lru<RequestContext>(l.maxContexts);
     this.runs = new Lru<CachedRun>(l.maxRuns, { of: (run) => run.bytes, max: l.maxBytes });
+    if (readRecorded) this.snapshots = new SnapshotInputs(client, readRecorded);
   }
 
   /** How many runs' conversations this worker holds, and their size. */
@@ -115,8 +124,7 @@ export class ConversationSource {
     if (cached) return cached;
     let pending = this.contextQueries.get(contextKey);
     if (!pending) {
-      this.stats.queries++;
-      pending = this.handle(run).query(requestContextQuery);
+      pending = this.fetchContext(run, contextKey);
       this.contextQueries.set(contextKey, pending);
     }
     try {
@@ -126,6 +134,19 @@ export class ConversationSource {
     } finally {
       this.contextQueries.delete(contextKey);
     }
+  }
+
+  private async fetchContext(run: RunRef, contextKey: string): Promise<RequestContext> {
+    const snapshot = await this.snapshots?.of(run);
+    if (snapshot) {
+      const context = snapshotContext(snapshot);
+      if (hashJson(context) === contextKey) {
+        this.stats.snapshotReads++;
+        return context;
+      }
+    }
+    this.stats.queries++;
+    return this.handle(run).query(requestContextQuery);
   }
 
   /** Remembers this worker's model reply, which the workflow will append at `index`. */
@@ -190,7 +211,7 @@ export class ConversationSource {
     if (pending) await pending.catch(() => undefined);
     const entry = this.cached(run);
     if (entry.messages.length < count) {
-      const fetching = this.fetchInto(run, entry, count);
+      const fetching = this.fetchInto(run, entry, count, expectedDigest);
       this.inflight.set(key, fetching);
       try {
         await fetching;
@@ -206,7 +227,29 @@ export class ConversationSource {
     return entry.messages.slice(0, count);
   }
 
-  private async fetchInto(run: RunRef, entry: CachedRun, count: number): Promise<void> {
+  /**
+   * Messages up to `count` from the run's snapshot input, when the run is a snapshot and they
+   * match `expectedDigest`; false, with nothing changed, otherwise.
+   */
+  private async fillFromSnapshot(run: RunRef, entry: CachedRun, count: number, expectedDigest: string): Promise<boolean> {
+    const snapshot = await this.snapshots?.of(run);
+    const from = entry.messages.length;
+    if (!snapshot || snapshot.messages.length < count || from >= count) return false;
+    const added = snapshot.messages.slice(from, count);
+    const digests: string[] = [];
+    let digest = digestAt(entry, from);
+    for (const m of added) digests.push((digest = chainDigest(digest, m)));
+    if (digest !== expectedDigest || entry.messages.length !== from) return false;
+    entry.messages.push(...added);
+    entry.digests.push(...digests);
+    entry.bytes += added.reduce((n, m) => n + JSON.stringify(m).length, 0);
+    this.reweigh(run, entry);
+    this.stats.snapshotReads++;
+    return true;
+  }
+
+  private async fetchInto(run: RunRef, entry: CachedRun, count: number, expectedDigest?: string): Promise<void> {
+    if (expectedDigest !== undefined && (await this.fillFromSnapshot(run, entry, count, expectedDigest))) return;
     while (entry.messages.length < count) {
       this.stats.queries++;
       const from = entry.messages.length;

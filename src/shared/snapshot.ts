@@ -17,6 +17,7 @@ import {
   type SystemParam,
   type ToolDefinition,
 } from './anthropic';
+import { DEFAULTS } from './constants';
 import { cacheKeyComponents, cacheKeyHash, messagePrefixHash } from './cache-key';
 import type { CacheSafeParams } from './fork-input';
 import type { RequestContext } from './messages';
@@ -132,6 +133,14 @@ export function fromParentRequest(body: unknown, opts: FromParentRequestOptions 
  * The request context a snapshot implies: what `buildMessagesRequest` sends besides the
  * messages. Sampling settings are left out on purpose — API 2026-10-21 rejects them.
  */
+/**
+ * A recorded snapshot's request context: what `snapshotWorkflow` answers and what a worker
+ * computes from the same input read from history (src/activities/snapshot-inputs.ts).
+ */
+export function snapshotContext(snapshot: CacheSafeParams): RequestContext {
+  return requestContextOf(snapshot, snapshot.maxTokens ?? DEFAULTS.maxOutputTokens);
+}
+
 export function requestContextOf(snapshot: CacheSafeParams, maxTokens: number): RequestContext {
   const { system, tools, model, thinking, toolChoice } = snapshot;
   const ctx: RequestContext = { model, system, tools, maxTokens, cacheKeyHash: cacheKeyHash({ system, tools, model, thinking }) };

@@ -8,7 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { ConversationSource } from '../activities';
+import type { ConversationSource } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
@@ -17,7 +17,7 @@ import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
 import { freePort, startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
 import { createModelClient } from '../worker/model-client';
 import { installRuntime } from '../worker/runtime';
-import { createForkflowWorker } from '../worker/worker';
+import { conversationSourceFor, createForkflowWorker } from '../worker/worker';
 
 export interface DevStackOptions {
   server?: DevServerOptions;
@@ -72,7 +72,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const connection = await Connection.connect({ address: server.address });
   const temporal = new Client({ connection, namespace: server.namespace, dataConverter });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const conversations = new ConversationSource(temporal);
+  const conversations = conversationSourceFor(temporal);
   const worker = await createForkflowWorker({
     connection: nativeConnection,
     client: temporal,

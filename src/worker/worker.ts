@@ -8,11 +8,12 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, Payload } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, FileResponseStore, type ConversationSource, type ResponseStore } from '../activities';
+import { ConversationSource, createActivities, FileResponseStore, type ResponseStore } from '../activities';
 import { forkflowSettings, liveStreamSettings, workerTuning, type WorkerTuning } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
+import { decodeRecorded } from '../payloads/stored';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, PRELOADED_WORKFLOW_MODULES } from './bundle';
@@ -88,6 +89,14 @@ export interface ForkflowWorkerOptions {
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
 const HEARTBEAT_FLUSH = '500ms';
 
+/** How activities read a recorded payload (a snapshot's input): as the client's converter would. */
+const readRecordedBy = (client: Client) => (payloads: Payload[]) => decodeRecorded(payloads, client.options.loadedDataConverter);
+
+/** A conversation source as the worker's own default is built, for callers that keep a handle on it (its stats). */
+export function conversationSourceFor(client: Client): ConversationSource {
+  return new ConversationSource(client, {}, readRecordedBy(client));
+}
+
 /** The default store, swept once per process of what finished runs left behind. */
 let defaultStore: FileResponseStore | undefined;
 function responseStore(o: ForkflowWorkerOptions): ResponseStore {
@@ -127,7 +136,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES] } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readRecorded: readRecordedBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -150,7 +159,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readRecorded: readRecordedBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -166,7 +175,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, client: o.client, workspaceRoot: o.workspaceRoot, conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
+  const all = createActivities({ anthropic: o.anthropic, client: o.client, readRecorded: readRecordedBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

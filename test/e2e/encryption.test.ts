@@ -20,6 +20,7 @@ import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startDevStack, type DevStack } from '../../src/testing/dev-stack';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { run, runTemporal } from '../kit/processes';
+import { bigSnapshot } from '../kit/snapshots';
 import { rejectionOf, waitFor } from '../kit/wait';
 
 jest.setTimeout(120_000);
@@ -114,6 +115,21 @@ test('a finished fork resumes from a message: the client reads its encrypted sta
   expect(await stack.client.result(agentId)).toMatchObject({ status: 'completed', text: 'second' });
   // The resumed run went on from the first one's conversation.
   expect((await stack.client.transcript(agentId)).filter((m) => m.role === 'assistant').map(textOf)).toEqual(['first', 'second']);
+});
+
+test("siblings of a recorded snapshot: the worker reads the snapshot from its encrypted history, not by query", async () => {
+  const snapshot = bigSnapshot({ conversationBytes: 8_000, pendingToolUses: 2 });
+  snapshot.system = `Snapshot system prompt ${MARK.prompt}-snapshot`;
+  const before = { ...stack.conversations.stats };
+  const forks = await stack.client.forkMany(snapshot, [0, 1].map((i) => ({ agentId: `enc-sibling-${id}-${i}`, prompt: `Sibling ${i}.\n@reply sibling ${i} done` })));
+  expect(await Promise.all(forks.map((f) => f.result().then((r) => r.text)))).toEqual(['sibling 0 done', 'sibling 1 done']);
+  // The prefix and the context, each read once from the snapshot's start event and decrypted.
+  expect(stack.conversations.stats.snapshotReads - before.snapshotReads).toBe(2);
+  expect(stack.conversations.stats.queries - before.queries).toBe(0);
+  // What the model got is the snapshot's: its system prompt and its conversation, then the sibling's directive.
+  const request = stack.offlineModel!.log.entries().find((e) => e.rawBody.includes('Sibling 1.'))!;
+  expect(request.rawBody).toContain(`${MARK.prompt}-snapshot`);
+  expect(request.rawBody).toContain(JSON.stringify((snapshot.messages[0]!.content as string).slice(0, 200)).slice(1, -1));
 });
 
 test('a fork that fails with a marker in its failure message: the client reads the message', async () => {

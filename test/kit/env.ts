@@ -4,7 +4,7 @@
  * only: a real server, the real SDKs, the emulator over HTTP.
  */
 import type { SandboxAvailability } from '../../src/activities/tools/sandbox';
-import { ConversationSource } from '../../src/activities/conversation';
+import type { ConversationSource } from '../../src/activities/conversation';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '
 import { createModelClient } from '../../src/worker/model-client';
 import { installRuntime } from '../../src/worker/runtime';
 import type { Tracing } from '../../src/worker/tracing';
-import { createForkflowWorker } from '../../src/worker/worker';
+import { conversationSourceFor, createForkflowWorker } from '../../src/worker/worker';
 
 export interface TestEnvFile {
   address: string;
@@ -88,7 +88,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const taskQueue = uniqueTaskQueue(opts.name);
   const forkflow = new ForkflowClient(client, { taskQueue });
   const workspaceRoot = opts.workspaceRoot ?? tempDir();
-  const conversations = new ConversationSource(client);
+  const conversations = conversationSourceFor(client);
   // With `noWorker` no worker is created at all: one that never ran keeps its connection
   // from closing.
   const nativeConnection = opts.noWorker ? undefined : await NativeConnection.connect({ address: env.address });

@@ -6,11 +6,10 @@
  * namespace's retention ends.
  */
 import { FAILURE, invalid } from '../../shared/failures';
-import { DEFAULTS } from '../../shared/constants';
 import { cacheSafeParamsSchema, describeIssues, type CacheSafeParams } from '../../shared/fork-input';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { PrefixRef } from '../../shared/prefix';
-import { requestContextOf } from '../../shared/snapshot';
+import { snapshotContext } from '../../shared/snapshot';
 import { contextSummaryOf, prefixRefOf, registerConversationQueries, type ConversationHolder } from '../conversation-queries';
 
 // eslint-disable-next-line @typescript-eslint/require-await -- a workflow function is async by contract; this one has nothing to wait for
@@ -21,7 +20,7 @@ export async function snapshotWorkflow(raw: CacheSafeParams): Promise<PrefixRef>
   }
   // The caller's own objects, not zod's copy: their bytes are the cached prefix.
   const snapshot = raw;
-  const context = requestContextOf(snapshot, snapshot.maxTokens ?? DEFAULTS.maxOutputTokens);
+  const context = snapshotContext(snapshot);
   let digest = EMPTY_DIGEST;
   for (const m of snapshot.messages) digest = chainDigest(digest, m);
   const holder: ConversationHolder = { base: 0, messages: snapshot.messages, digest, context, summary: contextSummaryOf(context) };
