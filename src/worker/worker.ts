@@ -97,14 +97,14 @@ export function conversationSourceFor(client: Client): ConversationSource {
   return new ConversationSource(client, {}, readRecordedBy(client));
 }
 
-/** The default store, swept once per process of what finished runs left behind. */
+/** The default store, one per process, swept hourly of what finished runs left behind. */
 let defaultStore: FileResponseStore | undefined;
 function responseStore(o: ForkflowWorkerOptions): ResponseStore {
   if (o.responses) return o.responses;
   if (!defaultStore) {
     const settings = forkflowSettings();
     defaultStore = new FileResponseStore(settings.responseDir, { journal: settings.responseJournal });
-    void defaultStore.sweep().catch(() => undefined);
+    defaultStore.keepSwept();
   }
   return defaultStore;
 }

@@ -189,6 +189,17 @@ export class FileResponseStore implements ResponseStore {
     await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
   }
 
+  /**
+   * Sweeps now and then every `everyMs` (default: an hour, or the maximum age when shorter)
+   * for as long as the process runs: a worker runs for weeks, and the last turn's entries of
+   * every run it finished stay until a sweep. The timer does not keep the process alive.
+   */
+  keepSwept(everyMs = Math.min(this.maxAgeMs, 3_600_000)): NodeJS.Timeout {
+    const sweep = () => void this.sweep().catch(() => undefined);
+    sweep();
+    return setInterval(sweep, everyMs).unref();
+  }
+
   /** Drops entries (and temporary files) older than the maximum age; returns how many. */
   async sweep(now = Date.now()): Promise<number> {
     let runs: string[];

@@ -63,6 +63,27 @@ test('an unreadable or foreign entry is no response; the sweep drops old entries
   expect(await store.get(key({ runId: 'fresh' }))).toEqual(result('fresh'));
 });
 
+test('a kept store is swept at once and then every interval, without holding the process open', () => {
+  jest.useFakeTimers();
+  try {
+    const store = new FileResponseStore(tempDir('store'), { maxAgeMs: 60_000 });
+    const sweep = jest.spyOn(store, 'sweep').mockResolvedValue(0);
+    const timer = store.keepSwept();
+    expect(sweep).toHaveBeenCalledTimes(1);
+    expect(timer.hasRef()).toBe(false);
+    // The interval defaults to the maximum age when that is under an hour.
+    jest.advanceTimersByTime(59_999);
+    expect(sweep).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(1);
+    expect(sweep).toHaveBeenCalledTimes(2);
+    jest.advanceTimersByTime(120_000);
+    expect(sweep).toHaveBeenCalledTimes(4);
+    clearInterval(timer);
+  } finally {
+    jest.useRealTimers();
+  }
+});
+
 function conversations(): ConversationSource {
   return {
     context: () => Promise.resolve({ model: 'claude-test', system: 'sys', tools: [], maxTokens: 100, cacheKeyHash: 'h' }),
