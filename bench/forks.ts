@@ -68,6 +68,8 @@ async function main(): Promise<void> {
       ['siblings: start → first model request p50 / p95', `${l.sibling.p50} / ${l.sibling.p95} ms`],
       ['empty workflows: start → completed p50 / p95', `${l.empty.p50} / ${l.empty.p95} ms`],
       ['sibling p95 / empty p95 (target ≤ 2)', l.ratio.toFixed(2)],
+      ['a sibling by phase, p50 / p95 (from its history)', ''],
+      ...l.phases.map((ph): [string, string] => [`  ${ph.name}`, `${ph.p50} / ${ph.p95} ms`]),
     ]);
   } finally {
     await connection.close();

@@ -81,6 +81,9 @@ describe('bench smoke', () => {
         expect(l.empty.p50).toBeGreaterThan(0);
         expect(l.sibling.p95).toBeGreaterThanOrEqual(l.sibling.p50);
         expect(Number.isFinite(l.ratio)).toBe(true);
+        // Four phases from each sibling's history; those the server timed cannot be negative.
+        expect(l.phases.map((p) => p.name)).toHaveLength(4);
+        for (const p of l.phases.slice(1)) expect(p.p50).toBeGreaterThanOrEqual(0);
       } finally {
         await connection.close();
       }
