@@ -1,10 +1,13 @@
 /**
  * Module-level schemas are built once per workflow context (src/shared/schema-once.ts). A
  * key names the schema it caches, so two call sites sharing a key would silently hand one of
- * them the other's schema: every call site's key must be its own file and constant.
+ * them the other's schema: every call site's key must be its own file and constant. And a
+ * schema built at module level without it, in code the workflow bundle holds, is built again
+ * for every workflow a worker instantiates.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { z } from 'zod';
 import { schemaOnce } from '../../../src/shared/schema-once';
 
@@ -49,4 +52,22 @@ test('every call site in src/ keys its schema by its own file and constant, and 
   expect(wrong).toEqual([]);
   // The module-level schemas of src/shared and src/workflows are all behind it (88 when this was written).
   expect(seen.size).toBeGreaterThan(80);
+});
+
+test('no module-level constant of workflow-side code builds a zod schema outside schemaOnce', () => {
+  const bare: string[] = [];
+  for (const file of [...sourceFiles(join(SRC, 'shared')), ...sourceFiles(join(SRC, 'workflows'))]) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    for (const statement of source.statements) {
+      if (!ts.isVariableStatement(statement)) continue;
+      for (const d of statement.declarationList.declarations) {
+        const init = d.initializer;
+        if (!init || ts.isArrowFunction(init) || ts.isFunctionExpression(init)) continue;
+        const text = init.getText(source);
+        // `z.` anywhere in it (a schema, or an object of schemas) unless the whole of it is one schemaOnce call.
+        if (/(^|[^.\w])z\.\w/.test(text) && !/^schemaOnce\(/.test(text)) bare.push(`${relative(SRC, file)}: ${d.name.getText(source)}`);
+      }
+    }
+  }
+  expect(bare).toEqual([]);
 });
