@@ -23,7 +23,7 @@ const quietLogger = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, 
  * FORKFLOW_MAX_* (then only those apply): so a plain `npm run bench:load` measures it.
  */
 const RECOMMENDED: Record<string, string> = {
-  FORKFLOW_MAX_CACHED_WORKFLOWS: '80',
+  FORKFLOW_MAX_CACHED_WORKFLOWS: '200',
   FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '8',
   FORKFLOW_MAX_CONCURRENT_ACTIVITIES: '500',
 };
