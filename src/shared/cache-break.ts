@@ -109,26 +109,31 @@ export function lastBreakpointTtl(body: Pick<MessagesRequest, 'tools' | 'system'
   return (typeof body.system === 'string' ? undefined : lastTtl(body.system)) ?? lastTtl(body.tools) ?? '5m';
 }
 
-function unmarked(message: MessageParam): unknown {
+/** A message as the request-facts digest sees it: its blocks without their cache markers. */
+export function unmarkedMessage(message: MessageParam): unknown {
   return { role: message.role, content: blocksOf(message).map(stripCacheControl) };
 }
+
+/** One step of the request-facts digest: `chainDigest` over the message without its markers. */
+export type MessageChain = (previous: string, message: MessageParam) => string;
+const chainUnmarked: MessageChain = (previous, message) => chainDigest(previous, unmarkedMessage(message));
 
 /**
  * Measures a request: its context's component hashes and a chained digest of its messages
  * (one pass: the digest after `prefixAt` messages and after all of them). `chain` must
- * compute `chainDigest`; activities pass a native implementation of it (the whole request is
- * hashed every turn).
+ * compute `chainDigest` of `unmarkedMessage`; activities pass a native one that also keeps
+ * each message's own hash (the whole request is measured every turn).
  */
 export function requestFacts(
   context: CacheKeyParts,
   body: Pick<MessagesRequest, 'tools' | 'system' | 'messages'>,
   prefixAt?: number,
-  chain: (previous: string, item: unknown) => string = chainDigest,
+  chain: MessageChain = chainUnmarked,
 ): RequestFacts {
   let digest = EMPTY_DIGEST;
   let at: string | undefined = prefixAt === 0 ? digest : undefined;
   body.messages.forEach((m, i) => {
-    digest = chain(digest, unmarked(m));
+    digest = chain(digest, m);
     if (i + 1 === prefixAt) at = digest;
   });
   return { ...cacheKeyComponents(context), prefix: digest, ...(at !== undefined ? { prefixAt: at } : {}), messages: body.messages.length, ttl: lastBreakpointTtl(body) };

@@ -13,7 +13,7 @@ import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway'
 import { buildMessagesRequest } from '../../shared/request';
 import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/cache-break';
 import { keepAliveMaxTokens, ttlMsAt } from '../../shared/cache-warmth';
-import { chainDigestNative } from '../node-hash';
+import { chainUnmarkedNative } from '../node-hash';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { capAttempts, classifyModelError } from './errors';
@@ -115,7 +115,7 @@ async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<{ bod
   const built = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd, ...(input.cacheTtl ? { ttl: input.cacheTtl } : {}) });
   // A keep-alive only re-reads the prefix: the least output the API allows.
   const body = input.keepAlive ? { ...built, max_tokens: keepAliveMaxTokens(built) } : built;
-  return { body, facts: requestFacts(context, body, input.prefixAt, chainDigestNative) };
+  return { body, facts: requestFacts(context, body, input.prefixAt, chainUnmarkedNative) };
 }
 
 function budgetExhausted(turn: number, why: string): ApplicationFailure {
