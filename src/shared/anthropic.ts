@@ -15,7 +15,7 @@ export const cacheControlSchema = schemaOnce('anthropic#cacheControlSchema', () 
 }));
 export type CacheControl = z.infer<typeof cacheControlSchema>;
 
-const cacheable = { cache_control: cacheControlSchema.nullish() };
+const cacheable = schemaOnce('anthropic#cacheable', () => ({ cache_control: cacheControlSchema.nullish() }));
 
 export const textBlockSchema = schemaOnce('anthropic#textBlockSchema', () => z.looseObject({ type: z.literal('text'), text: z.string(), ...cacheable }));
 export const imageBlockSchema = schemaOnce('anthropic#imageBlockSchema', () => z.looseObject({ type: z.literal('image'), source: z.looseObject({ type: z.string() }), ...cacheable }));

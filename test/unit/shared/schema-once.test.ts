@@ -64,8 +64,9 @@ test('no module-level constant of workflow-side code builds a zod schema outside
         const init = d.initializer;
         if (!init || ts.isArrowFunction(init) || ts.isFunctionExpression(init)) continue;
         const text = init.getText(source);
-        // `z.` anywhere in it (a schema, or an object of schemas) unless the whole of it is one schemaOnce call.
-        if (/(^|[^.\w])z\.\w/.test(text) && !/^schemaOnce\(/.test(text)) bare.push(`${relative(SRC, file)}: ${d.name.getText(source)}`);
+        // `z.` or a schema's method (`fooSchema.nullish()`) anywhere in it, unless the whole of it is one schemaOnce call.
+        const builds = /(^|[^.\w])z\.\w/.test(text) || /\w+Schema\.\w+\(/.test(text);
+        if (builds && !/^schemaOnce\(/.test(text)) bare.push(`${relative(SRC, file)}: ${d.name.getText(source)}`);
       }
     }
   }
