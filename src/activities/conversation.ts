@@ -19,7 +19,7 @@ import { openingFromRecipe } from '../shared/fork-messages';
 import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/messages';
 import { snapshotContext } from '../shared/snapshot';
 import { Lru } from './lru';
-import { SnapshotInputs, type ReadRecorded } from './snapshot-inputs';
+import { SnapshotInputs, type ReadStartInput } from './snapshot-inputs';
 
 interface CachedRun {
   messages: MessageParam[];
@@ -79,16 +79,16 @@ export class ConversationSource {
   private readonly snapshots?: SnapshotInputs;
   readonly stats: ConversationStats = { queries: 0, messagesFetched: 0, localHits: 0, snapshotReads: 0 };
 
-  /** Without `readRecorded`, snapshots are asked by query like any other run. */
+  /** Without `readStartInput`, snapshots are asked by query like any other run. */
   constructor(
     private readonly client: Client,
     limits: ConversationCacheLimits = {},
-    readRecorded?: ReadRecorded,
+    readStartInput?: ReadStartInput,
   ) {
     const l = { ...DEFAULT_LIMITS, ...limits };
     this.contexts = new Lru<RequestContext>(l.maxContexts);
     this.runs = new Lru<CachedRun>(l.maxRuns, { of: (run) => run.bytes, max: l.maxBytes });
-    if (readRecorded) this.snapshots = new SnapshotInputs(client, readRecorded);
+    if (readStartInput) this.snapshots = new SnapshotInputs(readStartInput);
   }
 
   /** How many runs' conversations this worker holds, and their size. */

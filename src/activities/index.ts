@@ -6,7 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Client } from '@temporalio/client';
 import { ConversationSource } from './conversation';
-import type { ReadRecorded } from './snapshot-inputs';
+import type { ReadStartInput } from './snapshot-inputs';
 
 export { ConversationSource } from './conversation';
 import { createConversationActivities } from './held-conversation';
@@ -29,7 +29,7 @@ export interface ActivityDeps {
   /** Pass one in to read its stats (cache hits, queries); default: a new one. */
   conversations?: ConversationSource;
   /** How the default `conversations` reads a snapshot's input from history (else: by query). */
-  readRecorded?: ReadRecorded;
+  readStartInput?: ReadStartInput;
   /** The worker's OS sandbox for Bash; default: probed once per process. */
   sandbox?: () => Promise<SandboxAvailability>;
   /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
@@ -47,7 +47,7 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readRecorded);
+  const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   return {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), clockScale: deps.modelClockScale, liveStream: deps.liveStream }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),

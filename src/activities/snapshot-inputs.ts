@@ -9,19 +9,17 @@
  * What is read is verified by the caller against the digest and context key it was given
  * (they came from the workflows), so anything unexpected falls back to the queries.
  */
-import type { Client } from '@temporalio/client';
-import type { Payload } from '@temporalio/common';
 import type { RunRef } from '../shared/activity-io';
 import { WORKFLOW_TYPES } from '../shared/constants';
-import type { CacheSafeParams } from '../shared/fork-input';
+import { cacheSafeParamsSchema, type CacheSafeParams } from '../shared/fork-input';
 import { Lru } from './lru';
 
 /**
- * Payloads as history holds them → as the payload converter reads them (external storage
- * resolved, codecs undone): the deployment's, handed in by the worker (src/payloads/stored.ts
- * `decodeRecorded` with the client's converter).
+ * A run's start input when the run is of `workflowType` (else undefined), from the first event
+ * of its history, decoded as the deployment's client would: handed in by the worker
+ * (src/payloads/stored.ts `startInputOf`).
  */
-export type ReadRecorded = (payloads: Payload[]) => Promise<Payload[]>;
+export type ReadStartInput = (run: RunRef, workflowType: string) => Promise<unknown>;
 
 const key = (run: RunRef) => `${run.workflowId}/${run.runId}`;
 
@@ -30,10 +28,7 @@ export class SnapshotInputs {
   /** Runs found not to be snapshots (agents whose prefix others reference): asked once. */
   private readonly notSnapshots = new Lru<true>(4096);
 
-  constructor(
-    private readonly client: Client,
-    private readonly readRecorded: ReadRecorded,
-  ) {}
+  constructor(private readonly readStartInput: ReadStartInput) {}
 
   /** The snapshot's input, or undefined when `run` is not a snapshot or its input cannot be read. */
   of(run: RunRef): Promise<CacheSafeParams | undefined> {
@@ -49,18 +44,13 @@ export class SnapshotInputs {
   }
 
   private async read(run: RunRef): Promise<CacheSafeParams | undefined> {
-    const { history } = await this.client.workflowService.getWorkflowExecutionHistory({
-      namespace: this.client.options.namespace,
-      execution: { workflowId: run.workflowId, runId: run.runId },
-      maximumPageSize: 1,
-    });
-    const started = history?.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const payload = started?.input?.payloads?.[0];
-    if (started?.workflowType?.name !== WORKFLOW_TYPES.snapshot || !payload) {
+    const input = await this.readStartInput(run, WORKFLOW_TYPES.snapshot);
+    // Anyone can start a snapshot run, and one whose input its workflow refused still has it
+    // in its history: only a valid snapshot is one (its raw objects, as the workflow kept them).
+    if (input === undefined || !cacheSafeParamsSchema.safeParse(input).success) {
       this.notSnapshots.set(key(run), true);
       return undefined;
     }
-    const [decoded] = await this.readRecorded([payload]);
-    return this.client.options.loadedDataConverter.payloadConverter.fromPayload<CacheSafeParams>(decoded!);
+    return input as CacheSafeParams;
   }
 }

@@ -3,7 +3,7 @@
  * finished agent resumes from its durable history, a new run under the same agent id),
  * approvals, the tree's members with counts, and a status stream.
  */
-import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { ZERO_USAGE } from '../shared/anthropic';
 import { WORKFLOW_TYPES } from '../shared/constants';
@@ -12,7 +12,7 @@ import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, t
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried-state';
 import { carriedPrefixRef } from './conversation';
-import { decodeRecorded } from '../payloads/stored';
+import { startInputOf } from '../payloads/stored';
 import { AgentNotFoundError, ForkflowError } from './errors';
 import { toAgentRow, type AgentRow } from './rows';
 
@@ -30,16 +30,13 @@ export async function resolveAgent(client: Client, target: string, rootId?: stri
 }
 
 /**
- * The input a run was started with (the first event of its history), read as the client's
- * own converter would: fetched when it is in external storage, decrypted when encrypted.
+ * The input the agent's current run was started with, read as the client's own converter
+ * would: fetched when it is in external storage, decrypted when encrypted.
  */
-async function startInput(client: Client, handle: WorkflowHandle): Promise<ForkInputJson> {
-  const history = await handle.fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new ForkflowError(`${handle.workflowId}: its start input is not in its history.`);
-  const converter = client.options.loadedDataConverter;
-  const [decoded] = await decodeRecorded([payload], converter);
-  return converter.payloadConverter.fromPayload(decoded!);
+async function startInput(client: Client, agentId: string): Promise<ForkInputJson> {
+  const input = await startInputOf(client, { workflowId: agentId });
+  if (input === undefined) throw new ForkflowError(`${agentId}: its start input is not in its history.`);
+  return input as ForkInputJson;
 }
 
 /**
@@ -60,7 +57,7 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     await handle.signal(sendMessageSignal, message);
     return 'queued';
   }
-  const [input, previous] = await Promise.all([startInput(client, handle), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
+  const [input, previous] = await Promise.all([startInput(client, agentId), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
   const ref = carriedPrefixRef(previous) ?? (await handle.query(prefixRefQuery));
   const { parent: _snapshot, parentRef: _ref, continuation: _old, ...config } = input;
   const state: CarriedStateInput = {

@@ -1,6 +1,7 @@
 /**
- * Resolving external-storage references (the codec server's /decode, and the client reading
- * a run's start input from its history). On the wire, a payload over
+ * Resolving external-storage references (the codec server's /decode, and reading a run's
+ * start input from its history: the client resuming an agent, a worker reading a snapshot).
+ * On the wire, a payload over
  * the storage threshold is a small reference; the bytes it names were written after the
  * codecs ran, so they are still encrypted. The codec server's /decode therefore fetches
  * them first and decrypts second (the SDK's own order on retrieval).
@@ -13,6 +14,7 @@
  * references all the same, so the UI shows the stored content inline. Honouring the flag
  * (and a `/download` route for stored blobs) is left to the storage work.
  */
+import type { Client } from '@temporalio/client';
 import { StorageDriverClaim, type ExternalStorage, type Payload, type PayloadCodec } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 
@@ -44,4 +46,20 @@ export async function decodeRecorded(payloads: Payload[], dc: { payloadCodecs?: 
   let decoded = await retrieveStored(payloads, dc.externalStorage);
   for (const codec of [...(dc.payloadCodecs ?? [])].reverse()) decoded = await codec.decode(decoded);
   return decoded;
+}
+
+/**
+ * A run's start input (its first argument), read from the first event of its history alone
+ * and decoded as the client's converter would. Undefined when the run has no input, or when
+ * `workflowType` is given and the run is of another type (its input is then not decoded).
+ * `runId` absent: the workflow's current run.
+ */
+export async function startInputOf(client: Client, run: { workflowId: string; runId?: string }, workflowType?: string): Promise<unknown> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: run, maximumPageSize: 1 });
+  const started = history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  if (!payload || (workflowType !== undefined && started?.workflowType?.name !== workflowType)) return undefined;
+  const converter = client.options.loadedDataConverter;
+  const [decoded] = await decodeRecorded([payload], converter);
+  return converter.payloadConverter.fromPayload(decoded!);
 }

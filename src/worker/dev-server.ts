@@ -86,10 +86,10 @@ export async function preferredPort(preferred: number, ip = '127.0.0.1'): Promis
   }
 }
 
-/** Polls the front end until `GetSystemInfo` answers (a start-up wait, not test sync). */
 /** A server that exited before it answered: another process may have taken a port it picked. */
 class ExitedAtStart extends Error {}
 
+/** Polls the front end until `GetSystemInfo` answers (a start-up wait, not test sync). */
 async function waitForFrontend(address: string, namespace: string, deadline: number, exited: () => string | undefined): Promise<void> {
   let lastError: unknown;
   while (Date.now() < deadline) {

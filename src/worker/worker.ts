@@ -8,12 +8,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
-import type { DataConverter, Payload } from '@temporalio/common';
+import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ConversationSource, createActivities, FileResponseStore, type ResponseStore } from '../activities';
 import { forkflowSettings, liveStreamSettings, workerTuning, type WorkerTuning } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
-import { decodeRecorded } from '../payloads/stored';
+import { startInputOf } from '../payloads/stored';
+import type { RunRef } from '../shared/activity-io';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, PRELOADED_WORKFLOW_MODULES } from './bundle';
@@ -89,12 +90,12 @@ export interface ForkflowWorkerOptions {
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
 const HEARTBEAT_FLUSH = '500ms';
 
-/** How activities read a recorded payload (a snapshot's input): as the client's converter would. */
-const readRecordedBy = (client: Client) => (payloads: Payload[]) => decodeRecorded(payloads, client.options.loadedDataConverter);
+/** How activities read a run's start input (a snapshot's): as the client's converter would. */
+const readStartInputBy = (client: Client) => (run: RunRef, workflowType: string) => startInputOf(client, run, workflowType);
 
 /** A conversation source as the worker's own default is built, for callers that keep a handle on it (its stats). */
 export function conversationSourceFor(client: Client): ConversationSource {
-  return new ConversationSource(client, {}, readRecordedBy(client));
+  return new ConversationSource(client, {}, readStartInputBy(client));
 }
 
 /** The default store, one per process, swept hourly of what finished runs left behind. */
@@ -136,7 +137,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES] } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readRecorded: readRecordedBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -159,7 +160,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readRecorded: readRecordedBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -175,7 +176,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, client: o.client, readRecorded: readRecordedBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
+  const all = createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
