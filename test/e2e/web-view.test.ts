@@ -38,6 +38,8 @@ const CHILD_DIRECTIVE = 'Say it slowly.';
 
 let h: Harness;
 let serve: ChildProcess | undefined;
+/** What `forkflow serve` printed (for a failure's message). */
+let serveOut = '';
 let viewUrl: string;
 let rootAgent: ForkHandle | undefined;
 let browser: Browser;
@@ -52,15 +54,14 @@ async function startServe(): Promise<string> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   serve = child;
-  let out = '';
   return new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /web view: (http:\/\/\S+)/.exec(out);
+      serveOut += c.toString();
+      const m = /web view: (http:\/\/\S+)/.exec(serveOut);
       if (m) resolve(m[1]!);
     });
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', (code) => reject(new Error(`forkflow serve exited early (${code}): ${out}`)));
+    child.stderr.on('data', (c: Buffer) => (serveOut += c.toString()));
+    child.once('exit', (code) => reject(new Error(`forkflow serve exited early (${code}): ${serveOut}`)));
   });
 }
 
@@ -136,7 +137,13 @@ test('the page lists the tree with states and usage, streams the child’s text 
   expect(result).toMatchObject({ status: 'completed', text: REPLY });
   // Once done: the stream ended, the page's text is the child's final text, the state is final.
   try {
-    await page.locator('#stream-status').getByText('ended', { exact: true }).waitFor();
+    await page
+      .locator('#stream-status')
+      .getByText('ended', { exact: true })
+      .waitFor()
+      .catch(async (err: Error) => {
+        throw new Error(`${err.message}\n${await whyNotEnded()}`);
+      });
     expect(await turnText().textContent()).toBe(result.text);
     await page.locator('#fact-state').getByText('completed', { exact: true }).waitFor();
     expect(await text('#fact-tokens')).toMatch(/^[\d,]+ \(in [\d,]+, cache read [\d,]+, cache write [\d,]+, out [\d,]+\)$/);
@@ -196,6 +203,23 @@ test('an agent selected after it ended shows what its run recorded: the reply wh
   expect(await page.locator('#latest').isHidden()).toBe(true);
   await shot('reopened');
 });
+
+/**
+ * For a page whose stream did not end: what it shows, whether this process's own client
+ * reads the child's stream through `done`, and what the relay printed.
+ */
+async function whyNotEnded(): Promise<string> {
+  const status = await text('#stream-status').catch((e: Error) => `? (${e.message})`);
+  const error = await text('#error').catch(() => '');
+  const direct: string[] = [];
+  const signal = AbortSignal.timeout(10_000);
+  try {
+    for await (const e of h.forkflow.stream(childId, { signal })) direct.push(e.type);
+  } catch (err) {
+    direct.push(`threw: ${(err as Error).message}`);
+  }
+  return [`page stream status "${status}", page error "${error}"`, `this process's stream of the child${signal.aborted ? ' (cut at 10 s)' : ''}: ${direct.join(' ') || 'nothing'}`, `forkflow serve printed: ${serveOut.slice(-2000) || 'nothing'}`].join('\n');
+}
 
 type Relayed = { seq: number; type: string };
 
