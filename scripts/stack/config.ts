@@ -57,6 +57,9 @@ export function dynamicConfig(extra: Record<string, unknown> = {}): string {
     // handed out. One partition carries far more tasks per second than one machine's workers.
     'matching.numTaskqueueReadPartitions': 1,
     'matching.numTaskqueueWritePartitions': 1,
+    // An eagerly dispatched activity goes to the worker that scheduled it, past the queue and
+    // its fairness: a busy tree's turns would take every slot that frees up.
+    'system.enableActivityEagerExecution': false,
     'system.enableDeploymentVersions': true,
     'frontend.workerVersioningWorkflowAPIs': true,
     ...extra,

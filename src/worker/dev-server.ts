@@ -26,6 +26,11 @@ export const DEV_SERVER_TUNING: Readonly<Record<string, unknown>> = {
   // Timers (and so activity retries and heartbeat timeouts) fire up to this late; the
   // default 1 s adds a second to every retry after a lost worker (bench:recovery).
   'history.timerProcessorMaxTimeShift': '10ms',
+  // An activity scheduled on the workflow's own task queue comes back in the response to the
+  // workflow task that scheduled it, when the worker has a slot free: no trip through
+  // matching. A model turn is 2–5 ms shorter (bench: 26–30 → 23–25 ms). It bypasses the task
+  // queue's ordering, so the self-hosted stack, which orders by fairness, turns it off.
+  'system.enableActivityEagerExecution': true,
 };
 
 export interface DevServerOptions {

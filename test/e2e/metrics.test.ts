@@ -96,6 +96,9 @@ test('after a fork with a tool call: forkflow series with plausible values, and 
   expect(value(s, 'temporal_workflow_completed', { workflow_type: 'forkWorkflow' })).toBeGreaterThanOrEqual(1);
   expect(value(s, 'temporal_activity_execution_latency_count', { activity_type: 'callModel' })).toBeGreaterThanOrEqual(2);
   expect(value(s, 'temporal_workflow_task_execution_latency_count')).toBeGreaterThan(0);
+  // Eager dispatch is on (src/worker/dev-server.ts): a model call scheduled by a workflow task
+  // came back in that task's response, not through the task queue.
+  expect(value(s, 'temporal_activity_task_received', { activity_type: 'callModel', eager: 'true' })).toBeGreaterThanOrEqual(1);
 
   // forkflow's own.
   expect(value(s, M.forksStarted.name, { fork_label: 'metrics-probe' })).toBeGreaterThanOrEqual(1);

@@ -32,6 +32,8 @@ test('dynamic config turns on fairness and keeps the dev server timer tuning, in
   const config = parse(dynamicConfig({ 'matching.numTaskqueueReadPartitions': 2 })) as DynamicYaml;
   expect(config['matching.enableFairness']).toEqual([{ value: true, constraints: {} }]);
   expect(config['history.timerProcessorMaxTimeShift']).toEqual([{ value: '10ms', constraints: {} }]);
+  // The dev server dispatches activities eagerly; the stack does not, as that would bypass fairness.
+  expect(config['system.enableActivityEagerExecution']).toEqual([{ value: false, constraints: {} }]);
   // One partition by default (fairness holds per partition); an extra value overrides it.
   expect(config['matching.numTaskqueueWritePartitions']).toEqual([{ value: 1, constraints: {} }]);
   expect(config['matching.numTaskqueueReadPartitions']).toEqual([{ value: 2, constraints: {} }]);
