@@ -137,13 +137,22 @@ test('the page lists the tree with states and usage, streams the child’s text 
   expect(result).toMatchObject({ status: 'completed', text: REPLY });
   // Once done: the stream ended, the page's text is the child's final text, the state is final.
   try {
-    await page
-      .locator('#stream-status')
-      .getByText('ended', { exact: true })
+    // Normally within a second. CI once saw no end within 15 s while the other lane loaded the
+    // machine: past that the page's state is taken down, and it gets a while longer.
+    const ended = () => page.locator('#stream-status').getByText('ended', { exact: true });
+    const onTime = await ended()
       .waitFor()
-      .catch(async (err: Error) => {
-        throw new Error(`${err.message}\n${await whyNotEnded()}`);
-      });
+      .then(() => true)
+      .catch(() => false);
+    if (!onTime) {
+      const why = await whyNotEnded();
+      await ended()
+        .waitFor({ timeout: 45_000 })
+        .catch((err: Error) => {
+          throw new Error(`${err.message}\n${why}`);
+        });
+      console.warn(`web-view: the page's stream ended late; at 15 s:\n${why}`);
+    }
     expect(await turnText().textContent()).toBe(result.text);
     await page.locator('#fact-state').getByText('completed', { exact: true }).waitFor();
     expect(await text('#fact-tokens')).toMatch(/^[\d,]+ \(in [\d,]+, cache read [\d,]+, cache write [\d,]+, out [\d,]+\)$/);
@@ -162,7 +171,8 @@ test('the page lists the tree with states and usage, streams the child’s text 
   await childRow.locator('.usage').getByText(`1 turn · ${tokens.toLocaleString('en-US')} tokens`, { exact: true }).waitFor();
   await shot('finished');
   expect(pageErrors).toEqual([]);
-});
+  // Room for the late end above (15 s, the diagnosis, 45 s) on top of the usual ~10 s.
+}, 120_000);
 
 test('the stream endpoint resumes after Last-Event-ID: a reconnect gets what follows it, from the next seq on', async () => {
   const { first, resumed, after } = await resumeCheck!;
