@@ -90,7 +90,7 @@ function settled(write: () => void): Promise<void> {
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
 export interface FileResponseStoreOptions {
-  /** Entries older than this are dropped by `sweep` (default one day). */
+  /** A run folder unchanged for this long is dropped by `sweep` (default one day). */
   maxAgeMs?: number;
   /**
    * An append-only JSON-lines file recording each response kept (`{"kept": requestId, "at":
@@ -200,7 +200,14 @@ export class FileResponseStore implements ResponseStore {
     return setInterval(sweep, everyMs).unref();
   }
 
-  /** Drops entries (and temporary files) older than the maximum age; returns how many. */
+  /**
+   * Drops the folders of runs that wrote nothing for the maximum age, entries and temporary
+   * files alike; returns how many files went. A folder's time is its last change (an entry
+   * written, renamed into place or settled), so everything in it is at least that old: one
+   * `stat` per run instead of one per file, which a worker pays at its start (a folder shared
+   * by many workers holds tens of thousands of files). A run still writing keeps its folder;
+   * its older turns go as it settles them.
+   */
   async sweep(now = Date.now()): Promise<number> {
     let runs: string[];
     try {
@@ -211,17 +218,11 @@ export class FileResponseStore implements ResponseStore {
     let dropped = 0;
     for (const run of runs) {
       const dir = join(this.dir, run);
+      const info = await stat(dir).catch(() => undefined);
+      if (!info?.isDirectory() || now - info.mtimeMs <= this.maxAgeMs) continue;
       const names = await readdir(dir).catch(() => [] as string[]);
-      let left = names.length;
-      for (const name of names) {
-        const info = await stat(join(dir, name)).catch(() => undefined);
-        if (info && now - info.mtimeMs > this.maxAgeMs) {
-          await rm(join(dir, name), { force: true });
-          dropped++;
-          left--;
-        }
-      }
-      if (left === 0) await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+      dropped += names.length;
     }
     return dropped;
   }

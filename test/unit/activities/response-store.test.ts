@@ -44,7 +44,7 @@ test('settling a turn drops the run’s earlier turns and keeps this one and oth
   expect(await store.get(key({ runId: 'run-2', turn: 1, activityId: '1' }))).toEqual(result('other run'));
 });
 
-test('an unreadable or foreign entry is no response; the sweep drops old entries and empty runs', async () => {
+test('an unreadable or foreign entry is no response; the sweep drops the runs that wrote nothing for the maximum age', async () => {
   const dir = tempDir('store');
   const store = new FileResponseStore(dir, { maxAgeMs: 60_000 });
   await store.put(key(), result('kept'));
@@ -56,9 +56,16 @@ test('an unreadable or foreign entry is no response; the sweep drops old entries
   expect(await store.get(key())).toBeUndefined();
 
   await store.put(key({ runId: 'fresh' }), result('fresh'));
+  // A crash between write and rename leaves a temporary file; it goes with its run.
+  writeFileSync(join(dir, runDir!, '.left-by-a-crash.tmp'), '{');
   const old = (Date.now() - 120_000) / 1000;
   utimesSync(join(dir, runDir!, file!), old, old);
-  expect(await store.sweep()).toBe(1);
+  // A run whose folder changed lately keeps everything, however old one of its files is.
+  expect(await store.sweep()).toBe(0);
+  expect(readdirSync(dir)).toHaveLength(2);
+  // Unchanged for longer than the maximum age: the run's folder goes, its files counted.
+  utimesSync(join(dir, runDir!), old, old);
+  expect(await store.sweep()).toBe(2);
   expect(readdirSync(dir)).toHaveLength(1);
   expect(await store.get(key({ runId: 'fresh' }))).toEqual(result('fresh'));
 });
