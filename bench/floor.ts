@@ -1,25 +1,34 @@
 /**
  * What a turn costs in Temporal itself on this server, with nothing of forkflow in it: a
- * workflow whose turns have a fork's shape (an activity, then a local activity) and do no
- * work, on a worker of its own. Its turn time, measured like the durable loop's (the gap
- * between consecutive "model" activity starts), is the least a durable turn of that shape can
- * take here; the durable loop's overhead is read against it.
+ * workflow whose turns do no work, on a worker of its own. Its turn time, measured like the
+ * durable loop's (the gap between consecutive "model" starts), is the least a durable turn of
+ * that shape can take here; the durable loop's overhead is read against it. Three shapes
+ * (bench/floor-workflow.ts): a fork's own, one activity a turn, and all local.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import type { FloorActivities } from './floor-workflow';
+import type { FloorActivities, FloorShape } from './floor-workflow';
+import { mergeSamples, phaseSamples, type PhaseSamples } from './phases';
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} };
 let floorBundle: Promise<{ code: string }> | undefined;
 
+export interface Floor {
+  /** Gaps between consecutive turns of the measured runs, ms. */
+  gaps: number[];
+  /** The measured runs' phases, read from their histories as the durable loop's are. */
+  phases: PhaseSamples;
+}
+
 /**
- * Runs `runs` floor workflows of `turns` turns one after another; the gaps between turns, ms.
+ * Runs `runs` floor workflows of `turns` turns one after another, after one unmeasured run.
  * Its own connections and the SDK's default payload converter: nothing of forkflow's.
  */
-export async function turnFloor(o: { address: string; namespace: string; turns: number; runs: number }): Promise<number[]> {
+export async function turnFloor(o: { address: string; namespace: string; turns: number; runs: number; shape?: FloorShape }): Promise<Floor> {
   floorBundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('./floor-workflow'), logger: quiet });
-  const taskQueue = `bench-floor-${randomUUID().slice(0, 8)}`;
+  const shape = o.shape ?? 'fork';
+  const taskQueue = `bench-floor-${shape}-${randomUUID().slice(0, 8)}`;
   const reply = 'x'.repeat(2_000);
   let starts: number[] = [];
   const activities: FloorActivities = {
@@ -33,20 +42,24 @@ export async function turnFloor(o: { address: string; namespace: string; turns: 
   const clientConnection = await Connection.connect({ address: o.address });
   const temporal = new Client({ connection: clientConnection, namespace: o.namespace });
   const gaps: number[] = [];
+  const phases: PhaseSamples[] = [];
   try {
     const worker = await Worker.create({ connection, namespace: o.namespace, taskQueue, workflowBundle: await floorBundle, activities });
     await worker.runUntil(async () => {
-      // One unmeasured run first, as the durable loop has its warm-up.
       for (let run = -1; run < o.runs; run++) {
         starts = [];
-        await temporal.workflow.execute('floorWorkflow', { taskQueue, workflowId: `${taskQueue}-${run}`, args: [o.turns] });
+        const workflowId = `${taskQueue}-${run}`;
+        await temporal.workflow.execute('floorWorkflow', { taskQueue, workflowId, args: [o.turns, shape] });
         if (starts.length !== o.turns) throw new Error(`floor run made ${starts.length} of ${o.turns} turns`);
-        if (run >= 0) gaps.push(...starts.slice(1).map((t, i) => t - starts[i]!));
+        if (run < 0) continue;
+        gaps.push(...starts.slice(1).map((t, i) => t - starts[i]!));
+        const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+        phases.push(phaseSamples(history.events ?? [], []));
       }
     });
   } finally {
     await clientConnection.close();
     await connection.close();
   }
-  return gaps;
+  return { gaps, phases: mergeSamples(phases) };
 }

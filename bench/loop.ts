@@ -83,23 +83,33 @@ async function main(): Promise<void> {
     await handle.result();
   }
 
-  // Temporal's own cost of a turn of this shape on this server, with nothing of forkflow in it.
-  const floor = await turnFloor({ address: stack.stack.server.address, namespace: stack.stack.server.namespace, turns: TURNS, runs: RUNS });
+  // Temporal's own cost of a turn on this server, with nothing of forkflow in it: the fork's
+  // shape, and the two shapes a turn could take instead (one activity; all local).
+  const server = { address: stack.stack.server.address, namespace: stack.stack.server.namespace, turns: TURNS, runs: RUNS };
+  const floor = await turnFloor({ ...server, shape: 'fork' });
+  const remoteOnly = await turnFloor({ ...server, shape: 'remote' });
+  const allLocal = await turnFloor({ ...server, shape: 'local' });
   const overhead = median(durable) - median(inProcess);
+  const figure = (v: number[]) => `${median(v).toFixed(1)} / ${percentile(v, 95).toFixed(1)} ms`;
+  const forkflowPhases = phaseRows(mergeSamples(phases));
+  const floorPhases = new Map(phaseRows(floor.phases));
 
   printTable('forkflow bench: durable loop vs in-process loop (offline model, no latency)', [
     ['turns per run × runs', `${TURNS} × ${RUNS}`],
-    ['in-process turn, median / p95', `${median(inProcess).toFixed(1)} / ${percentile(inProcess, 95).toFixed(1)} ms`],
-    ['durable turn, median / p95', `${median(durable).toFixed(1)} / ${percentile(durable, 95).toFixed(1)} ms`],
+    ['in-process turn, median / p95', figure(inProcess)],
+    ['durable turn, median / p95', figure(durable)],
     ['overhead per turn, median / p95', `${overhead.toFixed(1)} / ${(percentile(durable, 95) - percentile(inProcess, 95)).toFixed(1)} ms`],
-    ['  Temporal floor: a bare turn of the same shape, median / p95', `${median(floor).toFixed(1)} / ${percentile(floor, 95).toFixed(1)} ms (an activity, then a local activity, no work: bench/floor.ts)`],
-    ["  forkflow's own, above that floor (median)", `${(overhead - median(floor)).toFixed(1)} ms`],
-    ['fork start → first model request, median / p95', `${median(starts).toFixed(1)} / ${percentile(starts, 95).toFixed(1)} ms`],
+    ['  Temporal floor: a bare turn of the same shape, median / p95', `${figure(floor.gaps)} (an activity, then a local activity, no work: bench/floor.ts)`],
+    ["  forkflow's own, above that floor (median)", `${(overhead - median(floor.gaps)).toFixed(1)} ms`],
+    ['Temporal floor of other shapes, median / p95', ''],
+    ['  one activity a turn (the least with the model call an activity)', figure(remoteOnly.gaps)],
+    ['  all local (the model call a local activity too)', figure(allLocal.gaps)],
+    ['fork start → first model request, median / p95', figure(starts)],
     ['model calls served without a query', `${conversations.stats.localHits} (queries: ${conversations.stats.queries})`],
     ['history bytes per turn', `${Math.round(historyPerTurn)} B (a turn = model call + Read of a 14-byte file)`],
     ['history events per turn', eventsPerTurn.toFixed(1)],
-    ['durable turn by phase, median / p95 (see bench/phases.ts)', ''],
-    ...phaseRows(mergeSamples(phases)),
+    ['durable turn by phase, median / p95 (see bench/phases.ts)', 'forkflow · the floor of its shape'],
+    ...forkflowPhases.map(([k, v]): [string, string] => [k, `${v} · ${floorPhases.get(k) ?? 'n/a'}`]),
   ]);
   await stack.stop();
 }

@@ -64,11 +64,16 @@ describe('bench smoke', () => {
       }
     });
 
-    it("bench's Temporal floor runs bare turns of a fork's shape and measures every gap", async () => {
-      const gaps = await turnFloor({ address: h.env.address, namespace: h.env.namespace, turns: 3, runs: 2 });
-      // Two measured runs of three turns: two gaps each (the warm-up run is not counted).
-      expect(gaps).toHaveLength(4);
-      for (const g of gaps) expect(g).toBeGreaterThan(0);
+    it("bench's Temporal floor runs bare turns in each shape and measures every gap", async () => {
+      for (const shape of ['fork', 'remote', 'local'] as const) {
+        const { gaps, phases } = await turnFloor({ address: h.env.address, namespace: h.env.namespace, turns: 3, runs: 2, shape });
+        // Two measured runs of three turns: two gaps each (the warm-up run is not counted).
+        expect(gaps).toHaveLength(4);
+        for (const g of gaps) expect(g).toBeGreaterThan(0);
+        // The model call is an activity in history (three a run) unless the shape makes it local.
+        expect(phases['activity queued']).toHaveLength(shape === 'local' ? 0 : 6);
+        expect(phases['workflow task on worker']!.length).toBeGreaterThan(0);
+      }
     });
 
     it("bench:fork's sibling latency compares siblings with empty workflows in one run", async () => {
