@@ -34,6 +34,7 @@ import { CacheWatch } from './cache-break';
 import { CacheWarmth } from './cache-warmth';
 import type { CarriedWarmth } from '../../shared/cache-warmth';
 import type { LiveStream } from './live-stream';
+import { ToolTable } from '../../shared/tools/table';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -48,6 +49,8 @@ export class ForkAgent {
   stopReason?: StopReason;
   /** Cache breaks on any turn (owned by cache-break.ts). */
   readonly cache = new CacheWatch();
+  /** Every tool it may call: where each runs and what it is (src/shared/tools/table.ts). */
+  readonly toolTable = new ToolTable();
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
   /** What keeps its prompt cache warm while it waits (owned by cache-warmth.ts). */

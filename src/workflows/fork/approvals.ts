@@ -19,9 +19,6 @@ import { setState } from './visibility';
 import { whileWaiting } from './keep-alive';
 import { approvalDecided, approvalRequested } from '../metrics';
 
-/** Tools that change something: under `bubble` they wait for a decision. */
-export const NEEDS_APPROVAL = new Set(['FileEdit', 'FileWrite', 'Bash']);
-
 function pendingIds(agent: ForkAgent): string {
   return agent.approvals.pending().map((a) => a.requestId).join(', ') || 'none';
 }

@@ -1,17 +1,19 @@
 /**
  * One tool round: every tool_use of an assistant turn becomes a tool_result, in order.
- * The filter decides per call here (pure, no activity needed to say no); allowed calls run
- * as activities on the workspace's task queue. Tool failures become `is_error` results the
+ * Each call is looked up in the agent's tool table (src/shared/tools/table.ts) and decided
+ * by the permission model (src/shared/permissions.ts): pure, no activity needed to say no.
+ * Allowed calls run where the table says: built-in tools as activities on the workspace's
+ * task queue, sub-agent tools in the workflow itself. Tool failures become `is_error` results the
  * model can act on; only cancellation propagates.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult, type WritePolicySpec } from '../../shared/activity-io';
+import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
-import { isSubAgentTool } from '../../shared/agent-tools';
 import { applyToolAccess } from '../../shared/agents';
-import { isBuiltinTool, READ_ONLY_TOOLS } from '../../shared/tools/schemas';
-import { awaitApproval, NEEDS_APPROVAL } from './approvals';
+import { decideCall, type CallPolicy } from '../../shared/permissions';
+import type { ToolTraits } from '../../shared/tools/table';
+import { awaitApproval } from './approvals';
 import { runSubAgentTool } from './sub-agent-tools';
 import { errorResult } from './tool-results';
 import { localTools, tools } from '../activities';
@@ -22,39 +24,17 @@ import { toolCalled } from '../metrics';
 /** Histories from before read tools ran as local activities replay on the old path. */
 const LOCAL_READ_TOOLS_PATCH = 'read-tools-as-local-activities';
 
-type Decision = { allow: true; writePolicy: WritePolicySpec } | { allow: false; message: string };
-
-/** The memory agent's write policy: inside its pinned memory directory only. */
-function memoryPolicy(agent: ForkAgent): WritePolicySpec {
-  if (!agent.memory) return { kind: 'none' };
-  return { kind: 'within', dir: agent.memory.dir, canonicalDir: agent.memory.canonicalDir };
+/** What the permission model reads off the agent. */
+function policyOf(agent: ForkAgent): CallPolicy {
+  return { filter: agent.input.toolFilter, mode: agent.input.permissionMode, ...(agent.memory ? { memory: agent.memory } : {}) };
 }
 
-/**
- * The fork's tool filter, decided per call. Bash is offered to read-only and memory agents
- * too: outside the workspace policy the activity runs it only when the shell classifier
- * says the command just reads.
- */
-export function decide(agent: ForkAgent, name: string): Decision {
-  if (!isBuiltinTool(name)) {
-    return { allow: false, message: `Tool "${name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.` };
-  }
-  const filter = agent.input.toolFilter;
-  if (filter === 'allowAll') return { allow: true, writePolicy: { kind: 'workspace' } };
-  const memory = typeof filter === 'object' && filter.kind === 'autoMem';
-  if (READ_ONLY_TOOLS.includes(name)) return { allow: true, writePolicy: { kind: 'none' } };
-  if (name === 'Bash') return { allow: true, writePolicy: memory ? memoryPolicy(agent) : { kind: 'none' } };
-  if (memory && (name === 'FileEdit' || name === 'FileWrite')) return { allow: true, writePolicy: memoryPolicy(agent) };
-  return {
-    allow: false,
-    message: memory
-      ? `${name} is denied: a memory agent may only read, run read-only shell commands, and edit files inside ${filter.memoryDir}.`
-      : `${name} is denied: this agent is read-only. Use ${READ_ONLY_TOOLS.join(', ')} or a read-only Bash command instead.`,
-  };
-}
-
+/** The tools this agent could call now, for a refusal's message. */
 function availableTools(agent: ForkAgent): string[] {
-  return agent.summary.toolNames.filter((n) => isBuiltinTool(n) && decide(agent, n).allow);
+  return agent.summary.toolNames.filter((n) => {
+    const tool = agent.toolTable.lookup(n);
+    return tool !== undefined && tool.home.kind !== 'subagent' && decideCall(policyOf(agent), tool).allow;
+  });
 }
 
 function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
@@ -62,13 +42,13 @@ function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
 }
 
 /** Read-only tools may run side by side; anything that writes runs alone, in order. */
-function concurrencySafe(name: string): boolean {
-  return isBuiltinTool(name) && READ_ONLY_TOOLS.includes(name);
+function concurrencySafe(tool: ToolTraits | undefined): boolean {
+  return tool?.readOnly === true;
 }
 
 /** Agent and Skill calls of one round start together (siblings of one turn share the cache prefix). */
-function batchable(name: string): boolean {
-  return concurrencySafe(name) || name === 'Agent' || name === 'Skill';
+function batchable(agent: ForkAgent, name: string): boolean {
+  return concurrencySafe(agent.toolTable.lookup(name)) || name === 'Agent' || name === 'Skill';
 }
 
 /** The agent's tool access policy (inherit | allow_list | deny_list), on top of its filter. */
@@ -97,13 +77,15 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   agent.tally.countToolUse();
   const denied = accessDenial(agent, use.name);
   if (denied) return deny(use.id, denied);
-  if (isSubAgentTool(use.name)) {
+  const tool = agent.toolTable.lookup(use.name);
+  if (tool?.home.kind === 'subagent') {
     const block = await runSubAgentTool(agent, use);
     return { block, outcome: block.is_error ? 'error' : 'ok' };
   }
-  const decision = decide(agent, use.name);
+  if (!tool) return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
+  const decision = decideCall(policyOf(agent), tool);
   if (!decision.allow) return deny(use.id, decision.message);
-  if (agent.input.permissionMode === 'bubble' && NEEDS_APPROVAL.has(use.name)) {
+  if (decision.approval) {
     const approval = await awaitApproval(agent, use);
     if (!approval.approved) return deny(use.id, approval.message);
   }
@@ -128,7 +110,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   const taskQueue = agent.toolQueue ?? info.taskQueue;
   try {
     const result =
-      taskQueue === info.taskQueue && concurrencySafe(use.name) && patched(LOCAL_READ_TOOLS_PATCH)
+      taskQueue === info.taskQueue && concurrencySafe(tool) && patched(LOCAL_READ_TOOLS_PATCH)
         ? await localTools.runTool.executeWithOptions({ summary }, [input])
         : await tools.runTool.executeWithOptions({ summary, taskQueue }, [input]);
     if (result.touched) agent.workArea.recordWrites(result.touched);
@@ -150,7 +132,7 @@ export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messa
     batch = [];
   };
   for (const use of uses) {
-    if (batchable(use.name)) {
+    if (batchable(agent, use.name)) {
       batch.push(use);
       continue;
     }

@@ -1,0 +1,72 @@
+/**
+ * One tool table per agent: for every tool name the agent may call, where the call is
+ * carried out and what it is (read-only? safe to run twice? what can it change?). The tool
+ * round (src/workflows/fork/tool-round.ts) consults it for every call, and the permission
+ * model (src/shared/permissions.ts) decides from these traits alone, so a built-in tool, a
+ * service's routed tool and an MCP server's tool are judged by the same rules.
+ *
+ * Pure and workflow-safe: the table is derived from the fork's input (and, for tools whose
+ * list is fetched, from what was recorded), the same on every replay.
+ */
+import { isSubAgentTool } from '../agent-tools';
+import { isBuiltinTool, type BuiltinToolName } from './schemas';
+
+/** Where a call of the tool is carried out. */
+export type ToolHome =
+  /** forkflow's own tools: the `runTool` activity on the workspace's task queue. */
+  | { kind: 'builtin' }
+  /** Agent, SendMessage, TaskOutput, TaskStop, Skill: the workflow itself (children, signals). */
+  | { kind: 'subagent' };
+
+/**
+ * What a tool can change, for the permission model:
+ * - `none`: nothing (reads);
+ * - `files`: files, through a path the call names (checked against the agent's write scope);
+ * - `shell`: anything a shell can (contained by the classifier and the OS sandbox);
+ * - `agents`: other agents of the tree (children, messages);
+ * - `external`: something outside forkflow's reach (a service's system, an MCP server).
+ */
+export type ToolEffect = 'none' | 'files' | 'shell' | 'agents' | 'external';
+
+export interface ToolTraits {
+  name: string;
+  home: ToolHome;
+  /** Changes nothing: allowed to read-only and plan agents, never waits for approval, may run side by side. */
+  readOnly: boolean;
+  /** Running it again after an attempt that may have partly run is the same as running it once. */
+  idempotent: boolean;
+  effect: ToolEffect;
+}
+
+const BUILTIN_TRAITS: Record<BuiltinToolName, Omit<ToolTraits, 'name' | 'home'>> = {
+  Read: { readOnly: true, idempotent: true, effect: 'none' },
+  Glob: { readOnly: true, idempotent: true, effect: 'none' },
+  Grep: { readOnly: true, idempotent: true, effect: 'none' },
+  // Its effect is decided per command (classifier, sandbox); a second run of a partly run one is not the same.
+  Bash: { readOnly: false, idempotent: false, effect: 'shell' },
+  // A second run finds the text already replaced.
+  FileEdit: { readOnly: false, idempotent: false, effect: 'files' },
+  // A whole-file write ends in the same file.
+  FileWrite: { readOnly: false, idempotent: true, effect: 'files' },
+};
+
+/** The traits of a tool forkflow knows by name (built-in and sub-agent tools); undefined for any other name. */
+export function knownToolTraits(name: string): ToolTraits | undefined {
+  if (isBuiltinTool(name)) return { name, home: { kind: 'builtin' }, ...BUILTIN_TRAITS[name] };
+  // The sub-agent tools check their own arguments and the tree's limits in the workflow.
+  if (isSubAgentTool(name)) return { name, home: { kind: 'subagent' }, readOnly: false, idempotent: false, effect: 'agents' };
+  return undefined;
+}
+
+/**
+ * An agent's tool table: the traits of each tool it may call, looked up by name. Built once
+ * per run from the agent's input; unknown names are `undefined` (the call is refused, naming
+ * the tools that exist).
+ */
+export class ToolTable {
+  constructor(private readonly extra: readonly ToolTraits[] = []) {}
+
+  lookup(name: string): ToolTraits | undefined {
+    return knownToolTraits(name) ?? this.extra.find((t) => t.name === name);
+  }
+}
