@@ -32,6 +32,10 @@ export interface ActivityDeps {
   readStartInput?: ReadStartInput;
   /** The worker's OS sandbox for Bash; default: probed once per process. */
   sandbox?: () => Promise<SandboxAvailability>;
+  /** Roots every fork's workspace must lie under (FORKFLOW_WORKSPACE_ROOTS); default: `workspaceRoot` alone. */
+  workspaceRoots?: readonly string[];
+  /** Paths no tool may see (default: the worker's state, from the environment; tools/sandbox/protected.ts). */
+  protectedPaths?: readonly string[];
   /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
   responses?: ResponseStore;
   /** Aborted when the worker starts to stop: model calls in flight are handed back at once. */
@@ -50,8 +54,8 @@ export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   return {
     ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), clockScale: deps.modelClockScale, liveStream: deps.liveStream }),
-    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, sandbox: deps.sandbox }),
-    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, hostQueue: deps.hostQueue }),
+    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
+    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),

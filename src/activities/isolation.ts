@@ -8,6 +8,9 @@ import { realpath } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MemoryScope, PathEscapeReport, WorktreeRef, WorktreeResult } from '../shared/activity-io';
 import { auditTouchedPaths } from './tools';
+import { workspacePolicyOf } from './run-tool';
+import { within } from './tools/sandbox';
+import { resolveWorkspace } from './tools/workspace';
 import { createWorktree, finishWorktree, isWorktreeError } from './worktree';
 
 function worktreeFailure(err: unknown): unknown {
@@ -15,12 +18,14 @@ function worktreeFailure(err: unknown): unknown {
   return ApplicationFailure.create({ type: `Worktree:${err.code}`, message: err.message, nonRetryable: !err.retryable });
 }
 
-export function createIsolationActivities(deps: { workspaceRoot: string; hostQueue?: string }) {
+export function createIsolationActivities(deps: { workspaceRoot: string; workspaceRoots?: readonly string[]; protectedPaths?: readonly string[]; hostQueue?: string }) {
+  const policy = workspacePolicyOf(deps);
   return {
-    /** Canonicalises the memory directory once, at the start of a memory fork. */
+    /** Canonicalises the memory directory once, at the start of a memory fork; never one inside the worker's protected state. */
     async pinMemoryDir(input: { dir: string }): Promise<MemoryScope> {
+      let canonicalDir: string;
       try {
-        return { dir: input.dir, canonicalDir: await realpath(input.dir) };
+        canonicalDir = await realpath(input.dir);
       } catch (err) {
         throw ApplicationFailure.create({
           type: 'MemoryDirUnavailable',
@@ -28,6 +33,10 @@ export function createIsolationActivities(deps: { workspaceRoot: string; hostQue
           nonRetryable: true,
         });
       }
+      if (policy.protectedPaths.some((h) => within(canonicalDir, h) || within(h, canonicalDir))) {
+        throw ApplicationFailure.create({ type: 'MemoryDirUnavailable', message: `The memory directory ${input.dir} is, or holds, the worker's protected state; pick another.`, nonRetryable: true });
+      }
+      return { dir: input.dir, canonicalDir };
     },
 
     /** Re-checks every path the fork wrote: anything now outside the memory directory is an escape. */
@@ -37,6 +46,9 @@ export function createIsolationActivities(deps: { workspaceRoot: string; hostQue
     },
 
     async createWorktree(input: { repoRoot?: string; agentId: string }): Promise<WorktreeRef> {
+      // The repository must be a workspace this worker serves, like any fork's workspace.
+      const repo = await resolveWorkspace({ root: input.repoRoot }, policy);
+      if (!repo.ok) throw ApplicationFailure.create({ type: 'Worktree:outside-roots', message: repo.message, nonRetryable: true });
       try {
         const wt = await createWorktree({ repoRoot: input.repoRoot ?? deps.workspaceRoot, agentId: input.agentId });
         return { path: wt.path, branch: wt.branch, baseCommit: wt.baseCommit, repoRoot: wt.repoRoot, ...(deps.hostQueue ? { taskQueue: deps.hostQueue } : {}) };

@@ -15,18 +15,37 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { toolUsesOf } from '../shared/anthropic';
 import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
 import type { ConversationSource } from './conversation';
+import type { ResponseStore } from './model/response-store';
 import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
-import { sandboxAvailability, type SandboxAvailability } from './tools/sandbox';
+import { protectedPaths, sandboxAvailability, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
 import type { WritePolicy } from './tools/types';
+import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
 
 export interface ToolDeps {
   conversations: ConversationSource;
   /** Default workspace root of this worker. */
   workspaceRoot: string;
+  /** Roots every fork's workspace must lie under (FORKFLOW_WORKSPACE_ROOTS); default: `workspaceRoot` alone. */
+  workspaceRoots?: readonly string[];
+  /** Paths no tool of any fork may see (default: `protectedPaths()` of this process's environment). */
+  protectedPaths?: readonly string[];
   /** What OS sandbox this worker has for Bash (default: probed once per process). */
   sandbox?: () => Promise<SandboxAvailability>;
+  /** Resource limits of a sandboxed Bash call (default: sandbox/limits.ts DEFAULT_LIMITS). */
+  sandboxLimits?: SandboxLimits;
+  /** The model response store: a tool call of turn N shows the workflow recorded that turn's reply, so its entries go. */
+  responses?: ResponseStore;
+}
+
+/** The worker's workspace rules, from its dependencies. */
+export function workspacePolicyOf(deps: Pick<ToolDeps, 'workspaceRoot' | 'workspaceRoots' | 'protectedPaths'>): WorkspacePolicy {
+  return {
+    defaultRoot: deps.workspaceRoot,
+    roots: deps.workspaceRoots && deps.workspaceRoots.length > 0 ? deps.workspaceRoots : [deps.workspaceRoot],
+    protectedPaths: deps.protectedPaths ?? protectedPaths(),
+  };
 }
 
 async function toolInput(deps: ToolDeps, input: ToolCallInput): Promise<unknown> {
@@ -76,6 +95,7 @@ export function interruptedResult(name: string, beat: AttemptBeat): ToolCallResu
 }
 
 export function createToolActivities(deps: ToolDeps) {
+  const policy = workspacePolicyOf(deps);
   return {
     async runTool(input: ToolCallInput): Promise<ToolCallResult> {
       const ctx = Context.current();
@@ -85,6 +105,8 @@ export function createToolActivities(deps: ToolDeps) {
         const prior = priorBeat(ctx.info.heartbeatDetails);
         if (prior) return interruptedResult(input.name, prior);
       }
+      // The reply that asked for this call is in history: its kept response is no longer needed.
+      void deps.responses?.settle({ namespace: ctx.info.namespace, ...input.run, turn: input.turn + 1 }).catch(() => undefined);
       const beat: AttemptBeat = { tool: input.name, at: Date.now() };
       // Beating starts before the first I/O: a large input is fetched from the conversation first.
       const stopHeartbeat = startHeartbeat(() => ({ ...beat, at: Date.now() }));
@@ -93,18 +115,34 @@ export function createToolActivities(deps: ToolDeps) {
         beat.runningSince = Date.now();
         // A call that must not run twice says at once that it began: the first heartbeat is not throttled.
         if (once && !ctx.info.isLocal) ctx.heartbeat({ ...beat });
-        const root = input.workspaceRoot ?? deps.workspaceRoot;
+        const workspace = await resolveWorkspace(
+          { root: input.workspaceRoot, readPaths: input.sandbox?.readPaths, confinedTo: input.confinedTo, worktreeRepo: input.worktreeRepo },
+          policy,
+        );
+        if (!workspace.ok) return { isError: true, content: workspace.message };
         const availability = input.name === 'Bash' ? await (deps.sandbox ?? sandboxAvailability)() : undefined;
+        if (availability && input.unsandboxed) ctx.log.warn('Bash runs outside the OS sandbox: the fork is in bypassPermissions mode, allowed by its caller', { agentId: input.agentId, turn: input.turn });
         return await runBuiltinTool(input.name, raw, {
-          root,
+          root: workspace.root,
+          view: workspace.view,
           signal: ctx.cancellationSignal,
           // Local activities (the short read tools) cannot heartbeat; their caller's task does.
           heartbeat: ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details),
           writePolicy,
-          // Outside the workspace policy, Bash runs only when the parser-based classifier says it reads.
+          // The parser-based classifier: advice inside the sandbox, the rule outside it.
           classifyShell: classifyShellCommand,
-          // ... and inside the OS sandbox when this worker has one (tools/sandbox/policy.ts).
-          ...(availability ? { shellSandbox: { availability, require: input.requireSandbox === true, workspace: input.sandbox?.network === false } } : {}),
+          // Every Bash call in the OS sandbox, unless opted out (tools/sandbox/policy.ts).
+          ...(availability
+            ? {
+                shellSandbox: {
+                  availability,
+                  require: input.requireSandbox === true,
+                  bypass: input.unsandboxed === true,
+                  writableExtra: workspace.writableExtra,
+                  ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
+                },
+              }
+            : {}),
         });
       } catch (err) {
         // Cancelled by the workflow, or by this worker shutting down: then the attempt fails

@@ -18,6 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER, callKeySchema } from '../shared/model-gateway';
 import { CallStore, type StoredCall } from './call-store';
+import type { PrivateStore } from '../shared/private-store';
 
 /** The provider refuses bodies over 32 MB; a little headroom for what is not ours to judge. */
 const MAX_BODY_BYTES = 40 * 1024 * 1024;
@@ -28,8 +29,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 export interface GatewayOptions {
   /** The provider's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
   upstream: string;
-  /** Where finished calls are kept until their retry (or their age limit). */
-  dir: string;
+  /** Where finished calls are kept until their retry (or their age limit): a private directory (call-store.ts), or one opened with a sealer. */
+  dir: string | PrivateStore;
   /** Interface to listen on. Default 127.0.0.1: the gateway forwards whatever key a caller sends. */
   host?: string;
   /** Default 0 (ephemeral; read `url`). */
@@ -184,7 +185,7 @@ export class ModelGateway {
       this.counts.attached++;
       await running.done;
     }
-    const kept = this.store.get(key.data, requestSha256);
+    const kept = await this.store.get(key.data, requestSha256);
     if (kept) {
       this.counts.replayed++;
       return this.replay(kept, res);
@@ -261,22 +262,21 @@ export class ModelGateway {
       upstreamRes.once('error', () => undefined);
       upstreamRes.once('close', () => {
         const whole = upstreamRes.complete && !stopped;
-        if (keyed && whole) {
-          const bytes = Buffer.concat(chunks);
-          if (isWholeResponse(status, headers['content-type'] ?? '', bytes)) {
-            try {
-              this.store.put(keyed.key, keyed.requestSha256, { status, headers, body: bytes });
-              if (callerGone) this.counts.finishedForNobody++;
-            } catch {
-              // An unwritable store costs a possible second call, never this one's answer.
-            }
-          }
-        }
-        if (callerGone) {
-          // Nobody to tell.
-        } else if (whole) res.end();
-        else res.destroy();
-        finish();
+        const bytes = keyed && whole ? Buffer.concat(chunks) : undefined;
+        // Kept before the call counts as done: a retry waiting for it reads the entry next.
+        const keeping = keyed && bytes && isWholeResponse(status, headers['content-type'] ?? '', bytes)
+          ? this.store.put(keyed.key, keyed.requestSha256, { status, headers, body: bytes }).then(
+              () => void (callerGone && this.counts.finishedForNobody++),
+              () => undefined, // An unwritable store costs a possible second call, never this one's answer.
+            )
+          : Promise.resolve();
+        void keeping.then(() => {
+          if (callerGone) {
+            // Nobody to tell.
+          } else if (whole) res.end();
+          else res.destroy();
+          finish();
+        });
       });
     });
     upstreamReq.end(body.length > 0 ? body : undefined);

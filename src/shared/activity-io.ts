@@ -108,10 +108,16 @@ export interface ToolCallInput {
   inputAt?: { messageIndex: number };
   workspaceRoot?: string;
   writePolicy: WritePolicySpec;
-  /** A `workspace` fork's opt-in to the OS sandbox for Bash: workspace writable, no network. */
-  sandbox?: { network: false };
-  /** Refuse Bash when it should run sandboxed and the worker has no sandbox. */
+  /** The fork's sandbox settings: `readPaths` its caller allowed (`network: false` is the legacy opt-in; every call is sandboxed). */
+  sandbox?: { network?: false; readPaths?: string[] };
+  /** Refuse Bash rather than run it unsandboxed, even on a worker that allows that. */
   requireSandbox?: boolean;
+  /** `bypassPermissions`, allowed by the fork's caller: Bash runs outside the OS sandbox (logged, containment `none`). */
+  unsandboxed?: boolean;
+  /** A worktree fork: the repository whose git directory its writing calls may write (commits). */
+  worktreeRepo?: string;
+  /** A sub-agent started with the Agent tool's `cwd`: the workspace its root must lie in, checked canonically. */
+  confinedTo?: string;
 }
 
 export interface ToolCallResult {

@@ -2,9 +2,9 @@
  * Worker settings from the environment: forkflow's own few variables. Temporal connection
  * settings (shared with clients) are in src/client/settings.ts.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { defaultStateDir } from '../activities/tools/sandbox';
 import { TASK_QUEUE } from '../shared/constants';
 
 /**
@@ -56,6 +56,17 @@ export interface ForkflowSettings {
   taskQueue: string;
   /** Default workspace for tool activities on this worker. */
   workspaceRoot: string;
+  /**
+   * FORKFLOW_WORKSPACE_ROOTS (colon-separated absolute directories): every fork's
+   * `workspace.root` must lie, canonically, under one of them. Default: the workspace root.
+   */
+  workspaceRoots: string[];
+  /**
+   * FORKFLOW_STATE_DIR: the worker's private state (the response store and the key that
+   * authenticates its entries), created 0700 and refused when another user owns it or it is
+   * open to others. Default `$XDG_STATE_HOME/forkflow`, else `~/.local/state/forkflow`.
+   */
+  stateDir: string;
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
   model?: string;
@@ -63,7 +74,8 @@ export interface ForkflowSettings {
   metricsAddress?: string;
   /**
    * FORKFLOW_RESPONSE_DIR: where model responses wait until their turn is recorded, so a
-   * retried call never bills twice. Workers that may take over each other's calls share it.
+   * retried call never bills twice. Workers that may take over each other's calls share it
+   * (and its key). Default `<stateDir>/responses`; private like the state directory.
    */
   responseDir: string;
   /** FORKFLOW_RESPONSE_JOURNAL: a JSON-lines audit of the responses kept (see FileResponseStore). */
@@ -126,15 +138,32 @@ export function liveStreamSettings(env: NodeJS.ProcessEnv = process.env): { enab
   return { enabled: env.FORKFLOW_LIVE_STREAM !== 'off', ...(Number.isInteger(ms) && ms > 0 ? { batchIntervalMs: ms } : {}) };
 }
 
+/** A workspace-roots setting that is not a list of absolute directories. */
+export class InvalidWorkspaceRootsError extends Error {
+  override name = 'InvalidWorkspaceRootsError';
+}
+
+/** FORKFLOW_WORKSPACE_ROOTS as a list, with the worker's own workspace root always included. */
+export function workspaceRootsOf(value: string | undefined, workspaceRoot: string): string[] {
+  const listed = (value ?? '').split(':').map((p) => p.trim()).filter(Boolean);
+  const relative = listed.find((p) => !isAbsolute(p));
+  if (relative !== undefined) throw new InvalidWorkspaceRootsError(`FORKFLOW_WORKSPACE_ROOTS must list absolute directories separated by ':', and ${JSON.stringify(relative)} is not absolute`);
+  return [...new Set([resolve(workspaceRoot), ...listed.map((p) => resolve(p))])];
+}
+
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
+  const workspaceRoot = env.FORKFLOW_WORKSPACE || process.cwd();
+  const stateDir = defaultStateDir(env);
   return {
     taskQueue: env.FORKFLOW_TASK_QUEUE || TASK_QUEUE,
-    workspaceRoot: env.FORKFLOW_WORKSPACE || process.cwd(),
+    workspaceRoot,
+    workspaceRoots: workspaceRootsOf(env.FORKFLOW_WORKSPACE_ROOTS, workspaceRoot),
+    stateDir,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
     model: env.FORKFLOW_MODEL || undefined,
     metricsAddress: env.FORKFLOW_METRICS_ADDRESS || undefined,
-    responseDir: env.FORKFLOW_RESPONSE_DIR || join(tmpdir(), 'forkflow-responses'),
+    responseDir: env.FORKFLOW_RESPONSE_DIR || join(stateDir, 'responses'),
     responseJournal: env.FORKFLOW_RESPONSE_JOURNAL || undefined,
     modelGateway: env.FORKFLOW_MODEL_GATEWAY || undefined,
     hostId: env.FORKFLOW_HOST_ID || undefined,

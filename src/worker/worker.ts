@@ -11,7 +11,8 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ConversationSource, createActivities, FileResponseStore, type ResponseStore } from '../activities';
-import { forkflowSettings, liveStreamSettings, workerTuning, type WorkerTuning } from './config';
+import { liveStreamSettings, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
+import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
 import type { RunRef } from '../shared/activity-io';
@@ -38,6 +39,8 @@ export interface ForkflowWorkerOptions {
   taskQueue: string;
   anthropic: Anthropic;
   workspaceRoot: string;
+  /** Roots every fork's workspace must lie under (default: FORKFLOW_WORKSPACE_ROOTS and `workspaceRoot`). */
+  workspaceRoots?: string[];
   /** A pre-built workflow bundle (tests bundle once per run); default: bundle src at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   identity?: string;
@@ -98,13 +101,16 @@ export function conversationSourceFor(client: Client): ConversationSource {
   return new ConversationSource(client, {}, readStartInputBy(client));
 }
 
+/** The roots forks' workspaces must lie under. */
+const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(process.env.FORKFLOW_WORKSPACE_ROOTS, o.workspaceRoot);
+
 /** The default store, one per process, swept hourly of what finished runs left behind. */
 let defaultStore: FileResponseStore | undefined;
 function responseStore(o: ForkflowWorkerOptions): ResponseStore {
   if (o.responses) return o.responses;
   if (!defaultStore) {
-    const settings = forkflowSettings();
-    defaultStore = new FileResponseStore(settings.responseDir, { journal: settings.responseJournal });
+    // A store directory another user owns, or open to others, stops the worker here.
+    defaultStore = responseStoreFromEnv();
     defaultStore.keepSwept();
   }
   return defaultStore;
@@ -137,7 +143,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES] } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -160,7 +166,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -176,7 +182,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
+  const all = createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

@@ -21,7 +21,7 @@ import { recordModelFailure, recordModelSuccess } from '../metrics';
 import { estimateRequestTokens } from '../../shared/request-tokens';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import type { LedgerClient } from '../tree';
-import type { CallKey, ResponseStore } from './response-store';
+import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 
 export interface ModelDeps {
@@ -64,12 +64,16 @@ async function cancelAtGateway(gateway: string, digest: string): Promise<void> {
   }
 }
 
-/** Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a turn. */
-async function kept(store: ResponseStore | undefined, key: CallKey | undefined): Promise<ModelCallResult | undefined> {
-  if (!store || !key) return undefined;
+/**
+ * Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a
+ * turn. A kept response is returned only for the request it answers (`request`, the one an
+ * earlier attempt left): without that request there is nothing to bind it to, and the call is made.
+ */
+async function kept(store: ResponseStore | undefined, key: CallKey | undefined, request: MessagesRequest | undefined): Promise<ModelCallResult | undefined> {
+  if (!store || !key || !request) return undefined;
   try {
     await store.settle(key);
-    return await store.get(key);
+    return await store.get(key, requestDigest(request));
   } catch (err) {
     Context.current().log.warn('response store unreadable; asking the model', { error: String(err) });
     return undefined;
@@ -82,9 +86,9 @@ async function handedOver(store: ResponseStore | undefined, key: CallKey | undef
   return store.getRequest(key).catch(() => undefined);
 }
 
-async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult): Promise<void> {
+async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult, request: MessagesRequest): Promise<void> {
   try {
-    if (store && key) await store.put(key, result);
+    if (store && key) await store.put(key, result, requestDigest(request));
   } catch (err) {
     Context.current().log.warn('response store unwritable; a retry of this call would ask the model again', { error: String(err) });
   }
@@ -183,9 +187,10 @@ export function createModelActivities(deps: ModelDeps) {
       // Deltas to stream subscribers; a stream that fails never fails the call (live-publisher.ts).
       const live = deps.stream !== false ? LivePublisher.open(input, deps.liveStream) : undefined;
       try {
-        // An earlier attempt got the whole response and then lost its worker (or its server):
-        // hand that back instead of paying for the same prompt twice.
-        const earlier = retry ? await kept(deps.responses, key) : undefined;
+        // An earlier attempt left its request (and maybe got the whole response and then lost
+        // its worker, or its server): hand that response back instead of paying twice.
+        const handed = retry ? await handedOver(deps.responses, key) : undefined;
+        const earlier = retry ? await kept(deps.responses, key, handed) : undefined;
         if (earlier) {
           // Subscribers saw the earlier attempt's deltas, maybe not all: this attempt streams the reply whole.
           live?.start(earlier.model);
@@ -197,7 +202,6 @@ export function createModelActivities(deps: ModelDeps) {
         // A failure to read the conversation is not the provider's: it is not classified as one.
         // An earlier attempt left its request: no query, so a retry on a worker that does not
         // hold the workflow starts at once instead of waiting for the workflow to move.
-        const handed = retry ? await handedOver(deps.responses, key) : undefined;
         // A handed-over body comes without its context: that call's facts are left out.
         const built = handed ? undefined : await requestFor(deps, input);
         const body = await withinBudget(deps, input, handed ?? built!.body);
@@ -242,14 +246,14 @@ export function createModelActivities(deps: ModelDeps) {
               })
               .on('finalMessage', (final) => {
                 result = { ...toResult(final), ...(stream.request_id ? { requestId: stream.request_id } : {}) };
-                keeping = keep(deps.responses, key, result);
+                keeping = keep(deps.responses, key, result, body);
               })
               .finalMessage();
           } else {
             message = await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
           }
           result ??= toResult(message);
-          await (keeping ?? keep(deps.responses, key, result));
+          await (keeping ?? keep(deps.responses, key, result, body));
           // A keep-alive's reply is no message of the conversation.
           if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, result.message);
           recordModelSuccess(body.model, result.usage);

@@ -1,17 +1,22 @@
 /**
  * Exactly-once model billing. A model response that has fully arrived is written here
  * before the activity reports it; a retried attempt of the same call (same workflow run,
- * same activity id) returns the kept response instead of asking the provider again. So a
- * worker that dies, or a server that is down, between "the response arrived" and "the
- * result is in history" costs no second prompt.
+ * same activity id, same request) returns the kept response instead of asking the provider
+ * again. So a worker that dies, or a server that is down, between "the response arrived" and
+ * "the result is in history" costs no second prompt.
  *
- * The store is one owner's state: only `callModel` reads and writes it. A run's entries
- * for earlier turns are dropped when its next turn is asked for (by then the workflow has
- * recorded them), and `sweep` drops whatever a finished run left behind.
+ * The store is one owner's state: only `callModel` reads and writes it (and the tool
+ * activity settles it). A run's entries for earlier turns are dropped as soon as a later
+ * step of the run shows the workflow recorded them, and `sweep` drops whatever a finished
+ * run left behind.
  *
- * `FileResponseStore` keeps entries as files: atomic (write to a temporary name, then
- * rename), so a SIGKILL never leaves half an entry. It survives a process crash; for work
- * that moves between machines, point every worker at the same directory on shared storage.
+ * `FileResponseStore` keeps entries as files in a private directory (src/gateway/private-dir.ts:
+ * 0700, this user's alone), each file 0600, written atomically (a temporary name, then
+ * rename) so a SIGKILL never leaves half an entry. Every entry is authenticated with the
+ * directory's key and bound to its call and to the digest of the request it answers, so a
+ * planted or moved file is never replayed; with payload encryption keys set, its content is
+ * encrypted with the payload codec. It survives a process crash; for work that moves between
+ * machines, point every worker at the same directory (and key) on shared storage.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -20,6 +25,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { ModelCallResult } from '../../shared/activity-io';
 import type { MessagesRequest } from '../../shared/anthropic';
+import { openEntry, sealEntry, type PrivateStore } from '../../shared/private-store';
 import { usageSchema } from '../../shared/tree-ledger';
 import { requestFactsSchema } from '../../shared/cache-break';
 
@@ -33,10 +39,10 @@ export interface CallKey {
 }
 
 export interface ResponseStore {
-  /** The response an earlier attempt of this call kept, if any. */
-  get(key: CallKey): Promise<ModelCallResult | undefined>;
-  /** Starts writing at once, before it returns (a file store writes synchronously). */
-  put(key: CallKey, result: ModelCallResult): Promise<void>;
+  /** The response an earlier attempt of this call kept for the request with digest `requestSha256`, if any. */
+  get(key: CallKey, requestSha256: string): Promise<ModelCallResult | undefined>;
+  /** Starts writing at once, before it returns; `requestSha256` is the digest of the request it answers. */
+  put(key: CallKey, result: ModelCallResult, requestSha256: string): Promise<void>;
   /**
    * The request an earlier attempt of this call left: a retry sends it without reading the
    * conversation from the workflow first (a query that would wait for the workflow to leave
@@ -45,47 +51,28 @@ export interface ResponseStore {
   getRequest(key: CallKey): Promise<MessagesRequest | undefined>;
   putRequest(key: CallKey, request: MessagesRequest): Promise<void>;
   /** Drops the run's entries for turns before this one: the workflow has recorded them. */
-  settle(key: CallKey): Promise<void>;
+  settle(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId' | 'turn'>): Promise<void>;
 }
 
-/** Entries are versioned: a later layout can read or skip an older one. */
-const STORED_VERSION = 1;
-
-const storedSchema = z.object({
-  v: z.literal(STORED_VERSION),
-  key: z.object({ workflowId: z.string(), runId: z.string(), activityId: z.string(), turn: z.number().int() }),
-  result: z.object({
-    message: z.object({ role: z.literal('assistant'), content: z.array(z.object({ type: z.string() }).passthrough()) }),
-    stopReason: z.string().nullable(),
-    usage: usageSchema,
-    model: z.string(),
-    requestId: z.string().optional(),
-    request: requestFactsSchema.optional(),
-    ttlMs: z.number().int().min(1).optional(),
-  }),
-});
-
-const requestSchema = z.object({
-  v: z.literal(STORED_VERSION),
-  key: storedSchema.shape.key,
-  request: z.object({ model: z.string(), max_tokens: z.number(), messages: z.array(z.unknown()) }).passthrough(),
-});
-
-const sameCall = (a: { workflowId: string; runId: string; activityId: string; turn: number }, b: CallKey) =>
-  a.workflowId === b.workflowId && a.runId === b.runId && a.activityId === b.activityId && a.turn === b.turn;
-
-/** What an entry records of its call (the namespace is part of the folder's hash). */
-const callOf = (key: CallKey) => ({ workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn });
-
-/** Runs a synchronous write now and reports it as a promise (the interface is async for remote stores). */
-function settled(write: () => void): Promise<void> {
-  try {
-    write();
-    return Promise.resolve();
-  } catch (err) {
-    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-  }
+/** The digest a kept response is bound to: sha256 of the request body as sent (JSON). */
+export function requestDigest(request: MessagesRequest): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
 }
+
+const resultSchema = z.object({
+  message: z.object({ role: z.literal('assistant'), content: z.array(z.object({ type: z.string() }).passthrough()) }),
+  stopReason: z.string().nullable(),
+  usage: usageSchema,
+  model: z.string(),
+  requestId: z.string().optional(),
+  request: requestFactsSchema.optional(),
+  ttlMs: z.number().int().min(1).optional(),
+});
+
+const requestSchema = z.object({ model: z.string(), max_tokens: z.number(), messages: z.array(z.unknown()) }).passthrough();
+
+/** What an entry's MAC binds it to: the call (namespace included) and the kind of entry. */
+const identityOf = (key: CallKey, kind: 'response' | 'request') => JSON.stringify([kind, key.namespace, key.workflowId, key.runId, key.activityId, key.turn]);
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
@@ -95,7 +82,7 @@ export interface FileResponseStoreOptions {
   /**
    * An append-only JSON-lines file recording each response kept (`{"kept": requestId, "at":
    * ms since the epoch, ...}`), for billing audits: which provider requests reached the store,
-   * and when. Default: none.
+   * and when. Default: none. Created 0600.
    */
   journal?: string;
 }
@@ -103,16 +90,18 @@ export interface FileResponseStoreOptions {
 export class FileResponseStore implements ResponseStore {
   private readonly maxAgeMs: number;
   private readonly journal?: string;
+  readonly dir: string;
 
   constructor(
-    readonly dir: string,
+    private readonly store: PrivateStore,
     opts: FileResponseStoreOptions = {},
   ) {
+    this.dir = store.dir;
     this.maxAgeMs = opts.maxAgeMs ?? 24 * 3_600_000;
     this.journal = opts.journal;
   }
 
-  private runDir(key: CallKey): string {
+  private runDir(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId'>): string {
     return join(this.dir, hash(`${key.namespace}\n${key.workflowId}\n${key.runId}`));
   }
 
@@ -120,61 +109,65 @@ export class FileResponseStore implements ResponseStore {
     return join(this.runDir(key), `${key.turn}-${hash(key.activityId)}${kind === 'request' ? '.request' : ''}.json`);
   }
 
-  /** The parsed entry, or undefined when there is none or it cannot be read. */
-  private async read(file: string): Promise<unknown> {
+  /** The entry's value when it is authentic and this call's, else undefined. */
+  private async read(key: CallKey, kind: 'response' | 'request'): Promise<unknown> {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readFile(this.file(key, kind), 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+    let raw: unknown;
     try {
-      return JSON.parse(text);
+      raw = JSON.parse(text);
     } catch {
       return undefined;
     }
+    return openEntry(this.store, identityOf(key, kind), raw);
   }
 
   /**
-   * Atomic: a reader sees the whole entry or none. Synchronous on purpose: between the last
+   * Atomic: a reader sees the whole entry or none. The file is written synchronously once
+   * the entry is sealed (encryption, when on, is synchronous work too): between the last
    * byte of a response and this write, a worker that dies costs a second call, so the write
-   * does not wait behind other work on the event loop (it takes well under a millisecond).
+   * does not wait behind other work on the event loop.
    */
-  private write(file: string, key: CallKey, entry: Record<string, unknown>): void {
+  private async write(key: CallKey, kind: 'response' | 'request', value: unknown): Promise<void> {
+    const entry = await sealEntry(this.store, identityOf(key, kind), value);
     const dir = this.runDir(key);
-    mkdirSync(dir, { recursive: true });
-    const body = JSON.stringify({ v: STORED_VERSION, key: callOf(key), ...entry });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.${randomUUID()}.tmp`);
-    writeFileSync(tmp, body);
-    renameSync(tmp, file);
+    writeFileSync(tmp, JSON.stringify(entry), { mode: 0o600 });
+    renameSync(tmp, this.file(key, kind));
   }
 
-  async get(key: CallKey): Promise<ModelCallResult | undefined> {
-    const stored = storedSchema.safeParse(await this.read(this.file(key)));
-    // Unreadable or someone else's entry (a hash collision): ask the provider again.
-    if (!stored.success || !sameCall(stored.data.key, key)) return undefined;
-    return stored.data.result as ModelCallResult;
+  async get(key: CallKey, requestSha256: string): Promise<ModelCallResult | undefined> {
+    const value = (await this.read(key, 'response')) as { requestSha256?: unknown; result?: unknown } | undefined;
+    // A response to another request under this call's name (or none) is not this call's answer.
+    if (!value || value.requestSha256 !== requestSha256) return undefined;
+    const parsed = resultSchema.safeParse(value.result);
+    return parsed.success ? (parsed.data as ModelCallResult) : undefined;
   }
 
-  put(key: CallKey, result: ModelCallResult): Promise<void> {
-    return settled(() => {
-      this.write(this.file(key), key, { result });
-      if (this.journal) appendFileSync(this.journal, `${JSON.stringify({ kept: result.requestId ?? null, at: Date.now(), ...callOf(key) })}\n`);
-    });
+  async put(key: CallKey, result: ModelCallResult, requestSha256: string): Promise<void> {
+    await this.write(key, 'response', { requestSha256, result });
+    if (this.journal) {
+      appendFileSync(this.journal, `${JSON.stringify({ kept: result.requestId ?? null, at: Date.now(), workflowId: key.workflowId, runId: key.runId, activityId: key.activityId, turn: key.turn })}\n`, { mode: 0o600 });
+    }
   }
 
   async getRequest(key: CallKey): Promise<MessagesRequest | undefined> {
-    const stored = requestSchema.safeParse(await this.read(this.file(key, 'request')));
-    if (!stored.success || !sameCall(stored.data.key, key)) return undefined;
-    return stored.data.request as unknown as MessagesRequest;
+    const value = await this.read(key, 'request');
+    // Checked, but returned as stored: byte for byte the request the earlier attempt sent.
+    return requestSchema.safeParse(value).success ? (value as MessagesRequest) : undefined;
   }
 
   putRequest(key: CallKey, request: MessagesRequest): Promise<void> {
-    return settled(() => this.write(this.file(key, 'request'), key, { request }));
+    return this.write(key, 'request', request);
   }
 
-  async settle(key: CallKey): Promise<void> {
+  async settle(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId' | 'turn'>): Promise<void> {
     const dir = this.runDir(key);
     let names: string[];
     try {

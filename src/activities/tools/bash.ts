@@ -1,24 +1,31 @@
 /**
  * Bash: runs `bash -c <command>` in the workspace root, in a process group of its own so
  * that a timeout or a cancellation can stop everything the command started. Output
- * (stdout and stderr, interleaved as written) is capped with a visible marker; the exit
- * code is reported; heartbeats go out about once a second while it runs.
+ * (stdout and stderr, interleaved as written) is capped with a visible marker, and a call
+ * that writes more than the output limit is stopped; the exit code is reported;
+ * heartbeats go out about once a second while it runs.
  *
- * Two walls stand around commands of forks that must not write freely (STYLE 17): under a
- * write policy other than `workspace` the command runs only if the injected read-only
- * classifier approves it, and then inside the OS sandbox (sandbox/: read-only filesystem,
- * private /tmp, no network, own PID namespace). A worker without a working sandbox runs
- * such commands behind the classifier alone, or refuses them for forks that require it.
+ * Every call runs in the OS sandbox (sandbox/: the fork's view read-only, only what its
+ * write policy allows writable, a private /tmp, no network, its own PID namespace, resource
+ * limits). There the read-only classifier only advises: a fork that must not write may run
+ * any command, because the OS stops its effects; when such a command fails, a note says it
+ * would have written. Outside the sandbox — only by an explicit opt-out (sandbox/policy.ts)
+ * — the classifier decides again for forks that must not write, and repositories whose
+ * configuration names programs are refused (git-guard.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { lstatSync } from 'node:fs';
 import { shellEnvironment } from './shell-env';
 import type { BashInput } from '../../shared/tools/schemas';
 import { HeadTailBuffer } from './output-buffer';
 import { fail, messageOf, ok, ToolAbortError } from './outcome';
 import { HEARTBEAT_INTERVAL_MS } from './heartbeat';
 import { groupAlive, terminateGroup } from './process-group';
-import { bwrapArgs, planShell, type ShellContainment, type ShellPlan } from './sandbox';
-import type { ToolContext, ToolOutcome } from './types';
+import { bwrapArgs, callCgroup, hiddenInside, planShell, SANDBOX_HOME, systemEntries, ulimitScript, type CallCgroup, type Mask, type ShellContainment, type ShellPlan, type SpecBase } from './sandbox';
+import { gitProgramsRefusal } from './git-guard';
+import { viewOf } from './visible';
+import type { FsView } from './sandbox/view';
+import type { ShellVerdict, ToolContext, ToolOutcome } from './types';
 
 /** Limits of Bash; the timeout default matches the schema's description. */
 export const BASH_LIMITS = {
@@ -29,10 +36,15 @@ export const BASH_LIMITS = {
   drainMs: 1000,
 } as const;
 
-/** Returns a denial message, or `null` when the command may run under this policy. */
+/** Who a call that must not write is, in messages. */
+function scopeOf(ctx: ToolContext): string {
+  return ctx.writePolicy.kind === 'within' ? 'a memory agent' : 'a read-only agent';
+}
+
+/** Returns a denial message, or `null` when the command may run outside the sandbox under this policy. */
 export async function authorizeShell(command: string, ctx: ToolContext): Promise<string | null> {
   if (ctx.writePolicy.kind === 'workspace') return null;
-  const scope = ctx.writePolicy.kind === 'within' ? 'a memory agent' : 'a read-only agent';
+  const scope = scopeOf(ctx);
   if (ctx.classifyShell === undefined) {
     return `Bash is not available to ${scope}. Use Read, Glob and Grep instead.`;
   }
@@ -49,20 +61,49 @@ type Ending =
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }
   | { kind: 'timeout' }
   | { kind: 'aborted' }
+  | { kind: 'overflow' }
   | { kind: 'spawn-error'; error: Error };
 
-// The outer shell only re-executes bash with stderr joined to stdout, so both arrive in
-// one pipe in the order they were written; the command itself stays verbatim in $1.
+// The outer shell sets the call's limits, then re-executes bash with stderr joined to
+// stdout, so both arrive in one pipe in the order they were written; the command itself
+// stays verbatim in $1.
 const JOIN_STREAMS = 'exec "$BASH" -c "$1" 2>&1';
 
-function startShell(command: string, root: string, readOnly: boolean, plan: ShellPlan & { kind: 'sandbox' | 'plain' }): ChildProcess {
-  const shell = ['bash', '-c', JOIN_STREAMS, 'bash', command];
-  const [file, ...args] = plan.kind === 'sandbox' ? [plan.bwrap, ...bwrapArgs(plan.spec), ...shell] : shell;
+type RunnablePlan = ShellPlan & { kind: 'sandbox' | 'plain' };
+
+/** Protected paths inside what the sandbox mounts, each as a directory or file mask. */
+function masksOf(view: FsView, mounted: readonly string[]): Mask[] {
+  return hiddenInside(view, mounted).flatMap((p) => {
+    try {
+      return [{ path: p, dir: lstatSync(p).isDirectory() }];
+    } catch {
+      return []; // absent: nothing to hide
+    }
+  });
+}
+
+function specBase(view: FsView): SpecBase {
+  return { root: view.root, readPaths: view.readPaths, system: systemEntries(), masks: [] };
+}
+
+/** The argv that runs `command` under `plan`: [cgroup entry] [setpriv] bwrap … -- bash … */
+function argvFor(command: string, plan: RunnablePlan, cgroup: CallCgroup | undefined): string[] {
+  const shell = ['bash', '-c', `${ulimitScript(plan.limits, { processes: plan.kind === 'sandbox' })}; ${JOIN_STREAMS}`, 'bash', command];
+  if (plan.kind === 'plain') return shell;
+  const sandboxed = [plan.bwrap, ...bwrapArgs(plan.spec), ...shell];
+  const user = plan.setpriv ? [plan.setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : [];
+  // The call enters its cgroup before bubblewrap starts, so nothing it forks is outside it.
+  const enter = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procs] : [];
+  return [...enter, ...user, ...sandboxed];
+}
+
+function startShell(argv: string[], root: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const [file, ...args] = argv;
   return spawn(file!, args, {
     cwd: root,
     detached: true, // own session and process group: pgid === pid
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: shellEnvironment(process.env, { readOnly }),
+    env,
   });
 }
 
@@ -84,29 +125,65 @@ async function bounded(event: Promise<unknown>, ms: number): Promise<void> {
   t.cancel();
 }
 
+/** The plan for this call, with the protected paths inside its mounts masked. */
+function plan(ctx: ToolContext, view: FsView): ShellPlan {
+  const planned = planShell(ctx.writePolicy, specBase(view), ctx.shellSandbox);
+  if (planned.kind !== 'sandbox') return planned;
+  const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable];
+  return { ...planned, spec: { ...planned.spec, masks: masksOf(view, mounted) } };
+}
+
 /**
  * Runs Bash on parsed input. Throws `ToolAbortError` after killing the process group
  * when `ctx.signal` aborts; everything else is returned as an outcome.
  */
 export async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolOutcome> {
-  const denial = await authorizeShell(input.command, ctx);
-  if (denial !== null) return fail(denial);
-  const plan = planShell(ctx.writePolicy, ctx.root, ctx.shellSandbox);
-  if (plan.kind === 'refuse') return fail(plan.message);
+  const view = viewOf(ctx);
+  const planned = plan(ctx, view);
+  if (planned.kind === 'refuse') return fail(planned.message);
+  let advice: Promise<ShellVerdict | undefined> | undefined;
+  if (planned.kind === 'plain') {
+    const denial = (await authorizeShell(input.command, ctx)) ?? (planned.writes ? null : await gitProgramsRefusal(input.command, view.root));
+    if (denial !== null) return fail(denial);
+  } else if (!planned.writes && ctx.writePolicy.kind !== 'workspace' && ctx.classifyShell) {
+    // Under the sandbox the classifier advises: asked beside the call, read only if it fails.
+    advice = ctx.classifyShell(input.command).catch(() => undefined);
+  }
   if (ctx.signal.aborted) throw new ToolAbortError();
-  const containment: ShellContainment = plan.kind === 'sandbox' ? 'sandbox' : plan.containment;
-  return { ...(await execute(input, ctx, plan)), containment };
+  const containment: ShellContainment = planned.kind === 'sandbox' ? 'sandbox' : planned.containment;
+  const outcome = await execute(input, ctx, planned);
+  const verdict = outcome.isError && advice ? await advice : undefined;
+  const note = verdict && !verdict.readOnly ? `\n[Note: ${scopeOf(ctx)} writes nothing; its commands run in a read-only sandbox, and this one tries to write or reach out (${verdict.reason ?? 'not read-only'}).]` : '';
+  return { ...outcome, content: outcome.content + note, containment };
 }
 
-async function execute(input: BashInput, ctx: ToolContext, plan: ShellPlan & { kind: 'sandbox' | 'plain' }): Promise<ToolOutcome> {
-
+async function execute(input: BashInput, ctx: ToolContext, plan: RunnablePlan): Promise<ToolOutcome> {
   const timeoutMs = input.timeout_ms ?? BASH_LIMITS.defaultTimeoutMs;
   const output = new HeadTailBuffer(BASH_LIMITS.maxOutputChars / 2, BASH_LIMITS.maxOutputChars / 2);
   const started = Date.now();
-  const child = startShell(input.command, ctx.root, ctx.writePolicy.kind !== 'workspace', plan);
+  const cgroup = plan.kind === 'sandbox' && plan.cap.kind === 'cgroup' ? callCgroup(plan.cap, plan.limits) : undefined;
+  const env = shellEnvironment(process.env, {
+    readOnly: ctx.writePolicy.kind !== 'workspace',
+    ...(plan.kind === 'sandbox' ? { sandboxHome: SANDBOX_HOME } : {}),
+    ...(plan.kind === 'sandbox' && plan.setpriv ? { foreignOwner: true } : {}),
+  });
+  const child = startShell(argvFor(input.command, plan, cgroup), ctx.root, env);
+  let bytes = 0;
+  let overflow: (() => void) | undefined;
+  const overflowed = once<Ending>((resolve) => (overflow = () => resolve({ kind: 'overflow' })));
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => output.push(chunk));
+    stream?.on('data', (chunk: string) => {
+      bytes += chunk.length;
+      if (bytes > plan.limits.outputBytes) {
+        // Past the limit nothing more is read: `yes` must not keep this worker busy.
+        child.stdout?.pause();
+        child.stderr?.pause();
+        overflow?.();
+        return;
+      }
+      output.push(chunk);
+    });
   }
   const beat = (): void => ctx.heartbeat({ tool: 'Bash', pid: child.pid, elapsedMs: Date.now() - started, outputChars: output.length });
   beat();
@@ -120,6 +197,7 @@ async function execute(input: BashInput, ctx: ToolContext, plan: ShellPlan & { k
   try {
     const ending = await Promise.race<Ending>([
       exited,
+      overflowed,
       once((resolve) => child.once('error', (error) => resolve({ kind: 'spawn-error', error }))),
       deadline.promise,
       once((resolve) => {
@@ -133,8 +211,12 @@ async function execute(input: BashInput, ctx: ToolContext, plan: ShellPlan & { k
     const pgid = child.pid;
     if (ending.kind !== 'exited') {
       await terminateGroup(pgid);
+      cgroup?.release();
       await bounded(exited, BASH_LIMITS.drainMs); // the leader is dead; Node reaps it promptly
       if (ending.kind === 'aborted') throw new ToolAbortError('Bash was cancelled; its process group was killed.');
+      if (ending.kind === 'overflow') {
+        return fail(`Output passed ${Math.round(plan.limits.outputBytes / 1024 / 1024)} MiB, so the command was stopped; write less (pipe through head, grep or wc).\n${output.text()}`);
+      }
       await bounded(closed, BASH_LIMITS.drainMs);
       return fail(`Command timed out after ${timeoutMs} ms; it and its background processes were killed.\n${output.text()}`);
     }
@@ -147,6 +229,7 @@ async function execute(input: BashInput, ctx: ToolContext, plan: ShellPlan & { k
   } finally {
     clearInterval(heartbeat);
     deadline.cancel();
+    cgroup?.release();
     if (onAbort) ctx.signal.removeEventListener('abort', onAbort);
     child.stdout?.destroy();
     child.stderr?.destroy();

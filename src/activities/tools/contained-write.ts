@@ -32,6 +32,8 @@ export interface ContainedWriteRequest {
   /** Whether `decide` needs the current text (FileEdit) or not (FileWrite). */
   readCurrent: boolean;
   decide: (current: string | null) => WriteDecision;
+  /** Refuses writes into protected and hidden paths, and into git's own directory (visible.ts `writeRefusal`). */
+  refuse?: (scopeDir: string, canonical: string) => string | null;
 }
 
 /** What happened: written (canonical path), denied by containment, missing, or refused by `decide`. */
@@ -255,6 +257,8 @@ export async function writeContained(req: ContainedWriteRequest, opts: { useProc
   if (!scope.ok) return { kind: 'denied', message: scope.message };
   const target = await planWriteTarget(scope.scope, req.filePath, req.root);
   if (!target.ok) return { kind: 'denied', message: target.message };
+  const refusal = req.refuse?.(scope.scope.dir, target.canonical);
+  if (refusal) return { kind: 'denied', message: refusal };
   return executeWrite(scope.scope, target, req, opts);
 }
 

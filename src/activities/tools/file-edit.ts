@@ -8,6 +8,7 @@ import type { FileEditInput } from '../../shared/tools/schemas';
 import { writeContained, type WriteDecision } from './contained-write';
 import { fail, ok } from './outcome';
 import type { ToolContext, ToolOutcome } from './types';
+import { viewOf, writeRefusal } from './visible';
 
 /** Non-overlapping occurrences of `needle` in `haystack` (needle not empty). */
 export function countOccurrences(haystack: string, needle: string): number {
@@ -52,6 +53,7 @@ export async function runFileEdit(input: FileEditInput, ctx: ToolContext): Promi
     policy: ctx.writePolicy,
     root: ctx.root,
     filePath: input.file_path,
+    refuse: (dir, canonical) => writeRefusal(viewOf(ctx), dir, canonical),
     create: false,
     readCurrent: true,
     decide: (current) => {

@@ -6,6 +6,7 @@ import type { FileWriteInput } from '../../shared/tools/schemas';
 import { writeContained } from './contained-write';
 import { fail, ok } from './outcome';
 import type { ToolContext, ToolOutcome } from './types';
+import { viewOf, writeRefusal } from './visible';
 
 /** Runs FileWrite on parsed input; `touched` holds the canonical path written. */
 export async function runFileWrite(input: FileWriteInput, ctx: ToolContext): Promise<ToolOutcome> {
@@ -13,6 +14,7 @@ export async function runFileWrite(input: FileWriteInput, ctx: ToolContext): Pro
     policy: ctx.writePolicy,
     root: ctx.root,
     filePath: input.file_path,
+    refuse: (dir, canonical) => writeRefusal(viewOf(ctx), dir, canonical),
     create: true,
     readCurrent: false,
     decide: () => ({ kind: 'write', content: input.content }),

@@ -8,19 +8,21 @@ import { fail, messageOf, ok } from './outcome';
 import { throttledHeartbeat } from './heartbeat';
 import type { ToolContext, ToolOutcome } from './types';
 import { resolveSearchPath, walkFiles } from './walk';
+import { viewOf } from './visible';
 
 /** Results listed before the "N more" line. */
 export const GLOB_LIMITS = { maxResults: 200 } as const;
 
 /** Runs Glob on parsed input. */
 export async function runGlob(input: GlobInput, ctx: ToolContext): Promise<ToolOutcome> {
-  const where = await resolveSearchPath(ctx.root, input.path, 'Glob');
+  const view = viewOf(ctx);
+  const where = await resolveSearchPath(ctx.root, input.path, 'Glob', view);
   if (!where.ok) return where.outcome;
   if (where.isFile) return fail(`${input.path ?? ''} is a file, not a directory. Pass its parent directory as "path".`);
   const beat = throttledHeartbeat(ctx, 'Glob');
   const found: { path: string; mtimeMs: number }[] = [];
   try {
-    for await (const file of walkFiles([input.pattern], { cwd: where.path, root: ctx.root, signal: ctx.signal, onEntry: () => beat({ seen: found.length }) })) {
+    for await (const file of walkFiles([input.pattern], { cwd: where.path, root: ctx.root, view, signal: ctx.signal, onEntry: () => beat({ seen: found.length }) })) {
       found.push({ path: file.path, mtimeMs: file.stats.mtimeMs });
     }
   } catch (err) {

@@ -4,7 +4,8 @@
  * with `path:line:text` for matches and `path-line-text` for context, and bounds its
  * output. Regex matching runs in a worker with a time budget (see `line-matcher.ts`).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { GrepInput } from '../../shared/tools/schemas';
 import { compilePattern, LineMatcher } from './line-matcher';
 import { fail, isAbortError, messageOf, ok, ToolAbortError } from './outcome';
@@ -12,6 +13,8 @@ import { throttledHeartbeat } from './heartbeat';
 import { READ_LIMITS } from './read';
 import type { ToolContext, ToolOutcome } from './types';
 import { resolveSearchPath, walkFiles } from './walk';
+import { descriptorVisible, viewOf } from './visible';
+import type { FsView } from './sandbox/view';
 
 /** Grep's limits; `runGrep` takes them as a parameter so tests can shrink them. */
 export interface GrepLimits {
@@ -73,7 +76,8 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, limits: GrepLi
   if (!compiled.ok) {
     return fail(`Invalid regular expression ${JSON.stringify(input.pattern)}: ${compiled.message}. Patterns use JavaScript syntax; escape literal ( ) [ ] { } . * + ? with a backslash.`);
   }
-  const where = await resolveSearchPath(ctx.root, input.path, 'Grep');
+  const view = viewOf(ctx);
+  const where = await resolveSearchPath(ctx.root, input.path, 'Grep', view);
   if (!where.ok) return where.outcome;
   const beat = throttledHeartbeat(ctx, 'Grep');
 
@@ -83,7 +87,7 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, limits: GrepLi
   } else {
     files = [];
     try {
-      for await (const f of walkFiles(globPatterns(input.glob), { cwd: where.path, root: ctx.root, signal: ctx.signal, baseNameMatch: true, onEntry: () => beat() })) {
+      for await (const f of walkFiles(globPatterns(input.glob), { cwd: where.path, root: ctx.root, view, signal: ctx.signal, baseNameMatch: true, onEntry: () => beat() })) {
         files.push(f.path);
       }
     } catch (err) {
@@ -100,17 +104,16 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, limits: GrepLi
   try {
     for (const file of files) {
       beat({ file });
-      let data: Buffer;
+      let data: Buffer | 'large' | undefined;
       try {
-        if ((await stat(file)).size > limits.maxFileBytes) {
-          skippedLarge += 1;
-          continue;
-        }
-        data = await readFile(file, { signal: ctx.signal });
+        data = await readVisible(file, view, limits.maxFileBytes);
       } catch {
         if (ctx.signal.aborted) throw new ToolAbortError();
         continue; // vanished or unreadable: ripgrep also moves on
       }
+      if (ctx.signal.aborted) throw new ToolAbortError();
+      if (data === 'large') skippedLarge += 1;
+      if (data === undefined || data === 'large') continue;
       if (data.subarray(0, READ_LIMITS.sniffBytes).includes(0)) continue;
       const text = data.toString('utf8');
       matcher ??= new LineMatcher(compiled);
@@ -127,6 +130,23 @@ export async function runGrep(input: GrepInput, ctx: ToolContext, limits: GrepLi
     await matcher?.close();
   }
   return ok(render(out, input, limits, skippedLarge));
+}
+
+/**
+ * A file's bytes, read through one descriptor whose real location is checked against the
+ * view (a symlink in the workspace pointing outside it is skipped); 'large' past the limit.
+ */
+async function readVisible(file: string, view: FsView, maxBytes: number): Promise<Buffer | 'large' | undefined> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!descriptorVisible(view, handle.fd)) return undefined;
+    const st = await handle.stat();
+    if (!st.isFile()) return undefined;
+    if (st.size > maxBytes) return 'large';
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 function render(out: string[], input: GrepInput, limits: GrepLimits, skippedLarge: number): string {

@@ -1,7 +1,8 @@
 /**
  * Read: a text file as `cat -n` would show it (right-aligned line number, tab, text), a
  * window of lines at a time. Large files must be read in parts, binary files, directories
- * and special files are refused with a message that says what to use instead.
+ * and special files are refused with a message that says what to use instead. Only files
+ * in the fork's view are read (visible.ts), checked by path and again on the descriptor.
  */
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { cappedLines } from './lines';
 import { errnoCode, fail, messageOf, ok, ToolAbortError } from './outcome';
 import { throttledHeartbeat } from './heartbeat';
 import { resolveReadPath } from './paths';
+import { deniedMessage, descriptorVisible, locate, viewOf } from './visible';
 import type { ToolContext, ToolOutcome } from './types';
 
 /** Read's limits (Grep reuses the line cap and binary sniffing). */
@@ -62,10 +64,15 @@ async function looksBinary(handle: FileHandle): Promise<boolean> {
 export async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolOutcome> {
   const located = resolveReadPath(ctx.root, input.file_path);
   if (!located.ok) return fail(located.message);
+  const view = viewOf(ctx);
+  const where = await locate(view, located.path);
+  if (!where.visible) return fail(deniedMessage(view, input.file_path, where.canonical));
   const opened = await openForRead(located.path, input.file_path);
   if (!('fd' in opened)) return opened;
   const handle = opened;
   try {
+    // What was opened, not what the path said a moment ago (a symlink may have been swapped in).
+    if (!descriptorVisible(view, handle.fd)) return fail(deniedMessage(view, input.file_path, where.canonical));
     const st = await handle.stat();
     if (st.isDirectory()) return fail(`${input.file_path} is a directory. Use Glob with path "${input.file_path}" to list its files.`);
     if (!st.isFile()) return fail(`${input.file_path} is not a regular file (a device, FIFO or socket); Read only reads regular files.`);

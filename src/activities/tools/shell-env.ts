@@ -9,6 +9,10 @@
  * lazy fetch of partial clones), the index refresh `git diff` writes, and repositories
  * discovered as bare directories inside the workspace (their config is just files).
  * The classifier refuses any command that sets or unsets these variables.
+ *
+ * Inside the OS sandbox, `HOME` and `TMPDIR` point into its private /tmp (the worker's own
+ * are not there), and a call run as an unprivileged user trusts the workspace's
+ * repository although another user owns it (`safe.directory`).
  */
 const PASS_THROUGH = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR'];
 
@@ -28,13 +32,25 @@ export const READ_ONLY_GIT_CONFIG: ReadonlyArray<readonly [key: string, value: s
   ['credential.helper', ''],
 ];
 
-export function shellEnvironment(source: NodeJS.ProcessEnv, opts: { readOnly: boolean }): NodeJS.ProcessEnv {
+/** How the environment is shaped: read-only protections, and where the sandbox puts HOME. */
+export interface ShellEnvOptions {
+  readOnly: boolean;
+  /** `$HOME` inside the sandbox (its private /tmp holds it); absent outside the sandbox. */
+  sandboxHome?: string;
+  /** The call runs as another user than the repository's owner (git would refuse it as "dubious"). */
+  foreignOwner?: boolean;
+}
+
+export function shellEnvironment(source: NodeJS.ProcessEnv, opts: ShellEnvOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(source)) {
     if (value !== undefined && (PASS_THROUGH.includes(key) || key.startsWith('LC_'))) env[key] = value;
   }
   // No pagers or credential prompts: nobody can answer them.
   Object.assign(env, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+  if (opts.sandboxHome !== undefined) Object.assign(env, { HOME: opts.sandboxHome, TMPDIR: '/tmp' });
+  const config: (readonly [string, string])[] = opts.readOnly ? [...READ_ONLY_GIT_CONFIG] : [];
+  if (opts.foreignOwner) config.push(['safe.directory', '*']);
   if (opts.readOnly) {
     // An empty or relative PATH entry (`.`, `bin`) would let a file in the workspace
     // stand in for an allowed program such as `ls` or `git`.
@@ -45,9 +61,11 @@ export function shellEnvironment(source: NodeJS.ProcessEnv, opts: { readOnly: bo
       GIT_OPTIONAL_LOCKS: '0',
       GIT_NO_LAZY_FETCH: '1',
       GIT_PROTOCOL_FROM_USER: '0',
-      GIT_CONFIG_COUNT: String(READ_ONLY_GIT_CONFIG.length),
     });
-    READ_ONLY_GIT_CONFIG.forEach(([key, value], i) => {
+  }
+  if (config.length > 0) {
+    env.GIT_CONFIG_COUNT = String(config.length);
+    config.forEach(([key, value], i) => {
       env[`GIT_CONFIG_KEY_${i}`] = key;
       env[`GIT_CONFIG_VALUE_${i}`] = value;
     });

@@ -6,9 +6,11 @@
  */
 
 import type { ShellContainment, ShellSandboxContext } from './sandbox/policy';
+import type { FsView } from './sandbox/view';
 
 /**
- * Where file tools (FileEdit, FileWrite) may write. Read tools are never restricted.
+ * Where file tools (FileEdit, FileWrite) and Bash may write. What any tool may read is the
+ * fork's view (`ToolContext.view`).
  *
  * - `workspace`: anywhere under the workspace root (canonically: symlinks resolved).
  * - `within`: only inside `dir`, the AutoMem memory directory. Paths must be absolute
@@ -41,15 +43,22 @@ export interface ToolContext {
   heartbeat: (details?: unknown) => void;
   writePolicy: WritePolicy;
   /**
-   * Consulted for Bash when `writePolicy.kind !== 'workspace'`: the command runs only if
-   * this says it is read-only. Absent means Bash is denied under those policies.
+   * The read-only classifier. Where a call that must not write runs outside the sandbox
+   * (an explicit opt-out), it decides: the command runs only if this says it is read-only,
+   * and absent means such calls are denied. Inside the sandbox it only advises (a note
+   * when such a command fails).
    */
   classifyShell?: ShellClassifier;
   /**
    * The OS sandbox for Bash (see sandbox/policy.ts): what this worker can provide and what
-   * the fork asked for. Absent means no sandbox is available (`classifier-only`).
+   * the fork asked for. Absent means no sandbox is available: Bash is refused.
    */
   shellSandbox?: ShellSandboxContext;
+  /**
+   * What the fork may read (sandbox/view.ts), canonical paths. Absent: its workspace (the
+   * canonical `root`) and the system's programs and libraries, with `.forkflow/` hidden.
+   */
+  view?: FsView;
 }
 
 /** What a tool call returns to the model; failures it can act on have `isError: true`. */

@@ -1,8 +1,9 @@
 /**
  * Walking the workspace the way a developer expects search tools to: `.git` and
  * `node_modules` are skipped, the root `.gitignore` is honoured, symlinks are not
- * followed (no loops, no wandering out of the tree), and the walk stops promptly when the
- * call is cancelled. Shared by Glob and Grep.
+ * followed (no loops, no wandering out of the tree), protected paths of the fork's view are
+ * neither entered nor listed, and the walk stops promptly when the call is cancelled.
+ * Shared by Glob and Grep.
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
@@ -11,7 +12,9 @@ import fg from 'fast-glob';
 import ignore from 'ignore';
 import { errnoCode, fail, messageOf, ToolAbortError } from './outcome';
 import { resolveReadPath } from './paths';
+import { canSee, type FsView } from './sandbox/view';
 import type { ToolOutcome } from './types';
+import { deniedMessage, hiddenPatterns, locate } from './visible';
 
 /** Directories never searched, whatever the pattern. */
 export const ALWAYS_SKIPPED = ['**/.git/**', '**/node_modules/**'];
@@ -47,9 +50,11 @@ export interface WalkedFile {
 
 /** Where and how to walk. */
 export interface WalkOptions {
-  /** Directory patterns are relative to. */
+  /** Directory patterns are relative to (canonical). */
   cwd: string;
   root: string;
+  /** What the fork may see: protected paths are skipped. */
+  view: FsView;
   signal: AbortSignal;
   /** Match patterns without a slash against the basename (ripgrep's `--glob`). */
   baseNameMatch?: boolean;
@@ -74,13 +79,13 @@ export async function* walkFiles(patterns: string[], opts: WalkOptions): AsyncGe
     stats: true,
     unique: true,
     baseNameMatch: opts.baseNameMatch ?? false,
-    ignore: ALWAYS_SKIPPED,
+    ignore: [...ALWAYS_SKIPPED, ...hiddenPatterns(opts.view, opts.cwd)],
   });
   try {
     for await (const raw of stream as AsyncIterable<fg.Entry>) {
       if (opts.signal.aborted) throw new ToolAbortError();
       opts.onEntry?.();
-      if (raw.stats === undefined || ignored(raw.path)) continue;
+      if (raw.stats === undefined || ignored(raw.path) || !canSee(opts.view, raw.path)) continue;
       yield { path: raw.path, stats: raw.stats };
     }
   } finally {
@@ -88,14 +93,19 @@ export async function* walkFiles(patterns: string[], opts: WalkOptions): AsyncGe
   }
 }
 
-/** Resolves the `path` argument of Glob/Grep: an existing directory or file, absolute. */
-export async function resolveSearchPath(root: string, given: string | undefined, tool: string): Promise<{ ok: true; path: string; isFile: boolean } | { ok: false; outcome: ToolOutcome }> {
+/**
+ * Resolves the `path` argument of Glob/Grep: an existing directory or file in the fork's
+ * view, as its canonical path.
+ */
+export async function resolveSearchPath(root: string, given: string | undefined, tool: string, view: FsView): Promise<{ ok: true; path: string; isFile: boolean } | { ok: false; outcome: ToolOutcome }> {
   const located = resolveReadPath(root, given ?? '.');
   if (!located.ok) return { ok: false, outcome: fail(located.message) };
+  const where = await locate(view, located.path);
+  if (!where.visible) return { ok: false, outcome: fail(deniedMessage(view, given ?? root, where.canonical)) };
   try {
-    const st = await stat(located.path);
+    const st = await stat(where.canonical);
     if (!st.isDirectory() && !st.isFile()) return { ok: false, outcome: fail(`${given ?? root} is neither a file nor a directory.`) };
-    return { ok: true, path: located.path, isFile: st.isFile() };
+    return { ok: true, path: where.canonical, isFile: st.isFile() };
   } catch (err) {
     const code = errnoCode(err);
     if (code === 'ENOENT' || code === 'ENOTDIR') {

@@ -2,10 +2,12 @@
  * `forkflow gateway`: the model gateway (src/gateway) as a long-running process, next to the
  * provider-facing side of the workers. Workers use it when FORKFLOW_MODEL_GATEWAY names it.
  */
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { defaultStateDir } from '../../activities/tools/sandbox';
 import { ModelGateway } from '../../gateway/gateway';
+import { isPrivateDirError } from '../../gateway/private-dir';
+import { openWorkerStore } from '../../worker/private-stores';
 import { CliError, EXIT } from '../exit';
 import { portOption, untilSignal } from './serve';
 
@@ -28,14 +30,17 @@ export function registerGatewayCommand(program: Command): void {
     .option('--host <ip>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', portOption, 8787)
     .option('--upstream <url>', `the provider (default: ANTHROPIC_BASE_URL, else ${DEFAULT_UPSTREAM})`, upstreamOption)
-    .option('--dir <dir>', 'where finished calls wait for their retry (default: FORKFLOW_GATEWAY_DIR, else $TMPDIR/forkflow-gateway)')
+    .option('--dir <dir>', "where finished calls wait for their retry, a directory of this user's alone (default: FORKFLOW_GATEWAY_DIR, else <state dir>/gateway)")
     .action(async (flags: { host: string; port: number; upstream?: string; dir?: string }) => {
       const upstream = flags.upstream ?? process.env.ANTHROPIC_BASE_URL ?? DEFAULT_UPSTREAM;
-      const dir = resolve(flags.dir ?? process.env.FORKFLOW_GATEWAY_DIR ?? join(tmpdir(), 'forkflow-gateway'));
+      const dir = resolve(flags.dir ?? process.env.FORKFLOW_GATEWAY_DIR ?? join(defaultStateDir(), 'gateway'));
       let gateway: ModelGateway;
       try {
-        gateway = await ModelGateway.start({ upstream, dir, host: flags.host, port: flags.port });
+        // Private, authenticated, and encrypted with the payload keys when they are set.
+        const store = openWorkerStore(dir, flags.dir ? '--dir' : 'FORKFLOW_GATEWAY_DIR');
+        gateway = await ModelGateway.start({ upstream, dir: store, host: flags.host, port: flags.port });
       } catch (err) {
+        if (isPrivateDirError(err)) throw new CliError(err.message, EXIT.usage);
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') throw new CliError(`port ${flags.port} on ${flags.host} is taken: pick another with --port`, EXIT.usage);
         throw err;

@@ -1,7 +1,11 @@
 /**
  * The OS wall around model-chosen shell commands (the classifier in ../shell is the
- * first): bubblewrap namespaces, one probe per worker, one plan per Bash call.
+ * first): bubblewrap namespaces over an allow-listed view of the filesystem, resource
+ * limits, one probe per worker, one plan per Bash call.
  */
-export { bwrapArgs, type SandboxSpec } from './bwrap-args';
+export { bwrapArgs, SANDBOX_HOME, type Mask, type SandboxSpec } from './bwrap-args';
+export { callCgroup, DEFAULT_LIMITS, detectProcessCap, ulimitScript, type CallCgroup, type ProcessCap, type SandboxLimits } from './limits';
 export { describeSandbox, probeSandbox, sandboxAvailability, type SandboxAvailability } from './probe';
-export { planShell, type ShellContainment, type ShellPlan, type ShellSandboxContext } from './policy';
+export { planShell, type ShellContainment, type ShellPlan, type ShellSandboxContext, type SpecBase } from './policy';
+export { canSee, canonicalish, hiddenInside, systemEntries, viewFor, within, type FsView, type SystemEntry } from './view';
+export { defaultStateDir, protectedPaths } from './protected';

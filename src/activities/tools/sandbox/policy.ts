@@ -1,15 +1,20 @@
 /**
- * Which Bash calls run in the OS sandbox, and with what writable: the fork's write
- * policy decides. A read-only fork (`none`) writes nothing but its private `/tmp`; a
- * memory agent (`within`) writes only its memory directory; a `workspace` fork runs
- * unsandboxed unless it opted in, and then writes only its workspace. None of them reach
- * a network.
+ * How one Bash call runs: inside the OS sandbox, always, unless someone opted out on
+ * purpose. The fork's write policy says what the sandbox makes writable — nothing for a
+ * read-only or plan fork (`none`), the memory directory for a memory agent (`within`), the
+ * workspace (and a worktree's git directory) for a writing fork (`workspace`) — and the
+ * fork's view (view.ts) what it can read. No call reaches a network.
  *
- * When the sandbox is needed but this worker cannot provide it, the call runs behind the
- * classifier alone (`classifier-only`), or is refused when the fork set `requireSandbox`.
+ * Outside the sandbox a call runs only by an explicit opt-out, named in its containment:
+ * - the fork's caller chose `bypassPermissions` (containment `none`; a fork that writes
+ *   nothing still gets the classifier, `classifier-only`);
+ * - the worker cannot sandbox and was started with FORKFLOW_ALLOW_UNSANDBOXED=1, or
+ *   FORKFLOW_SANDBOX=off (the same containments), unless the fork set `requireSandbox`.
+ * Otherwise a worker that cannot sandbox refuses the call, saying why.
  */
 import type { WritePolicy } from '../types';
 import type { SandboxSpec } from './bwrap-args';
+import { DEFAULT_LIMITS, type ProcessCap, type SandboxLimits } from './limits';
 import type { SandboxAvailability } from './probe';
 
 /** What protected one Bash call, reported with its outcome and in the fork's status. */
@@ -18,41 +23,60 @@ export type ShellContainment = 'sandbox' | 'classifier-only' | 'none';
 /** A fork's sandbox settings together with what this worker can do. */
 export interface ShellSandboxContext {
   availability: SandboxAvailability;
-  /** Refuse Bash calls that need the sandbox when it is unavailable (fork option `requireSandbox`). */
+  /** Refuse Bash rather than run it unsandboxed (fork option `requireSandbox`). */
   require: boolean;
-  /** A `workspace` fork that opted in (`sandbox: { network: false }`). */
-  workspace: boolean;
+  /** `bypassPermissions`, allowed by the fork's caller: run outside the sandbox. */
+  bypass?: boolean;
+  /** Legacy opt-in of a workspace fork (`sandbox: { network: false }`); every call is sandboxed now. */
+  workspace?: boolean;
+  /** Further directories a writing call may write (a worktree's git directory). */
+  writableExtra?: readonly string[];
+  limits?: SandboxLimits;
 }
+
+/** The parts of the sandbox spec a plan fills in besides the writable directories. */
+export type SpecBase = Omit<SandboxSpec, 'writable' | 'tmpBytes'>;
 
 /** How one Bash call is to run. */
 export type ShellPlan =
-  | { kind: 'sandbox'; bwrap: string; spec: SandboxSpec }
-  | { kind: 'plain'; containment: Exclude<ShellContainment, 'sandbox'> }
+  | { kind: 'sandbox'; bwrap: string; spec: SandboxSpec; cap: ProcessCap; setpriv?: string; limits: SandboxLimits; writes: boolean }
+  | { kind: 'plain'; containment: Exclude<ShellContainment, 'sandbox'>; writes: boolean; limits: SandboxLimits }
   | { kind: 'refuse'; message: string };
 
-/** The directories a policy lets the command write, or null when it needs no sandbox. */
-function writableFor(policy: WritePolicy, root: string, workspaceOptIn: boolean): string[] | null {
+/** The directories a policy lets the command write. */
+function writableFor(policy: WritePolicy, root: string, extra: readonly string[]): string[] {
   switch (policy.kind) {
     case 'none':
       return [];
     case 'within':
       return [policy.canonicalDir ?? policy.dir];
     case 'workspace':
-      return workspaceOptIn ? [root] : null;
+      return [root, ...extra];
   }
 }
 
 /** Decides how a Bash call under `policy` runs on this worker. */
-export function planShell(policy: WritePolicy, root: string, sandbox: ShellSandboxContext | undefined): ShellPlan {
-  const writable = writableFor(policy, root, sandbox?.workspace ?? false);
-  if (writable === null) return { kind: 'plain', containment: 'none' };
+export function planShell(policy: WritePolicy, base: SpecBase, sandbox: ShellSandboxContext | undefined): ShellPlan {
+  const limits = sandbox?.limits ?? DEFAULT_LIMITS;
+  const writes = policy.kind !== 'none';
+  const unsandboxed: ShellPlan = { kind: 'plain', containment: policy.kind === 'workspace' ? 'none' : 'classifier-only', writes, limits };
+  if (sandbox?.bypass) return unsandboxed;
   const availability = sandbox?.availability ?? { available: false, reason: 'no sandbox was configured for this worker' };
-  if (availability.available) return { kind: 'sandbox', bwrap: availability.path, spec: { root, writable } };
+  if (availability.available) {
+    const spec: SandboxSpec = { ...base, writable: writableFor(policy, base.root, sandbox?.writableExtra ?? []), tmpBytes: limits.tmpBytes };
+    // A root worker without a pids cgroup caps processes by running calls that write nothing as nobody.
+    const setpriv = availability.processCap.kind === 'unprivileged-user' && !writes ? availability.setpriv : undefined;
+    return { kind: 'sandbox', bwrap: availability.path, spec, cap: availability.processCap, ...(setpriv ? { setpriv } : {}), limits, writes };
+  }
   if (sandbox?.require) {
     return {
       kind: 'refuse',
       message: `Bash is refused: this fork requires the OS sandbox (requireSandbox), and this worker cannot provide it (${availability.reason}). Use Read, Glob and Grep instead.`,
     };
   }
-  return { kind: 'plain', containment: policy.kind === 'workspace' ? 'none' : 'classifier-only' };
+  if (availability.allowUnsandboxed) return unsandboxed;
+  return {
+    kind: 'refuse',
+    message: `Bash is refused: this worker cannot run shell commands in the OS sandbox (${availability.reason}) and was not started to run them without it. Use Read, Glob and Grep${writes ? ', FileEdit and FileWrite' : ''} instead.`,
+  };
 }

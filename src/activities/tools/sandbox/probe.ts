@@ -1,22 +1,31 @@
 /**
  * Finding out, once per worker process, whether the OS sandbox works here: bubblewrap
  * must be installed and the kernel must let it create namespaces (no user namespaces,
- * a locked-down container or another OS all make it fail). The answer is cached; the
- * worker logs it at start and every sandboxed Bash call uses it.
+ * a locked-down container or another OS all make it fail), and how the processes of a
+ * call can be capped (limits.ts). The answer is cached; the worker logs it at start and
+ * every Bash call uses it.
  *
- * `FORKFLOW_SANDBOX=off` turns the sandbox off on purpose (the worker then reports
- * `classifier-only`, exactly as when it cannot start); `FORKFLOW_BWRAP` names the
- * bubblewrap binary when it is not on PATH.
+ * Running without the sandbox is an explicit opt-out, never a silent fallback:
+ * `FORKFLOW_SANDBOX=off` turns it off on purpose; a worker that cannot start it refuses
+ * Bash unless started with `FORKFLOW_ALLOW_UNSANDBOXED=1` (`forkflow worker
+ * --allow-unsandboxed`). `FORKFLOW_BWRAP` names the bubblewrap binary when it is not on PATH.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { bwrapArgs } from './bwrap-args';
+import { detectProcessCap, sweepCgroups, type ProcessCap } from './limits';
+import { systemEntries } from './view';
 
-/** Whether Bash calls that need the sandbox can have it on this worker. */
+/** Whether Bash calls can have the sandbox on this worker. */
 export type SandboxAvailability =
-  | { available: true; launcher: 'bubblewrap'; path: string; version: string }
-  | { available: false; reason: string };
+  | { available: true; launcher: 'bubblewrap'; path: string; version: string; processCap: ProcessCap; setpriv?: string }
+  | {
+      available: false;
+      reason: string;
+      /** The worker's explicit opt-out: run Bash without the sandbox (read-only forks behind the classifier alone) instead of refusing it. */
+      allowUnsandboxed?: boolean;
+    };
 
 /** How long the probe may take before the sandbox is declared unusable. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -57,21 +66,34 @@ function run(file: string, args: readonly string[]): Promise<{ code: number | nu
   });
 }
 
+const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+
 /** Checks the sandbox for real: a `true` run inside exactly the layout Bash calls get. */
 export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxAvailability> {
-  if (process.platform !== 'linux') return { available: false, reason: `the sandbox uses Linux namespaces (bubblewrap); this is ${process.platform}` };
-  if (env.FORKFLOW_SANDBOX === 'off') return { available: false, reason: 'turned off by FORKFLOW_SANDBOX=off' };
+  const allowUnsandboxed = truthy(env.FORKFLOW_ALLOW_UNSANDBOXED);
+  const unavailable = (reason: string, optOut = allowUnsandboxed): SandboxAvailability => ({ available: false, reason, allowUnsandboxed: optOut });
+  if (env.FORKFLOW_SANDBOX === 'off') return unavailable('turned off by FORKFLOW_SANDBOX=off', true);
+  if (process.platform !== 'linux') return unavailable(`the sandbox uses Linux namespaces (bubblewrap); this is ${process.platform}`);
   const path = env.FORKFLOW_BWRAP || findOnPath('bwrap', env);
-  if (!path) return { available: false, reason: 'bubblewrap (bwrap) is not installed; run scripts/install-bubblewrap.sh or install the `bubblewrap` package' };
+  if (!path) return unavailable('bubblewrap (bwrap) is not installed; run scripts/install-bubblewrap.sh or install the `bubblewrap` package');
   const version = await run(path, ['--version']);
-  if (version.code !== 0) return { available: false, reason: `${path} --version failed: ${version.error ?? version.output.trim()}` };
+  if (version.code !== 0) return unavailable(`${path} --version failed: ${version.error ?? version.output.trim()}`);
+  const processCap = detectProcessCap(env);
+  const setpriv = processCap.kind === 'unprivileged-user' ? findOnPath('setpriv', env) : undefined;
+  if (processCap.kind === 'unprivileged-user' && !setpriv) return unavailable('the worker runs as root without a pids cgroup of its own, and setpriv (util-linux) is missing to run calls as an unprivileged user');
   const root = process.cwd().startsWith('/') ? process.cwd() : '/';
-  const trial = await run(path, [...bwrapArgs({ root, writable: [] }), 'true']);
+  const spec = { root, writable: [], system: systemEntries(), tmpBytes: 1024 * 1024 };
+  const trial = await run(path, [...bwrapArgs(spec), 'true']);
   if (trial.code !== 0) {
     const why = trial.error ?? (trial.output.trim() || `exit code ${trial.code ?? 'none (killed)'}`);
-    return { available: false, reason: `bubblewrap cannot create its namespaces here (${why}); user namespaces may be disabled` };
+    return unavailable(`bubblewrap cannot create its namespaces here (${why}); user namespaces may be disabled, or bubblewrap is older than 0.8`);
   }
-  return { available: true, launcher: 'bubblewrap', path, version: version.output.trim().replace(/^bubblewrap\s+/, '') };
+  if (setpriv) {
+    const asNobody = await run(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', '--', path, ...bwrapArgs({ ...spec, root: '/tmp' }), 'true']);
+    if (asNobody.code !== 0) return unavailable(`bubblewrap cannot run as an unprivileged user here (${asNobody.output.trim() || asNobody.error || 'failed'}), and as root without a pids cgroup nothing would cap a call's processes`);
+  }
+  sweepCgroups(processCap);
+  return { available: true, launcher: 'bubblewrap', path, version: version.output.trim().replace(/^bubblewrap\s+/, ''), processCap, ...(setpriv ? { setpriv } : {}) };
 }
 
 let cached: Promise<SandboxAvailability> | undefined;
@@ -82,9 +104,16 @@ export function sandboxAvailability(): Promise<SandboxAvailability> {
   return cached;
 }
 
+const CAPS: Record<ProcessCap['kind'], string> = {
+  cgroup: 'processes capped by a pids cgroup per call',
+  rlimit: 'processes capped by RLIMIT_NPROC',
+  'unprivileged-user': 'processes capped by RLIMIT_NPROC as user nobody for calls that write nothing; writing calls of a root worker are not capped (no pids cgroup)',
+};
+
 /** One line for logs and `forkflow` output. */
 export function describeSandbox(a: SandboxAvailability): string {
-  return a.available
-    ? `Bash sandbox: bubblewrap ${a.version} (${a.path}); read-only and memory forks run shell commands inside it`
-    : `Bash sandbox unavailable: ${a.reason}. Read-only forks are contained by the command classifier only (containment: classifier-only); forks with requireSandbox refuse Bash`;
+  if (a.available) return `Bash sandbox: bubblewrap ${a.version} (${a.path}); every fork's shell commands run inside it; ${CAPS[a.processCap.kind]}`;
+  return a.allowUnsandboxed
+    ? `Bash sandbox OFF: ${a.reason}. Explicit opt-out: writing forks run shell commands unsandboxed (containment: none), read-only forks behind the command classifier alone (containment: classifier-only); forks with requireSandbox refuse Bash`
+    : `Bash sandbox unavailable: ${a.reason}. Bash calls are refused; install bubblewrap, or start the worker with FORKFLOW_ALLOW_UNSANDBOXED=1 (--allow-unsandboxed) to run them without it`;
 }

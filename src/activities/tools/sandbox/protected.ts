@@ -1,0 +1,38 @@
+/**
+ * The worker's own state, which no fork may see whatever its policy (view.ts): the blob
+ * store, the response and gateway stores and their private state directory, the payload key
+ * file, the dev server's database and the self-hosted stack's data, the stores' old shared
+ * defaults under $TMPDIR, and whatever the operator adds (FORKFLOW_PROTECTED_PATHS,
+ * colon-separated). Paths are made canonical as far as they exist.
+ */
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { canonicalish } from './view';
+
+/**
+ * Where a worker keeps state of its own (the response store, the gateway's, their
+ * authentication key): FORKFLOW_STATE_DIR, else `$XDG_STATE_HOME/forkflow`, else
+ * `~/.local/state/forkflow`.
+ */
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FORKFLOW_STATE_DIR) return path.resolve(env.FORKFLOW_STATE_DIR);
+  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(env.HOME || homedir(), '.local', 'state');
+  return path.join(base, 'forkflow');
+}
+
+/** The protected paths for a worker started in `cwd` with `env`, canonical. */
+export function protectedPaths(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
+  const local = path.join(cwd, '.forkflow');
+  const paths = [
+    env.FORKFLOW_BLOB_DIR ? path.resolve(cwd, env.FORKFLOW_BLOB_DIR) : path.join(local, 'blobs'),
+    defaultStateDir(env),
+    env.FORKFLOW_RESPONSE_DIR,
+    env.FORKFLOW_GATEWAY_DIR,
+    env.FORKFLOW_ENCRYPTION_KEY_FILE,
+    ...['dev.db', 'dev.db-wal', 'dev.db-shm', 'dev.db-journal', 'stack'].map((name) => path.join(local, name)),
+    path.join(tmpdir(), 'forkflow-responses'),
+    path.join(tmpdir(), 'forkflow-gateway'),
+    ...(env.FORKFLOW_PROTECTED_PATHS ?? '').split(':'),
+  ];
+  return [...new Set(paths.filter((p): p is string => typeof p === 'string' && p.trim() !== '').map((p) => canonicalish(path.resolve(cwd, p.trim()))))];
+}

@@ -1,0 +1,152 @@
+/**
+ * What a fork can see of the worker's filesystem — one definition for both walls: the
+ * bubblewrap mounts of a Bash call (bwrap-args.ts) and the path checks of Read, Glob and
+ * Grep (../visible.ts). A fork sees
+ * - its workspace (or worktree),
+ * - the system's programs and libraries (`/usr` and its usual aliases, the Node install
+ *   that runs the worker, and an allow-list of harmless `/etc` entries),
+ * - paths its caller allowed (`sandbox.readPaths`),
+ * and nothing else: no home directory, no other workspace, no `/proc` of other processes,
+ * no `/etc/shadow`, `/etc/ssh` or `/etc/ssl/private`. Paths the worker protects (its
+ * stores, key files, the dev server's database, `.forkflow/`) stay hidden even inside
+ * the workspace or an allowed path, whatever the policy.
+ *
+ * Every path here is canonical (symlinks resolved): callers compare canonical paths only.
+ */
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+/** Top-level system directories (or usr-merge symlinks to them) a sandbox binds read-only. */
+export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;
+
+/**
+ * `/etc` entries programs commonly need and that hold no secrets: the loader cache, user and
+ * group names (never `shadow`), name service and locale settings, certificates (never
+ * `ssl/private`), terminfo, interpreter settings. Anything not listed is absent.
+ */
+export const ETC_ENTRIES = [
+  'alternatives', 'bash.bashrc', 'ca-certificates', 'ca-certificates.conf', 'debian_version', 'environment',
+  'gai.conf', 'group', 'host.conf', 'hostname', 'hosts', 'inputrc', 'issue', 'ld.so.cache', 'ld.so.conf',
+  'ld.so.conf.d', 'locale.alias', 'locale.conf', 'localtime', 'lsb-release', 'magic', 'magic.mime',
+  'mime.types', 'nsswitch.conf', 'os-release', 'passwd', 'perl', 'profile', 'protocols', 'python3', 'resolv.conf',
+  'rpc', 'services', 'shells', 'ssl/certs', 'ssl/openssl.cnf', 'terminfo', 'timezone', 'vim', 'xattr.conf',
+] as const;
+
+/** One system path as the sandbox mounts it. */
+export type SystemEntry = { path: string; kind: 'bind'; source: string } | { path: string; kind: 'symlink'; target: string };
+
+/** What one fork may see; every path canonical. */
+export interface FsView {
+  /** The workspace root (or worktree). */
+  root: string;
+  /** Further read-only paths its caller allowed. */
+  readPaths: readonly string[];
+  /** The worker's protected paths (its stores, keys, databases): never visible, whatever else is allowed. */
+  protected: readonly string[];
+  /**
+   * `.forkflow/` at the top of the workspace and of each allowed path: hidden inside them,
+   * unless the caller allowed a path inside one explicitly (a dream fork's staged transcripts).
+   */
+  hidden: readonly string[];
+}
+
+/** True when `child` is `dir` or lies below it (canonical strings, compared exactly). */
+export function within(child: string, dir: string): boolean {
+  if (child === dir || dir === '/') return true;
+  return child.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** The canonical form of `p`, or of its deepest existing ancestor with the rest appended. */
+export function canonicalish(p: string): string {
+  const missing: string[] = [];
+  let current = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...missing);
+    } catch {
+      if (current === path.dirname(current)) return path.join(current, ...missing);
+      missing.unshift(path.basename(current));
+      current = path.dirname(current);
+    }
+  }
+}
+
+function entryOf(p: string): SystemEntry | undefined {
+  let st;
+  try {
+    st = lstatSync(p);
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink()) {
+    const target = readlinkSync(p);
+    // A usr-merge alias (/bin -> usr/bin) is recreated as the same symlink; others are bound as what they point to.
+    if (!path.isAbsolute(target) && p.split('/').length === 2) return { path: p, kind: 'symlink', target };
+    return existsSync(p) ? { path: p, kind: 'bind', source: realpathSync(p) } : undefined;
+  }
+  return { path: p, kind: 'bind', source: p };
+}
+
+let cachedSystem: SystemEntry[] | undefined;
+
+/**
+ * The system entries that exist on this host, computed once per process: the system
+ * directories, the `/etc` allow-list, and the Node installation running the worker when it
+ * lives elsewhere (a `node` under /opt or a version manager's folder).
+ */
+export function systemEntries(): readonly SystemEntry[] {
+  if (cachedSystem) return cachedSystem;
+  const entries: SystemEntry[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const e = entryOf(dir);
+    if (e) entries.push(e);
+  }
+  for (const name of ETC_ENTRIES) {
+    const e = entryOf(`/etc/${name}`);
+    if (e) entries.push(e);
+  }
+  const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+  if (!entries.some((e) => e.kind === 'bind' && within(nodePrefix, e.source)) && nodePrefix !== '/') {
+    entries.push({ path: nodePrefix, kind: 'bind', source: nodePrefix });
+  }
+  cachedSystem = entries;
+  return entries;
+}
+
+/** Canonical roots of the system view (where a symlinked alias really points). */
+function systemRoots(): string[] {
+  return systemEntries().flatMap((e) => (e.kind === 'bind' ? [e.source] : []));
+}
+
+/** `h` lies strictly inside `top` (not `top` itself). */
+const strictlyInside = (h: string, top: string) => h !== top && within(h, top);
+
+/**
+ * Whether a fork with `view` may see the canonical path `p`: never inside a protected path;
+ * inside the workspace or an allowed path unless under a hidden `.forkflow/` strictly
+ * inside that same tree; in the system view.
+ */
+export function canSee(view: FsView, p: string): boolean {
+  if (view.protected.some((h) => within(p, h))) return false;
+  const inTree = (top: string) => within(p, top) && !view.hidden.some((h) => strictlyInside(h, top) && within(p, h));
+  return inTree(view.root) || view.readPaths.some(inTree) || systemRoots().some((r) => within(p, r));
+}
+
+/** Protected and hidden paths that lie strictly inside something mounted for `view` (masked there). */
+export function hiddenInside(view: FsView, mounted: readonly string[]): string[] {
+  const masks = new Set<string>();
+  for (const h of view.protected) if (mounted.some((m) => strictlyInside(h, m))) masks.add(h);
+  for (const h of view.hidden) if (mounted.some((m) => strictlyInside(h, m))) masks.add(h);
+  return [...masks];
+}
+
+/**
+ * The view of a fork on `root` (canonical), with the worker's protected paths. `.forkflow/`
+ * at the top of the workspace and of each allowed path is hidden: the dev server's
+ * database, blobs, worktrees and agent files live there by default. An allowed path inside
+ * a protected one is dropped.
+ */
+export function viewFor(root: string, readPaths: readonly string[], protectedPaths: readonly string[]): FsView {
+  const allowed = readPaths.filter((r) => !protectedPaths.some((h) => within(r, h)));
+  return { root, readPaths: allowed, protected: [...protectedPaths], hidden: [root, ...allowed].map((top) => path.join(top, '.forkflow')) };
+}

@@ -1,0 +1,73 @@
+/**
+ * Where one tool call may act, checked on the worker before anything runs: its workspace
+ * root must lie, canonically (symlinks and `..` resolved), under a root this worker serves
+ * (FORKFLOW_WORKSPACE_ROOTS, else its own workspace), outside the worker's protected state,
+ * and — for a sub-agent started with the Agent tool's `cwd` — inside the workspace of the
+ * agent that started it (the workflow checked the path lexically; only here can symlinks be
+ * seen). The fork's view (sandbox/view.ts) follows from it.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { canonicalish, viewFor, within, type FsView } from './sandbox/view';
+
+/** What the tool call says about where it acts. */
+export interface WorkspaceRequest {
+  /** The fork's workspace root (or worktree); absent: the worker's own. */
+  root?: string;
+  /** Paths the fork's caller allowed it to read. */
+  readPaths?: readonly string[];
+  /** The workspace of the agent that started this one with a `cwd` (its root must lie inside). */
+  confinedTo?: string;
+  /** A worktree fork's repository: its git directory is writable too, for commits. */
+  worktreeRepo?: string;
+}
+
+/** What the worker allows. */
+export interface WorkspacePolicy {
+  /** The worker's own workspace root. */
+  defaultRoot: string;
+  /** Roots workspaces must lie under. */
+  roots: readonly string[];
+  /** Protected paths (canonical). */
+  protectedPaths: readonly string[];
+}
+
+/** The checked workspace: canonical root, the fork's view, further writable directories. */
+export type ResolvedWorkspace = { ok: true; root: string; view: FsView; writableExtra: string[] } | { ok: false; message: string };
+
+async function canonicalDir(p: string): Promise<string | undefined> {
+  try {
+    const c = await realpath(p);
+    return (await stat(c)).isDirectory() ? c : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks `req` against `policy`; refusals name the rule and what to do. */
+export async function resolveWorkspace(req: WorkspaceRequest, policy: WorkspacePolicy): Promise<ResolvedWorkspace> {
+  const given = req.root ?? policy.defaultRoot;
+  if (!path.isAbsolute(given)) return { ok: false, message: `The workspace root ${JSON.stringify(given)} is not an absolute path.` };
+  const root = await canonicalDir(given);
+  if (!root) return { ok: false, message: `The workspace root ${given} is not a directory on this worker.` };
+  const roots = policy.roots.map(canonicalish);
+  if (!roots.some((r) => within(root, r))) {
+    return { ok: false, message: `The workspace root ${given} (${root}) is outside the roots this worker serves (${roots.join(', ')}); start the fork with a workspace.root under one of them, or add its root to the worker's FORKFLOW_WORKSPACE_ROOTS.` };
+  }
+  if (policy.protectedPaths.some((h) => within(root, h))) {
+    return { ok: false, message: `The workspace root ${given} lies in the worker's protected state; no tool acts there.` };
+  }
+  if (req.confinedTo !== undefined) {
+    const parent = await canonicalDir(req.confinedTo);
+    if (!parent || !within(root, parent)) {
+      return { ok: false, message: `Refused: an Agent's cwd must resolve inside the workspace of the agent that started it (${req.confinedTo}), and ${given} resolves to ${root}.` };
+    }
+  }
+  const readPaths = (req.readPaths ?? []).filter((p) => path.isAbsolute(p)).map(canonicalish);
+  const writableExtra: string[] = [];
+  if (req.worktreeRepo !== undefined) {
+    const gitDir = await canonicalDir(path.join(req.worktreeRepo, '.git'));
+    if (gitDir && roots.some((r) => within(gitDir, r))) writableExtra.push(gitDir);
+  }
+  return { ok: true, root, view: viewFor(root, readPaths, policy.protectedPaths), writableExtra };
+}
