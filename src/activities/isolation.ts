@@ -50,7 +50,7 @@ export function createIsolationActivities(deps: { workspaceRoot: string; workspa
       const repo = await resolveWorkspace({ root: input.repoRoot }, policy);
       if (!repo.ok) throw ApplicationFailure.create({ type: 'Worktree:outside-roots', message: repo.message, nonRetryable: true });
       try {
-        const wt = await createWorktree({ repoRoot: input.repoRoot ?? deps.workspaceRoot, agentId: input.agentId });
+        const wt = await createWorktree({ repoRoot: repo.root, agentId: input.agentId });
         return { path: wt.path, branch: wt.branch, baseCommit: wt.baseCommit, repoRoot: wt.repoRoot, ...(deps.hostQueue ? { taskQueue: deps.hostQueue } : {}) };
       } catch (err) {
         throw worktreeFailure(err);

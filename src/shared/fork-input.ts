@@ -18,6 +18,7 @@ import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
 import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
+import { PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import { schemaOnce } from './schema-once';
 
@@ -104,14 +105,39 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
     })
     .optional(),
   toolFilter: toolFilterSchema.default('allowAll'),
+  // ── Permission mode and containment (src/shared/permissions.ts decides per call) ──
   /**
-   * A `workspace` (allowAll) fork's opt-in to the OS sandbox for Bash: its workspace stays
-   * writable, everything else is read-only and there is no network. Read-only and memory
-   * forks always get the sandbox where the worker has one.
+   * Seed 001's permission modes. `default` and `acceptEdits`: the filter's tools, writes only
+   * inside the workspace, every shell command in the OS sandbox, nothing asked. `plan`:
+   * read-only whatever the filter. `bubble`: file writes (and any shell command that could
+   * not run sandboxed) wait for a decision (update decideApproval, signal approvalDecision).
+   * `bypassPermissions`: nothing asked and Bash outside the sandbox — only with
+   * `allowBypassPermissions: true`. Sub-agents: a fork is `bubble`, a named agent takes its
+   * definition's mode (default `acceptEdits`), never looser than its parent's.
    */
-  sandbox: z.strictObject({ network: z.literal(false) }).optional(),
-  /** Refuse Bash calls that should be sandboxed when the worker cannot sandbox them, instead of relying on the classifier alone. */
+  permissionMode: z.enum(PERMISSION_MODES).default('default'),
+  /** The starting caller's explicit consent to `bypassPermissions` (its own, or a named sub-agent's). Sub-agents inherit it. */
+  allowBypassPermissions: z.boolean().optional(),
+  /**
+   * The OS sandbox every Bash call runs in: `readPaths` are absolute paths the fork may read
+   * besides its workspace and the system (never the worker's own state). Network is always
+   * off (`network: false`, the former opt-in, is still accepted).
+   */
+  sandbox: z
+    .strictObject({
+      network: z.literal(false).optional(),
+      readPaths: z.array(z.string().regex(/^\//, 'readPaths must be absolute paths').max(4096)).max(64).optional(),
+      /**
+       * Set by a parent for a sub-agent started with the Agent tool's `cwd` (and inherited
+       * below it): the workspace this agent's root must lie in, checked canonically by every
+       * tool call (`.`: the worker's own workspace root).
+       */
+      confinedTo: z.string().min(1).max(4096).optional(),
+    })
+    .optional(),
+  /** Refuse Bash rather than run it outside the sandbox, even on a worker started to allow that. */
   requireSandbox: z.boolean().optional(),
+  // ── end of permission mode and containment ──
   /** `worktree`: the fork works in its own git worktree of the workspace, kept only if it changed something. */
   isolation: z.enum(['worktree']).optional(),
   workspace: z
@@ -145,8 +171,6 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   subAgents: subAgentsSchema.optional(),
   /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
   toolAccess: toolAccessInputSchema.optional(),
-  /** `bubble`: writing tools wait for a decision (update decideApproval, signal approvalDecision). */
-  permissionMode: z.enum(['default', 'bubble']).default('default'),
   approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),
   /**
    * Keeping the prompt cache warm while it waits (approval, message, children): `off` (5-minute
@@ -172,7 +196,8 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   continuation: continuationSchema.optional(),
   /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */
   mode: z.enum(['sync', 'forget', 'background', 'child']).default('forget'),
-}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] }));
+}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
+  .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] }));
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };

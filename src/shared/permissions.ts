@@ -1,22 +1,43 @@
 /**
  * The permission model: one decision per tool call, from the agent's policy (its tool
  * filter and permission mode) and the tool's traits (src/shared/tools/table.ts). It says
- * whether the call may run, what it may write, and whether it must wait for approval. The
- * OS sandbox and the path checks in the activities then enforce the write scope.
+ * whether the call may run, what it may write, whether it runs in the OS sandbox, and
+ * whether it must wait for approval. The sandbox and the path checks in the activities then
+ * enforce the write scope; what any call may read is the fork's view, decided there.
+ *
+ * The modes are seed 001's:
+ * - `default`, `acceptEdits`: what the filter allows, writes inside the workspace, every
+ *   shell command in the sandbox, nothing asked (forkflow has nobody to ask unattended: the
+ *   filter and the sandbox are its rules). A named agent without a mode is `acceptEdits`.
+ * - `plan`: read-only whatever the filter: read tools, and Bash in a sandbox where nothing
+ *   is writable; file writes are refused.
+ * - `bubble`: as `default`, but file writes wait for a decision (an operator, a client, or
+ *   whoever decides for the tree); shell commands in the sandbox run without asking (they
+ *   are contained), those that could not be sandboxed wait too. Every fork is `bubble`.
+ * - `bypassPermissions`: nothing asked and Bash outside the sandbox, only with the starting
+ *   caller's explicit `allowBypassPermissions`.
  *
  * Pure and workflow-safe: the tool round calls it for every call, the same on every replay.
  */
 import type { MemoryScope, WritePolicySpec } from './activity-io';
+import type { PermissionMode } from './agents';
 import type { ToolFilter } from './fork-input';
 import type { ToolTraits } from './tools/table';
 import { READ_ONLY_TOOLS } from './tools/schemas';
 
+export type { PermissionMode } from './agents';
+
 /** What an agent may do, as the permission model reads it off the agent. */
 export interface CallPolicy {
   filter: ToolFilter;
-  mode: 'default' | 'bubble';
+  mode: PermissionMode;
   /** The memory directory pinned at start (autoMem filter). */
   memory?: MemoryScope;
+  /**
+   * Under `bubble`, a shell command that runs in the sandbox needs no approval. False for
+   * runs recorded before (they asked for every Bash call, and replay as recorded).
+   */
+  sandboxedShellAsksNothing?: boolean;
 }
 
 /** The decision for one call. */
@@ -27,6 +48,11 @@ export type CallDecision =
       writePolicy: WritePolicySpec;
       /** The call waits for an operator's (or the parent's) decision before it runs. */
       approval: boolean;
+      /**
+       * `sandbox`: a shell command runs in the OS sandbox (`required`: and only there — it
+       * was let through unasked because it is contained); `bypass`: outside it (bypassPermissions).
+       */
+      sandbox: 'sandbox' | 'required' | 'bypass';
     }
   | { allow: false; message: string };
 
@@ -34,9 +60,16 @@ function memoryPolicy(memory: MemoryScope | undefined): WritePolicySpec {
   return memory ? { kind: 'within', dir: memory.dir, canonicalDir: memory.canonicalDir } : { kind: 'none' };
 }
 
-/** Whether a call changes something and so waits for a decision under `bubble`. */
+/** Whether a call waits for a decision under `bubble`: writing built-in tools, except a shell command kept in the sandbox. */
 function needsApproval(policy: CallPolicy, tool: ToolTraits): boolean {
-  return policy.mode === 'bubble' && tool.home.kind === 'builtin' && !tool.readOnly;
+  if (policy.mode !== 'bubble' || tool.home.kind !== 'builtin' || tool.readOnly) return false;
+  return !(tool.effect === 'shell' && policy.sandboxedShellAsksNothing === true);
+}
+
+function allowed(policy: CallPolicy, tool: ToolTraits, writePolicy: WritePolicySpec): CallDecision {
+  const approval = needsApproval(policy, tool);
+  const sandbox = policy.mode === 'bypassPermissions' ? 'bypass' : policy.mode === 'bubble' && tool.effect === 'shell' && !approval ? 'required' : 'sandbox';
+  return { allow: true, writePolicy, approval, sandbox };
 }
 
 /**
@@ -45,18 +78,40 @@ function needsApproval(policy: CallPolicy, tool: ToolTraits): boolean {
  */
 export function decideCall(policy: CallPolicy, tool: ToolTraits): CallDecision {
   const filter = policy.filter;
-  const approval = needsApproval(policy, tool);
-  if (filter === 'allowAll') return { allow: true, writePolicy: { kind: 'workspace' }, approval };
+  if (policy.mode === 'plan') {
+    if (tool.readOnly) return allowed(policy, tool, { kind: 'none' });
+    // A plan agent's shell runs where nothing is writable: it may look at anything the sandbox shows.
+    if (tool.effect === 'shell') return allowed(policy, tool, { kind: 'none' });
+    return { allow: false, message: `${tool.name} is denied: this agent is in plan mode and changes nothing. Use ${READ_ONLY_TOOLS.join(', ')} or Bash to look, and describe the change you would make in your report.` };
+  }
+  if (filter === 'allowAll') return allowed(policy, tool, { kind: 'workspace' });
   const memory = typeof filter === 'object' && filter.kind === 'autoMem';
-  if (tool.readOnly) return { allow: true, writePolicy: { kind: 'none' }, approval };
-  // Bash is offered to read-only and memory agents too: the activity runs it only when the
-  // shell classifier says the command just reads (and inside the OS sandbox).
-  if (tool.effect === 'shell') return { allow: true, writePolicy: memory ? memoryPolicy(policy.memory) : { kind: 'none' }, approval };
-  if (memory && tool.effect === 'files') return { allow: true, writePolicy: memoryPolicy(policy.memory), approval };
+  if (tool.readOnly) return allowed(policy, tool, { kind: 'none' });
+  // Bash is offered to read-only and memory agents too: it runs in the OS sandbox with
+  // nothing (or only the memory directory) writable.
+  if (tool.effect === 'shell') return allowed(policy, tool, memory ? memoryPolicy(policy.memory) : { kind: 'none' });
+  if (memory && tool.effect === 'files') return allowed(policy, tool, memoryPolicy(policy.memory));
   return {
     allow: false,
     message: memory
-      ? `${tool.name} is denied: a memory agent may only read, run read-only shell commands, and edit files inside ${filter.memoryDir}.`
+      ? `${tool.name} is denied: a memory agent may only read, run shell commands that write nothing but its memory, and edit files inside ${filter.memoryDir}.`
       : `${tool.name} is denied: this agent is read-only. Use ${READ_ONLY_TOOLS.join(', ')} or a read-only Bash command instead.`,
   };
+}
+
+/** How strict a mode is: a sub-agent never gets a looser one than its parent (bypass aside, which needs consent). */
+const STRICTNESS: Record<PermissionMode, number> = { bypassPermissions: 0, default: 1, acceptEdits: 1, bubble: 2, plan: 3 };
+
+/**
+ * A sub-agent's permission mode (seed 001's precedence): a plan parent's children plan;
+ * a fork `bubble`; a named or general-purpose agent its definition's mode, `acceptEdits`
+ * when it names none, but never looser than its parent's; `bypassPermissions` only when the
+ * tree's starting caller allowed it, and then only under a parent that does not ask.
+ */
+export function childPermissionMode(parent: PermissionMode, child: { kind: 'fork' } | { kind: 'agent'; definitionMode?: PermissionMode }, bypassAllowed: boolean): PermissionMode {
+  if (parent === 'plan') return 'plan';
+  if (child.kind === 'fork') return 'bubble';
+  const wanted = child.definitionMode ?? 'acceptEdits';
+  if (wanted === 'bypassPermissions') return bypassAllowed && STRICTNESS[parent] <= STRICTNESS.acceptEdits ? 'bypassPermissions' : parent === 'bubble' ? 'bubble' : 'acceptEdits';
+  return STRICTNESS[wanted] >= STRICTNESS[parent] ? wanted : parent;
 }

@@ -1,5 +1,6 @@
 /** The shapes of `status` (query) and the workflow result: the public read contract. */
 import type { Usage } from './anthropic';
+import type { PermissionMode } from './agents';
 import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { CarriedCache } from './cache-break';
@@ -73,6 +74,8 @@ export interface ForkStatus {
    * outside the sandbox). Absent before its first Bash call.
    */
   containment?: 'sandbox' | 'classifier-only' | 'none';
+  /** Its permission mode (seed 001's: default, acceptEdits, plan, bubble, bypassPermissions). */
+  permissionMode?: PermissionMode;
   /** Tool calls waiting for a decision (permissionMode bubble). */
   approvals: { requestId: string; tool: string; summary: string; requestedAt: string }[];
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */

@@ -14,7 +14,8 @@
  * configuration names programs are refused (git-guard.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { shellEnvironment } from './shell-env';
 import type { BashInput } from '../../shared/tools/schemas';
 import { HeadTailBuffer } from './output-buffer';
@@ -125,10 +126,29 @@ async function bounded(event: Promise<unknown>, ms: number): Promise<void> {
   t.cancel();
 }
 
+/** Whether users other than the owner may enter `dir` (every ancestor searchable, itself readable too). */
+function othersMayEnter(dir: string): boolean {
+  try {
+    if ((statSync(dir).mode & 0o005) !== 0o005) return false;
+    for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+      if ((statSync(d).mode & 0o001) === 0) return false;
+      if (d === path.dirname(d)) return true;
+    }
+  } catch {
+    return false;
+  }
+}
+
 /** The plan for this call, with the protected paths inside its mounts masked. */
 function plan(ctx: ToolContext, view: FsView): ShellPlan {
   const planned = planShell(ctx.writePolicy, specBase(view), ctx.shellSandbox);
   if (planned.kind !== 'sandbox') return planned;
+  if (planned.setpriv && !othersMayEnter(view.root)) {
+    return {
+      kind: 'refuse',
+      message: `Bash is refused: this worker runs as root without a pids cgroup, so calls that write nothing run as user nobody (to cap their processes), and nobody cannot enter ${view.root}. The operator can make the workspace readable to others (chmod o+rx on it and its parents), run the worker as a non-root user, or give it a pids cgroup.`,
+    };
+  }
   const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable];
   return { ...planned, spec: { ...planned.spec, masks: masksOf(view, mounted) } };
 }

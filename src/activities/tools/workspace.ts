@@ -16,7 +16,7 @@ export interface WorkspaceRequest {
   root?: string;
   /** Paths the fork's caller allowed it to read. */
   readPaths?: readonly string[];
-  /** The workspace of the agent that started this one with a `cwd` (its root must lie inside). */
+  /** The workspace of the agent that started this one with a `cwd` (its root must lie inside; relative: under the worker's own root). */
   confinedTo?: string;
   /** A worktree fork's repository: its git directory is writable too, for commits. */
   worktreeRepo?: string;
@@ -46,8 +46,8 @@ async function canonicalDir(p: string): Promise<string | undefined> {
 
 /** Checks `req` against `policy`; refusals name the rule and what to do. */
 export async function resolveWorkspace(req: WorkspaceRequest, policy: WorkspacePolicy): Promise<ResolvedWorkspace> {
-  const given = req.root ?? policy.defaultRoot;
-  if (!path.isAbsolute(given)) return { ok: false, message: `The workspace root ${JSON.stringify(given)} is not an absolute path.` };
+  // A relative root (a sub-agent's cwd under a caller in the worker's own root) lies in that root.
+  const given = path.resolve(policy.defaultRoot, req.root ?? policy.defaultRoot);
   const root = await canonicalDir(given);
   if (!root) return { ok: false, message: `The workspace root ${given} is not a directory on this worker.` };
   const roots = policy.roots.map(canonicalish);
@@ -58,7 +58,7 @@ export async function resolveWorkspace(req: WorkspaceRequest, policy: WorkspaceP
     return { ok: false, message: `The workspace root ${given} lies in the worker's protected state; no tool acts there.` };
   }
   if (req.confinedTo !== undefined) {
-    const parent = await canonicalDir(req.confinedTo);
+    const parent = await canonicalDir(path.resolve(policy.defaultRoot, req.confinedTo));
     if (!parent || !within(root, parent)) {
       return { ok: false, message: `Refused: an Agent's cwd must resolve inside the workspace of the agent that started it (${req.confinedTo}), and ${given} resolves to ${root}.` };
     }

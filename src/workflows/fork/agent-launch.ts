@@ -5,7 +5,7 @@
  * grant), one routing (sync, background, remote) and one
  * way of reporting a child's outcome to the model.
  */
-import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
@@ -13,6 +13,7 @@ import { toMs } from '../../shared/duration';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
 import { forkRecursionGuard } from '../../shared/recursion';
+import { confineCwd } from '../../shared/workspace-path';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
@@ -82,6 +83,9 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
   return check(model, source);
 }
 
+/** Histories from before an Agent's cwd was confined to its caller's workspace replay without the check. */
+const CWD_CONFINED_PATCH = 'forkflow-agent-cwd-confined';
+
 /** The reason a child cannot be started, or undefined. Every reason is something the model can act on. */
 export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): Promise<string | undefined> {
   const guard = forkRecursionGuard({ querySource: agent.input.querySource, messages: agent.messages });
@@ -100,6 +104,11 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
   }
   const model = modelProblem(agent, config, input, launch);
   if (model) return model;
+  // A cwd must stay inside the caller's workspace (runs recorded before this rule replay without it).
+  if (input.cwd !== undefined && patched(CWD_CONFINED_PATCH)) {
+    const confined = confineCwd(agent.workspaceRoot, input.cwd);
+    if (!confined.ok) return confined.message;
+  }
   if (input.isolation === 'remote' && !config.remoteTaskQueue) return 'No remote workers are configured for this agent: run it here (omit isolation).';
   // In a tree with a ledger the root counts running agents exactly (admission, after this).
   if (agent.inTreeLedger) return undefined;

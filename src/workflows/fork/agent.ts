@@ -386,6 +386,7 @@ export class ForkAgent {
       tree: this.treeTotals(),
       ...this.treeLedgerStatus(),
       ...(this.workArea.containment ? { containment: this.workArea.containment } : {}),
+      permissionMode: this.input.permissionMode,
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,

@@ -12,6 +12,8 @@ import { agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition
 import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
 import { FORK_QUERY_SOURCE } from '../../shared/constants';
 import type { ForkInputJson } from '../../shared/fork-input';
+import { childPermissionMode } from '../../shared/permissions';
+import { confineCwd } from '../../shared/workspace-path';
 import type { PrefixRef } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { isBuiltinTool, toolDefinition } from '../../shared/tools/schemas';
@@ -49,10 +51,10 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     depth: agent.input.depth + 1,
     mode: background ? ('background' as const) : ('child' as const),
     toolFilter: agent.input.toolFilter,
-    ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
+    ...sandboxFor(agent, input),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
+    ...(agent.input.allowBypassPermissions ? { allowBypassPermissions: true } : {}),
     ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
-    permissionMode: agent.input.permissionMode,
     approval: agent.input.approval,
     ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
@@ -61,9 +63,29 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
   };
 }
 
+/**
+ * The child's sandbox settings: its parent's, and for a child started with a `cwd` the
+ * parent's workspace as the one its root must stay in (checked again by every tool call,
+ * canonically); `.` stands for the worker's own root.
+ */
+function sandboxFor(agent: ForkAgent, input: AgentToolInput): Pick<ForkInputJson, 'sandbox'> {
+  const inherited = agent.input.sandbox;
+  const confinedTo = input.cwd !== undefined ? (agent.workspaceRoot ?? '.') : inherited?.confinedTo;
+  const sandbox = { ...(inherited?.readPaths ? { readPaths: inherited.readPaths } : {}), ...(confinedTo !== undefined ? { confinedTo } : {}) };
+  return Object.keys(sandbox).length > 0 ? { sandbox } : {};
+}
+
+/** Where the child works: its `cwd` made lexically safe (the refusal came first, agent-launch.ts), else the parent's root. */
+function rootFor(agent: ForkAgent, input: AgentToolInput): string | undefined {
+  if (input.cwd === undefined) return agent.workspaceRoot;
+  const confined = confineCwd(agent.workspaceRoot, input.cwd);
+  // Runs recorded before the refusal existed resolved nothing: they keep the cwd as given.
+  return confined.ok ? confined.root : input.cwd;
+}
+
 function workspaceFor(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig) {
   const remote = input.isolation === 'remote' ? config.remoteTaskQueue : undefined;
-  const root = input.cwd ?? agent.workspaceRoot;
+  const root = rootFor(agent, input);
   const taskQueue = remote ?? agent.input.workspace?.taskQueue;
   return root || taskQueue ? { workspace: { ...(root ? { root } : {}), ...(taskQueue ? { taskQueue } : {}) } } : {};
 }
@@ -73,6 +95,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...common(agent, input, config, background),
     parentRef: ref,
     querySource: FORK_QUERY_SOURCE,
+    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true),
     maxTurns: agent.input.maxTurns,
     ...workspaceFor(agent, input, config),
   };
@@ -91,7 +114,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     model: resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model }),
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
     ...(nested ? { subAgents: config } : {}),
-    ...(definition?.permissionMode === 'bubble' ? { permissionMode: 'bubble' as const } : {}),
+    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
   };

@@ -23,10 +23,15 @@ import { toolCalled } from '../metrics';
 
 /** Histories from before read tools ran as local activities replay on the old path. */
 const LOCAL_READ_TOOLS_PATCH = 'read-tools-as-local-activities';
+/** Histories from before a sandboxed Bash call of a `bubble` agent ran unasked replay asking. */
+const SANDBOXED_SHELL_PATCH = 'forkflow-bubble-sandboxed-shell-unasked';
 
-/** What the permission model reads off the agent. */
-function policyOf(agent: ForkAgent): CallPolicy {
-  return { filter: agent.input.toolFilter, mode: agent.input.permissionMode, ...(agent.memory ? { memory: agent.memory } : {}) };
+/** What the permission model reads off the agent (`tool`: the call being decided, if any). */
+function policyOf(agent: ForkAgent, tool?: ToolTraits): CallPolicy {
+  const mode = agent.input.permissionMode;
+  // The patch is asked only where it matters, so other runs' histories carry no marker.
+  const unasked = mode === 'bubble' && tool?.effect === 'shell' && patched(SANDBOXED_SHELL_PATCH);
+  return { filter: agent.input.toolFilter, mode, ...(agent.memory ? { memory: agent.memory } : {}), ...(unasked ? { sandboxedShellAsksNothing: true } : {}) };
 }
 
 /** The tools this agent could call now, for a refusal's message. */
@@ -83,7 +88,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
     return { block, outcome: block.is_error ? 'error' : 'ok' };
   }
   if (!tool) return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
-  const decision = decideCall(policyOf(agent), tool);
+  const decision = decideCall(policyOf(agent, tool), tool);
   if (!decision.allow) return deny(use.id, decision.message);
   if (decision.approval) {
     const approval = await awaitApproval(agent, use);
@@ -100,8 +105,11 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
     ...(small ? { input: use.input } : { inputAt: { messageIndex } }),
     workspaceRoot: agent.workspaceRoot,
     writePolicy: decision.writePolicy,
-    ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
-    ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
+    ...(agent.input.sandbox?.readPaths ? { sandbox: { readPaths: agent.input.sandbox.readPaths } } : {}),
+    ...(agent.input.requireSandbox || decision.sandbox === 'required' ? { requireSandbox: true } : {}),
+    ...(decision.sandbox === 'bypass' ? { unsandboxed: true } : {}),
+    ...(agent.worktree ? { worktreeRepo: agent.worktree.repoRoot } : {}),
+    ...(agent.input.sandbox?.confinedTo !== undefined ? { confinedTo: agent.input.sandbox.confinedTo } : {}),
   };
   // A worktree lives on one host: say so, so a fork waiting for a lost host shows why.
   const host = agent.worktree?.taskQueue;

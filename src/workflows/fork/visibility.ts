@@ -21,6 +21,9 @@ export function publishProgress(agent: ForkAgent): void {
     `**${agent.input.forkLabel}** · ${agent.state} · turn ${agent.turns}/${agent.input.maxTurns} · ${agent.toolUses} tool calls`,
     `tokens: in ${compact(totalInputTokens(u))} (cache read ${compact(u.cacheReadInputTokens)}, write ${compact(u.cacheCreationInputTokens)}) · out ${compact(u.outputTokens)}`,
   ];
+  // Running without the OS sandbox is an opt-out operators must see.
+  const shell = agent.workArea.containment;
+  lines.push(`permissions: ${agent.input.permissionMode}${shell ? ` · shell: ${shell === 'sandbox' ? 'OS sandbox' : `NOT sandboxed (${shell})`}` : ''}`);
   if (agent.activity) lines.push(`now: ${agent.activity}`);
   if (agent.inbox.length) lines.push(`queued messages: ${agent.inbox.length}`);
   if (agent.error) lines.push(`error: ${agent.error}`);

@@ -5,7 +5,7 @@
  * is still running waits for it; a cancel stops the call upstream; errors, other bodies and
  * calls without a key are never replayed.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -143,18 +143,21 @@ test('what counts as a whole response', () => {
   expect(isWholeResponse(200, 'application/json', Buffer.from('{"type":"mess'))).toBe(false);
 });
 
-test('the call store: a torn, foreign or other-version file is "not there"', () => {
+test('the call store: a torn, foreign, moved or other-version file is "not there"', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'callstore-'));
   const store = new CallStore(dir, 60_000);
-  store.put(key(7), 'abc', { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
-  expect(store.get(key(7), 'abc')?.body.toString()).toBe('{}');
-  expect(store.get(key(7), 'other request')).toBeUndefined();
+  await store.put(key(7), 'abc', { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
+  expect((await store.get(key(7), 'abc'))?.body.toString()).toBe('{}');
+  expect(await store.get(key(7), 'other request')).toBeUndefined();
   writeFileSync(join(dir, `${key(8)}.json`), '{"v":1,"key":');
-  expect(store.get(key(8), 'abc')).toBeUndefined();
-  writeFileSync(join(dir, `${key(9)}.json`), JSON.stringify({ v: 2, key: key(9), requestSha256: 'abc', status: 200, headers: {}, body: '' }));
-  expect(store.get(key(9), 'abc')).toBeUndefined();
-  expect(store.sweep(Date.now() + 120_000)).toBe(3);
-  expect(readdirSync(dir)).toEqual([]);
+  expect(await store.get(key(8), 'abc')).toBeUndefined();
+  writeFileSync(join(dir, `${key(9)}.json`), JSON.stringify({ v: 1, key: key(9), requestSha256: 'abc', status: 200, headers: {}, body: '' }));
+  expect(await store.get(key(9), 'abc')).toBeUndefined();
+  // An authentic entry moved to another call's name is not that call's answer.
+  copyFileSync(join(dir, `${key(7)}.json`), join(dir, `${key(6)}.json`));
+  expect(await store.get(key(6), 'abc')).toBeUndefined();
+  expect(store.sweep(Date.now() + 120_000)).toBe(4);
+  expect(readdirSync(dir)).toEqual(['store.key']);
 });
 
 describe('the model activity through the gateway', () => {

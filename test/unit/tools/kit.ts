@@ -38,7 +38,13 @@ export interface TestContext extends ToolContext {
   heartbeats: unknown[];
 }
 
-/** A ToolContext on `root`; workspace write policy unless told otherwise. */
+/**
+ * The tool tests' default for Bash: the worker's explicit opt-out (no OS sandbox), so they
+ * test the tool itself; sandbox.test.ts and the attacker tests pass a real sandbox.
+ */
+export const UNSANDBOXED = { availability: { available: false as const, reason: 'tool tests run without the sandbox', allowUnsandboxed: true }, require: false };
+
+/** A ToolContext on `root`; workspace write policy and the explicit no-sandbox opt-out unless told otherwise. */
 export function context(root: string, overrides: Partial<ToolContext> & { writePolicy?: WritePolicy } = {}): TestContext {
   const controller = new AbortController();
   const heartbeats: unknown[] = [];
@@ -47,6 +53,7 @@ export function context(root: string, overrides: Partial<ToolContext> & { writeP
     signal: controller.signal,
     heartbeat: (d?: unknown) => heartbeats.push(d),
     writePolicy: { kind: 'workspace' },
+    shellSandbox: UNSANDBOXED,
     ...overrides,
     controller,
     heartbeats,
