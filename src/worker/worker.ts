@@ -10,7 +10,7 @@ import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { ConversationSource, createActivities, FileResponseStore, type ResponseStore } from '../activities';
+import { ConversationSource, createActivities, type FileResponseStore, type ResponseStore } from '../activities';
 import { liveStreamSettings, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
 import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';

@@ -2,7 +2,7 @@
  * The permission model and the tool table, as the tool round consults them for every call:
  * each filter and mode against each kind of tool.
  */
-import { decideCall, type CallPolicy } from '../../../src/shared/permissions';
+import { childPermissionMode, decideCall, type CallPolicy, type PermissionMode } from '../../../src/shared/permissions';
 import { knownToolTraits, ToolTable, type ToolTraits } from '../../../src/shared/tools/table';
 
 const traits = (name: string): ToolTraits => {
@@ -28,7 +28,7 @@ test('the table knows the built-in and sub-agent tools, and nothing else unless 
 
 test('allowAll: every tool writes the workspace; bubble makes the writing ones wait', () => {
   for (const name of ['Read', 'Bash', 'FileEdit', 'FileWrite']) {
-    expect(decideCall(policy({}), traits(name))).toEqual({ allow: true, writePolicy: { kind: 'workspace' }, approval: false });
+    expect(decideCall(policy({}), traits(name))).toEqual({ allow: true, writePolicy: { kind: 'workspace' }, approval: false, sandbox: 'sandbox' });
   }
   expect(decideCall(policy({ mode: 'bubble' }), traits('Bash'))).toMatchObject({ allow: true, approval: true });
   expect(decideCall(policy({ mode: 'bubble' }), traits('FileWrite'))).toMatchObject({ allow: true, approval: true });
@@ -37,8 +37,8 @@ test('allowAll: every tool writes the workspace; bubble makes the writing ones w
 
 test('readOnly: reads and (classified) Bash run with nothing writable; file writes are refused with a way forward', () => {
   const p = policy({ filter: 'readOnly' });
-  expect(decideCall(p, traits('Glob'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false });
-  expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false });
+  expect(decideCall(p, traits('Glob'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false, sandbox: 'sandbox' });
+  expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false, sandbox: 'sandbox' });
   const denied = decideCall(p, traits('FileEdit'));
   expect(denied.allow).toBe(false);
   expect(!denied.allow && denied.message).toMatch(/read-only.*Read, Glob, Grep/);
@@ -47,8 +47,52 @@ test('readOnly: reads and (classified) Bash run with nothing writable; file writ
 test('autoMem: writes only inside the pinned memory directory; none at all before it is pinned', () => {
   const p = policy({ filter: { kind: 'autoMem', memoryDir: '/mem' }, memory });
   const within = { kind: 'within', dir: '/mem', canonicalDir: '/real/mem' };
-  expect(decideCall(p, traits('FileWrite'))).toEqual({ allow: true, writePolicy: within, approval: false });
-  expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: within, approval: false });
-  expect(decideCall(p, traits('Read'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false });
+  expect(decideCall(p, traits('FileWrite'))).toEqual({ allow: true, writePolicy: within, approval: false, sandbox: 'sandbox' });
+  expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: within, approval: false, sandbox: 'sandbox' });
+  expect(decideCall(p, traits('Read'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false, sandbox: 'sandbox' });
   expect(decideCall({ ...p, memory: undefined }, traits('FileWrite'))).toMatchObject({ allow: true, writePolicy: { kind: 'none' } });
+});
+
+test('plan: read-only whatever the filter; Bash runs in a sandbox with nothing writable', () => {
+  for (const filter of ['allowAll', 'readOnly', { kind: 'autoMem', memoryDir: '/mem' }] as const) {
+    const p = policy({ filter, mode: 'plan', memory });
+    expect(decideCall(p, traits('Read'))).toMatchObject({ allow: true, writePolicy: { kind: 'none' } });
+    expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: { kind: 'none' }, approval: false, sandbox: 'sandbox' });
+    for (const name of ['FileEdit', 'FileWrite']) {
+      const denied = decideCall(p, traits(name));
+      expect(!denied.allow && denied.message).toContain('plan mode');
+    }
+  }
+});
+
+test('bubble: file writes wait; a sandboxed shell command runs unasked (new runs) but only in the sandbox', () => {
+  const p = policy({ mode: 'bubble', sandboxedShellAsksNothing: true });
+  expect(decideCall(p, traits('FileWrite'))).toMatchObject({ approval: true, sandbox: 'sandbox' });
+  expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: { kind: 'workspace' }, approval: false, sandbox: 'required' });
+  // Runs recorded before: every Bash call asked, and still does on replay.
+  expect(decideCall(policy({ mode: 'bubble' }), traits('Bash'))).toMatchObject({ approval: true, sandbox: 'sandbox' });
+});
+
+test('bypassPermissions: nothing asked, Bash outside the sandbox; acceptEdits and default: in it, unasked', () => {
+  expect(decideCall(policy({ mode: 'bypassPermissions' }), traits('Bash'))).toMatchObject({ approval: false, sandbox: 'bypass' });
+  expect(decideCall(policy({ mode: 'bypassPermissions' }), traits('FileWrite'))).toMatchObject({ approval: false, writePolicy: { kind: 'workspace' } });
+  for (const mode of ['default', 'acceptEdits'] as const) {
+    expect(decideCall(policy({ mode }), traits('Bash'))).toMatchObject({ approval: false, sandbox: 'sandbox' });
+    expect(decideCall(policy({ mode }), traits('FileEdit'))).toMatchObject({ approval: false, writePolicy: { kind: 'workspace' } });
+  }
+});
+
+test("a sub-agent's mode: plan stays plan, forks bubble, definitions honoured but never looser than the parent, bypass only with consent", () => {
+  const spawn = (parent: PermissionMode, definitionMode?: PermissionMode, consent = false) => childPermissionMode(parent, { kind: 'agent', definitionMode }, consent);
+  expect(childPermissionMode('plan', { kind: 'fork' }, true)).toBe('plan');
+  for (const parent of ['default', 'acceptEdits', 'bubble', 'bypassPermissions'] as const) expect(childPermissionMode(parent, { kind: 'fork' }, true)).toBe('bubble');
+  expect(spawn('default')).toBe('acceptEdits');
+  expect(spawn('default', 'plan')).toBe('plan');
+  expect(spawn('default', 'bubble')).toBe('bubble');
+  expect(spawn('bubble', 'acceptEdits')).toBe('bubble');
+  expect(spawn('plan', 'acceptEdits')).toBe('plan');
+  expect(spawn('default', 'bypassPermissions')).toBe('acceptEdits');
+  expect(spawn('default', 'bypassPermissions', true)).toBe('bypassPermissions');
+  expect(spawn('bubble', 'bypassPermissions', true)).toBe('bubble');
+  expect(spawn('bypassPermissions', 'default', true)).toBe('default');
 });
