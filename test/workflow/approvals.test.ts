@@ -74,10 +74,11 @@ test('an approval nobody decides expires: denied to the model under onTimeout "d
 });
 
 test('under onTimeout "fail" an expired approval fails the fork, naming the call', async () => {
-  const prompt = script('Write.', toolStep('Bash', { command: 'touch nope.txt' }), '@reply unreachable');
+  // A file write asks (a shell command in the sandbox would not: it is contained).
+  const prompt = script('Write.', toolStep('FileWrite', { file_path: 'nope.txt', content: 'x' }), '@reply unreachable');
   const handle = await h.forkflow.start({ agentId: 'approval-expiry-fail', prompt, permissionMode: 'bubble', approval: { timeout: '1s', onTimeout: 'fail' } });
   // A failed fork is a result too (ForkFailed carries it): the error names the call.
-  expect(await handle.result()).toMatchObject({ status: 'failed', stopReason: 'error', error: expect.stringContaining('No decision on Bash: touch nope.txt') as string });
+  expect(await handle.result()).toMatchObject({ status: 'failed', stopReason: 'error', error: expect.stringContaining('No decision on FileWrite: nope.txt') as string });
   expect((await h.forkflow.status('approval-expiry-fail')).state).toBe('failed');
 });
 

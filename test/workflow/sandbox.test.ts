@@ -1,8 +1,9 @@
 /**
- * The OS sandbox as a fork meets it: a read-only fork's Bash runs sandboxed and its status
- * says so; a workspace fork can opt in (its workspace writable, the rest read-only); on a
- * worker without a sandbox the same calls run behind the classifier alone
- * (`containment: 'classifier-only'`), or are refused for a fork that set `requireSandbox`.
+ * The OS sandbox as a fork meets it: every fork's Bash runs sandboxed and its status says
+ * so — a read-only fork's, and the default fork's (a plain start with the minimal input),
+ * whose workspace is writable and nothing else; on a worker without a sandbox the calls are
+ * refused, unless the worker opted out (then a read-only fork's run behind the classifier
+ * alone, `containment: 'classifier-only'`), and still refused for a fork that set `requireSandbox`.
  */
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ jest.setTimeout(60_000);
 
 let sandboxed: Harness;
 let plain: Harness;
+let refusing: Harness;
 let ws: string;
 beforeAll(async () => {
   expect(await probeSandbox()).toMatchObject({ available: true });
@@ -26,12 +28,18 @@ beforeAll(async () => {
   plain = await startHarness({
     name: 'sandbox-off',
     workspaceRoot: join(ws, 'repo'),
+    sandbox: () => Promise.resolve({ available: false, reason: 'test: this worker has no sandbox', allowUnsandboxed: true }),
+  });
+  refusing = await startHarness({
+    name: 'sandbox-none',
+    workspaceRoot: join(ws, 'repo'),
     sandbox: () => Promise.resolve({ available: false, reason: 'test: this worker has no sandbox' }),
   });
 });
 afterAll(async () => {
   await sandboxed.close();
   await plain.close();
+  await refusing.close();
 });
 
 const tool = (name: string, input: unknown) => `@tool ${name} ${JSON.stringify(input)}`;
@@ -69,7 +77,36 @@ test('a workspace fork that opts in writes its workspace and nothing else', asyn
   expect((await sandboxed.forkflow.status('ws-sandboxed')).containment).toBe('sandbox');
 });
 
-test('without a sandbox: classifier-only containment, or a refusal under requireSandbox', async () => {
+test('the default fork (minimal input) runs Bash in the sandbox: its workspace writable, nothing else, the worker out of sight', async () => {
+  process.env.FORKFLOW_TEST_WORKER_SECRET = 'sk-worker-secret';
+  try {
+    const prompt = ['Go.', tool('Bash', { command: 'echo mine > mine.txt; echo x > ../outside/keep.txt; cat /proc/$PPID/environ /proc/1/environ | tr "\\0" "\\n" | grep -c WORKER_SECRET; ps eww 2>/dev/null | grep -c WORKER_SECRET' }), '@reply done'].join('\n');
+    const result = await sandboxed.forkflow.fork({ agentId: 'default-fork', prompt }, { mode: 'sync' });
+    expect(result.status).toBe('completed');
+    expect(readFileSync(join(ws, 'repo', 'mine.txt'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(ws, 'outside', 'keep.txt'), 'utf8')).toBe('keep\n');
+    const [bash] = await toolResults(sandboxed, 'default-fork');
+    expect(bash!.text).not.toContain('sk-worker-secret');
+    expect(bash!.text).toMatch(/^0$/m);
+    const status = await sandboxed.forkflow.status('default-fork');
+    expect(status).toMatchObject({ containment: 'sandbox', permissionMode: 'default' });
+  } finally {
+    delete process.env.FORKFLOW_TEST_WORKER_SECRET;
+  }
+});
+
+test('a worker that cannot sandbox refuses Bash, saying why, unless it was started to run without it', async () => {
+  const prompt = ['Look.', tool('Bash', { command: 'ls' }), '@reply looked'].join('\n');
+  await refusing.forkflow.fork({ agentId: 'no-sandbox-ro', prompt, toolFilter: 'readOnly' }, { mode: 'sync' });
+  await refusing.forkflow.fork({ agentId: 'no-sandbox-rw', prompt }, { mode: 'sync' });
+  for (const id of ['no-sandbox-ro', 'no-sandbox-rw']) {
+    const [refused] = await toolResults(refusing, id);
+    expect(refused).toMatchObject({ isError: true });
+    expect(refused!.text).toContain('test: this worker has no sandbox');
+  }
+});
+
+test('opted out of the sandbox: classifier-only containment, or a refusal under requireSandbox', async () => {
   const prompt = ['Look.', tool('Bash', { command: 'ls' }), '@reply looked'].join('\n');
   const loose = await plain.forkflow.fork({ agentId: 'ro-plain', prompt, toolFilter: 'readOnly' }, { mode: 'sync' });
   expect(loose.status).toBe('completed');

@@ -90,7 +90,7 @@ export async function consolidate(c: ConsolidationContext): Promise<DreamOutcome
   });
   let child: ForkChild;
   try {
-    child = await startConsolidationFork(c.cfg, consolidationForkInput(c.cfg, prompt));
+    child = await startConsolidationFork(c.cfg, consolidationForkInput(c.cfg, prompt, staged.sessionsDir));
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     // Another run took the lock between the check and the start.

@@ -26,8 +26,12 @@ import type { ForkResult } from '../../shared/status';
 type ForkWorkflowFn = (input: ForkInputJson) => Promise<ForkResult>;
 export type ForkChild = ChildWorkflowHandle<ForkWorkflowFn>;
 
-/** The consolidation fork's input. */
-export function consolidationForkInput(cfg: DreamConfig, prompt: string): ForkInputJson {
+/**
+ * The consolidation fork's input. It may read its scope's state folder, where the staged
+ * transcripts are (`sessionsDir` is `<state>/runs/<run>/sessions`): that folder lies in
+ * forkflow's own `.forkflow/`, hidden from forks unless allowed.
+ */
+export function consolidationForkInput(cfg: DreamConfig, prompt: string, sessionsDir?: string): ForkInputJson {
   return {
     prompt,
     forkLabel: DREAM_FORK_LABEL,
@@ -36,6 +40,7 @@ export function consolidationForkInput(cfg: DreamConfig, prompt: string): ForkIn
     timeout: cfg.forkTimeout,
     skipTranscript: true,
     toolFilter: { kind: 'autoMem', memoryDir: cfg.memoryDir },
+    ...(sessionsDir ? { sandbox: { readPaths: [sessionsDir.split('/').slice(0, -3).join('/') || '/'] } } : {}),
     budget: { maxTokens: cfg.maxTokens },
     mode: 'child',
     overrides: { agentId: dreamLockId(cfg.memoryScope) },

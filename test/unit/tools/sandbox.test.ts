@@ -94,8 +94,9 @@ describe('bwrapArgs', () => {
     expect(binds).toContain('/usr');
     expect(binds).not.toContain('/etc/shadow');
     expect(args.indexOf('/w/m')).toBeGreaterThan(args.indexOf('/w'));
-    // The mask over .forkflow first, then the allowed path inside it.
-    expect(args.lastIndexOf('/w/.forkflow/run')).toBeGreaterThan(args.lastIndexOf('/w/.forkflow'));
+    // The mask over .forkflow first, then the allowed path inside it, then the mask turns read-only.
+    expect(args.indexOf('/w/.forkflow/run')).toBeGreaterThan(args.indexOf('/w/.forkflow'));
+    expect(args.indexOf('--remount-ro')).toBeGreaterThan(args.indexOf('/w/.forkflow/run'));
     expect(args.slice(-3)).toEqual(['--chdir', '/w', '--']);
     expect(() => bwrapArgs({ root: 'w', writable: [], system: [], tmpBytes: 1 })).toThrow(/absolute/);
   });

@@ -83,10 +83,12 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   // `-try`: a memory directory that does not exist yet is simply not there to write.
   for (const dir of writable) if (dir !== spec.root) ops.push({ path: dir, args: ['--bind-try', dir, dir] });
   for (const mask of spec.masks ?? []) {
-    ops.push({ path: mask.path, args: mask.dir ? ['--perms', '0000', '--tmpfs', mask.path, '--remount-ro', mask.path] : ['--ro-bind', '/dev/null', mask.path] });
+    ops.push({ path: mask.path, args: mask.dir ? ['--perms', '0000', '--tmpfs', mask.path] : ['--ro-bind', '/dev/null', mask.path] });
   }
   const depth = (p: string) => p.split('/').filter(Boolean).length;
   for (const op of ops.map((o, i) => ({ ...o, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i)) args.push(...op.args);
+  // Masks turn read-only last: an allowed path inside one needed its mount point made first.
+  for (const mask of spec.masks ?? []) if (mask.dir) args.push('--remount-ro', mask.path);
   args.push('--chdir', spec.root, '--');
   return args;
 }

@@ -14,6 +14,7 @@
 import type { Node } from 'web-tree-sitter';
 import { deny } from './deny';
 import { quote, type ShellWord } from './words';
+import { checkSensitiveWord } from './sensitive';
 
 export interface RedirectChecks {
   readonly source: string;
@@ -88,6 +89,7 @@ function fileRedirect(node: Node, checks: RedirectChecks): Node[] {
     deny(`redirection ${quote(node.text)} writes a file; let the output go to stdout, or to /dev/null to discard it`);
   }
   if (op === '<') {
+    checkSensitiveWord(word);
     // bash itself opens /dev/tcp/HOST/PORT and /dev/udp/... as sockets; a name whose text
     // is unknown (`< "$f"`) must at least start with something that rules them out.
     const known = value ?? (word.kind === 'dynamic' ? word.prefix : '');

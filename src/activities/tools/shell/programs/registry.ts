@@ -20,13 +20,14 @@ import { builtinRules } from './builtins';
 import { viewerRules } from './viewers';
 import { inspectRules } from './inspect';
 import { wrapperRules } from './wrappers';
+import { checkPsArgs, checkSensitiveWord } from '../sensitive';
 
 /** Programs for which no argument can write or execute (checked option by option). */
 const ANY_ARGS = (
   'cat head tail wc grep egrep fgrep ls cut tr nl stat du df pwd echo basename dirname realpath readlink ' +
   'which type true false : diff cmp comm jq uname id whoami groups printenv md5sum sha1sum sha224sum ' +
   'sha256sum sha384sum sha512sum b2sum cksum tac rev paste join expand unexpand fold column od hexdump ' +
-  'strings seq sleep nproc arch locale tty uptime free ps numfmt expr yes fmt pr look cal ncal lscpu getconf ' +
+  'strings seq sleep nproc arch locale tty uptime free numfmt expr yes fmt pr look cal ncal lscpu getconf ' +
   'locate plocate base64 base32 bc zcat zgrep'
 ).split(' ');
 
@@ -43,6 +44,7 @@ const RULES: Readonly<Record<string, ProgramRule>> = {
   ...viewerRules,
   ...builtinRules,
   ...inspectRules,
+  ps: { anyArgs: true, check: (args) => checkPsArgs(args) },
 };
 
 const INTERPRETER = 'can run arbitrary code; inspect files with cat, grep, sed -n or awk (without system()) instead';
@@ -99,6 +101,7 @@ export function classifyWords(words: readonly ShellWord[], ctx: CommandContext):
   if (!rule) {
     deny(own(HINTS, name) ?? `\`${name}\` is not on the read-only allow-list (ls, cat, head, grep, rg, find, sed -n, awk, git log/diff/show, ...)`);
   }
+  for (const word of words.slice(1)) checkSensitiveWord(word);
   if (ctx.xargs && !rule.anyArgs) {
     deny(`\`xargs ${name}\` is refused: xargs adds arguments from its input, so it may only run programs with no dangerous options (grep, cat, wc, ls, head...)`);
   }
