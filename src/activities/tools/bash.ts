@@ -14,8 +14,7 @@
  * configuration names programs are refused (git-guard.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { lstatSync } from 'node:fs';
 import { shellEnvironment } from './shell-env';
 import type { BashInput } from '../../shared/tools/schemas';
 import { HeadTailBuffer } from './output-buffer';
@@ -25,7 +24,7 @@ import { groupAlive, terminateGroup } from './process-group';
 import { bwrapArgs, callCgroup, hiddenInside, planShell, SANDBOX_HOME, systemEntries, ulimitScript, type CallCgroup, type Mask, type ShellContainment, type ShellPlan, type SpecBase } from './sandbox';
 import { gitProgramsRefusal } from './git-guard';
 import { viewOf } from './visible';
-import type { FsView } from './sandbox/view';
+import { othersMayEnter, type FsView } from './sandbox/view';
 import type { ShellVerdict, ToolContext, ToolOutcome } from './types';
 
 /** Limits of Bash; the timeout default matches the schema's description. */
@@ -126,28 +125,20 @@ async function bounded(event: Promise<unknown>, ms: number): Promise<void> {
   t.cancel();
 }
 
-/** Whether users other than the owner may enter `dir` (every ancestor searchable, itself readable too). */
-function othersMayEnter(dir: string): boolean {
-  try {
-    if ((statSync(dir).mode & 0o005) !== 0o005) return false;
-    for (let d = path.dirname(dir); ; d = path.dirname(d)) {
-      if ((statSync(d).mode & 0o001) === 0) return false;
-      if (d === path.dirname(d)) return true;
-    }
-  } catch {
-    return false;
-  }
-}
-
 /** The plan for this call, with the protected paths inside its mounts masked. */
 function plan(ctx: ToolContext, view: FsView): ShellPlan {
-  const planned = planShell(ctx.writePolicy, specBase(view), ctx.shellSandbox);
+  let planned = planShell(ctx.writePolicy, specBase(view), ctx.shellSandbox);
   if (planned.kind !== 'sandbox') return planned;
-  if (planned.setpriv && !othersMayEnter(view.root)) {
-    return {
-      kind: 'refuse',
-      message: `Bash is refused: this worker runs as root without a pids cgroup, so calls that write nothing run as user nobody (to cap their processes), and nobody cannot enter ${view.root}. The operator can make the workspace readable to others (chmod o+rx on it and its parents), run the worker as a non-root user, or give it a pids cgroup.`,
-    };
+  if (planned.setpriv) {
+    if (!othersMayEnter(view.root)) {
+      return {
+        kind: 'refuse',
+        message: `Bash is refused: this worker runs as root without a pids cgroup, so calls that write nothing run as user nobody (to cap their processes), and nobody cannot enter ${view.root}. The operator can make the workspace readable to others (chmod o+rx on it and its parents), run the worker as a non-root user, or give it a pids cgroup.`,
+      };
+    }
+    // As nobody, bubblewrap can bind only what nobody may enter (a tool folder in root's home is left out).
+    const spec = { ...planned.spec, system: planned.spec.system.filter((e) => e.kind === 'symlink' || othersMayEnter(e.source)), readPaths: (planned.spec.readPaths ?? []).filter(othersMayEnter) };
+    planned = { ...planned, spec };
   }
   const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable];
   return { ...planned, spec: { ...planned.spec, masks: masksOf(view, mounted) } };

@@ -14,7 +14,22 @@
  * are not there), and a call run as an unprivileged user trusts the workspace's
  * repository although another user owns it (`safe.directory`).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
 const PASS_THROUGH = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'TZ', 'TMPDIR'];
+
+/**
+ * Toolchain homes that default to a folder of `$HOME`: inside the sandbox `$HOME` is a
+ * private empty folder, so they are named where they really are (the sandbox shows them
+ * read-only, sandbox/view.ts).
+ */
+const TOOL_HOMES: ReadonlyArray<readonly [variable: string, folder: string]> = [
+  ['RUSTUP_HOME', '.rustup'],
+  ['CARGO_HOME', '.cargo'],
+  ['PYENV_ROOT', '.pyenv'],
+  ['GOPATH', 'go'],
+];
 
 /** Git settings in the command scope (GIT_CONFIG_COUNT), for read-only commands. */
 export const READ_ONLY_GIT_CONFIG: ReadonlyArray<readonly [key: string, value: string]> = [
@@ -48,7 +63,13 @@ export function shellEnvironment(source: NodeJS.ProcessEnv, opts: ShellEnvOption
   }
   // No pagers or credential prompts: nobody can answer them.
   Object.assign(env, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
-  if (opts.sandboxHome !== undefined) Object.assign(env, { HOME: opts.sandboxHome, TMPDIR: '/tmp' });
+  if (opts.sandboxHome !== undefined) {
+    for (const [variable, folder] of TOOL_HOMES) {
+      const where = source[variable] ?? (source.HOME ? path.join(source.HOME, folder) : undefined);
+      if (where && existsSync(where)) env[variable] = where;
+    }
+    Object.assign(env, { HOME: opts.sandboxHome, TMPDIR: '/tmp' });
+  }
   const config: (readonly [string, string])[] = opts.readOnly ? [...READ_ONLY_GIT_CONFIG] : [];
   if (opts.foreignOwner) config.push(['safe.directory', '*']);
   if (opts.readOnly) {

@@ -13,7 +13,7 @@
  * namespace. In the classifier pass the jail also drops every capability.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseCorpus } from '../../../src/activities/tools/shell/corpus-report';
 import type { EffectConfig, EffectReport } from '../../kit/effect-runner';
@@ -30,6 +30,8 @@ beforeAll(() => {
   expect(install.status).toBe(0);
   mkdirSync(path.join(REPO, '.scratch'), { recursive: true });
   scratch = realpathSync(mkdtempSync(path.join(REPO, '.scratch', 'effect-')));
+  // Where the sandbox runs calls as an unprivileged user (a root worker without a pids cgroup, as in the jail), it must be able to enter the workspace.
+  chmodSync(scratch, 0o755);
   adversarial = parseCorpus(readFileSync(CORPUS, 'utf8'))
     .filter((c) => c.expect === 'deny')
     .map((c) => c.cmd);
@@ -41,7 +43,7 @@ function runJailed(mode: EffectConfig['mode'], commands: string[]): EffectReport
   // Commands run straight in the jail unless the sandbox is under test: then the jail keeps
   // the capabilities and the host's /proc that the nested bubblewrap needs (the commands
   // themselves only ever run inside that capability-less sandbox).
-  const nested = mode === 'sandbox';
+  const nested = mode === 'sandbox' || mode === 'sandbox-workspace';
   const dir = path.join(scratch, mode);
   mkdirSync(path.join(dir, 'tmp'), { recursive: true });
   // A checkout under /tmp (CI may clone anywhere) would be hidden by the jail's own /tmp:
@@ -56,6 +58,8 @@ function runJailed(mode: EffectConfig['mode'], commands: string[]): EffectReport
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     ...(nested ? ['--bind', '/proc', '/proc'] : ['--proc', '/proc']),
+    // The sandbox caps each call's processes with a pids cgroup where it may: as on the host.
+    ...(nested ? ['--bind-try', '/sys/fs/cgroup/pids', '/sys/fs/cgroup/pids'] : []),
     '--bind', path.join(dir, 'tmp'), '/tmp',
     ...(underTmp ? ['--ro-bind', REPO, REPO] : []),
     '--bind', dir, dir,
@@ -111,4 +115,11 @@ describe('effects of adversarial commands through the read-only Bash tool', () =
     expect(report.ran).toBe(adversarial.length);
     expect(report.effects).toEqual([]);
   }, 900_000);
+
+  it("a writing fork's sandbox keeps every adversarial command inside its workspace", () => {
+    const report = runJailed('sandbox-workspace', adversarial);
+    console.log(`writing fork's sandbox: ${adversarial.length} adversarial commands, ${report.ran} ran, ${report.effects.length} with effects outside the workspace\n${summary(report)}`);
+    expect(report.ran).toBe(adversarial.length);
+    expect(report.effects).toEqual([]);
+  }, 1_800_000);
 });

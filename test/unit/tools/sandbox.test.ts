@@ -121,10 +121,11 @@ describe('Bash in the sandbox (classifier set to allow everything)', () => {
 
   it('sees its workspace and the system, and nothing else: no home, no sibling folder, no /etc/shadow, no host /proc', async () => {
     const home = process.env.HOME ?? '/root';
-    const out = await run('Bash', { command: `cat README.md; ls ${outside} ${home} /etc/shadow /etc/ssh /root /work /srv 2>&1 | grep -c 'No such file'; ls /usr/bin/env; ls /proc | grep -c '^[0-9]'` }, ctx(NONE));
+    const absent = [outside, `${home}/.ssh`, `${home}/.gitconfig`, `${home}/.bashrc`, `${home}/.local`, '/etc/shadow', '/etc/ssh', '/etc/ssl/private', '/work', '/srv', '/var'];
+    const out = await run('Bash', { command: `cat README.md; ls -d ${absent.join(' ')} 2>&1 | grep -c 'No such file'; ls /usr/bin/env; ls /proc | grep -c '^[0-9]'` }, ctx(NONE));
     const lines = out.content.split('\n');
     expect(lines[0]).toBe('original');
-    expect(Number(lines[1])).toBeGreaterThanOrEqual(6);
+    expect(Number(lines[1])).toBe(absent.length);
     expect(lines[2]).toBe('/usr/bin/env');
     expect(Number(lines[3])).toBeLessThan(10);
   });

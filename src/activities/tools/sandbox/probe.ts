@@ -15,7 +15,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { bwrapArgs } from './bwrap-args';
 import { detectProcessCap, sweepCgroups, type ProcessCap } from './limits';
-import { systemEntries } from './view';
+import { othersMayEnter, systemEntries } from './view';
 
 /** Whether Bash calls can have the sandbox on this worker. */
 export type SandboxAvailability =
@@ -89,7 +89,8 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
     return unavailable(`bubblewrap cannot create its namespaces here (${why}); user namespaces may be disabled, or bubblewrap is older than 0.8`);
   }
   if (setpriv) {
-    const asNobody = await run(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', '--', path, ...bwrapArgs({ ...spec, root: '/tmp' }), 'true']);
+    const open = spec.system.filter((e) => e.kind === 'symlink' || othersMayEnter(e.source));
+    const asNobody = await run(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', '--', path, ...bwrapArgs({ ...spec, system: open, root: '/tmp' }), 'true']);
     if (asNobody.code !== 0) return unavailable(`bubblewrap cannot run as an unprivileged user here (${asNobody.output.trim() || asNobody.error || 'failed'}), and as root without a pids cgroup nothing would cap a call's processes`);
   }
   sweepCgroups(processCap);

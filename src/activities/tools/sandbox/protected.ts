@@ -2,12 +2,13 @@
  * The worker's own state, which no fork may see whatever its policy (view.ts): the blob
  * store, the response and gateway stores and their private state directory, the payload key
  * file, the dev server's database and the self-hosted stack's data, the stores' old shared
- * defaults under $TMPDIR, and whatever the operator adds (FORKFLOW_PROTECTED_PATHS,
- * colon-separated). Paths are made canonical as far as they exist.
+ * defaults under $TMPDIR, credential files in the tool folders the sandbox shows (view.ts),
+ * and whatever the operator adds (FORKFLOW_PROTECTED_PATHS, colon-separated). Paths are
+ * made canonical as far as they exist.
  */
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
-import { canonicalish } from './view';
+import { canonicalish, toolSecrets } from './view';
 
 /**
  * Where a worker keeps state of its own (the response store, the gateway's, their
@@ -33,6 +34,7 @@ export function protectedPaths(env: NodeJS.ProcessEnv = process.env, cwd: string
     path.join(tmpdir(), 'forkflow-responses'),
     path.join(tmpdir(), 'forkflow-gateway'),
     ...(env.FORKFLOW_PROTECTED_PATHS ?? '').split(':'),
+    ...toolSecrets(env),
   ];
   return [...new Set(paths.filter((p): p is string => typeof p === 'string' && p.trim() !== '').map((p) => canonicalish(path.resolve(cwd, p.trim()))))];
 }

@@ -13,7 +13,7 @@
  *
  * Every path here is canonical (symlinks resolved): callers compare canonical paths only.
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Top-level system directories (or usr-merge symlinks to them) a sandbox binds read-only. */
@@ -87,12 +87,52 @@ function entryOf(p: string): SystemEntry | undefined {
   return { path: p, kind: 'bind', source: p };
 }
 
+/** Files in a tool's folder that hold credentials, never shown (cargo's registry token, npm's and netrc logins). */
+const TOOL_SECRETS = ['credentials', 'credentials.toml', '.credentials.toml', '.npmrc', '.netrc', '.git-credentials'];
+
+const isDir = (p: string) => {
+  try {
+    return lstatSync(realpathSync(p)).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Tool folders outside the system directories: those on the worker's PATH (for a folder
+ * `~/X/bin` or `~/X/shims` in its home, the tool's whole folder `~/X`, as rustup, pyenv and
+ * Go keep their toolchains there; rustup's `~/.rustup` with `~/.cargo`), and what the
+ * operator lists in FORKFLOW_SANDBOX_TOOL_PATHS. Never the home directory itself.
+ */
+export function toolPaths(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME ? canonicalish(env.HOME) : undefined;
+  const found = new Set<string>();
+  for (const dir of (env.PATH ?? '').split(':')) {
+    if (!path.isAbsolute(dir) || !isDir(dir)) continue;
+    let tool = realpathSync(dir);
+    if (home && within(tool, home) && tool !== home && /^(bin|shims)$/.test(path.basename(tool)) && path.dirname(tool) !== home) tool = path.dirname(tool);
+    if (tool === '/' || tool === home || SYSTEM_DIRS.some((d) => within(tool, canonicalish(d)))) continue;
+    found.add(tool);
+    if (home && tool === path.join(home, '.cargo')) {
+      const rustup = canonicalish(env.RUSTUP_HOME ?? path.join(home, '.rustup'));
+      if (isDir(rustup)) found.add(rustup);
+    }
+  }
+  for (const extra of (env.FORKFLOW_SANDBOX_TOOL_PATHS ?? '').split(':')) if (path.isAbsolute(extra) && isDir(extra)) found.add(realpathSync(extra));
+  return [...found];
+}
+
+/** Credential files inside the tool folders: protected like the worker's own state. */
+export function toolSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
+  return toolPaths(env).flatMap((dir) => TOOL_SECRETS.map((name) => path.join(dir, name)));
+}
+
 let cachedSystem: SystemEntry[] | undefined;
 
 /**
  * The system entries that exist on this host, computed once per process: the system
- * directories, the `/etc` allow-list, and the Node installation running the worker when it
- * lives elsewhere (a `node` under /opt or a version manager's folder).
+ * directories, the `/etc` allow-list, the Node installation running the worker when it
+ * lives elsewhere (a `node` under /opt or a version manager's folder), and the tool folders.
  */
 export function systemEntries(): readonly SystemEntry[] {
   if (cachedSystem) return cachedSystem;
@@ -109,6 +149,7 @@ export function systemEntries(): readonly SystemEntry[] {
   if (!entries.some((e) => e.kind === 'bind' && within(nodePrefix, e.source)) && nodePrefix !== '/') {
     entries.push({ path: nodePrefix, kind: 'bind', source: nodePrefix });
   }
+  for (const tool of toolPaths()) if (!entries.some((e) => e.kind === 'bind' && within(tool, e.source))) entries.push({ path: tool, kind: 'bind', source: tool });
   cachedSystem = entries;
   return entries;
 }
@@ -150,3 +191,19 @@ export function viewFor(root: string, readPaths: readonly string[], protectedPat
   const allowed = readPaths.filter((r) => !protectedPaths.some((h) => within(r, h)));
   return { root, readPaths: allowed, protected: [...protectedPaths], hidden: [root, ...allowed].map((top) => path.join(top, '.forkflow')) };
 }
+
+/** Whether users other than the owner may enter `dir` (every ancestor searchable, itself readable too; a file: readable). */
+export function othersMayEnter(dir: string): boolean {
+  try {
+    const st = statSync(dir);
+    if ((st.mode & (st.isDirectory() ? 0o005 : 0o004)) === 0) return false;
+    if (st.isDirectory() && (st.mode & 0o005) !== 0o005) return false;
+    for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+      if ((statSync(d).mode & 0o001) === 0) return false;
+      if (d === path.dirname(d)) return true;
+    }
+  } catch {
+    return false;
+  }
+}
+
