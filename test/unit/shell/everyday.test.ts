@@ -4,7 +4,7 @@
  * process listings, shell functions, git, search, text and JSON tools) runs through the real
  * Bash tool of a read-only fork with the OS sandbox on and the real classifier advising, in
  * the scratch world of test/kit/shell-world.ts. Each command also runs without the sandbox,
- * as a writing fork, in a copy of the world: that run must succeed and change nothing (the
+ * with neither wall, in a copy of the world: that run must succeed and change nothing (the
  * corpus's own honesty); the sandboxed run counts as refused when it was denied or failed
  * where that one did not. At most 1% may be.
  */
@@ -61,13 +61,14 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** Sandboxed: a read-only fork with the real classifier advising. Baseline: the same fork's environment with neither wall. */
 function ctx(root: string, sandboxed: boolean): ToolContext {
   return {
     root,
     signal: new AbortController().signal,
     heartbeat: () => undefined,
-    writePolicy: sandboxed ? { kind: 'none' } : { kind: 'workspace' },
-    classifyShell: classifyShellCommand,
+    writePolicy: { kind: 'none' },
+    classifyShell: sandboxed ? classifyShellCommand : () => Promise.resolve({ readOnly: true }),
     shellSandbox: sandboxed ? { availability, require: false } : { availability: { available: false, reason: 'baseline', allowUnsandboxed: true }, require: false },
   };
 }

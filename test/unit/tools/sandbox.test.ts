@@ -121,7 +121,7 @@ describe('Bash in the sandbox (classifier set to allow everything)', () => {
 
   it('sees its workspace and the system, and nothing else: no home, no sibling folder, no /etc/shadow, no host /proc', async () => {
     const home = process.env.HOME ?? '/root';
-    const absent = [outside, `${home}/.ssh`, `${home}/.gitconfig`, `${home}/.bashrc`, `${home}/.local`, '/etc/shadow', '/etc/ssh', '/etc/ssl/private', '/work', '/srv', '/var'];
+    const absent = [outside, `${home}/.ssh`, `${home}/.gitconfig`, `${home}/.bashrc`, `${home}/.local`, '/etc/shadow', '/etc/ssh', '/etc/ssl/private', path.join(REPO, 'src'), path.join(REPO, 'package.json'), '/srv', '/var'];
     const out = await run('Bash', { command: `cat README.md; ls -d ${absent.join(' ')} 2>&1 | grep -c 'No such file'; ls /usr/bin/env; ls /proc | grep -c '^[0-9]'` }, ctx(NONE));
     const lines = out.content.split('\n');
     expect(lines[0]).toBe('original');

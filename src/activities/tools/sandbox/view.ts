@@ -13,7 +13,7 @@
  *
  * Every path here is canonical (symlinks resolved): callers compare canonical paths only.
  */
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Top-level system directories (or usr-merge symlinks to them) a sandbox binds read-only. */
@@ -31,6 +31,9 @@ export const ETC_ENTRIES = [
   'mime.types', 'nsswitch.conf', 'os-release', 'passwd', 'perl', 'profile', 'protocols', 'python3', 'resolv.conf',
   'rpc', 'services', 'shells', 'ssl/certs', 'ssl/openssl.cnf', 'terminfo', 'timezone', 'vim', 'xattr.conf',
 ] as const;
+
+/** Further `/etc` entries by name: a JDK's configuration, a Python's. */
+const ETC_PATTERNS = [/^java-\d+-openjdk$/, /^python3\.\d+$/];
 
 /** One system path as the sandbox mounts it. */
 export type SystemEntry = { path: string; kind: 'bind'; source: string } | { path: string; kind: 'symlink'; target: string };
@@ -141,7 +144,13 @@ export function systemEntries(): readonly SystemEntry[] {
     const e = entryOf(dir);
     if (e) entries.push(e);
   }
-  for (const name of ETC_ENTRIES) {
+  let etc: string[] = [];
+  try {
+    etc = readdirSync('/etc').filter((name) => ETC_PATTERNS.some((p) => p.test(name)));
+  } catch {
+    // no /etc to read
+  }
+  for (const name of [...ETC_ENTRIES, ...etc]) {
     const e = entryOf(`/etc/${name}`);
     if (e) entries.push(e);
   }
