@@ -62,9 +62,9 @@ if (!existsSync(stamp) || statSync(stamp).mtimeMs < sourcesChanged) {
   writeFileSync(stamp, new Date().toISOString());
 }
 
-// 3. The OS sandbox for read-only forks' Bash commands (best effort: without it the worker
-// says so at start and those commands are contained by the classifier alone).
+// 3. The OS sandbox every fork's Bash commands run in (without it the worker says so at
+// start and refuses Bash, unless started with FORKFLOW_ALLOW_UNSANDBOXED=1).
 if (process.platform === 'linux') {
   const sandbox = spawnSync('bash', [join(root, 'scripts', 'install-bubblewrap.sh')], { cwd: root, stdio: 'inherit' });
-  if (sandbox.status !== 0) say('bubblewrap is not available: read-only forks will run Bash behind the classifier only.');
+  if (sandbox.status !== 0) say('bubblewrap is not available: workers will refuse Bash until it is installed (or run it without the sandbox with FORKFLOW_ALLOW_UNSANDBOXED=1).');
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs Debian's bubblewrap, the OS sandbox that read-only and memory forks run their
-# Bash commands in (src/activities/tools/sandbox/). Used by `npm start` and `npm test`
-# (scripts/prefetch-tools.mjs starts it early) and by the sandbox tests, which wait for it.
+# Installs Debian's bubblewrap (0.8 or newer), the OS sandbox every fork runs its Bash
+# commands in (src/activities/tools/sandbox/). Used by `npm start`, `npm test` and
+# `npm run stack` (scripts/prefetch-tools.mjs starts it early) and by the sandbox tests,
+# which wait for it; the Dockerfile installs the same package.
 # Idempotent and safe to run concurrently: a machine-wide lock serialises installs.
-# Without root, or without apt, it only says what to do: the worker then runs those
-# commands behind the classifier alone and reports `containment: classifier-only`.
+# Without root, or without apt, it only says what to do: until then the worker refuses
+# Bash (or, started with FORKFLOW_ALLOW_UNSANDBOXED=1, runs it without the sandbox).
 set -euo pipefail
 BWRAP=/usr/bin/bwrap
 say() { echo "install-bubblewrap: $*" >&2; }

@@ -2,8 +2,19 @@
  * `npm run stack [-- up|down|status]`: the self-hosted Temporal stack (scripts/stack/stack.ts).
  * `up` builds what is missing, starts PostgreSQL, the server and the Web UI, leaves them
  * running, and prints where they are; `down` stops them; `status` says whether they run.
+ * Workers run on this host against it, so `up` also installs bubblewrap (every fork's Bash
+ * runs in its sandbox) and says whether the sandbox works here.
  */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describeSandbox, probeSandbox } from '../../src/activities/tools/sandbox';
 import { DEFAULT_STACK_DIR, readDefaultStack, startStack, stopStack } from './stack';
+
+/** Installs bubblewrap when missing (scripts/install-bubblewrap.sh) and describes the sandbox workers here get. */
+async function sandboxLine(): Promise<string> {
+  if (process.platform === 'linux') spawnSync('bash', [path.join(__dirname, '..', 'install-bubblewrap.sh')], { stdio: 'inherit' });
+  return describeSandbox(await probeSandbox());
+}
 
 async function main(command: string): Promise<void> {
   if (command === 'down') {
@@ -25,6 +36,7 @@ async function main(command: string): Promise<void> {
     return;
   }
   const t0 = Date.now();
+  const sandbox = await sandboxLine();
   const stack = await startStack({ detached: true, log: (line) => process.stderr.write(`${line}\n`) });
   const took = ((Date.now() - t0) / 1000).toFixed(1);
   process.stdout.write(
@@ -33,6 +45,7 @@ async function main(command: string): Promise<void> {
       `  Temporal frontend  ${stack.address}   (PostgreSQL 127.0.0.1:${readDefaultStack()?.ports.postgres})`,
       `  Web UI             ${stack.uiUrl}`,
       `  data and logs      ${DEFAULT_STACK_DIR}`,
+      `  ${sandbox}`,
       `Run the demo on it:  npm start -- --stack`,
       `Point any client or worker at it: TEMPORAL_ADDRESS=${stack.address} (or a TEMPORAL_PROFILE, see the README)`,
       `Stop it:             npm run stack -- down`,

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { startHarness, type Harness } from '../kit/env';
 import { messageRequests } from '../kit/requests';
 import { agentStep, script, toolResultsIn } from '../kit/tree';
@@ -62,7 +63,11 @@ beforeAll(async () => {
     FORKFLOW_BLOB_DIR: join(a, '.blobs'),
     FORKFLOW_RESPONSE_DIR: join(a, '.responses'),
   });
-  h = await startHarness({ name: 'attacker', workspaceRoot: a });
+  // Payloads in history stay unencrypted here (the run's workflow bundle is built without
+  // encrypted failures); the key file still encrypts the worker's response store.
+  const env = { ...process.env };
+  delete env.FORKFLOW_ENCRYPTION_KEY_FILE;
+  h = await startHarness({ name: 'attacker', workspaceRoot: a, dataConverter: forkflowDataConverter({ env }) });
 });
 
 afterAll(async () => {
