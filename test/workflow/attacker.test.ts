@@ -92,6 +92,7 @@ function attackScript(): string {
     `tar -cf - ${join(a, '.responses')} 2>/dev/null | strings | head -40`,
   ];
   const calls = [
+    { name: 'Read', input: { file_path: 'README.md' } },
     ...paths.map((p) => ({ name: 'Read', input: { file_path: p } })),
     ...dirs.map((d) => ({ name: 'Glob', input: { pattern: '**/*', path: d } })),
     { name: 'Glob', input: { pattern: '**/*' } },

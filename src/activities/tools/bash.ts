@@ -15,6 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { lstatSync } from 'node:fs';
+import path from 'node:path';
 import { shellEnvironment } from './shell-env';
 import type { BashInput } from '../../shared/tools/schemas';
 import { HeadTailBuffer } from './output-buffer';
@@ -82,6 +83,33 @@ function masksOf(view: FsView, mounted: readonly string[]): Mask[] {
   });
 }
 
+/**
+ * In a writable repository, what names programs git runs — the worker's own git included,
+ * outside the sandbox (worktrees) — stays read-only: each git directory's `config` and
+ * `hooks/`, and a worktree's `.git` link (repointed, it could name a planted directory).
+ */
+function gitGuards(root: string, writable: readonly string[]): Mask[] {
+  const guards: Mask[] = [];
+  const dotGit = path.join(root, '.git');
+  const gitDirs = [...writable.filter((w) => w !== root)];
+  try {
+    if (lstatSync(dotGit).isDirectory()) gitDirs.push(dotGit);
+    else guards.push({ path: dotGit, dir: false, readOnly: true });
+  } catch {
+    // not a repository's top
+  }
+  for (const dir of gitDirs) {
+    for (const [name, isDir] of [['config', false], ['hooks', true], ['config.worktree', false]] as const) {
+      try {
+        if (lstatSync(path.join(dir, name)).isDirectory() === isDir) guards.push({ path: path.join(dir, name), dir: isDir, readOnly: true });
+      } catch {
+        // absent
+      }
+    }
+  }
+  return guards;
+}
+
 function specBase(view: FsView): SpecBase {
   return { root: view.root, readPaths: view.readPaths, system: systemEntries(), masks: [] };
 }
@@ -141,7 +169,8 @@ function plan(ctx: ToolContext, view: FsView): ShellPlan {
     planned = { ...planned, spec };
   }
   const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable];
-  return { ...planned, spec: { ...planned.spec, masks: masksOf(view, mounted) } };
+  const guards = planned.writes && planned.spec.writable.includes(planned.spec.root) ? gitGuards(planned.spec.root, planned.spec.writable) : [];
+  return { ...planned, spec: { ...planned.spec, masks: [...masksOf(view, mounted), ...guards] } };
 }
 
 /**

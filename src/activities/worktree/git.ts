@@ -38,6 +38,13 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
     GIT_CONFIG_NOSYSTEM: '1',
     // `git status` would otherwise refresh and rewrite the index; nobody needs that here.
     GIT_OPTIONAL_LOCKS: '0',
+    // A fork may have worked in this repository: none of its hooks or fsmonitor runs here,
+    // outside the sandbox (the sandbox keeps config and hooks read-only; this is the second wall).
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_0: 'core.hooksPath',
+    GIT_CONFIG_VALUE_0: '/dev/null',
+    GIT_CONFIG_KEY_1: 'core.fsmonitor',
+    GIT_CONFIG_VALUE_1: 'false',
     LC_ALL: 'C',
   };
 }

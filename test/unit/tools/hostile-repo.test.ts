@@ -114,3 +114,10 @@ test('sandbox on, writing fork: whatever the programs do stays in its workspace'
     expect(execFileSync('cat', [path.join(ws, name)]).toString()).toBe('');
   }
 });
+
+test("sandbox on, writing fork: the repository's config and hooks stay read-only, so no program can be planted for git outside", async () => {
+  const out = await run('Bash', { command: `git config core.fsmonitor 'touch ${outside}/planted'; echo '#!/bin/sh' > .git/hooks/post-checkout; git config --get core.fsmonitor` }, ctx({ kind: 'workspace' }, true));
+  expect(out.content).toMatch(/could not lock config file|Read-only file system|Permission denied/);
+  expect(execFileSync('git', ['config', '--get', 'core.fsmonitor'], { cwd: ws }).toString()).not.toContain('planted');
+  expect(existsSync(path.join(ws, '.git', 'hooks', 'post-checkout'))).toBe(false);
+});

@@ -13,6 +13,12 @@ describe('gitEnv', () => {
       PAGER: 'cat',
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_OPTIONAL_LOCKS: '0',
+      // A fork's hooks or fsmonitor never run in the worker's own git.
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'core.hooksPath',
+      GIT_CONFIG_VALUE_0: '/dev/null',
+      GIT_CONFIG_KEY_1: 'core.fsmonitor',
+      GIT_CONFIG_VALUE_1: 'false',
       LC_ALL: 'C',
     });
   });

@@ -13,7 +13,7 @@
  * - paths the caller allowed, read-only; the workspace, read-only or writable; further
  *   writable directories (the memory directory, a worktree's git directory);
  * - protected paths inside any of those masked: an empty read-only tmpfs over a directory,
- *   `/dev/null` over a file.
+ *   `/dev/null` over a file; a writable repository's config, hooks and `.git` link read-only.
  * Namespaces: every one bwrap can unshare (network: only a loopback nobody listens on; user,
  * with no further user namespaces inside; PID; IPC; UTS; cgroup), a new session (no TIOCSTI
  * into the worker's terminal), all capabilities dropped, no new privileges (bwrap always
@@ -21,10 +21,16 @@
  */
 import type { SystemEntry } from './view';
 
-/** A protected path inside something mounted, and whether it is a directory. */
+/**
+ * A path inside something mounted that the command must not have as it is: protected paths
+ * hidden (an empty read-only tmpfs over a directory, `/dev/null` over a file), or a path
+ * kept but made read-only (a repository's config and hooks in a writable workspace).
+ */
 export interface Mask {
   path: string;
   dir: boolean;
+  /** Keep the content, read-only, instead of hiding it. */
+  readOnly?: boolean;
 }
 
 /** What one sandboxed Bash call may touch; every path absolute and canonical. */
@@ -83,12 +89,13 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   // `-try`: a memory directory that does not exist yet is simply not there to write.
   for (const dir of writable) if (dir !== spec.root) ops.push({ path: dir, args: ['--bind-try', dir, dir] });
   for (const mask of spec.masks ?? []) {
-    ops.push({ path: mask.path, args: mask.dir ? ['--perms', '0000', '--tmpfs', mask.path] : ['--ro-bind', '/dev/null', mask.path] });
+    if (mask.readOnly) ops.push({ path: mask.path, args: ['--ro-bind', mask.path, mask.path] });
+    else ops.push({ path: mask.path, args: mask.dir ? ['--perms', '0000', '--tmpfs', mask.path] : ['--ro-bind', '/dev/null', mask.path] });
   }
   const depth = (p: string) => p.split('/').filter(Boolean).length;
   for (const op of ops.map((o, i) => ({ ...o, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i)) args.push(...op.args);
   // Masks turn read-only last: an allowed path inside one needed its mount point made first.
-  for (const mask of spec.masks ?? []) if (mask.dir) args.push('--remount-ro', mask.path);
+  for (const mask of spec.masks ?? []) if (mask.dir && !mask.readOnly) args.push('--remount-ro', mask.path);
   args.push('--chdir', spec.root, '--');
   return args;
 }
