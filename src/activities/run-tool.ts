@@ -116,8 +116,14 @@ export function createToolActivities(deps: ToolDeps) {
         // A call that must not run twice says at once that it began: the first heartbeat is not throttled.
         if (once && !ctx.info.isLocal) ctx.heartbeat({ ...beat });
         const workspace = await resolveWorkspace(
-          // A memory agent reads its memory directory too, wherever it lies.
-          { root: input.workspaceRoot, readPaths: [...(input.sandbox?.readPaths ?? []), ...(writePolicy.kind === 'within' ? [writePolicy.canonicalDir ?? writePolicy.dir] : [])], confinedTo: input.confinedTo, worktreeRepo: input.worktreeRepo },
+          {
+            root: input.workspaceRoot,
+            readPaths: input.sandbox?.readPaths,
+            confinedTo: input.confinedTo,
+            worktreeRepo: input.worktreeRepo,
+            // A memory agent reads its memory directory too, wherever it lies.
+            ...(writePolicy.kind === 'within' ? { memoryDir: writePolicy.canonicalDir ?? writePolicy.dir } : {}),
+          },
           policy,
         );
         if (!workspace.ok) return { isError: true, content: workspace.message };

@@ -4,7 +4,8 @@
  * (FORKFLOW_WORKSPACE_ROOTS, else its own workspace), outside the worker's protected state,
  * and — for a sub-agent started with the Agent tool's `cwd` — inside the workspace of the
  * agent that started it (the workflow checked the path lexically; only here can symlinks be
- * seen). The fork's view (sandbox/view.ts) follows from it.
+ * seen). The fork's view (sandbox/view.ts) follows from it; paths its caller allowed count
+ * only inside those roots too.
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,6 +21,8 @@ export interface WorkspaceRequest {
   confinedTo?: string;
   /** A worktree fork's repository: its git directory is writable too, for commits. */
   worktreeRepo?: string;
+  /** A memory agent's pinned memory directory: readable wherever it lies (it is the agent's write scope). */
+  memoryDir?: string;
 }
 
 /** What the worker allows. */
@@ -63,7 +66,9 @@ export async function resolveWorkspace(req: WorkspaceRequest, policy: WorkspaceP
       return { ok: false, message: `Refused: an Agent's cwd must resolve inside the workspace of the agent that started it (${req.confinedTo}), and ${given} resolves to ${root}.` };
     }
   }
-  const readPaths = (req.readPaths ?? []).filter((p) => path.isAbsolute(p)).map(canonicalish);
+  // A caller may widen a fork's view only within what this worker serves: never into another tenant's roots.
+  const readPaths = (req.readPaths ?? []).filter((p) => path.isAbsolute(p)).map(canonicalish).filter((p) => roots.some((r) => within(p, r)));
+  if (req.memoryDir !== undefined && path.isAbsolute(req.memoryDir)) readPaths.push(canonicalish(req.memoryDir));
   const writableExtra: string[] = [];
   if (req.worktreeRepo !== undefined) {
     const gitDir = await canonicalDir(path.join(req.worktreeRepo, '.git'));
