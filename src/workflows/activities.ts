@@ -80,11 +80,15 @@ export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir'
 
 /**
  * The tree's root, asked from a sub-agent (admission by update; the visibility count of runs
- * recorded before the ledger): short, on the workflow's own worker. Admission is idempotent
- * by agent id, so a retry never admits twice.
+ * recorded before the ledger), on the workflow's own worker. Admission is idempotent by agent
+ * id, so a retry never admits twice. Patient: a big tree's root serves every reservation and
+ * charge of the tree too, and the server lets a workflow have only 10 updates in flight, so an
+ * admission may wait its turn for a while (the activity asks again while the server is busy);
+ * giving up would refuse a child the tree has room for. A local activity's options are not
+ * recorded, so runs recorded with shorter ones replay unchanged.
  */
 export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningAgents' | 'admitAgent'>>({
-  startToCloseTimeout: '10s',
+  startToCloseTimeout: '60s',
   retry: { initialInterval: '500ms', maximumAttempts: 3 },
 });
 
