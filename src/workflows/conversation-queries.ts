@@ -5,7 +5,7 @@
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type MessageParam } from '../shared/anthropic';
-import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
+import { cacheKeyComponents } from '../shared/cache-key';
 import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
 import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
@@ -61,10 +61,16 @@ function bytesUpTo(messages: MessageParam[], limit: number): number {
   return bytes;
 }
 
-/** Component hashes of this run's own requests, when it holds everything needed. */
+/**
+ * Component hashes of this run's own requests, when it holds everything needed. The message
+ * prefix is named by its chained digest, which the run keeps as it goes: a fork by reference
+ * compares this value with itself (both sides come from the reference), so any faithful hash
+ * of the messages serves, and hashing the whole conversation again would cost every run's end
+ * and every replay of it (a query on a closed run) seconds for a conversation of megabytes.
+ */
 function requestHashesOf(h: ConversationHolder): RequestHashes | undefined {
   if (!h.context || h.base > 0) return h.prefixRef?.requestHashes;
-  return { ...cacheKeyComponents(h.context), prefix: messagePrefixHash(h.messages) };
+  return { ...cacheKeyComponents(h.context), prefix: h.digest };
 }
 
 export function prefixRefOf(h: ConversationHolder): PrefixRef {
