@@ -17,7 +17,7 @@ import { startInputOf } from '../payloads/stored';
 import type { RunRef } from '../shared/activity-io';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
-import { checkBundleFor, PRELOADED_WORKFLOW_MODULES } from './bundle';
+import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
@@ -136,7 +136,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     dataConverter,
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES] } }),
+      : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
     activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
