@@ -10,6 +10,7 @@ import type { ReadStartInput } from './snapshot-inputs';
 
 export { ConversationSource } from './conversation';
 import { createConversationActivities } from './held-conversation';
+import { createTimeTravelActivities } from './time-travel';
 import { createModelActivities } from './model/call-model';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
@@ -55,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
+    ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
   };
 }
 

@@ -47,6 +47,14 @@ export { StreamAssembler } from '../shared/stream-assembly';
 export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEventOf, type StreamEventType } from '../shared/stream-events';
 
 import type { ForkParams } from './runner';
+import { startFrom, turnPointOf, type PointOptions } from './time-travel';
+import { retryAgent, type RetryOptions } from './retry';
+import { forksByPoint, lineageAttributes, lineageOf, type ForkByPoint, type LineageStep } from './lineage';
+import { forkPointSchema, type TurnPoint } from '../shared/time-travel';
+export type { PointOptions } from './time-travel';
+export type { RetryOptions } from './retry';
+export type { ForkByPoint, LineageStep } from './lineage';
+export type { ForkOrigin, TurnPoint } from '../shared/time-travel';
 export type { ForkParams, ForkRunner } from './runner';
 
 function slug(text: string): string {
@@ -172,9 +180,9 @@ export class ForkflowClient {
     return this.temporal.workflow.getHandle(agentId);
   }
 
-  /** Validates and starts a fork; returns its handle at once. */
+  /** Validates and starts a fork; returns its handle at once. A `from` point is resolved first (a bad one starts nothing). */
   async start(params: ForkParams, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
-    const { agentId: shorthand, ...input } = params;
+    const { agentId: shorthand, ...input } = await this.resolveFrom(params);
     const agentId = shorthand ?? input.overrides?.agentId ?? `fork-${slug(input.forkLabel ?? 'fork')}-${randomUUID().slice(0, 8)}`;
     // The parent first: siblings' inputs then share their leading bytes, which external
     // storage keeps once (src/payloads/fs-driver.ts).
@@ -195,7 +203,7 @@ export class ForkflowClient {
         { key: SA.label, value: v.forkLabel },
         { key: SA.querySource, value: v.querySource },
         { key: SA.state, value: 'running' },
-        ...(v.parentAgentId ? [{ key: SA.parentId, value: v.parentAgentId }] : []),
+        ...lineageAttributes(v),
       ],
     });
     return new ForkHandle(this, agentId, handle.firstExecutionRunId);
@@ -324,19 +332,73 @@ export class ForkflowClient {
   }
 
   /**
-   * Starts several sibling forks from one parent snapshot (or a running agent) with the prefix
-   * recorded once: each fork's history holds a reference, not a copy. Siblings started after
-   * the first one's response began read the shared prefix from the provider's cache.
+   * Starts several sibling forks from one parent snapshot, or from an agent (running or not) as
+   * it stands or at the end of a past turn (`atTurn`, any run of its chain), with the prefix
+   * recorded once: each fork's history holds a reference, not a copy, and records where it came
+   * from (`origin`). Siblings started after the first one's response began read the shared
+   * prefix from the provider's cache; a fork from turn k reads what the agent's own turn k + 1
+   * wrote there.
    */
-  async forkMany(source: CacheSafeParams | { agentId: string }, forks: Omit<ForkParams, 'parent' | 'parentRef'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
-    const parentRef = 'agentId' in source ? await this.prefixRefOf(source.agentId) : await this.recordSnapshot(source, opts);
-    return Promise.all(forks.map((f) => this.start({ ...f, parentRef }, opts)));
+  async forkMany(source: CacheSafeParams | ({ agentId: string } & PointOptions), forks: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
+    const from = 'agentId' in source ? startFrom(await this.turnPoint(source.agentId, source)) : { parentRef: await this.recordSnapshot(source, opts) };
+    return Promise.all(forks.map((f) => this.start({ ...f, ...from }, opts)));
   }
 
-  /** One zero-copy fork of a running or finished agent. */
-  async forkFrom(agentId: string, params: Omit<ForkParams, 'parent' | 'parentRef'>, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
-    const [handle] = await this.forkMany({ agentId }, [{ parentAgentId: agentId, ...params }], opts);
+  /**
+   * One zero-copy fork of an agent, running or finished: from its conversation as it stands, or
+   * from the end of turn `atTurn` (`runId`: of that run's chain). With `counterfactual: true`
+   * it may change the system prompt, tools, model or thinking (its status says which); with
+   * `replay: true` it adds no directive and goes on as the agent would have.
+   *
+   * @example
+   * const fork = await forkflow.forkFrom('agent-7', { prompt: 'Try the other fix.' }, { atTurn: 6 });
+   */
+  async forkFrom(agentId: string, params: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>, opts: { taskQueue?: string } & PointOptions = {}): Promise<ForkHandle> {
+    const { taskQueue, ...point } = opts;
+    const [handle] = await this.forkMany({ agentId, ...point }, [{ parentAgentId: agentId, ...params }], taskQueue ? { taskQueue } : {});
     return handle!;
+  }
+
+  /**
+   * Where an agent's conversation stood at the end of a turn (absent: as it stands), from any
+   * run of its chain: the reference forks start from, and what the agent had spent up to it.
+   * A negative turn, a turn past the end or a run of another agent is an InvalidForkPointError.
+   */
+  turnPoint(agentId: string, opts: PointOptions = {}): Promise<TurnPoint> {
+    return this.outage.read('turnPoint', () => turnPointOf(this.temporal, agentId, opts));
+  }
+
+  /**
+   * Continues an agent that ended `failed`, `killed`, `timeout`, `budget_exhausted` or at its
+   * turn limit from its last complete turn (or `fromTurn`), as a new run of the same agent id
+   * with a new budget or limits. Its turns before the point are not paid again: the new run
+   * holds a reference to them, and its first request is the one the agent made (or would have
+   * made) next, so it reads the provider's cache where that is warm. Usage stays exact (what
+   * the agent paid before is kept); a tree's root keeps its ledger.
+   */
+  async retry(agentId: string, opts: RetryOptions = {}): Promise<ForkHandle> {
+    const started = await retryAgent(this.temporal, agentId, opts);
+    return new ForkHandle(this, agentId, started.runId);
+  }
+
+  /** Where an agent came from, back to the original: itself first, then each agent it was forked from (or started by). */
+  lineage(agentId: string): Promise<LineageStep[]> {
+    return this.outage.read('lineage', () => lineageOf(this.temporal, agentId));
+  }
+
+  /** The forks started from points of an agent, and theirs in turn (visibility; `depth` levels, default 5). */
+  forksOf(agentId: string, opts: { depth?: number } = {}): Promise<ForkByPoint[]> {
+    return this.outage.read('forksOf', () => forksByPoint(this.temporal, agentId, opts));
+  }
+
+  /** `from` (a point named by agent and turn) as the reference and origin it resolves to, before anything starts. */
+  private async resolveFrom(params: ForkParams): Promise<ForkParams> {
+    if (!params.from || params.parent || params.parentRef) return params;
+    const { from, ...rest } = params;
+    const parsed = forkPointSchema.safeParse(from);
+    if (!parsed.success) throw new InvalidForkInputError(describeIssues(parsed.error).map((i) => `from.${i}`));
+    const point = await this.turnPoint(parsed.data.agentId, { ...(parsed.data.turn !== undefined ? { atTurn: parsed.data.turn } : {}), ...(parsed.data.runId ? { runId: parsed.data.runId } : {}) });
+    return { ...rest, ...startFrom(point) };
   }
 
   /**

@@ -18,6 +18,7 @@ import { carriedWarmthSchema } from './cache-warmth';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
+import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
 
 export const CARRIED_STATE_VERSION = 2;
 
@@ -117,6 +118,14 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   streamOffset: count.optional(),
   /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
   streamPolledAt: z.number().optional(),
+  /** v2: what the agent's first run was (a counterfactual fork, a replay) and the retry it came from, for its status (src/shared/time-travel.ts). */
+  lineage: z
+    .object({
+      counterfactual: z.object({ changed: z.array(z.enum(COUNTERFACTUAL_PARTS)) }).optional(),
+      replay: z.boolean().optional(),
+      retry: retryMarkSchema.optional(),
+    })
+    .optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

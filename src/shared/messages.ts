@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
 import type { RunRef } from './activity-io';
 import type { PrefixRef } from './prefix';
+import type { TurnPointAnswer, TurnPointArgs } from './time-travel';
 import type { ForkStatus } from './status';
 import { childOutcomeSchema } from './carried-state';
 import type { ChildOutcome } from './tree-input';
@@ -101,6 +102,12 @@ export const transcriptPageQuery = defineQuery<MessagesPage, [Omit<PageArgs, 'to
 
 /** A reference to this run's conversation so far: fork from it without copying it. */
 export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');
+
+/**
+ * A reference to the agent's conversation at the end of a turn (`{ turn }`; absent: as it
+ * stands), or the earlier run of its chain to ask instead (src/shared/time-travel.ts).
+ */
+export const turnPointQuery = defineQuery<TurnPointAnswer, [TurnPointArgs?]>('turnPoint');
 
 export const approvalDecisionSchema = schemaOnce('messages#approvalDecisionSchema', () => z.strictObject({
   requestId: z.string().min(1),

@@ -100,3 +100,13 @@ export const conversation = proxyActivities<Pick<ForkflowActivities, 'readHeldCo
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
 });
+
+/**
+ * Time travel before a fork's set-up: resolving a `from` point (a query of the agent's runs,
+ * which a closed run answers by replay) and reading a counterfactual fork's parent context.
+ * Bad points fail at once (non-retryable); anything else is retried a few times.
+ */
+export const timeTravel = proxyActivities<Pick<ForkflowActivities, 'resolveForkPoint' | 'readRequestContext'>>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});

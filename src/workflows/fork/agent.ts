@@ -35,6 +35,9 @@ import { CacheWarmth } from './cache-warmth';
 import type { CarriedWarmth } from '../../shared/cache-warmth';
 import type { LiveStream } from './live-stream';
 import { ToolTable } from '../../shared/tools/table';
+import type { RunRef } from '../../shared/activity-io';
+import type { TurnCall } from '../../shared/time-travel';
+import { TurnIndex } from './turn-index';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -53,6 +56,10 @@ export class ForkAgent {
   readonly toolTable = new ToolTable();
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
+  /** Where each of this run's turns began (owned by turn-index.ts, fed by the turn loop). */
+  readonly turnIndex = new TurnIndex();
+  /** Where it came from and what it changed (a fork from a point, a counterfactual, a retry); set once, after set-up. */
+  lineage: Pick<ForkStatus, 'origin' | 'counterfactual' | 'replay' | 'retry'> = {};
   /** What keeps its prompt cache warm while it waits (owned by cache-warmth.ts). */
   readonly warmth: CacheWarmth;
   /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
@@ -298,9 +305,21 @@ export class ForkAgent {
       cache: this.cache.carry(),
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
       ...withWarmth(this.warmth.carry()),
+      ...carriedLineage(this.lineage),
       streamOffset: this.live.endOffset,
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
     };
+  }
+
+  /** What this run recorded of its model call of `turn` (the `turnPoint` query). */
+  turnCall(turn: number): TurnCall | undefined {
+    return this.turnIndex.at(turn);
+  }
+
+  /** The run before this one in the agent's chain (continue-as-new, a resume, a retry). */
+  get previousRun(): RunRef | undefined {
+    const run = this.input.continuation?.ref.run;
+    return run && run.workflowId === workflowInfo().workflowId ? run : undefined;
   }
 
   /** Turns taken by earlier runs of this agent (the per-run turn limit of continuation.ts counts from here). */
@@ -389,10 +408,17 @@ export class ForkAgent {
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,
+      ...this.lineage,
       rejectedSignals: this.rejectedSignals,
       startedAt: this.startedAt,
     };
   }
+}
+
+/** What of its lineage a continuing run takes over (the origin is in its input). */
+function carriedLineage(l: ForkAgent['lineage']): Pick<CarriedState, 'lineage'> {
+  const { origin: _inInput, ...rest } = l;
+  return Object.keys(rest).length > 0 ? { lineage: rest } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

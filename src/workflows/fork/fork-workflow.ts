@@ -37,6 +37,7 @@ import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-au
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 import { LiveStream } from './live-stream';
+import { prepareTimeTravel, recordLineage, rewindLedgerForRetry } from './time-travel';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -102,6 +103,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     childCounter: agent.children.started,
     model: agent.model,
     cache: agent.cache.carry(),
+    ...agent.lineage,
   };
 }
 
@@ -139,6 +141,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // its caller granted a new one (a v1 state, written before resume kept it, starts a new one).
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
+  rewindLedgerForRetry(agent);
   agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues));
   registerHandlers(agent);
   registerApprovalHandlers(agent);
@@ -151,11 +154,15 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
     agent.doing(undefined);
   }
   const worktree = agent.worktree;
-  agent.open(setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}));
+  // A fork from a point named by `from` learns its reference here; a counterfactual one its parent's context.
+  const prepared = await prepareTimeTravel(agent);
+  const setup = setUpFork(prepared.input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}, prepared.parentContext);
+  agent.open(setup);
+  recordLineage(agent, prepared.input, setup, carried);
   if (input.timeout !== undefined) agent.startClock(workflowNow(), toMs(input.timeout));
   publishIdentity(agent);
-  // A continue-as-new run is the same fork; a finished agent resumed by a message runs (and ends) again.
-  if (!input.continuation || input.continuation.message) forkStarted(input.forkLabel);
+  // A continue-as-new run is the same fork; a finished agent resumed by a message (or retried) runs (and ends) again.
+  if (!input.continuation || input.continuation.message || input.retry) forkStarted(input.forkLabel);
   // One span per fork; the model and tool activity spans it schedules nest under it.
   return instrument({
     tracer: otel.trace.getTracer('forkflow'),
