@@ -386,9 +386,9 @@ export class ForkflowClient {
     return this.outage.read('lineage', () => lineageOf(this.temporal, agentId));
   }
 
-  /** The forks started from points of an agent, and theirs in turn (visibility; `depth` levels, default 5). */
-  forksOf(agentId: string, opts: { depth?: number } = {}): Promise<ForkByPoint[]> {
-    return this.outage.read('forksOf', () => forksByPoint(this.temporal, agentId, opts));
+  /** The forks started from points of an agent (or of any of several), and theirs in turn (visibility; `depth` levels, default 5). */
+  forksOf(agentIds: string | string[], opts: { depth?: number } = {}): Promise<ForkByPoint[]> {
+    return this.outage.read('forksOf', () => forksByPoint(this.temporal, agentIds, opts));
   }
 
   /** `from` (a point named by agent and turn) as the reference and origin it resolves to, before anything starts. */

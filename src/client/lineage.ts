@@ -79,13 +79,13 @@ export interface ForkByPoint extends LineageStep {
 }
 
 /**
- * Forks started from points of `agentId`, and forks of those (breadth first, `depth` levels,
+ * Forks started from points of `agentIds`, and forks of those (breadth first, `depth` levels,
  * default 5), ordered by parent, then turn, then start. Visibility is eventually consistent:
  * a fork started a moment ago may be missing.
  */
-export async function forksByPoint(client: Client, agentId: string, opts: { depth?: number } = {}): Promise<ForkByPoint[]> {
+export async function forksByPoint(client: Client, agentIds: string | string[], opts: { depth?: number } = {}): Promise<ForkByPoint[]> {
   const out: ForkByPoint[] = [];
-  let level = [agentId];
+  let level = typeof agentIds === 'string' ? [agentIds] : [...new Set(agentIds)];
   const seen = new Set(level);
   for (let depth = 1; depth <= (opts.depth ?? 5) && level.length > 0; depth++) {
     const query = `WorkflowType = '${WORKFLOW_TYPES.fork}' AND ForkParentTurn >= 0 AND ForkParentId IN (${level.map(visibilityLiteral).join(', ')})`;
