@@ -40,9 +40,12 @@ export function lastSeq(model: OfflineModel): number {
  * own, and its own message begins with every block of the agent's last one, unchanged (the
  * fork's directive is appended after them). Returns how many messages came before its own.
  */
-export function sameUpToOwnMessage(agent: RequestLogEntry, fork: RequestLogEntry): { before: number; problems: string[] } {
-  const a = bodyOf(agent);
-  const f = bodyOf(fork);
+export function sameUpToOwnMessage(agent: RequestLogEntry, fork: RequestLogEntry, opts: { markers?: boolean } = {}): { before: number; problems: string[] } {
+  // Without markers: the content only (a fork of a fork cannot repeat its parent's own
+  // shared-prefix marker as well as place its own: a request carries at most four).
+  const strip = (b: ReturnType<typeof bodyOf>) => (opts.markers === false ? { ...b, messages: b.messages.map((m) => unmarked([m])[0] as MessageParam) } : b);
+  const a = strip(bodyOf(agent));
+  const f = strip(bodyOf(fork));
   const problems: string[] = [];
   const rest = (b: typeof a) => JSON.stringify({ ...b, messages: undefined });
   if (rest(a) !== rest(f)) problems.push('model, max_tokens, system or tools differ');
@@ -58,6 +61,7 @@ export function sameUpToOwnMessage(agent: RequestLogEntry, fork: RequestLogEntry
     if (JSON.stringify(blocksOf(own).slice(0, blocks.length)) !== JSON.stringify(blocks)) problems.push("the fork's own message does not begin with the agent's last message's blocks");
     if (blocksOf(own).length <= blocks.length) problems.push("the fork's own message adds nothing");
   }
+  if (opts.markers === false) return { before, problems };
   // The raw bytes agree too, wherever the serialized messages sit in them.
   const ownAt = fork.rawBody.indexOf(JSON.stringify(own));
   if (ownAt < 0 || fork.rawBody.slice(0, ownAt) !== agent.rawBody.slice(0, ownAt)) problems.push('the raw request bytes differ before the fork message');
