@@ -50,7 +50,7 @@ import type { ForkParams } from './runner';
 import { startFrom, turnPointOf, type PointOptions } from './time-travel';
 import { retryAgent, type RetryOptions } from './retry';
 import { forksByPoint, lineageAttributes, lineageOf, type ForkByPoint, type LineageStep } from './lineage';
-import { forkPointSchema, type TurnPoint } from '../shared/time-travel';
+import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
 export type { PointOptions } from './time-travel';
 export type { RetryOptions } from './retry';
 export type { ForkByPoint, LineageStep } from './lineage';
@@ -191,6 +191,7 @@ export class ForkflowClient {
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;
+    if (v.replay && v.parentRef && !resumable(v.parentRef)) throw new InvalidForkInputError([`replay: the point ends with the agent's own ${v.parentRef.pendingToolUseIds.length > 0 ? 'tool calls, unanswered' : 'reply'}; a replay goes on from a point where the agent was about to call the model (an earlier turn), or fork with a directive`]);
     const handle = await this.temporal.workflow.start(WORKFLOW_TYPES.fork, {
       args: [withId],
       taskQueue: opts.taskQueue ?? this.taskQueue,
