@@ -21,6 +21,7 @@ import { resumable, type RetryableEnd, type TurnPoint } from '../shared/time-tra
 import { closedResult, runEndOf } from '../shared/time-travel-reader';
 import { AgentNotFoundError, InvalidForkInputError, RetryRefusedError } from './errors';
 import { lineageAttributes } from './lineage';
+import { carriedLineage } from './tree';
 import { turnPointOf } from './time-travel';
 
 export interface RetryOptions {
@@ -113,6 +114,8 @@ export async function retryAgent(client: Client, agentId: string, opts: RetryOpt
     maxTurnsReached: false,
     // Breaks counted on; the first call is not judged against a request of a turn it may not follow.
     ...(done.cache ? { cache: { breaks: done.cache.breaks, ...(done.cache.latest ? { latest: done.cache.latest } : {}) } } : {}),
+    // A counterfactual or replay keeps saying so; the retry mark is this run's own (its input).
+    ...carriedLineage(result ? { ...result, retry: undefined } : undefined),
   };
   const next: ForkInputJson = {
     ...config,

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { ForkflowError, InvalidForkInputError } from '../../src/client';
 import type { RequestLogEntry } from '../../src/offline';
 import { startHarness, type Harness } from '../kit/env';
-import { recordHistory } from '../kit/histories';
+import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
+import type { ForkInputJson } from '../../src/shared/fork-input';
 import { bodyOf } from '../kit/requests';
 import { lastSeq, requestOfTurn, requestsEndingWith, requestsWith } from '../kit/time-travel';
 import { blocksOf } from '../../src/shared/anthropic';
@@ -97,4 +98,18 @@ test('an override without `counterfactual` is refused as before; a replay from t
   expect((replayAtEnd as Error).message).toMatch(/replay: the point ends with the agent's own reply/);
   await expect(h.client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
   expect(lastSeq(h.model)).toBe(before);
+});
+
+test('a counterfactual replay that continues as new still says what it changed, carried from run to run', async () => {
+  const id = `tt-cf-long-${suffix}`;
+  const replay = await h.forkflow.forkFrom(A, { agentId: id, prompt: 'a long replay', replay: true, counterfactual: true, model: 'claude-haiku-4-5', continueAsNew: { turnsPerRun: 2 } }, { atTurn: 1 });
+  const result = await replay.result();
+  expect(result).toMatchObject({ status: 'completed', text: 'done', turns: 5, replay: true, counterfactual: { changed: ['model'] }, origin: { agentId: A, turn: 1 } });
+  // The last run began as a continuation: what only a first run reads stayed behind, its lineage was carried.
+  const last = await startInputOf<ForkInputJson>(h.client.workflow.getHandle(id));
+  expect(last.continuation?.state).toMatchObject({ turns: 4, lineage: { counterfactual: { changed: ['model'] }, replay: true } });
+  expect(Object.keys(last)).not.toEqual(expect.arrayContaining(['counterfactual']));
+  expect(Object.keys(last)).not.toEqual(expect.arrayContaining(['replay']));
+  expect(last.origin).toMatchObject({ agentId: A, turn: 1 });
+  recordCarriedState(last.continuation!.state, 'v2-lineage-continue-as-new');
 });
