@@ -5,7 +5,8 @@
  * message (and reads what that request left in the provider's cache); the last turn's fork
  * inherits the whole conversation. Each fork's history holds a reference, so its size does not
  * depend on the turn. A fork named by `from` (the input other SDKs use) resolves the same point
- * in the workflow. Hostile points — past the end, negative, an unknown agent, a run of another
+ * in the workflow. A fork from the latest turn of an agent in its tool round keeps the reply's
+ * unanswered tool_use blocks unchanged and answers them with placeholders. Hostile points — past the end, negative, an unknown agent, a run of another
  * agent — are clear errors and start nothing.
  */
 import { writeFileSync } from 'node:fs';
@@ -19,7 +20,9 @@ import { bodyOf } from '../kit/requests';
 import { startHarness, type Harness } from '../kit/env';
 import { historyBytes, lastSeq, requestOfTurn, requestsEndingWith, requestsWith, sameUpToOwnMessage, unmarked } from '../kit/time-travel';
 import { script, toolStep } from '../kit/tree';
-import { rejectionOf } from '../kit/wait';
+import { rejectionOf, waitFor } from '../kit/wait';
+import { blocksOf, toolUsesOf } from '../../src/shared/anthropic';
+import { PLACEHOLDER_RESULT } from '../../src/shared/fork-messages';
 import { recordHistory } from '../kit/histories';
 
 jest.setTimeout(120_000);
@@ -153,4 +156,37 @@ test('hostile points are clear errors, and nothing is started', async () => {
 
   for (const id of startedIds) await expect(h.client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
   expect(lastSeq(h.model)).toBe(before);
+});
+
+test('the latest turn of an agent in its tool round: the reply’s tool_use blocks are kept unchanged, answered by placeholders', async () => {
+  const id = `tt-partial-${suffix}`;
+  const agent = await h.forkflow.start({
+    agentId: id,
+    prompt: script(`Partial ${suffix}.`, toolStep('Read', { file_path: 'small.txt' }), toolStep('FileWrite', { file_path: 'out.txt', content: 'x' }), '@reply done'),
+    querySource: 'agent:main',
+    permissionMode: 'bubble',
+  });
+  // Its second reply asks to write: the round waits for a decision, the reply has no result yet.
+  const waiting = await waitFor(async () => {
+    const s = await agent.status();
+    return s.approvals.length > 0 ? s : undefined;
+  }, 'the write to wait for approval');
+  expect(waiting.turns).toBe(2);
+  const transcript = await h.forkflow.transcript(id);
+  const reply = transcript.at(-1)!;
+  const pending = toolUsesOf(reply);
+  expect(pending.map((u) => u.name)).toEqual(['FileWrite']);
+
+  const after = lastSeq(h.model);
+  const directive = `From the round ${suffix}.`;
+  const fork = await h.forkflow.forkFrom(id, { agentId: `tt-partial-fork-${suffix}`, prompt: `${directive}\n@reply from the round`, maxTurns: 1 }, { atTurn: 2 });
+  await expect(fork.result()).resolves.toMatchObject({ status: 'completed', text: 'from the round', origin: { agentId: id, turn: 2 } });
+  const body = bodyOf(requestsEndingWith(h.model, directive, after)[0]!);
+  expect(unmarked(body.messages.slice(0, -1))).toEqual(unmarked(transcript));
+  const own = blocksOf(body.messages.at(-1)!);
+  expect(own[0]).toMatchObject({ type: 'tool_result', tool_use_id: pending[0]!.id, content: [{ type: 'text', text: PLACEHOLDER_RESULT }] });
+  expect(own.at(-1)).toMatchObject({ type: 'text', text: expect.stringContaining(directive) as unknown });
+
+  await h.forkflow.deny(id, waiting.approvals[0]!.requestId, { reason: 'not now' });
+  await expect(agent.result()).resolves.toMatchObject({ status: 'completed', turns: 3 });
 });
