@@ -138,6 +138,11 @@ test('hostile points are clear errors, and nothing is started', async () => {
   const fraction = await attempt(`tt-bad-frac-${suffix}`, AGENT, { atTurn: 1.5 });
   expect((fraction as InvalidForkPointError).problem).toBe('bad_turn');
 
+  // `from` in a fork's input is resolved by the client too, before anything starts.
+  startedIds.push(`tt-bad-from-${suffix}`);
+  const fromInput = await rejectionOf(h.forkflow.start({ agentId: `tt-bad-from-${suffix}`, prompt: 'never runs', from: { agentId: AGENT, turn: 99 } }));
+  expect((fromInput as InvalidForkPointError).problem).toBe('past_end');
+
   const unknown = await attempt(`tt-bad-unknown-${suffix}`, `no-such-agent-${suffix}`, { atTurn: 1 });
   expect(unknown).toBeInstanceOf(AgentNotFoundError);
 
