@@ -18,6 +18,7 @@ import { carriedWarmthSchema } from './cache-warmth';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
+import { carriedMcpSchema } from './tools/mcp';
 
 export const CARRIED_STATE_VERSION = 2;
 
@@ -117,6 +118,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   streamOffset: count.optional(),
   /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
   streamPolledAt: z.number().optional(),
+  /** v2: its MCP servers as recorded at its start (their sessions stay open across continue-as-new). */
+  mcp: carriedMcpSchema.optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

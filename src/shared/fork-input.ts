@@ -20,6 +20,9 @@ import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import { schemaOnce } from './schema-once';
+import { routesSchema } from './tools/routes';
+import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
+import { hooksSchema } from './tools/hooks';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -129,6 +132,21 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * workflow's own queue, with no shared limit (429s are still waited out).
    */
   modelQueue: z.string().min(1).max(200).optional(),
+  // ── Bring your own tools (src/shared/tools/): routes, MCP servers, hooks ──
+  /**
+   * Tools a service serves on task queues of its own (in any language): tool names, exact or
+   * `prefix*`, to a queue, with what they are (readOnly, idempotent, timeouts, retry). Each call
+   * is one `forkflow.callTool` activity there (src/shared/tools/service-contract.ts). Sub-agents
+   * inherit them.
+   */
+  routes: routesSchema.optional(),
+  /** MCP servers of this agent (stdio or streamable HTTP), their tools offered as `mcp__<server>__<tool>`. Sub-agents inherit them. */
+  mcpServers: mcpServersSchema.optional(),
+  /** Servers (names, or prefixes ending in `*`) the agent cannot start without: waited for, then the start is refused. */
+  requiredMcpServers: requiredMcpServersSchema.optional(),
+  /** A service's hooks (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop), each an activity on its queue. Sub-agents inherit them. */
+  hooks: hooksSchema.optional(),
+  // ── end of bring your own tools ──
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
   /**

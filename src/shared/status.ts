@@ -4,6 +4,7 @@ import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
+import type { McpServerStatus } from './tools/mcp';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -80,6 +81,10 @@ export interface ForkStatus {
   messages: number;
   rejectedSignals: RejectedSignal[];
   startedAt: string;
+  /** Its MCP servers: ready or unavailable (and why), tools offered, the worker holding a stdio session, restarts. */
+  mcpServers?: McpServerStatus[];
+  /** What went wrong around its tools that the model was not told (a hook that failed, a session started again): the last 20. */
+  toolNotices?: string[];
 }
 
 export interface CacheBreak {
