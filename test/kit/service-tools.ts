@@ -105,7 +105,7 @@ export function orderDeskHooks(stateDir: string): ServiceHook[] {
     }),
     defineHook({ event: 'PostToolUse', run: (call) => (seen('PostToolUse', `${call.tool} ${call.result?.is_error}`), call.tool === 'lookup_order' ? { additional_context: 'Orders ship from Lyon.' } : {}) }),
     defineHook({ event: 'SubagentStart', run: (call) => (seen('SubagentStart', call.agent_id), { additional_context: 'Customer tier: gold.' }) }),
-    defineHook({ event: 'Stop', run: (call) => (seen('Stop', call.text ?? ''), stops++ === 0 ? { decision: 'block', message: 'Also say goodbye.' } : {}) }),
+    defineHook({ event: 'Stop', run: (call) => (seen('Stop', call.text ?? ''), stops++ === 0 ? { decision: 'block', message: 'Also say goodbye.\n@reply goodbye' } : {}) }),
     defineHook({ event: 'SubagentStop', run: (call) => (seen('SubagentStop', `${call.status} ${call.text ?? ''}`), {}) }),
   ];
 }

@@ -12,7 +12,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createToolWorker, toolRoutes } from '../../src/worker/tools';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
-import { LEDGER, orderDeskTools } from '../kit/service-tools';
+import { LEDGER, orderDeskHooks, orderDeskTools } from '../kit/service-tools';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
@@ -154,4 +154,64 @@ test('under bubble a routed write waits for approval (a read-only one does not);
   expect(lookup).toEqual({ isError: false, text: 'order A-9: shipped, 2 items' });
   expect(refund).toEqual({ isError: false, text: 'refunded 20 on A-9' });
   expect(ledger().filter((l) => l.startsWith('refund_order'))).toHaveLength(1);
+});
+
+describe('hooks', () => {
+  let hookQueue: string;
+  let hookWorker: Worker;
+  let hookRunning: Promise<void>;
+  beforeAll(async () => {
+    hookQueue = uniqueTaskQueue('policy');
+    hookWorker = await createToolWorker({ connection, namespace: h.env.namespace, taskQueue: hookQueue, tools: [], hooks: orderDeskHooks(stateDir) });
+    hookRunning = hookWorker.run();
+  });
+  afterAll(async () => {
+    hookWorker.shutdown();
+    await hookRunning;
+  });
+
+  test('PreToolUse denies and rewrites, PostToolUse and SubagentStart add context, Stop sends the agent back once, SubagentStop hears the end', async () => {
+    const at = () => [{ taskQueue: hookQueue }];
+    const prompt = script(
+      'Serve the customer.',
+      toolStep('refund_order', { order_id: 'A-20', amount: 500 }),
+      toolStep('lookup_order', { order_id: 'legacy-7' }),
+      '@reply all done',
+    );
+    const hooks = { PreToolUse: at(), PostToolUse: at(), SubagentStart: at(), Stop: at(), SubagentStop: at() };
+    // The Stop hook's message is the agent's next user turn (its script: a reply).
+    const result = await h.forkflow.fork({ agentId: 'svc-hooks', prompt, routes: routes(), hooks }, { mode: 'sync' });
+    expect(result).toMatchObject({ status: 'completed', text: 'goodbye' });
+    const transcript = await h.forkflow.transcript('svc-hooks');
+    const [denied, rewritten] = toolResultsIn(transcript);
+    expect(denied).toEqual({ isError: true, text: 'refund_order was denied by policy: refunds over 100 need a manager' });
+    // The rewritten input ran (A-7, not legacy-7), and the PostToolUse context joined the result.
+    expect(rewritten!.text).toContain('order A-7: shipped, 2 items');
+    expect(rewritten!.text).toContain('<hook-context>\\nOrders ship from Lyon.\\n</hook-context>');
+    // SubagentStart's context is in the opening; Stop's message is the last user turn.
+    expect(JSON.stringify(transcript[0])).toContain('Customer tier: gold.');
+    const users = transcript.filter((m) => m.role === 'user');
+    expect(JSON.stringify(users.at(-1))).toContain('Also say goodbye.');
+    expect(JSON.stringify(transcript.at(-3))).toContain('all done');
+    const seen = readFileSync(join(stateDir, 'hooks.txt'), 'utf8');
+    expect(seen).toContain('SubagentStart svc-hooks');
+    expect(seen).toContain('PreToolUse lookup_order {"order_id":"legacy-7"}');
+    expect(seen).toMatch(/Stop all done\n/);
+    expect(seen).toContain('SubagentStop completed goodbye');
+    expect(ledger().filter((l) => l.startsWith('refund_order'))).toHaveLength(1); // only the approved one from the bubble test
+  });
+
+  test('a PreToolUse hook nobody serves fails closed; with onError "allow" the call runs and the status says so', async () => {
+    const prompt = script('Look.', toolStep('lookup_order', { order_id: 'A-30' }), '@reply looked');
+    const nobody = uniqueTaskQueue('no-policy');
+    await h.forkflow.fork({ agentId: 'svc-hook-closed', prompt, routes: routes(), hooks: { PreToolUse: [{ taskQueue: nobody, scheduleToStart: '1s' }] } }, { mode: 'sync' });
+    const [closed] = toolResultsIn(await h.forkflow.transcript('svc-hook-closed'));
+    expect(closed).toMatchObject({ isError: true, text: expect.stringContaining('lookup_order was not run: the PreToolUse hook on task queue') as string });
+    const open = await h.forkflow.start({ agentId: 'svc-hook-open', prompt, routes: routes(), hooks: { PreToolUse: [{ taskQueue: nobody, scheduleToStart: '1s', onError: 'allow' }] }, idleTimeout: '1m' });
+    const status = await waitFor(async () => { const s = await open.status(); return s.state === 'idle' ? s : undefined; }, 'the open-hook fork to finish');
+    expect(status.toolNotices?.[0]).toContain('ran anyway (onError: allow)');
+    const [ran] = toolResultsIn(await h.forkflow.transcript('svc-hook-open'));
+    expect(ran).toEqual({ isError: false, text: 'order A-30: shipped, 2 items' });
+    await open.cancel();
+  });
 });

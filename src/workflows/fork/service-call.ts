@@ -34,7 +34,9 @@ export function contentBytes(content: ServiceToolResult['content']): number {
 
 /** A checked result as the model's tool_result (only the fields the Messages API takes). */
 export function resultBlock(toolUseId: string, content: ServiceToolResult['content'], isError: boolean): ToolOutcome {
-  const blocks = typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, source: { type: 'base64' as const, media_type: b.source.media_type, data: b.source.data } }));
+  // Text alone reads the same as one string (and keeps transcripts plain).
+  const textOnly = typeof content !== 'string' && content.every((b) => b.type === 'text');
+  const blocks = typeof content === 'string' ? content : textOnly ? content.map((b) => (b as { text: string }).text).join('\n') : content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'image' as const, source: { type: 'base64' as const, media_type: b.source.media_type, data: b.source.data } }));
   return { block: { type: 'tool_result', tool_use_id: toolUseId, content: blocks, ...(isError ? { is_error: true } : {}) }, outcome: isError ? 'error' : 'ok' };
 }
 
