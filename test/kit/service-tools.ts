@@ -43,7 +43,7 @@ export function orderDeskTools(stateDir: string): ServiceTool[] {
       heartbeat: '2s',
       run: async ({ ms, label }, call) => {
         note('slow_step', call.toolUseId, call.attempt);
-        writeFileSync(join(stateDir, `started-${label}-${call.attempt}`), String(process.pid));
+        writeFileSync(join(stateDir, `started-${label}-${call.agentId}-${call.attempt}`), String(process.pid));
         await new Promise((resolve) => setTimeout(resolve, ms));
         return `step ${label} done`;
       },
@@ -55,7 +55,7 @@ export function orderDeskTools(stateDir: string): ServiceTool[] {
       heartbeat: '2s',
       run: async ({ ms, label }, call) => {
         note('slow_charge', call.toolUseId, call.attempt);
-        writeFileSync(join(stateDir, `started-${label}-${call.attempt}`), String(process.pid));
+        writeFileSync(join(stateDir, `started-${label}-${call.agentId}-${call.attempt}`), String(process.pid));
         await new Promise((resolve) => setTimeout(resolve, ms));
         return `charge ${label} done`;
       },
