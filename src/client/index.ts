@@ -373,6 +373,7 @@ export class ForkflowClient {
     snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;
     if (context.toolChoice) snapshot.toolChoice = context.toolChoice as CacheSafeParams['toolChoice'];
+    if (context.mcpServers) snapshot.mcpServers = context.mcpServers;
     return snapshot;
   }
 

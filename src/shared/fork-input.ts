@@ -43,6 +43,8 @@ export const cacheSafeParamsSchema = schemaOnce('fork-input#cacheSafeParamsSchem
   topK: z.number().optional(),
   /** Component hashes of the parent's actual request (to explain a cache break). */
   requestHashes: requestHashesSchema.optional(),
+  /** The parent request's `mcp_servers` (the provider's MCP connector), sent with the fork's requests unchanged. */
+  mcpServers: z.array(z.looseObject({})).optional(),
 }));
 export interface CacheSafeParams {
   system: SystemParam;
@@ -56,6 +58,7 @@ export interface CacheSafeParams {
   topP?: number;
   topK?: number;
   requestHashes?: RequestHashes;
+  mcpServers?: Record<string, unknown>[];
 }
 
 /**
