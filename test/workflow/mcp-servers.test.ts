@@ -13,7 +13,7 @@ import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { everythingStdio, filesystemServer, hostileServer, startEverythingHttp, type HttpMcpServer } from '../kit/mcp/servers';
 import { bodyOf } from '../kit/requests';
-import { script, toolResultsIn, toolStep } from '../kit/tree';
+import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
 
 jest.setTimeout(120_000);
@@ -142,4 +142,46 @@ test('a server that sends malformed JSON-RPC, and one that lists 500 tools: clea
   expect(r).toEqual({ isError: false, text: 'tool_7: {"text":"seven"}' });
   noTaskFailures(await historyOf('mcp-hostile'));
   await handle.cancel();
+});
+
+describe('agent trees', () => {
+  test("a fork child inherits its caller's servers: it calls the parent's MCP tool through a session of its own", async () => {
+    const child = script('Read the docs.', toolStep('mcp__fs__read_text_file', { path: join(docs, 'readme.txt') }), '@reply child read them');
+    const prompt = script('Delegate.', agentStep({ description: 'read docs', prompt: child, run_in_background: true }), '@reply waiting', '@reply after the report');
+    const root = await h.forkflow.startAgent({ agentId: 'mcp-tree', prompt, mcpServers: { fs: filesystemServer(docs) } });
+    expect(await root.result()).toMatchObject({ status: 'completed', text: 'after the report' });
+    const childId = 'mcp-tree.fork-1';
+    expect(await h.forkflow.result(childId)).toMatchObject({ status: 'completed', text: 'child read them' });
+    expect(toolResultsIn(await h.forkflow.transcript(childId)).at(-1)).toEqual({ isError: false, text: 'hello from the docs\n' });
+    const events = await historyOf(childId);
+    expect(scheduled(events, 'mcpOpen')).toHaveLength(1);
+    expect(scheduled(events, 'mcpClose')).toHaveLength(1);
+  });
+
+  test("a named agent gets the caller's servers its tools allow, and its own", async () => {
+    const agents = [
+      {
+        name: 'echoer',
+        description: 'Echoes.',
+        systemPrompt: 'You echo.',
+        sourceFile: 'echoer.md',
+        tools: ['mcp__everything__*'],
+        mcpServers: [{ everything: everythingStdio({ include: ['echo'] }) }],
+      },
+    ];
+    const child = script('Echo it.', toolStep('mcp__everything__echo', { message: 'from the named agent' }), '@reply echoed');
+    const prompt = script('Ask the echoer.', agentStep({ description: 'echo', prompt: child, subagent_type: 'echoer', run_in_background: true }), '@reply waiting', '@reply got it');
+    const root = await h.forkflow.startAgent({ agentId: 'mcp-named', prompt, mcpServers: { fs: filesystemServer(docs) }, subAgents: { agents } });
+    expect(await root.result()).toMatchObject({ status: 'completed' });
+    const childId = 'mcp-named.spawn-1';
+    const input = (await h.client.workflow.getHandle(childId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    const started = JSON.parse(Buffer.from(input!.data!).toString()) as { mcpServers: Record<string, unknown>; tools: { name: string }[] };
+    // Not the caller's filesystem server (its tools are not in the echoer's list); its own everything server.
+    expect(Object.keys(started.mcpServers)).toEqual(['everything']);
+    expect(toolResultsIn(await h.forkflow.transcript(childId)).at(-1)).toEqual({ isError: false, text: 'Echo: from the named agent' });
+    const own = h.model.log.entries().find((e) => JSON.stringify(bodyOf(e).system ?? '').includes('You echo.'));
+    const offered = bodyOf(own!).tools!.map((t) => t.name);
+    expect(offered).toContain('mcp__everything__echo');
+    expect(offered.some((n) => n.startsWith('mcp__fs__'))).toBe(false);
+  });
 });
