@@ -23,7 +23,7 @@ import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import type { ToolDefinition } from '../shared/anthropic';
-import { durationSchema, toMs, type Duration } from '../shared/duration';
+import { durationSchema, type Duration } from '../shared/duration';
 import { utf8Length } from '../shared/hash';
 import { plainIssues } from '../shared/plain-issues';
 import { ROUTE_DEFAULTS, type RouteInput } from '../shared/tools/routes';
@@ -38,6 +38,7 @@ import {
   type ServiceToolResult,
 } from '../shared/tools/service-contract';
 import { forkflowDataConverter } from '../payloads/data-converter';
+import { quietActivityOnlyWorker } from '../activities/mcp/host';
 
 export { SERVICE_HOOK_ACTIVITY, SERVICE_TOOL_ACTIVITY, serviceContractJsonSchemas, type ServiceHookAnswer, type ServiceHookCall, type ServiceToolCall, type ServiceToolResult } from '../shared/tools/service-contract';
 
@@ -204,8 +205,8 @@ export interface ToolWorkerOptions {
 }
 
 /** A Temporal worker serving `tools` (and `hooks`) on `taskQueue`. Run it with `worker.run()`. */
-export function createToolWorker(o: ToolWorkerOptions): Promise<Worker> {
-  return Worker.create({
+export async function createToolWorker(o: ToolWorkerOptions): Promise<Worker> {
+  const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace ?? 'default',
     taskQueue: o.taskQueue,
@@ -213,9 +214,5 @@ export function createToolWorker(o: ToolWorkerOptions): Promise<Worker> {
     dataConverter: o.dataConverter ?? forkflowDataConverter(),
     ...o.worker,
   });
-}
-
-/** The seconds of a duration, for services that keep their own timers. */
-export function durationMs(d: Duration): number {
-  return toMs(d);
+  return quietActivityOnlyWorker(worker);
 }

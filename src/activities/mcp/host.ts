@@ -40,6 +40,26 @@ export interface McpHostOptions {
 const HEARTBEAT_FLUSH = '500ms';
 const DEFAULT_IDLE_MS = 60 * 60_000;
 
+const NO_WORKFLOWS = 'No workflows registered, not polling for workflow tasks';
+
+/**
+ * An activity-only worker by design (a session queue, a service's tool queue): the SDK warns at
+ * every start that it polls no workflows, which here is no news. That one line is dropped;
+ * every other log line passes. (The logger is the worker's own field, read when it runs.)
+ */
+export function quietActivityOnlyWorker(worker: Worker): Worker {
+  const w = worker as unknown as { logger: Record<string, unknown> & { warn(message: string, meta?: unknown): void } };
+  const inner = w.logger;
+  w.logger = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'warn') return (message: string, meta?: unknown) => (message === NO_WORKFLOWS ? undefined : target.warn(message, meta));
+      const value = Reflect.get(target, prop) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return worker;
+}
+
 export class McpHost {
   /** This process's own queue for its stdio sessions' calls. */
   readonly sessionQueue: string;
@@ -72,7 +92,7 @@ export class McpHost {
         maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
         defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
       });
-      this.sessionWorker = { worker, running: worker.run() };
+      this.sessionWorker = { worker, running: quietActivityOnlyWorker(worker).run() };
       this.reaper = setInterval(() => void this.reap(), 60_000);
       this.reaper.unref();
     })();
