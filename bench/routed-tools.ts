@@ -49,7 +49,7 @@ async function main(): Promise<void> {
       model.log.clear();
       const result = await client.fork({ agentId: `bench-tools-${run}-${Date.now()}`, prompt, maxTurns: TURNS + 5, ...shape.extra }, { mode: 'sync' });
       if (result.turns !== TURNS || result.status !== 'completed') throw new Error(`${name}: ${result.status} after ${result.turns} turns (${result.error ?? ''})`);
-      gaps[name]!.push(...turnGaps(model));
+      gaps[name].push(...turnGaps(model));
     }
   }
   worker.shutdown();

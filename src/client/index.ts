@@ -27,7 +27,7 @@ import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 import { streamEvents, type StreamOptions } from './stream';
 import type { StreamEvent } from '../shared/stream-events';
-import { mergeHooks, type Hooks } from '../shared/tools/hooks';
+import { mergeHooks } from '../shared/tools/hooks';
 
 export * from './errors';
 /** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
@@ -137,7 +137,7 @@ function withToolDefaults(input: ForkInputJson, defaults: ForkflowClientOptions[
   if (!defaults) return input;
   const routes = [...(input.routes ?? []), ...(defaults.routes ?? [])];
   const mcpServers = { ...defaults.mcpServers, ...input.mcpServers };
-  const hooks = mergeHooks(input.hooks as Hooks | undefined, defaults.hooks as Hooks | undefined);
+  const hooks = mergeHooks(input.hooks, defaults.hooks);
   return {
     ...input,
     ...(routes.length ? { routes } : {}),

@@ -7,7 +7,7 @@ import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from 
 import type { ForkflowActivities } from '../activities';
 import type { ForkInput } from '../shared/fork-input';
 import { ACTIVITY_PROFILES } from '../shared/constants';
-import type { ServiceHookAnswer, ServiceHookCall, ServiceToolCall } from '../shared/tools/service-contract';
+import type { ServiceHookCall, ServiceToolCall } from '../shared/tools/service-contract';
 
 /**
  * Model calls: Temporal owns retries (the SDK client runs with maxRetries 0). Cancellation
@@ -111,7 +111,7 @@ export const conversation = proxyActivities<Pick<ForkflowActivities, 'readHeldCo
  */
 export const service = proxyActivities<{
   'forkflow.callTool': (input: ServiceToolCall) => Promise<unknown>;
-  'forkflow.hook': (input: ServiceHookCall) => Promise<ServiceHookAnswer | unknown>;
+  'forkflow.hook': (input: ServiceHookCall) => Promise<unknown>;
 }>({
   startToCloseTimeout: '60s',
   cancellationType: ActivityCancellationType.TRY_CANCEL,

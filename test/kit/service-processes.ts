@@ -26,8 +26,8 @@ async function startProcess(command: string, args: string[], ready: RegExp, what
       out += chunk.toString();
       if (ready.test(out)) resolve();
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`${what} exited early (${code}): ${out}`)));
   });
   return {

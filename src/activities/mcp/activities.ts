@@ -112,7 +112,7 @@ export function createMcpActivities(deps: { host?: McpHost }) {
           signal: ctx.cancellationSignal,
           ...(progress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => progress.progress(p) } : {}),
         });
-        const result = mcpResultContent(raw as Record<string, unknown>, input.name, input.maxResultBytes);
+        const result = mcpResultContent(raw, input.name, input.maxResultBytes);
         if (connection.listChanged) result.listChanged = true;
         return result;
       } catch (err) {
@@ -124,7 +124,7 @@ export function createMcpActivities(deps: { host?: McpHost }) {
           return { kind: 'session-lost', inFlight: true, reason: `MCP server "${input.server}" exited during the call${more ? ` (${more})` : ''}` };
         }
         if (isHttpServer(config) && (connection.closed || (err instanceof StreamableHTTPError && err.code === 404))) host.dropHttp(config);
-        if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) {
           return { kind: 'result', isError: true, content: `${input.name} did not answer within ${Math.round(input.timeoutMs / 1000)} s; it may have partly run.` };
         }
         return { kind: 'result', isError: true, content: `${input.name} failed: ${messageOf(err)}` };
@@ -138,6 +138,6 @@ export function createMcpActivities(deps: { host?: McpHost }) {
     },
   };
   // The session queue serves the calls and closes of the sessions this host holds.
-  if (deps.host) deps.host.sessionActivities = { mcpCall: activities.mcpCall, mcpClose: activities.mcpClose } as never;
+  if (deps.host) deps.host.sessionActivities = { mcpCall: (input: McpCallInput) => activities.mcpCall(input), mcpClose: (input: McpCloseInput) => activities.mcpClose(input) };
   return activities;
 }

@@ -10,26 +10,29 @@ type Block = Extract<McpCallResult, { kind: 'result' }>['content'] extends infer
 
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
+/** A field of a server's answer as text (anything but a string or number reads as empty). */
+const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : fallback);
+
 function blockOf(item: Record<string, unknown>): Block {
   switch (item.type) {
     case 'text':
-      return { type: 'text', text: String(item.text ?? '') };
+      return { type: 'text', text: str(item.text) };
     case 'image': {
-      const mime = String(item.mimeType ?? '');
+      const mime = str(item.mimeType);
       if (IMAGE_TYPES.has(mime) && typeof item.data === 'string') return { type: 'image', source: { type: 'base64', media_type: mime, data: item.data } };
       return { type: 'text', text: `[an image of type ${mime || 'unknown'} the model cannot be shown]` };
     }
     case 'audio':
-      return { type: 'text', text: `[audio (${String(item.mimeType ?? 'unknown type')}) the model cannot be given]` };
+      return { type: 'text', text: `[audio (${str(item.mimeType, 'unknown type')}) the model cannot be given]` };
     case 'resource_link':
-      return { type: 'text', text: `[resource: ${String(item.name ?? '')} <${String(item.uri ?? '')}>]` };
+      return { type: 'text', text: `[resource: ${str(item.name)} <${str(item.uri)}>]` };
     case 'resource': {
       const r = (item.resource ?? {}) as Record<string, unknown>;
-      if (typeof r.text === 'string') return { type: 'text', text: `<resource uri="${String(r.uri ?? '')}">\n${r.text}\n</resource>` };
-      return { type: 'text', text: `[binary resource <${String(r.uri ?? '')}> (${String(r.mimeType ?? 'unknown type')})]` };
+      if (typeof r.text === 'string') return { type: 'text', text: `<resource uri="${str(r.uri)}">\n${r.text}\n</resource>` };
+      return { type: 'text', text: `[binary resource <${str(r.uri)}> (${str(r.mimeType, 'unknown type')})]` };
     }
     default:
-      return { type: 'text', text: `[content of type ${String(item.type)}]` };
+      return { type: 'text', text: `[content of type ${str(item.type, 'unknown')}]` };
   }
 }
 

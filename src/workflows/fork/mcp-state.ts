@@ -62,7 +62,7 @@ export class McpState {
 
   adopt(carried: CarriedMcp | undefined): void {
     if (!carried) return;
-    for (const r of carried.records) this.set(r as McpServerRecord);
+    for (const r of carried.records) this.set(r);
     Object.assign(this.restarts, carried.restarts);
     for (const s of carried.listChanged) this.changed.add(s);
   }

@@ -55,8 +55,8 @@ export async function startEverythingHttp(): Promise<HttpMcpServer> {
       out += chunk.toString();
       if (out.includes('listening on port')) resolve();
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server-everything exited early (${code}): ${out}`)));
   });
   return {
