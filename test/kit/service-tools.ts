@@ -78,6 +78,13 @@ export function orderDeskTools(stateDir: string): ServiceTool[] {
         }),
     }),
     defineTool({
+      name: 'big_report',
+      description: 'Returns 600 KB, under its limit.',
+      input: z.object({}),
+      readOnly: true,
+      run: () => 'y'.repeat(600_000),
+    }),
+    defineTool({
       name: 'huge',
       description: 'Returns 5 MB.',
       input: z.object({}),

@@ -185,3 +185,19 @@ describe('agent trees', () => {
     expect(offered.some((n) => n.startsWith('mcp__fs__'))).toBe(false);
   });
 });
+
+test('across continue-as-new the stdio session is carried, not opened again; the last run closes it', async () => {
+  const read = toolStep('mcp__fs__read_text_file', { path: join(docs, 'readme.txt') });
+  const prompt = script('Read twice.', read, read, '@reply read twice');
+  const handle = await h.forkflow.start({ agentId: 'mcp-can', prompt, mcpServers: { fs: filesystemServer(docs) }, continueAsNew: { turnsPerRun: 1 } });
+  expect(await handle.result()).toMatchObject({ status: 'completed', text: 'read twice' });
+  const first = (await h.client.workflow.getHandle('mcp-can', handle.runId).fetchHistory()).events ?? [];
+  const last = await historyOf('mcp-can');
+  expect(scheduled(first, 'mcpOpen')).toHaveLength(1);
+  expect(scheduled(first, 'mcpClose')).toHaveLength(0);
+  expect(scheduled(last, 'mcpOpen')).toHaveLength(0);
+  const queues = [...scheduled(first, 'mcpCall'), ...scheduled(last, 'mcpCall')].map((c) => c.taskQueue!.name);
+  expect(new Set(queues).size).toBe(1);
+  expect(scheduled(last, 'mcpClose')).toHaveLength(1);
+  expect(toolResultsIn(await h.forkflow.transcript('mcp-can')).map((r) => r.text)).toEqual(['hello from the docs\n', 'hello from the docs\n']);
+});

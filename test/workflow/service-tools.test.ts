@@ -15,6 +15,7 @@ import { recordHistory } from '../kit/histories';
 import { LEDGER, orderDeskHooks, orderDeskTools } from '../kit/service-tools';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
+import { rawHistory, referenceCount } from '../kit/raw-history';
 
 jest.setTimeout(90_000);
 
@@ -139,6 +140,16 @@ test('a 5 MB result is a clear error (over the route\'s limit); the worker and t
   const [big, after] = toolResultsIn(await h.forkflow.transcript('svc-huge'));
   expect(big).toMatchObject({ isError: true, text: 'huge produced 5242880 bytes, more than the 4194304 it may return: ask for less.' });
   expect(after).toEqual({ isError: false, text: 'order A-5: shipped, 2 items' });
+});
+
+test('a 600 KB result reaches the model whole, through external storage (history keeps a reference)', async () => {
+  const prompt = script('Report.', toolStep('big_report', {}), '@reply read it');
+  expect(await h.forkflow.fork({ agentId: 'svc-big', prompt, routes: routes() }, { mode: 'sync' })).toMatchObject({ status: 'completed', text: 'read it' });
+  const [big] = toolResultsIn(await h.forkflow.transcript('svc-big'));
+  expect(big).toEqual({ isError: false, text: 'y'.repeat(600_000) });
+  const history = await rawHistory(h.client, 'svc-big');
+  expect(referenceCount(history)).toBeGreaterThan(0);
+  expect(history.bytes).toBeLessThan(200_000);
 });
 
 test('under bubble a routed write waits for approval (a read-only one does not); tool calls count against the budget', async () => {
