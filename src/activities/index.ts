@@ -60,7 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
-    ...createMcpActivities({ host: deps.mcp }),
+    ...createMcpActivities({ host: deps.mcp, workspaceRoot: deps.workspaceRoot }),
   };
 }
 

@@ -47,7 +47,8 @@ async function openOnce(host: McpHost, input: McpOpenInput, signal: AbortSignal)
   }
 }
 
-export function createMcpActivities(deps: { host?: McpHost }) {
+/** `workspaceRoot`: where a stdio server runs when neither its config nor the agent names a directory. */
+export function createMcpActivities(deps: { host?: McpHost; workspaceRoot?: string }) {
   const hostOf = (): McpHost => {
     if (!deps.host) throw ApplicationFailure.create({ type: 'McpUnavailable', message: 'this worker was built without MCP support (createForkflowWorker / createWorkspaceWorker add it)', nonRetryable: true });
     return deps.host;
@@ -65,7 +66,7 @@ export function createMcpActivities(deps: { host?: McpHost }) {
         if (stdio) await host.serveSessions();
         for (;;) {
           try {
-            const { connection, record } = await openOnce(host, input, ctx.cancellationSignal);
+            const { connection, record } = await openOnce(host, { ...input, cwd: input.cwd ?? deps.workspaceRoot }, ctx.cancellationSignal);
             if (!record.ok || !stdio) {
               if (!record.ok && stdio) await connection.close();
               return record;
