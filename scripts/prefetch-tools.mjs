@@ -21,6 +21,11 @@ const installers = [
   { script: 'install-versitygw.sh', env: { GOMAXPROCS: '1' } },
   // test/e2e/bench-peer.test.ts: Node 24 from PyPI and bench/peer's own packages.
   { script: 'install-bench-peer.sh', env: {} },
+  // test/stack/: the self-hosted server, SQL tool and UI server, built from source (the most
+  // CPU of all: started first so it overlaps typecheck, lint and the unit tests; the stack
+  // lane waits on its lock), and Debian's PostgreSQL.
+  { script: 'install-temporal-server.sh', env: {} },
+  { script: 'install-postgres.sh', env: {} },
 ];
 
 for (const { script, env } of installers) {

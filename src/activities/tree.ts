@@ -80,6 +80,9 @@ export function createLedgerClient(client: Client, pause: (ms: number) => Promis
   };
 }
 
+/** Asks while the server is busy: about 50 s of pauses, inside the admission's 60 s. */
+const ADMIT_BUSY_ATTEMPTS = 55;
+
 export function createTreeActivities(deps: { client: Client }) {
   return {
     /** Agents of a tree that are running now (runs recorded before the ledger; visibility lags). */
@@ -91,8 +94,8 @@ export function createTreeActivities(deps: { client: Client }) {
     /** Asks the tree's root to admit a sub-agent (idempotent by agent id, so retries are safe). */
     async admitAgent(input: { rootId: string; request: AdmitRequest }): Promise<AdmitResult> {
       try {
-        // A local activity of 10 s: a few short pauses at most.
-        return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] }), activityPause, 6);
+        // A local activity of 60 s: pauses of at most a second while the root's updates queue.
+        return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] }), activityPause, ADMIT_BUSY_ATTEMPTS);
       } catch (err) {
         if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no sub-agent can start.` };
         throw err;

@@ -18,6 +18,8 @@ import { carriedWarmthSchema } from './cache-warmth';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
+import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
+import { carriedMcpSchema } from './tools/mcp';
 
 export const CARRIED_STATE_VERSION = 2;
 
@@ -117,6 +119,16 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   streamOffset: count.optional(),
   /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
   streamPolledAt: z.number().optional(),
+  /** v2: what the agent's first run was (a counterfactual fork, a replay) and the retry it came from, for its status (src/shared/time-travel.ts). */
+  lineage: z
+    .object({
+      counterfactual: z.object({ changed: z.array(z.enum(COUNTERFACTUAL_PARTS)) }).optional(),
+      replay: z.boolean().optional(),
+      retry: retryMarkSchema.optional(),
+    })
+    .optional(),
+  /** v2: its MCP servers as recorded at its start (their sessions stay open across continue-as-new). */
+  mcp: carriedMcpSchema.optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

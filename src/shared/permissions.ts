@@ -9,11 +9,13 @@
  * - `default`, `acceptEdits`: what the filter allows, writes inside the workspace, every
  *   shell command in the sandbox, nothing asked (forkflow has nobody to ask unattended: the
  *   filter and the sandbox are its rules). A named agent without a mode is `acceptEdits`.
- * - `plan`: read-only whatever the filter: read tools, and Bash in a sandbox where nothing
- *   is writable; file writes are refused.
- * - `bubble`: as `default`, but file writes wait for a decision (an operator, a client, or
- *   whoever decides for the tree); shell commands in the sandbox run without asking (they
- *   are contained), those that could not be sandboxed wait too. Every fork is `bubble`.
+ * - `plan`: read-only whatever the filter: read tools (routed and MCP tools declared
+ *   read-only included), and Bash in a sandbox where nothing is writable; file writes and
+ *   other service or MCP tools are refused.
+ * - `bubble`: as `default`, but file writes and service or MCP tools not declared read-only
+ *   wait for a decision (an operator, a client, or whoever decides for the tree); shell
+ *   commands in the sandbox run without asking (they are contained), those that could not be
+ *   sandboxed wait too. Every fork is `bubble`.
  * - `bypassPermissions`: nothing asked and Bash outside the sandbox, only with the starting
  *   caller's explicit `allowBypassPermissions`.
  *
@@ -60,9 +62,12 @@ function memoryPolicy(memory: MemoryScope | undefined): WritePolicySpec {
   return memory ? { kind: 'within', dir: memory.dir, canonicalDir: memory.canonicalDir } : { kind: 'none' };
 }
 
-/** Whether a call waits for a decision under `bubble`: writing built-in tools, except a shell command kept in the sandbox. */
+/**
+ * Whether a call waits for a decision under `bubble`: every tool that changes something
+ * (built-in, routed and MCP tools alike), except a shell command kept in the sandbox.
+ */
 function needsApproval(policy: CallPolicy, tool: ToolTraits): boolean {
-  if (policy.mode !== 'bubble' || tool.home.kind !== 'builtin' || tool.readOnly) return false;
+  if (policy.mode !== 'bubble' || tool.home.kind === 'subagent' || tool.readOnly) return false;
   return !(tool.effect === 'shell' && policy.sandboxedShellAsksNothing === true);
 }
 
@@ -91,6 +96,11 @@ export function decideCall(policy: CallPolicy, tool: ToolTraits): CallDecision {
   // nothing (or only the memory directory) writable.
   if (tool.effect === 'shell') return allowed(policy, tool, memory ? memoryPolicy(policy.memory) : { kind: 'none' });
   if (memory && tool.effect === 'files') return allowed(policy, tool, memoryPolicy(policy.memory));
+  // A service's or an MCP server's tool: only one declared read-only may run here.
+  if (tool.effect === 'external') {
+    const who = memory ? 'a memory agent' : 'this agent is read-only and';
+    return { allow: false, message: `${tool.name} is denied: ${who} may only call tools declared read-only, and ${tool.name} is not. Use a read-only tool instead.` };
+  }
   return {
     allow: false,
     message: memory

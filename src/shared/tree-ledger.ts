@@ -78,6 +78,12 @@ export const treeLedgerSchema = schemaOnce('tree-ledger#treeLedgerSchema', () =>
   spawned: count,
   /** By agent id (a plain object: it crosses continue-as-new). */
   nodes: z.record(z.string(), nodeSchema),
+  /**
+   * Ids whose admission was taken back before their agent started (newest last, at most
+   * WITHDRAWN_KEPT): an admission that arrives after its withdrawal (a timed-out attempt's
+   * update landing late) is refused, so the ledger never lists an agent that never ran.
+   */
+  withdrawn: z.array(z.string()).optional(),
 }));
 export type TreeLedger = z.output<typeof treeLedgerSchema>;
 
@@ -221,7 +227,7 @@ export function admit(ledger: TreeLedger, req: AdmitRequest): AdmitResult {
     existing.runs += 1;
     return { ok: true, budget: existing.budget };
   }
-  if (existing) return { ok: false, reason: `Agent id ${req.agentId} was already used in this tree.` };
+  if (existing || ledger.withdrawn?.includes(req.agentId)) return { ok: false, reason: `Agent id ${req.agentId} was already used in this tree.` };
   if (ledger.spawned >= ledger.limits.maxTreeSpawns) {
     return { ok: false, reason: `This agent tree has started ${ledger.spawned} sub-agents, the most it may start: finish the work with the agents you have.` };
   }
@@ -295,13 +301,42 @@ export function ended(ledger: TreeLedger, agentId: string): void {
  */
 export function withdraw(ledger: TreeLedger, agentId: string): void {
   const node = ledger.nodes[agentId];
-  if (!node || agentId === ledger.rootId) return;
+  if (agentId === ledger.rootId) return;
+  if (!node || (node.runs === 1 && node.state === 'running')) remember(ledger, agentId);
+  if (!node) return;
   if (node.runs === 1 && node.lastTurn === 0 && node.turns === 0 && node.charged === 0 && !node.reserved) {
     delete ledger.nodes[agentId];
     ledger.spawned = Math.max(0, ledger.spawned - 1);
     return;
   }
   ended(ledger, agentId);
+}
+
+/**
+ * A tree's root retried from turn `fromTurn` (src/shared/time-travel.ts): what it spent stays
+ * charged, its next turns (numbered from `fromTurn` + 1 again) are charged as new ones, and it
+ * may spend `budget` more tokens from here (its grant becomes what its subtree has charged plus
+ * that). Any reservation of the run that ended lapses.
+ */
+export function retryRoot(ledger: TreeLedger, fromTurn: number, budget: number): void {
+  const root = ledger.nodes[ledger.rootId];
+  if (!root) return;
+  const spent = subtreeSpend(ledger, false).get(root.agentId) ?? 0;
+  root.lastTurn = Math.min(root.lastTurn, fromTurn);
+  root.budget = spent + budget;
+  root.state = 'running';
+  root.runs += 1;
+  delete root.reserved;
+}
+
+/** Withdrawn ids kept to refuse late admissions; child ids are never reused, so older ones only cost memory. */
+export const WITHDRAWN_KEPT = 1000;
+
+function remember(ledger: TreeLedger, agentId: string): void {
+  const ids = (ledger.withdrawn ??= []);
+  if (ids.includes(agentId)) return;
+  ids.push(agentId);
+  if (ids.length > WITHDRAWN_KEPT) ids.splice(0, ids.length - WITHDRAWN_KEPT);
 }
 
 /** An agent's facts as status and results show them. */

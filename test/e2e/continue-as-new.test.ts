@@ -1,8 +1,8 @@
 /**
- * Long-lived parents: an agent with 300 turns and 40 children, on a dev server whose
- * "suggest continue-as-new" threshold is lowered, continues as new several times and ends
- * with the same transcript and usage totals as the same agent on a server that never
- * suggests it.
+ * Long-lived parents: an agent with many turns and children (120 and 15 in `npm test`, 300
+ * and 40 under `npm run bench:soak`), on a dev server whose "suggest continue-as-new"
+ * threshold is lowered, continues as new several times and ends with the same transcript and
+ * usage totals as the same agent on a server that never suggests it.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,11 +11,14 @@ import type { MessageParam } from '../../src/shared/anthropic';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { startOwnServer } from '../kit/own-server';
 import { agentStep, script } from '../kit/tree';
+import { soakOr } from '../kit/soak';
 
 jest.setTimeout(300_000);
 
-const TURNS = 300;
-const CHILDREN = 40;
+const TURNS = soakOr(120, 300);
+const CHILDREN = soakOr(15, 40);
+/** Events before the server suggests continuing: several runs at either size. */
+const SUGGEST_AT = soakOr(150, 300);
 const prompt = script(
   'Long haul.',
   `@repeat ${CHILDREN} ${agentStep({ description: 'helper', subagent_type: 'general-purpose', prompt: 'Help.\n@reply helped' })}`,
@@ -39,13 +42,13 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-test('300 turns and 40 children: continued as new, same transcript and usage as without', async () => {
+test(`${TURNS} turns and ${CHILDREN} children: continued as new, same transcript and usage as without`, async () => {
   const reference: ForkResult = await h.forkflow.startAgent(params).then((a) => a.result());
   expect(reference).toMatchObject({ status: 'completed', turns: TURNS, text: 'done' });
   const referenceTranscript: MessageParam[] = await h.forkflow.transcript('long-haul');
 
   // A fresh offline model (a fresh cache, as the reference run had) on a server that suggests continuing early.
-  const own = await startOwnServer({ name: 'long-can', workspaceRoot: workspace, server: { logLevel: 'error', dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 300 } } });
+  const own = await startOwnServer({ name: 'long-can', workspaceRoot: workspace, server: { logLevel: 'error', dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_AT } } });
   const { client, forkflow, worker } = own;
   try {
     // Queries on closed runs are answered by a worker replaying them: read while it runs.

@@ -141,7 +141,9 @@ test('a fork whose conversation grows to ~12 MB completes; client and CLI transc
   const last = messageRequests(h.model).filter((e) => JSON.stringify(e.body ?? '').includes('Read it again and again.')).pop()!;
   expect(asSent(bodyOf(last).messages)).toEqual(asSent(transcript.slice(0, -1)));
 
+  const t0 = Date.now();
   const cli = await cliTranscript('large-grow');
+  console.log(`large: the CLI read the transcript in ${Date.now() - t0} ms`);
   expect(cli.stderr).toBe('');
   expect(cli.status).toBe(0);
   expect(cli.stdout).toBe(`${JSON.stringify(transcript, null, 2)}\n`);
@@ -170,7 +172,10 @@ test('the same fork, its worker SIGKILLed once the conversation is past 4 MB: a 
     expect(past4MB.rawBody.length).toBeGreaterThan(4_000_000);
     const transcript = await forkflow.transcript('large-crash');
     expect(transcript).toEqual(reference);
+    const t0 = Date.now();
     const cli = await cliTranscript('large-crash', taskQueue);
+    console.log(`large: the CLI read the crashed run's transcript in ${Date.now() - t0} ms`);
+    expect(cli.stderr).toBe('');
     expect(cli.status).toBe(0);
     expect(cli.stdout).toBe(`${JSON.stringify(reference, null, 2)}\n`);
   } finally {

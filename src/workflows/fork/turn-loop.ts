@@ -86,6 +86,12 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   publishProgress(agent);
   const self = { workflowId: info.workflowId, runId: info.runId };
   const ref = agent.prefixRef;
+  // Where this turn began: a fork from the end of the previous turn starts from here (turnPoint query).
+  agent.turnIndex.called(turn, { count: agent.messageCount, digest: agent.digest, usage: agent.usage, toolUses: agent.toolUses });
+  // The run holding the request context: the parent's for a fork by reference, this run's own
+  // when it holds one (a counterfactual fork, which changed what the parent sent).
+  const contextFrom = agent.summary.from;
+  const ownContext = contextFrom.workflowId === self.workflowId && contextFrom.runId === self.runId;
   const input: ModelCallInput = {
     run: self,
     agentId: agent.agentId,
@@ -96,7 +102,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
     ...(tail ? { tail } : {}),
     ...(recipe ? { openingRecipe: recipe } : {}),
     ...(agent.sharedPrefixEnd ? { sharedPrefixEnd: agent.sharedPrefixEnd } : {}),
-    ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, contextFrom: ref.context.from } : {}),
+    ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, ...(ownContext ? {} : { contextFrom }) } : {}),
     ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
   };
   const budget = budgetOf(agent);

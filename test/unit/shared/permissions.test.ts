@@ -3,6 +3,7 @@
  * each filter and mode against each kind of tool.
  */
 import { childPermissionMode, decideCall, type CallPolicy, type PermissionMode } from '../../../src/shared/permissions';
+import { routeSchema } from '../../../src/shared/tools/routes';
 import { knownToolTraits, ToolTable, type ToolTraits } from '../../../src/shared/tools/table';
 
 const traits = (name: string): ToolTraits => {
@@ -21,8 +22,8 @@ test('the table knows the built-in and sub-agent tools, and nothing else unless 
   expect(traits('Agent')).toMatchObject({ home: { kind: 'subagent' }, effect: 'agents' });
   expect(knownToolTraits('lookup_order')).toBeUndefined();
   expect(knownToolTraits('__proto__')).toBeUndefined();
-  const extra: ToolTraits = { name: 'lookup_order', home: { kind: 'builtin' }, readOnly: true, idempotent: true, effect: 'none' };
-  expect(new ToolTable([extra]).lookup('lookup_order')).toBe(extra);
+  const route = routeSchema.parse({ tools: ['lookup_order'], taskQueue: 'orders', readOnly: true });
+  expect(new ToolTable([route]).lookup('lookup_order')).toEqual({ name: 'lookup_order', home: { kind: 'service', route }, readOnly: true, idempotent: true, effect: 'none' });
   expect(new ToolTable().lookup('lookup_order')).toBeUndefined();
 });
 
@@ -95,4 +96,22 @@ test("a sub-agent's mode: plan stays plan, forks bubble, definitions honoured bu
   expect(spawn('default', 'bypassPermissions', true)).toBe('bypassPermissions');
   expect(spawn('bubble', 'bypassPermissions', true)).toBe('bubble');
   expect(spawn('bypassPermissions', 'default', true)).toBe('default');
+});
+
+test("a service's or an MCP server's tool: the same modes; one that changes something waits under bubble and is refused in plan", () => {
+  const writes = new ToolTable([routeSchema.parse({ tools: ['refund_order'], taskQueue: 'orders' })]).lookup('refund_order')!;
+  const reads = new ToolTable([routeSchema.parse({ tools: ['lookup_order'], taskQueue: 'orders', readOnly: true })]).lookup('lookup_order')!;
+  const mcpWrite: ToolTraits = { name: 'mcp__fs__write_file', home: { kind: 'mcp', server: 'fs', tool: 'write_file' }, readOnly: false, idempotent: false, effect: 'external' };
+  for (const tool of [writes, mcpWrite]) {
+    expect(decideCall(policy({}), tool)).toMatchObject({ allow: true, approval: false });
+    expect(decideCall(policy({ mode: 'acceptEdits' }), tool)).toMatchObject({ allow: true, approval: false });
+    // Only Bash is let through unasked for being sandboxed: a service or a server is not in the sandbox.
+    expect(decideCall(policy({ mode: 'bubble', sandboxedShellAsksNothing: true }), tool)).toMatchObject({ allow: true, approval: true });
+    const plan = decideCall(policy({ mode: 'plan' }), tool);
+    expect(!plan.allow && plan.message).toContain('plan mode');
+    const readOnly = decideCall(policy({ filter: 'readOnly' }), tool);
+    expect(!readOnly.allow && readOnly.message).toMatch(/declared read-only/);
+  }
+  expect(decideCall(policy({ mode: 'plan' }), reads)).toMatchObject({ allow: true, approval: false, writePolicy: { kind: 'none' } });
+  expect(decideCall(policy({ mode: 'bubble', sandboxedShellAsksNothing: true }), reads)).toMatchObject({ allow: true, approval: false });
 });

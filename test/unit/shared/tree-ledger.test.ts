@@ -6,7 +6,7 @@
  */
 import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
 import { tokensCharged } from '../../../src/shared/budget';
-import { admit, agentEndedSchema, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, withdraw, type TreeLedger } from '../../../src/shared/tree-ledger';
+import { admit, agentEndedSchema, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, withdraw, WITHDRAWN_KEPT, type TreeLedger } from '../../../src/shared/tree-ledger';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadInputTokens = 0): Usage => ({ ...ZERO_USAGE, inputTokens, outputTokens, cacheReadInputTokens });
 const tree = (budget = 1000, maxTreeRunning = 5, maxTreeSpawns = 100): TreeLedger => newLedger({ agentId: 'r', model: 'claude-sonnet-4-5', budget }, { maxTreeRunning, maxTreeSpawns });
@@ -46,23 +46,41 @@ test('an admitted agent that never started is withdrawn without a trace; one tha
   expect(l.nodes['r.a']).toBeUndefined();
   expect(l.spawned).toBe(1);
   expect(runningCount(l)).toBe(2);
-  // Its place is free again, for another agent or the same id.
-  expect(spawn(l, 'r.a')).toMatchObject({ ok: true });
+  // Its place is free again for another agent; its own id stays spent (ids are never reused,
+  // so an admission of it arriving now is a late attempt of the one taken back).
+  expect(JSON.stringify(spawn(l, 'r.a'))).toMatch(/"ok":false.*already used/);
+  expect(spawn(l, 'r.a2')).toMatchObject({ ok: true });
+  withdraw(l, 'r.a2');
   // One that reserved (it started) stays in the totals and ends.
   expect(reserve(l, { agentId: 'r.b', turn: 1, want: 100, need: 10, toolUses: 0 })).toMatchObject({ ok: true });
   withdraw(l, 'r.b');
   expect(l.nodes['r.b']).toMatchObject({ state: 'ended' });
   // A resume that did not happen: it keeps its first run.
-  charge(l, { agentId: 'r.a', turn: 1, model: 'm', usage: usage(50, 5), toolUses: 0 });
-  ended(l, 'r.a');
-  admit(l, { agentId: 'r.a', parentId: 'r', model: 'm', kind: 'resume', want: 1 });
-  withdraw(l, 'r.a');
-  expect(l.nodes['r.a']).toMatchObject({ state: 'ended', runs: 2, turns: 1 });
+  expect(spawn(l, 'r.d')).toMatchObject({ ok: true });
+  charge(l, { agentId: 'r.d', turn: 1, model: 'm', usage: usage(50, 5), toolUses: 0 });
+  ended(l, 'r.d');
+  admit(l, { agentId: 'r.d', parentId: 'r', model: 'm', kind: 'resume', want: 1 });
+  withdraw(l, 'r.d');
+  expect(l.nodes['r.d']).toMatchObject({ state: 'ended', runs: 2, turns: 1 });
+  // …and it can be resumed again later (only never-started ids are spent).
+  expect(admit(l, { agentId: 'r.d', parentId: 'r', model: 'm', kind: 'resume', want: 1 })).toMatchObject({ ok: true });
   // The root is never withdrawn; the signal says "never started" with a literal false only.
   withdraw(l, 'r');
   expect(l.nodes.r).toBeDefined();
   expect(agentEndedSchema.safeParse({ agentId: 'r.a', started: false }).success).toBe(true);
   expect(agentEndedSchema.safeParse({ agentId: 'r.a', started: true }).success).toBe(false);
+});
+
+test('a withdrawal that arrives before its admission (a timed-out attempt landing late) leaves no phantom agent', () => {
+  const l = tree(10_000, 5);
+  withdraw(l, 'r.late');
+  expect(JSON.stringify(spawn(l, 'r.late'))).toMatch(/"ok":false.*already used/);
+  expect(l.nodes['r.late']).toBeUndefined();
+  expect(l.spawned).toBe(0);
+  // The list of spent ids is bounded.
+  for (let i = 0; i < WITHDRAWN_KEPT + 5; i++) withdraw(l, `r.w${i}`);
+  expect(l.withdrawn).toHaveLength(WITHDRAWN_KEPT);
+  expect(l.withdrawn![WITHDRAWN_KEPT - 1]).toBe(`r.w${WITHDRAWN_KEPT + 4}`);
 });
 
 test('a grant is at most what every ancestor has left, spent and reserved tokens counted', () => {
