@@ -7,7 +7,7 @@
  * must succeed and change nothing (the corpus's own honesty); the sandboxed run counts as
  * refused when it was denied or failed where that one did not.
  *
- * Shared by test/unit/shell/everyday.test.ts (a sample) and bench/everyday.ts (all of it).
+ * Shared by test/unit/shell/everyday.test.ts and bench/everyday.ts.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';

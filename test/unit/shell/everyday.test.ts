@@ -1,11 +1,10 @@
 /**
- * The false-denial rate under the sandbox, as a smoke: a sample of the everyday corpus (the
- * first three commands of each category, test/kit/everyday.ts says how each runs) through
- * the real Bash tool of a read-only fork with the OS sandbox on. None may be refused. The
- * whole corpus (411 commands, both ways) is `npm run bench:everyday`, which prints the rate
- * and fails above 1%: it takes minutes, too long for every CI run.
+ * The false-denial rate under the sandbox: the whole everyday corpus (test/kit/everyday.ts
+ * says how each command runs) through the real Bash tool of a read-only fork with the OS
+ * sandbox on; at most 1% may be refused (about 30 s here). `npm run bench:everyday` runs the
+ * same and prints what the sandbox added per command.
  */
-import { describeEveryday, readEverydayCorpus, runEveryday, startEverydayWorld, type EverydayEntry, type EverydayWorld } from '../../kit/everyday';
+import { describeEveryday, readEverydayCorpus, runEveryday, startEverydayWorld, type EverydayWorld } from '../../kit/everyday';
 
 let world: EverydayWorld;
 
@@ -15,16 +14,6 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => world?.close());
 
-/** The first `n` commands of each category, in corpus order. */
-function sample(corpus: readonly EverydayEntry[], n: number): EverydayEntry[] {
-  const taken = new Map<string, number>();
-  return corpus.filter((e) => {
-    const k = taken.get(e.category) ?? 0;
-    taken.set(e.category, k + 1);
-    return k < n;
-  });
-}
-
 test('the corpus is well formed: at least 300 distinct commands in every category the issue named', () => {
   const corpus = readEverydayCorpus();
   expect(corpus.length).toBeGreaterThanOrEqual(300);
@@ -33,11 +22,11 @@ test('the corpus is well formed: at least 300 distinct commands in every categor
   for (const c of ['syntax-check', 'versions', 'hashing', 'archives', 'processes', 'shell-functions', 'git']) expect(categories).toContain(c);
 });
 
-test('everyday commands in a read-only fork with the sandbox on: a sample of each category, none refused', async () => {
-  const picked = sample(readEverydayCorpus(), 3);
-  const result = await runEveryday(world, picked);
-  console.log(describeEveryday(result, picked.length));
+test('everyday commands in a read-only fork with the sandbox on: at most 1% refused', async () => {
+  const corpus = readEverydayCorpus();
+  const result = await runEveryday(world, corpus);
+  console.log(describeEveryday(result, corpus.length));
   // The corpus is honest: every line works, and writes nothing, without the sandbox.
   expect(result.broken).toEqual([]);
-  expect(result.refused).toEqual([]);
+  expect(result.refused.length / corpus.length).toBeLessThanOrEqual(0.01);
 }, 300_000);
