@@ -66,7 +66,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTreeActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
     ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
-    ...createMcpActivities({ host: deps.mcp, workspaceRoot: deps.workspaceRoot }),
+    ...createMcpActivities({ host: deps.mcp }),
   };
 }
 

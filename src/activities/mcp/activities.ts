@@ -30,10 +30,10 @@ function messageOf(err: unknown): string {
 const startTimeoutOf = (config: McpServerConfig) => toMs(config.startTimeout ?? MCP_DEFAULTS.startTimeout);
 
 /** Connects and lists once; a required server (`waitMs`) is tried again until it answers or the time is up. */
-async function openOnce(host: McpHost, input: McpOpenInput, signal: AbortSignal): Promise<{ connection: McpConnection; record: McpServerRecord }> {
+async function openOnce(host: McpHost, input: McpOpenInput, scratchBase: string | undefined, signal: AbortSignal): Promise<{ connection: McpConnection; record: McpServerRecord }> {
   const { config, server } = input;
   const timeoutMs = startTimeoutOf(config);
-  const connection = isHttpServer(config) ? await host.httpConnection(config, timeoutMs) : await connectMcp(config, { cwd: input.cwd, timeoutMs, signal });
+  const connection = isHttpServer(config) ? await host.httpConnection(config, timeoutMs) : await connectMcp(config, { ...(scratchBase ? { scratchBase } : {}), timeoutMs, signal });
   try {
     const tools = await listAllTools(connection, timeoutMs);
     const record = recordTools(server, config, tools);
@@ -47,8 +47,12 @@ async function openOnce(host: McpHost, input: McpOpenInput, signal: AbortSignal)
   }
 }
 
-/** `workspaceRoot`: where a stdio server runs when neither its config nor the agent names a directory. */
-export function createMcpActivities(deps: { host?: McpHost; workspaceRoot?: string }) {
+/**
+ * `scratchBase`: under it, a stdio server whose config names no `cwd` runs in a fresh private
+ * directory of its own, never the agent's workspace (default: the worker's state directory,
+ * which no tool sees; see connect.ts).
+ */
+export function createMcpActivities(deps: { host?: McpHost; scratchBase?: string }) {
   const hostOf = (): McpHost => {
     if (!deps.host) throw ApplicationFailure.create({ type: 'McpUnavailable', message: 'this worker was built without MCP support (createForkflowWorker / createWorkspaceWorker add it)', nonRetryable: true });
     return deps.host;
@@ -66,7 +70,7 @@ export function createMcpActivities(deps: { host?: McpHost; workspaceRoot?: stri
         if (stdio) await host.serveSessions();
         for (;;) {
           try {
-            const { connection, record } = await openOnce(host, { ...input, cwd: input.cwd ?? deps.workspaceRoot }, ctx.cancellationSignal);
+            const { connection, record } = await openOnce(host, input, deps.scratchBase, ctx.cancellationSignal);
             if (!record.ok || !stdio) {
               if (!record.ok && stdio) await connection.close();
               return record;

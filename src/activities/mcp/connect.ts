@@ -4,11 +4,14 @@
  * (the end of the server's stderr, what it sent that was not MCP) and whether the server
  * said its tool list changed.
  */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from '../../shared/tools/mcp';
+import { defaultStateDir } from '../tools/sandbox/protected';
 import { expandRecord, expandVars } from './env';
 
 /** The most of a server's stderr (and of its stray output) kept for error messages. */
@@ -36,11 +39,23 @@ function clientFor(): Client {
 }
 
 /**
+ * A fresh, empty directory of this user's alone (0700, random name) under `base`, for a stdio
+ * server whose config names no `cwd`. Never the agent's workspace: a writing fork could
+ * otherwise plant what a relative command, `npx` or `python -m` would then run outside the
+ * sandbox when the next session starts.
+ */
+async function scratchDir(base: string): Promise<string> {
+  await mkdir(base, { recursive: true, mode: 0o700 });
+  return mkdtemp(join(base, 'server-'));
+}
+
+/**
  * Connects and initializes within `timeoutMs`. Throws with the server's own words (stderr,
  * stray output) when it exits, speaks something other than MCP, or does not answer.
  */
-export async function connectMcp(config: McpServerConfig, opts: { cwd?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
+export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
   const client = clientFor();
+  const scratch = !isHttpServer(config) && !config.cwd ? await scratchDir(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
   let stderr = '';
   let errors = '';
   const state = { listChanged: false, closed: false };
@@ -50,7 +65,7 @@ export async function connectMcp(config: McpServerConfig, opts: { cwd?: string; 
         command: expandVars(config.command),
         args: (config.args ?? []).map((a) => expandVars(a)),
         env: { ...getDefaultEnvironment(), ...expandRecord(config.env) },
-        ...(config.cwd ?? opts.cwd ? { cwd: config.cwd ?? opts.cwd } : {}),
+        cwd: config.cwd ?? scratch,
         stderr: 'pipe',
       });
   if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => (stderr = tail(stderr + chunk.toString())));
@@ -79,6 +94,7 @@ export async function connectMcp(config: McpServerConfig, opts: { cwd?: string; 
     async close() {
       state.closed = true;
       await client.close().catch(() => undefined);
+      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     },
   };
   try {
