@@ -18,6 +18,7 @@ import type { RunRef } from '../shared/activity-io';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
+import { InboundGuardWorker } from './inbound-guard-worker';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
@@ -129,7 +130,8 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
   const dataConverter = dataConverterOf(o);
   if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
   await reportSandbox(o.sandbox);
-  return Worker.create({
+  // Workflows run behind the inbound guard: an input that cannot be decoded is refused, not a wedged task.
+  return InboundGuardWorker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,

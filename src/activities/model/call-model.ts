@@ -137,7 +137,7 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
   if (tokens < need) throw budgetExhausted(input.turn, `this agent has ${budget.left} tokens of its budget left, and the request alone is about ${inputTokens}`);
   if (budget.ledger && deps.ledger) {
-    const req = { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses };
+    const req = { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses, ...(budget.ledger.token ? { token: budget.ledger.token } : {}) };
     // Calls in flight hold reservations of their upper bound; once charged (usually far less)
     // the rest is free again. Waiting for that is progress, not a refusal: nothing waiting holds any.
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
@@ -157,7 +157,7 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
 async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
   const ledger = input.budget?.ledger;
   if (ledger && deps.ledger) {
-    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}) });
+    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}), ...(ledger.token ? { token: ledger.token } : {}) });
   }
   return result;
 }

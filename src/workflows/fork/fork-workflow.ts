@@ -34,6 +34,7 @@ import { parseCarriedState, type CarriedState } from '../../shared/carried-state
 import { deliverWakingMessages, runTurns } from './turn-loop';
 import { continueWhileIdle, newBuildIsCurrent } from './continuation';
 import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-authority';
+import { publicLedger } from '../../shared/tree-ledger';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 import { LiveStream } from './live-stream';
@@ -114,7 +115,8 @@ function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostU
   return {
     treeUsage: totals.usage,
     treeCostUsd: totals.costUsd,
-    ...(agent.book ? { ledger: agent.book } : {}),
+    // Without the tree's capability: results travel further than the tree.
+    ...(agent.book ? { ledger: publicLedger(agent.book) } : {}),
     children: children.map((c) => ({
       agentId: c.agentId,
       ...(c.name ? { name: c.name } : {}),
