@@ -144,7 +144,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
   rewindLedgerForRetry(agent);
-  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues));
+  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues), input.skipTranscript);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);
