@@ -110,7 +110,8 @@ describe('who may ask', () => {
   const decodes = (text: string) => text.includes(Buffer.from(JSON.stringify({ secret: 'MARKER-secret' })).toString('base64'));
 
   test('a token is required by default: none, or a wrong one, is 401 and decrypts nothing', async () => {
-    for (const headers of [{}, { Authorization: 'Bearer nope-nope-nope-nope' }, { Authorization: `Basic ${TOKEN}` }]) {
+    const attempts: Record<string, string>[] = [{}, { Authorization: 'Bearer nope-nope-nope-nope' }, { Authorization: `Basic ${TOKEN}` }];
+    for (const headers of attempts) {
       const res = await post('/decode', { payloads: [encrypted] }, headers, guarded.url);
       expect(res.status).toBe(401);
       expect(decodes(res.text)).toBe(false);
