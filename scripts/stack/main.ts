@@ -3,6 +3,7 @@
  * `up` builds what is missing, starts PostgreSQL, the server and the Web UI, leaves them
  * running, and prints where they are; `down` stops them; `status` says whether they run.
  */
+import { forkflowDataConverter, plaintextNotice } from '../../src/payloads/data-converter';
 import { DEFAULT_STACK_DIR, readDefaultStack, startStack, stopStack } from './stack';
 
 async function main(command: string): Promise<void> {
@@ -24,6 +25,9 @@ async function main(command: string): Promise<void> {
     process.stdout.write(`already running · Temporal ${running0.address} · Web UI ${running0.uiUrl}\n`);
     return;
   }
+  // The stack stores what its workers send: say so when this environment's workers would not encrypt.
+  const plaintext = plaintextNotice(forkflowDataConverter());
+  if (plaintext) process.stderr.write(`${plaintext}\n`);
   const t0 = Date.now();
   const stack = await startStack({ detached: true, log: (line) => process.stderr.write(`${line}\n`) });
   const took = ((Date.now() - t0) / 1000).toFixed(1);

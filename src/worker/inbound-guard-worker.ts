@@ -20,7 +20,7 @@ export class InboundGuardWorker extends Worker {
     if (!synthetic) {
       try {
         await guardActivation(activation, this.options.loadedDataConverter, (what, reason) => {
-          Runtime.instance().logger.warn(`Refused an undecodable ${what}: ${reason}`, { runId: activation.runId ?? undefined });
+          Runtime.instance().logger.warn('An input that cannot be decoded reaches the workflow as refused', { what, reason, runId: activation.runId ?? undefined });
         });
       } catch {
         // Storage could not be reached: the SDK's own decoding fails the same way, and the

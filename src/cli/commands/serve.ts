@@ -11,7 +11,7 @@ import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
 import { forkflowSettings, hostQueueOf, modelQueueSettings } from '../../worker/config';
-import { forkflowDataConverter } from '../../payloads/data-converter';
+import { forkflowDataConverter, plaintextNotice } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
 import { preferredPort } from '../../worker/dev-server';
 import { DEFAULT_CODEC_PORT } from '../../payloads/codec-server';
@@ -79,6 +79,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const settings = forkflowSettings();
       const dbFile = flags.inMemory ? undefined : resolve(flags.db);
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
+      const plaintext = plaintextNotice(forkflowDataConverter());
+      if (plaintext) process.stderr.write(`${plaintext}\n`);
       const stack = await withMetricsErrors(async () =>
         startDevStack({
           server: { dbFile, port: flags.port, uiPort: flags.uiPort },
@@ -140,6 +142,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const temporal = temporalSettings(globals());
       // First: a malformed key list stops the worker before it touches the server.
       const dataConverter = forkflowDataConverter();
+      const plaintext = plaintextNotice(dataConverter);
+      if (plaintext) process.stderr.write(`${plaintext}\n`);
       const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
       const logLevel = (process.env.FORKFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
       const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
