@@ -149,10 +149,8 @@ export class FsStorageDriver implements StorageDriver {
       bytes = await readFile(this.pathOf(digest));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        // No folder at all is this host's set-up (a wrong FORKFLOW_BLOB_DIR, a missing mount),
-        // not a blob that was never written: that error is left as it is, for a retry to outlast.
-        if (!(await stat(this.dir).catch(() => undefined))) throw new Error(`the payload blob folder ${this.dir} does not exist: every worker and client must share one blob folder (FORKFLOW_BLOB_DIR)`);
-        throw new BlobNotFoundError(`payload blob ${digest} is not in ${this.dir}: every worker and client must share one blob folder (FORKFLOW_BLOB_DIR)`);
+        const noFolder = !(await stat(this.dir).catch(() => undefined));
+        throw new BlobNotFoundError(`payload blob ${digest} is not in ${this.dir}${noFolder ? ' (the folder does not exist)' : ''}: every worker and client must share one blob folder (FORKFLOW_BLOB_DIR)`);
       }
       throw err;
     }

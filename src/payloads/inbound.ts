@@ -24,7 +24,8 @@
  * on every replay: bytes that do not decrypt (an unknown key id counts: keys are added to every
  * reader before any writer uses them, see README "Encryption"), a reference that is malformed
  * or names a blob that is not there. A storage that cannot be reached right now is thrown, and
- * the workflow task is retried as the SDK would have.
+ * the workflow task is retried as the SDK would have. (So a worker must see the deployment's
+ * blob folder or bucket: one that does not refuses large messages and starts as "not found".)
  */
 import { ValueError, type LoadedDataConverter, type Payload } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
@@ -75,7 +76,8 @@ async function retrieved(payload: Payload, dc: LoadedDataConverter): Promise<Pay
   try {
     [stored] = await driver.retrieve({}, [new StorageDriverClaim(ref.claimData)]);
   } catch (err) {
-    if (forGood(err)) throw new Undecodable(`its stored blob cannot be read (${err instanceof Error ? err.name : 'error'}: ${messageOf(err)})`);
+    // The error's kind only: its message names this worker's folders and buckets.
+    if (forGood(err)) throw new Undecodable(`its stored blob cannot be read (${err instanceof Error ? err.name : 'error'})`);
     throw err;
   }
   if (!stored) throw new Undecodable('its storage driver returned nothing for it');
