@@ -118,7 +118,7 @@ async function guarded(payload: Payload, dc: LoadedDataConverter, what: string, 
   } catch (err) {
     if (!(err instanceof Undecodable)) throw err;
     refused(what, err.message);
-    return dc.payloadConverter.toPayload(undecodable(err.message))!;
+    return dc.payloadConverter.toPayload(undecodable(err.message));
   }
 }
 

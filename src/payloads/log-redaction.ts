@@ -69,11 +69,11 @@ function redacted(value: unknown): unknown {
 export function redactMeta(meta: LogMetadata | undefined): LogMetadata | undefined {
   if (!meta) return meta;
   const out: LogMetadata = {};
-  for (const [key, value] of Object.entries(meta)) {
+  for (const [key, value] of Object.entries(meta) as [string, unknown][]) {
     const plain = value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint';
     out[key] = plain || (KEPT_KEYS.has(key) && typeof value === 'string') ? value : redacted(value);
   }
-  for (const symbol of Object.getOwnPropertySymbols(meta)) out[symbol] = meta[symbol];
+  for (const symbol of Object.getOwnPropertySymbols(meta)) out[symbol] = meta[symbol] as unknown;
   return out;
 }
 

@@ -136,7 +136,7 @@ describe('the server refuses bad requests before asking Temporal', () => {
       for (const path of ['/api/agents', '/api/status?agent=a', '/api/tree?root=a', '/api/stream?agent=a']) {
         const res = await get(path, { headers });
         expect([path, res.status]).toEqual([path, 401]);
-        expect(JSON.parse(res.body).error).toMatch(/not signed in/);
+        expect((JSON.parse(res.body) as { error: string }).error).toMatch(/not signed in/);
       }
     }
     expect((await get('/')).status).toBe(200);

@@ -52,7 +52,7 @@ test.each([
   ['no encoding', () => ({ metadata: {}, data: enc('x') }), /not a readable "unknown"/],
   ['deep JSON', () => ({ metadata: { encoding: enc('json/plain') }, data: enc(`${'['.repeat(65)}${']'.repeat(65)}`) }), /nested deeper than 64/],
 ])('%s becomes the stand-in with its reason', async (_what, make, reason) => {
-  const activation = signal(make() as Payload);
+  const activation = signal(make());
   const refused: string[] = [];
   await guardActivation(activation, dc(), (what, why) => refused.push(`${what}: ${why}`));
   const value = valueOf(activation.jobs[0]!.signalWorkflow!.input![0]) as Record<string, string>;
