@@ -20,6 +20,7 @@ import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { textOf } from '../../src/shared/anthropic';
 import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startHarness, tempDir, type Harness } from '../kit/env';
+import { recordHistory } from '../kit/histories';
 import { E, historyEvents } from '../kit/history-order';
 import { rejectionOf, waitFor } from '../kit/wait';
 
@@ -133,4 +134,23 @@ test('after every poison the worker still runs agents', async () => {
   const result = await h.forkflow.fork({ agentId: 'poison-after', prompt: '@reply healthy' }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', text: 'healthy' });
   expect(textOf((await h.forkflow.transcript('poison-after')).at(-1)!)).toBe('healthy');
+});
+
+test('recorded without keys: poison signals and a good one, replayed by the guarded worker of test/workflow/replay.test.ts', async () => {
+  // A deployment without encryption (the replay test's worker has no keys and no storage either).
+  const plain = await startHarness({ name: 'poison-plain', dataConverter: forkflowDataConverter({ env: { FORKFLOW_BLOB_DIR: join(dir, 'plain-blobs') } }) });
+  try {
+    const agentId = 'poison-recorded';
+    const agent = await plain.forkflow.start({ agentId, prompt: '@reply first', idleTimeout: '5m', maxTurns: 2 });
+    await waitFor(async () => (await agent.status()).state === 'idle', 'the agent to go idle');
+    const liar = (payload: Payload) => new Client({ connection: plain.client.connection, namespace: plain.env.namespace, dataConverter: { payloadCodecs: [{ encode: (ps: Payload[]) => Promise.resolve(ps.map(() => payload)), decode: (ps: Payload[]) => Promise.resolve(ps) }] } });
+    for (const i of [0, 2, 4, 7]) await liar(await POISON[i]![1]()).workflow.getHandle(agentId).signal('sendMessage', { message: 'x' });
+    await waitFor(async () => (await agent.status()).rejectedSignals.length === 4, 'the poisons to be refused');
+    await agent.sendMessage({ message: 'real\n@tool Glob {"pattern":"none-*"}', from: 'ops' });
+    expect(await agent.result()).toMatchObject({ status: 'completed', turns: 2 });
+    expect(await taskFailures(agentId)).toBe(0);
+    await recordHistory(h.client.workflow.getHandle(agentId), 'trust-poison-signals-refused');
+  } finally {
+    await plain.close();
+  }
 });
