@@ -83,7 +83,9 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   } catch {
     return errorResult(use.id, `No running agent "${to}". Address a sub-agent by the name you gave it or by its agent id.`);
   }
-  return jsonResult(use.id, { status: 'queued', agentId: target, note: 'It reads your message at its next turn boundary.' });
+  // Only the root knows its whole tree: elsewhere, an agent that is not one's own child is told the rule.
+  const note = child ? 'It reads your message at its next turn boundary.' : 'It reads your message at its next turn boundary if it is an agent of your tree; agents of other trees drop it.';
+  return jsonResult(use.id, { status: 'queued', agentId: target, note });
 }
 
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
