@@ -10,7 +10,7 @@ import { ApplicationFailure, WorkflowNotFoundError, type DataConverter } from '@
 import { forkflowDataConverter } from '../payloads/data-converter';
 import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
-import { validateForkInput, validateSnapshot, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
+import { describeIssues, validateForkInput, validateSnapshot, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
