@@ -27,6 +27,7 @@ export const KEPT_KEYS: ReadonlySet<string> = new Set([
   'workflowId',
   'workflowType',
   'runId',
+  'workflowRunId',
   'run_id',
   'workflow_id',
   'activityId',

@@ -83,6 +83,21 @@ test('forged child reports and ledger requests from outside the tree are refused
   await recordHistory(h.client.workflow.getHandle(childId), 'trust-child-reports-with-capability');
 });
 
+test('a retried root draws a new capability: forged ledger requests are refused in its new run too', async () => {
+  const rootId = 'tb-retried';
+  // Stopped at its turn limit inside its tool round, then retried with room for one more turn.
+  const first = await h.forkflow.startAgent({ agentId: rootId, maxTurns: 1, prompt: script('Retry me.', toolStep('Glob', { pattern: 'none-*' }), '@sleep 3000 @reply retried') });
+  expect(await first.result()).toMatchObject({ status: 'completed', stopReason: 'max_turns' });
+  const retried = await h.forkflow.retry(rootId, { maxTurns: 3 });
+  await waitFor(async () => (await h.forkflow.status(rootId)).turns === 1 && (await h.forkflow.status(rootId)).state === 'running', 'the retried run to be in its next model call');
+  const forged = await rejectionOf(h.client.workflow.getHandle(rootId).executeUpdate('treeChargeTokens', { args: [{ agentId: rootId, turn: 40, model: 'claude-sonnet-4-6', usage: { ...ZERO, inputTokens: 95_000 }, toolUses: 0 }] }));
+  expect(forged).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect(String((forged as WorkflowUpdateFailedError).cause?.message)).toMatch(/does not carry the capability of tree tb-retried/);
+  const result = await retried.result();
+  expect(result).toMatchObject({ status: 'completed', text: 'retried' });
+  expect(result.ledger!.nodes[rootId]!.usage.inputTokens).toBeLessThan(95_000);
+});
+
 test('SendMessage stays inside its tree: refused at a root, dropped by an agent of another tree; an operator still reaches it', async () => {
   const victimId = 'tb-victim';
   const victim = await h.forkflow.start({ agentId: victimId, prompt: '@reply idle now', idleTimeout: '5m', maxTurns: 3 });

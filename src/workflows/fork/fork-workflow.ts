@@ -33,7 +33,7 @@ import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { deliverWakingMessages, runTurns } from './turn-loop';
 import { continueWhileIdle, newBuildIsCurrent } from './continuation';
-import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-authority';
+import { registerLedgerHandlers, renewTokenForRetry, rootLedgerFor, usesTreeLedger } from './tree-authority';
 import { publicLedger } from '../../shared/tree-ledger';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
@@ -144,6 +144,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
   rewindLedgerForRetry(agent);
+  renewTokenForRetry(agent);
   agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues), input.skipTranscript);
   registerHandlers(agent);
   registerApprovalHandlers(agent);

@@ -62,6 +62,17 @@ export function rootLedgerFor(agent: ForkAgent): TreeLedger {
 }
 
 /**
+ * A retried root (src/client/retry.ts) takes its ledger over from its result, which never shows
+ * the capability: it draws a new one (its earlier run's children ended with that run). Called
+ * once, at the start of such a run; a retry of a root recorded before capabilities stays without.
+ */
+export function renewTokenForRetry(agent: ForkAgent): void {
+  const book = agent.book;
+  if (!agent.input.retry || !book || book.token || book.rootId !== agent.agentId) return;
+  if (patched(TREE_TOKEN_PATCH)) book.token = uuid4();
+}
+
+/**
  * The capability of this agent's tree: the root's (in its ledger), or the one its parent passed
  * down (`treeToken`). Undefined in trees started before capabilities.
  */
