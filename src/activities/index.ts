@@ -19,8 +19,11 @@ import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
 import type { ResponseStore } from './model/response-store';
 import type { LiveStreamOptions } from './model/live-publisher';
+import { createMcpActivities } from './mcp/activities';
+import type { McpHost } from './mcp/host';
 
 export { FileResponseStore, type ResponseStore } from './model/response-store';
+export { McpHost, type McpHostOptions } from './mcp/host';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
@@ -45,6 +48,8 @@ export interface ActivityDeps {
   modelClockScale?: number;
   /** Live deltas of model calls to stream subscribers (default on; `{ enabled: false }` turns the worker's off). */
   liveStream?: LiveStreamOptions;
+  /** This worker's MCP sessions and connections (src/activities/mcp/host.ts); absent: MCP calls are refused. */
+  mcp?: McpHost;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -57,6 +62,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTreeActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
     ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
+    ...createMcpActivities({ host: deps.mcp, workspaceRoot: deps.workspaceRoot }),
   };
 }
 

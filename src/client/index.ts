@@ -27,6 +27,7 @@ import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 import { streamEvents, type StreamOptions } from './stream';
 import type { StreamEvent } from '../shared/stream-events';
+import { mergeHooks } from '../shared/tools/hooks';
 
 export * from './errors';
 /** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
@@ -131,11 +132,32 @@ export interface ForkflowClientOptions {
    * every worker. `connect()` defaults it to FORKFLOW_MODEL_QUEUE.
    */
   modelQueue?: string;
+  /**
+   * Tools every fork this client starts gets, after its own: routes to a service's queues,
+   * MCP servers (a fork's own server of the same name wins) and hooks (a fork's own run first).
+   * See README "Your own tools".
+   */
+  defaults?: Pick<ForkInputJson, 'routes' | 'mcpServers' | 'hooks'>;
+}
+
+/** A fork's input with the client's default tools added (its own first). */
+function withToolDefaults(input: ForkInputJson, defaults: ForkflowClientOptions['defaults']): ForkInputJson {
+  if (!defaults) return input;
+  const routes = [...(input.routes ?? []), ...(defaults.routes ?? [])];
+  const mcpServers = { ...defaults.mcpServers, ...input.mcpServers };
+  const hooks = mergeHooks(input.hooks, defaults.hooks);
+  return {
+    ...input,
+    ...(routes.length ? { routes } : {}),
+    ...(Object.keys(mcpServers).length ? { mcpServers } : {}),
+    ...(hooks ? { hooks } : {}),
+  };
 }
 
 export class ForkflowClient {
   readonly taskQueue: string;
   readonly modelQueue?: string;
+  readonly defaults?: ForkflowClientOptions['defaults'];
   /** Runs this client's repeatable calls through an outage (see `ForkflowClientOptions.outage`). */
   readonly outage: OutageGuard;
   private ownedConnection?: Connection;
@@ -146,6 +168,7 @@ export class ForkflowClient {
   ) {
     this.taskQueue = opts.taskQueue ?? TASK_QUEUE;
     if (opts.modelQueue) this.modelQueue = opts.modelQueue;
+    if (opts.defaults) this.defaults = opts.defaults;
     this.outage = new OutageGuard(temporal.connection, undefined, opts.outage);
   }
 
@@ -187,7 +210,7 @@ export class ForkflowClient {
     // The parent first: siblings' inputs then share their leading bytes, which external
     // storage keeps once (src/payloads/fs-driver.ts).
     const { parent, ...rest } = input;
-    const withId: ForkInputJson = { ...(parent ? { parent } : {}), ...rest, ...(this.modelQueue && !rest.modelQueue ? { modelQueue: this.modelQueue } : {}), overrides: { ...input.overrides, agentId } };
+    const withId: ForkInputJson = withToolDefaults({ ...(parent ? { parent } : {}), ...rest, ...(this.modelQueue && !rest.modelQueue ? { modelQueue: this.modelQueue } : {}), overrides: { ...input.overrides, agentId } }, this.defaults);
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;
@@ -413,6 +436,7 @@ export class ForkflowClient {
     snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;
     if (context.toolChoice) snapshot.toolChoice = context.toolChoice as CacheSafeParams['toolChoice'];
+    if (context.mcpServers) snapshot.mcpServers = context.mcpServers;
     return snapshot;
   }
 

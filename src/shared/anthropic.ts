@@ -105,6 +105,8 @@ export interface MessagesRequest {
   metadata?: Record<string, unknown>;
   stop_sequences?: string[];
   stream?: boolean;
+  /** The provider's MCP connector (a parent snapshot's, carried as it was). */
+  mcp_servers?: Record<string, unknown>[];
 }
 
 /** Token usage in forkflow's camel-case form (the public `status` contract). */

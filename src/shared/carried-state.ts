@@ -19,6 +19,7 @@ import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
 import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
+import { carriedMcpSchema } from './tools/mcp';
 
 export const CARRIED_STATE_VERSION = 2;
 
@@ -126,6 +127,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
       retry: retryMarkSchema.optional(),
     })
     .optional(),
+  /** v2: its MCP servers as recorded at its start (their sessions stay open across continue-as-new). */
+  mcp: carriedMcpSchema.optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

@@ -33,6 +33,8 @@ export const FAILURE = {
   invalidSnapshot: 'InvalidSnapshot',
   /** An autoDream configuration cannot work; `details[0]` is `{ issues }`. */
   invalidDreamConfig: 'InvalidDreamConfig',
+  /** A server in `requiredMcpServers` did not come up (or is not configured): the agent was not started. */
+  mcpServerUnavailable: 'McpServerUnavailable',
 } as const;
 
 export type FailureType = (typeof FAILURE)[keyof typeof FAILURE];

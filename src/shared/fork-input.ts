@@ -24,6 +24,9 @@ import { treeTokenSchema } from './tree-ledger';
 import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
 import { schemaOnce } from './schema-once';
 import { undecodableReason } from './undecodable';
+import { routesSchema } from './tools/routes';
+import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
+import { hooksSchema } from './tools/hooks';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -44,6 +47,8 @@ export const cacheSafeParamsSchema = schemaOnce('fork-input#cacheSafeParamsSchem
   topK: z.number().optional(),
   /** Component hashes of the parent's actual request (to explain a cache break). */
   requestHashes: requestHashesSchema.optional(),
+  /** The parent request's `mcp_servers` (the provider's MCP connector), sent with the fork's requests unchanged. */
+  mcpServers: z.array(z.looseObject({})).optional(),
 }));
 export interface CacheSafeParams {
   system: SystemParam;
@@ -57,6 +62,7 @@ export interface CacheSafeParams {
   topP?: number;
   topK?: number;
   requestHashes?: RequestHashes;
+  mcpServers?: Record<string, unknown>[];
 }
 
 /**
@@ -133,6 +139,21 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * workflow's own queue, with no shared limit (429s are still waited out).
    */
   modelQueue: z.string().min(1).max(200).optional(),
+  // ── Bring your own tools (src/shared/tools/): routes, MCP servers, hooks ──
+  /**
+   * Tools a service serves on task queues of its own (in any language): tool names, exact or
+   * `prefix*`, to a queue, with what they are (readOnly, idempotent, timeouts, retry). Each call
+   * is one `forkflow.callTool` activity there (src/shared/tools/service-contract.ts). Sub-agents
+   * inherit them.
+   */
+  routes: routesSchema.optional(),
+  /** MCP servers of this agent (stdio or streamable HTTP), their tools offered as `mcp__<server>__<tool>`. Sub-agents inherit them. */
+  mcpServers: mcpServersSchema.optional(),
+  /** Servers (names, or prefixes ending in `*`) the agent cannot start without: waited for, then the start is refused. */
+  requiredMcpServers: requiredMcpServersSchema.optional(),
+  /** A service's hooks (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop), each an activity on its queue. Sub-agents inherit them. */
+  hooks: hooksSchema.optional(),
+  // ── end of bring your own tools ──
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
   /**

@@ -61,6 +61,8 @@ export interface RequestContext {
   tools: ToolDefinition[];
   thinking?: ThinkingConfig;
   toolChoice?: Record<string, unknown>;
+  /** The provider's MCP connector definitions of the parent's request (`mcp_servers`), carried unchanged. */
+  mcpServers?: Record<string, unknown>[];
   maxTokens: number;
   /** Hash of the cache-relevant parts (system + block policies, tools, model, thinking). */
   cacheKeyHash: string;

@@ -17,6 +17,7 @@ export interface Lineage {
   /** This run retried the agent from a turn, after it had ended `previous`. */
   retry?: RetryMark;
 }
+import type { McpServerStatus } from './tools/mcp';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -93,6 +94,10 @@ export interface ForkStatus extends Lineage {
   messages: number;
   rejectedSignals: RejectedSignal[];
   startedAt: string;
+  /** Its MCP servers: ready or unavailable (and why), tools offered, the worker holding a stdio session, restarts. */
+  mcpServers?: McpServerStatus[];
+  /** What went wrong around its tools that the model was not told (a hook that failed, a session started again): the last 20. */
+  toolNotices?: string[];
 }
 
 export interface CacheBreak {

@@ -24,6 +24,9 @@ import type { LedgerClient } from '../tree';
 import type { CallKey, ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 
+/** The provider's MCP connector (a snapshot's `mcp_servers`) is a beta: the newest the pinned SDK names. */
+const MCP_CONNECTOR_BETA = 'mcp-client-2026-09-15';
+
 export interface ModelDeps {
   anthropic: Anthropic;
   conversations: ConversationSource;
@@ -214,7 +217,7 @@ export function createModelActivities(deps: ModelDeps) {
           const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
           const options = {
             signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
-            ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}),
+            ...(digest || body.mcp_servers ? { headers: { ...(digest ? { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } : {}), ...(body.mcp_servers ? { 'anthropic-beta': MCP_CONNECTOR_BETA } : {}) } } : {}),
           };
           const toResult = (message: Anthropic.Messages.Message): ModelCallResult => ({
             message: { role: 'assistant' as const, content: message.content.map(toParamBlock) },

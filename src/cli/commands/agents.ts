@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, isEncryptionKeyError, isStorageConfigError, TemporalUnavailableError, type ForkParams, type ForkResult, type OutageRetry } from '../../client';
 import { textOf } from '../../shared/anthropic';
 import { durationSchema, toMs } from '../../shared/duration';
+import { serviceContractJsonSchemas } from '../../shared/tools/service-contract';
 import { forkInputJsonSchema } from '../../shared/fork-input';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
@@ -248,6 +249,7 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
   program
     .command('schema')
     .description('the JSON Schema of forkWorkflow input (for other SDKs and `temporal workflow start`)')
-    .action(() => printJson(forkInputJsonSchema()));
+    .option('--contract', "instead: the service-tool contract (forkflow.callTool and forkflow.hook activities' input and result), for services in other languages")
+    .action((flags: { contract?: boolean }) => printJson(flags.contract ? serviceContractJsonSchemas() : forkInputJsonSchema()));
 }
 

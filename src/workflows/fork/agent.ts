@@ -38,6 +38,7 @@ import { ToolTable } from '../../shared/tools/table';
 import type { RunRef } from '../../shared/activity-io';
 import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
+import { McpState } from './mcp-state';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -52,8 +53,12 @@ export class ForkAgent {
   stopReason?: StopReason;
   /** Cache breaks on any turn (owned by cache-break.ts). */
   readonly cache = new CacheWatch();
-  /** Every tool it may call: where each runs and what it is (src/shared/tools/table.ts). */
-  readonly toolTable = new ToolTable();
+  /** Every tool it may call: where each runs and what it is (src/shared/tools/table.ts); rebuilt by {@link buildToolTable}. */
+  toolTable = new ToolTable();
+  /** Its MCP servers: records taken at start, sessions, restarts (owned by mcp-state.ts, driven by mcp-servers.ts and mcp-call.ts). */
+  readonly mcp = new McpState();
+  /** What went wrong around its tools that the model was not told (a hook that failed open, a server's list that changed): the last few, for status. */
+  readonly toolNotices: string[] = [];
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
   /** Where each of this run's turns began (owned by turn-index.ts, fed by the turn loop). */
@@ -99,6 +104,17 @@ export class ForkAgent {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
     this.warmth = new CacheWarmth(input.cacheWhileWaiting ?? 'off');
+  }
+
+  /** The tool table from its routes and its MCP servers' recorded lists (after they are opened). */
+  buildToolTable(): void {
+    this.toolTable = new ToolTable(this.input.routes ?? [], { records: this.mcp.all, overrides: (server) => this.input.mcpServers?.[server]?.traits });
+  }
+
+  /** Reports something about its tools in its status (bounded: the last TOOL_NOTICES_KEPT). */
+  notice(text: string): void {
+    this.toolNotices.push(text.length > 500 ? `${text.slice(0, 497)}...` : text);
+    if (this.toolNotices.length > TOOL_NOTICES_KEPT) this.toolNotices.shift();
   }
 
   /** Opens the conversation: the request context and the opening messages of `setup`. */
@@ -308,6 +324,7 @@ export class ForkAgent {
       ...carriedLineage(this.lineage),
       streamOffset: this.live.endOffset,
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
+      ...withMcp(this.mcp.carry()),
     };
   }
 
@@ -340,6 +357,8 @@ export class ForkAgent {
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
+    // A continue-as-new keeps its MCP sessions; a resumed agent (its sessions closed when it ended) opens them again.
+    if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
     // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
     if (!this.input.continuation?.message) this.warmth.adopt(state.warmth);
   }
@@ -412,6 +431,8 @@ export class ForkAgent {
       ...this.lineage,
       rejectedSignals: this.rejectedSignals,
       startedAt: this.startedAt,
+      ...(this.mcp.size ? { mcpServers: this.mcp.status(this.input.mcpServers) } : {}),
+      ...(this.toolNotices.length ? { toolNotices: [...this.toolNotices] } : {}),
     };
   }
 }
@@ -420,6 +441,13 @@ export class ForkAgent {
 function carriedLineage(l: ForkAgent['lineage']): Pick<CarriedState, 'lineage'> {
   const { origin: _inInput, ...rest } = l;
   return Object.keys(rest).length > 0 ? { lineage: rest } : {};
+}
+
+/** Tool notices kept for status. */
+const TOOL_NOTICES_KEPT = 20;
+
+function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
+  return mcp ? { mcp } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

@@ -39,6 +39,10 @@ import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 import { LiveStream } from './live-stream';
 import { prepareTimeTravel, recordLineage, rewindLedgerForRetry } from './time-travel';
+import { closeMcpSessions, mcpToolDefinitions, openMcpServers } from './mcp-servers';
+import { subagentStart, subagentStop } from './hooks';
+import { hooksFor } from '../../shared/tools/hooks';
+import { runTurnsUntilStopped } from './stop-hook';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -62,7 +66,7 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
   let idleLeft = agent.takeResumedIdle();
   const mayMove = idleLeft === undefined;
   for (;;) {
-    const reason = idleLeft !== undefined ? 'end_turn' : await runTurns(agent);
+    const reason = idleLeft !== undefined ? 'end_turn' : hooksFor(agent.input.hooks, 'Stop').length > 0 ? await runTurnsUntilStopped(agent) : await runTurns(agent);
     if (reason !== 'end_turn' || idleMs === 0) return reason;
     setState(agent, 'idle');
     const waitMs = idleLeft ?? idleMs;
@@ -159,9 +163,18 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   const worktree = agent.worktree;
   // A fork from a point named by `from` learns its reference here; a counterfactual one its parent's context.
   const prepared = await prepareTimeTravel(agent);
-  const setup = setUpFork(prepared.input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}, prepared.parentContext);
+  // MCP servers before the opening (their tools join a fresh agent's), after the worktree (a stdio server works in it).
+  // (Nothing is awaited without them: an agent with neither runs exactly as before.)
+  if (input.mcpServers) await openMcpServers(agent);
+  const startContext = !input.continuation && hooksFor(input.hooks, 'SubagentStart').length > 0 ? await subagentStart(agent) : undefined;
+  const setup = setUpFork(prepared.input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}, {
+    mcpTools: mcpToolDefinitions(agent.mcp.all),
+    ...(startContext ? { startContext } : {}),
+    ...(prepared.parentContext ? { parentContext: prepared.parentContext } : {}),
+  });
   agent.open(setup);
   recordLineage(agent, prepared.input, setup, carried);
+  agent.buildToolTable();
   if (input.timeout !== undefined) agent.startClock(workflowNow(), toMs(input.timeout));
   publishIdentity(agent);
   // A continue-as-new run is the same fork; a finished agent resumed by a message (or retried) runs (and ends) again.
@@ -238,6 +251,9 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason, turn: agent.cacheBreak.turn ?? 0, breaks: agent.cache.breaks });
   // The parent hears the outcome even if it continued as new since it started this child.
   await CancellationScope.nonCancellable(() => reportToParent(agent, result));
+  // Its stdio MCP servers stop with it; a service's SubagentStop hooks hear how it ended.
+  if (agent.mcp.size > 0) await CancellationScope.nonCancellable(() => closeMcpSessions(agent));
+  if (hooksFor(agent.input.hooks, 'SubagentStop').length > 0) await CancellationScope.nonCancellable(() => subagentStop(agent, status, result.text));
   // Subscribers hear the end; their waiting polls return with it instead of holding the run open.
   await CancellationScope.nonCancellable(() => agent.live.done(agent.turns, status, stopReason, result.error));
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).

@@ -26,6 +26,17 @@ import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
 import { cacheKeyComponents } from '../../shared/cache-key';
 import { changedParts, resumable, type CounterfactualPart } from '../../shared/time-travel';
+import { blocksOf } from '../../shared/anthropic';
+
+/** What an agent brings besides its input: its MCP servers' tools, and context its SubagentStart hooks add. */
+export interface SetupExtras {
+  /** Tool definitions of its MCP servers, as recorded at its start (offered when it has no parent snapshot). */
+  mcpTools?: ToolDefinition[];
+  /** Added to its opening message. */
+  startContext?: string;
+  /** The parent's request context, read beforehand for a counterfactual fork by reference. */
+  parentContext?: RequestContext;
+}
 
 export interface ForkSetup {
   /** The full context when this run holds it (inline or no parent). */
@@ -156,17 +167,41 @@ function ownContext(input: ForkInput, ref: PrefixRef, parent: RequestContext | u
 }
 
 /**
- * `worktree`: where a worktree fork works (for the notice in its opening). `parentContext`: the
- * parent's request context, read beforehand for a counterfactual fork by reference.
+ * An agent's own tools (no parent snapshot): its given or default tools, then its routes'
+ * definitions and its MCP servers' tools, each name once (the first wins). Unchanged when it
+ * has neither.
  */
-export function setUpFork(input: ForkInput, options: OpeningOptions = {}, parentContext?: RequestContext): ForkSetup {
+function ownTools(input: ForkInput, extras: SetupExtras): ToolDefinition[] {
+  const base = input.tools ?? defaultTools(input);
+  const more = [...(input.routes ?? []).flatMap((r) => r.definitions ?? []), ...(extras.mcpTools ?? [])];
+  if (more.length === 0) return base;
+  const seen = new Set(base.map((t) => t.name));
+  return [...base, ...more.filter((t) => !seen.has(t.name) && seen.add(t.name))];
+}
+
+/** The setup with `context` added to its opening's last message (its recipe dropped: the opening is no longer the recipe's). */
+function withStartContext(setup: ForkSetup, context: string | undefined): ForkSetup {
+  if (context === undefined || setup.opening.length === 0) return setup;
+  const opening = [...setup.opening];
+  const last = opening[opening.length - 1]!;
+  opening[opening.length - 1] = { ...last, content: [...blocksOf(last), { type: 'text', text: `<subagent-start-context>\n${context}\n</subagent-start-context>` }] };
+  const { recipe: _recipe, ...rest } = setup;
+  return { ...rest, opening };
+}
+
+/** `worktree`: where a worktree fork works (for the notice in its opening). */
+export function setUpFork(input: ForkInput, options: OpeningOptions = {}, extras: SetupExtras = {}): ForkSetup {
+  return withStartContext(setUp(input, options, extras), input.continuation ? undefined : extras.startContext);
+}
+
+function setUp(input: ForkInput, options: OpeningOptions, extras: SetupExtras): ForkSetup {
   if (input.continuation) return continuing(input, input.continuation);
-  if (input.parentRef) return byReference(input, input.parentRef, options, parentContext);
+  if (input.parentRef) return byReference(input, input.parentRef, options, extras.parentContext);
   const parent = input.parent;
   const counterfactual = input.counterfactual === true && parent !== undefined;
   if (!counterfactual) rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
   const maxTokens = input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens;
-  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: input.tools ?? defaultTools(input), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
+  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: ownTools(input, extras), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
   const context: RequestContext = counterfactual ? counterfactualContext(input, requestContextOf(parent, maxTokens), maxTokens) : requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
   const changed = counterfactual ? changedParts(cacheKeyComponents(parent), cacheKeyComponents(context)) : undefined;
 
