@@ -227,9 +227,10 @@ describe('hooks', () => {
     await open.cancel();
   });
 
-  test('a hook answering with input nested 5,000 deep fails closed; the agent reads why and goes on', async () => {
+  test('a hook answering with input nested past MAX_JSON_DEPTH fails closed; the agent reads why and goes on', async () => {
+    // 200 levels: past the limit, yet within what the helper's own converter sends (5,000 it refuses to encode).
     let deep: Record<string, unknown> = { order_id: 'A-1' };
-    for (let i = 0; i < 5_000; i++) deep = { nested: deep };
+    for (let i = 0; i < 200; i++) deep = { nested: deep };
     const abyssQueue = uniqueTaskQueue('abyss-policy');
     const abyss = await createToolWorker({ connection, namespace: h.env.namespace, taskQueue: abyssQueue, tools: [], hooks: [defineHook({ event: 'PreToolUse', run: () => ({ input: deep }) })] });
     const serving = abyss.run();
