@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describeSandbox, probeSandbox } from '../../src/activities/tools/sandbox';
+import { forkflowDataConverter, plaintextNotice } from '../../src/payloads/data-converter';
 import { DEFAULT_STACK_DIR, readDefaultStack, startStack, stopStack } from './stack';
 
 /** Installs bubblewrap when missing (scripts/install-bubblewrap.sh) and describes the sandbox workers here get. */
@@ -35,6 +36,9 @@ async function main(command: string): Promise<void> {
     process.stdout.write(`already running · Temporal ${running0.address} · Web UI ${running0.uiUrl}\n`);
     return;
   }
+  // The stack stores what its workers send: say so when this environment's workers would not encrypt.
+  const plaintext = plaintextNotice(forkflowDataConverter());
+  if (plaintext) process.stderr.write(`${plaintext}\n`);
   const t0 = Date.now();
   const sandbox = await sandboxLine();
   const stack = await startStack({ detached: true, log: (line) => process.stderr.write(`${line}\n`) });

@@ -10,7 +10,7 @@ import { ApplicationFailure, WorkflowNotFoundError, type DataConverter } from '@
 import { forkflowDataConverter } from '../payloads/data-converter';
 import type { MessageParam } from '../shared/anthropic';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '../shared/constants';
-import { cacheSafeParamsSchema, describeIssues, validateForkInput, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
+import { describeIssues, validateForkInput, validateSnapshot, type CacheSafeParams, type ForkInputJson } from '../shared/fork-input';
 import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
@@ -335,8 +335,8 @@ export class ForkflowClient {
    * returns the reference forks start from.
    */
   async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string } = {}): Promise<PrefixRef> {
-    const invalid = cacheSafeParamsSchema.safeParse(snapshot);
-    if (!invalid.success) throw new InvalidForkInputError(describeIssues(invalid.error).map((i) => `parent.${i}`));
+    const validated = validateSnapshot(snapshot);
+    if (!validated.ok) throw new InvalidForkInputError(validated.issues.map((i) => `parent.${i}`));
     const { requestHashes: _hashes, ...content } = snapshot;
     const workflowId = `forkflow-snapshot-${hashJson(content).slice(0, 32)}`;
     const existing = this.temporal.workflow.getHandle<(s: CacheSafeParams) => Promise<PrefixRef>>(workflowId);

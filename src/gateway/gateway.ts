@@ -9,14 +9,17 @@
  * kill, or written by the provider but still in the dead worker's socket.
  *
  * Everything else passes through untouched. A call cancelled on purpose is stopped
- * upstream (`DELETE /forkflow/v1/calls/<key>`). Errors are never kept: a retry of a failed
- * call asks the provider again, as it would without the gateway.
+ * upstream (`DELETE /forkflow/v1/calls/<key>`), when the cancel carries the proof
+ * (`forkflow-call-proof`) of an attempt that made or joined that call: the key is derived from
+ * ids that anyone who reads the workflow's history knows, the proof only that attempt's
+ * worker. Errors are never kept: a retry of a failed call asks the provider again, as it
+ * would without the gateway.
  */
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER, callKeySchema } from '../shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER, callKeySchema, callProofSchema } from '../shared/model-gateway';
 import { CallStore, type StoredCall } from './call-store';
 import type { PrivateStore } from '../shared/private-store';
 
@@ -24,7 +27,7 @@ import type { PrivateStore } from '../shared/private-store';
 const MAX_BODY_BYTES = 40 * 1024 * 1024;
 
 /** Headers that describe one hop, not the message: never forwarded in either direction. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'accept-encoding', 'content-encoding', CALL_KEY_HEADER]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'accept-encoding', 'content-encoding', CALL_KEY_HEADER, CALL_PROOF_HEADER]);
 
 export interface GatewayOptions {
   /** The provider's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
@@ -51,16 +54,22 @@ export interface GatewayCounts {
   finishedForNobody: number;
   /** Calls stopped upstream on a caller's cancel. */
   cancelled: number;
+  /** Cancels of a running call whose proof was not one of that call's attempts': nothing stopped. */
+  cancelsRefused: number;
   /** Requests without a key, passed through. */
   passedThrough: number;
 }
 
 interface RunningCall {
   requestSha256: string;
+  /** sha256 of the proofs of the attempts that made or joined it: their cancel stops it. */
+  proofs: Set<string>;
   /** Settles when the upstream exchange is over (kept or not). */
   done: Promise<void>;
   stop: () => void;
 }
+
+const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -110,7 +119,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
 }
 
 export class ModelGateway {
-  readonly counts: GatewayCounts = { forwarded: 0, replayed: 0, attached: 0, finishedForNobody: 0, cancelled: 0, passedThrough: 0 };
+  readonly counts: GatewayCounts = { forwarded: 0, replayed: 0, attached: 0, finishedForNobody: 0, cancelled: 0, cancelsRefused: 0, passedThrough: 0 };
   private readonly store: CallStore;
   private readonly running = new Map<string, RunningCall>();
   private readonly sockets = new Set<Socket>();
@@ -170,7 +179,7 @@ export class ModelGateway {
     const body = await readBody(req);
     if (body === 'too large') return sendError(res, 413, 'request_too_large', `request body over ${MAX_BODY_BYTES} bytes`);
     const path = req.url ?? '/';
-    if (req.method === 'DELETE' && path.startsWith(CANCEL_PATH_PREFIX)) return this.cancel(path.slice(CANCEL_PATH_PREFIX.length), res);
+    if (req.method === 'DELETE' && path.startsWith(CANCEL_PATH_PREFIX)) return this.cancel(path.slice(CANCEL_PATH_PREFIX.length), req.headers[CALL_PROOF_HEADER], res);
     const rawKey = req.headers[CALL_KEY_HEADER];
     if (rawKey === undefined) {
       this.counts.passedThrough++;
@@ -178,11 +187,17 @@ export class ModelGateway {
     }
     const key = callKeySchema.safeParse(rawKey);
     if (!key.success || req.method !== 'POST') return sendError(res, 400, 'invalid_request_error', `bad ${CALL_KEY_HEADER} (a POST with 64 lowercase hex digits)`);
+    const rawProof = req.headers[CALL_PROOF_HEADER];
+    const proof = rawProof === undefined ? undefined : callProofSchema.safeParse(rawProof);
+    if (proof && !proof.success) return sendError(res, 400, 'invalid_request_error', `bad ${CALL_PROOF_HEADER} (64 lowercase hex digits)`);
+    const proofDigest = proof?.success ? sha256Hex(proof.data) : undefined;
     const requestSha256 = createHash('sha256').update(body).digest('hex');
     let running = this.running.get(key.data);
     if (running && running.requestSha256 === requestSha256) {
-      // The caller's earlier attempt is still streaming upstream: wait for it, then replay.
+      // The caller's earlier attempt is still streaming upstream: wait for it, then replay. This
+      // attempt joins the call, so its cancel (its worker knows its own proof) stops it too.
       this.counts.attached++;
+      if (proofDigest) running.proofs.add(proofDigest);
       await running.done;
     }
     const kept = await this.store.get(key.data, requestSha256);
@@ -194,16 +209,26 @@ export class ModelGateway {
     // Someone else's attempt under this key with another body: let it finish for its own caller.
     if (running) await running.done;
     this.counts.forwarded++;
-    return void this.forward(req, body, res, { key: key.data, requestSha256 });
+    return void this.forward(req, body, res, { key: key.data, requestSha256, proofs: new Set(proofDigest ? [proofDigest] : []) });
   }
 
-  private cancel(rawKey: string, res: ServerResponse): void {
+  /**
+   * Stops a running call for a caller that proves it made or joined it. Without a proof: 401.
+   * With one that is not this call's (or no call runs under the key): 204 and nothing stopped,
+   * so a stranger learns nothing of which calls run.
+   */
+  private cancel(rawKey: string, rawProof: string | string[] | undefined, res: ServerResponse): void {
     const key = callKeySchema.safeParse(rawKey);
     if (!key.success) return sendError(res, 400, 'invalid_request_error', 'bad call key in the cancel path');
+    const proof = callProofSchema.safeParse(rawProof);
+    if (!proof.success) return sendError(res, 401, 'authentication_error', `a cancel needs the call's proof (${CALL_PROOF_HEADER}: 64 lowercase hex digits)`);
     const running = this.running.get(key.data);
     if (running) {
-      this.counts.cancelled++;
-      running.stop();
+      const given = Buffer.from(sha256Hex(proof.data), 'hex');
+      if ([...running.proofs].some((p) => timingSafeEqual(Buffer.from(p, 'hex'), given))) {
+        this.counts.cancelled++;
+        running.stop();
+      } else this.counts.cancelsRefused++;
     }
     res.writeHead(204).end();
   }
@@ -218,7 +243,7 @@ export class ModelGateway {
    * Sends the request upstream and streams the answer to the caller as it arrives. A keyed
    * call is seen through to its end even if the caller goes away, and kept when it is whole.
    */
-  private forward(req: IncomingMessage, body: Buffer, res: ServerResponse, keyed: { key: string; requestSha256: string } | undefined): Promise<void> {
+  private forward(req: IncomingMessage, body: Buffer, res: ServerResponse, keyed: { key: string; requestSha256: string; proofs: Set<string> } | undefined): Promise<void> {
     const target = new URL(this.upstream.toString().replace(/\/$/, '') + (req.url ?? '/'));
     const send = this.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
     let settle!: () => void;
@@ -237,7 +262,7 @@ export class ModelGateway {
       stopped = true;
       upstreamReq.destroy();
     };
-    if (keyed) this.running.set(keyed.key, { requestSha256: keyed.requestSha256, done, stop });
+    if (keyed) this.running.set(keyed.key, { requestSha256: keyed.requestSha256, proofs: keyed.proofs, done, stop });
     const finish = () => {
       if (keyed && this.running.get(keyed.key)?.done === done) this.running.delete(keyed.key);
       settle();

@@ -7,10 +7,16 @@
  *
  * The body is the proto3 JSON of `Payloads`: every bytes field is base64. /decode first
  * resolves external-storage references (stored.ts), then runs the codecs in reverse.
- * CORS answers only the origins given (the Web UI's), with the headers the UI sends; an
- * optional bearer token guards both routes. Keys never leave this process.
+ *
+ * It decrypts for whoever it answers, so it checks who asks (endpoint-guard.ts):
+ * - a token, by default: `Authorization: Bearer <token>`, or as the first path segments
+ *   `/t/<token>/…` — the form for the Web UI, which sends no header of its own to a codec
+ *   endpoint outside an OAuth login (its `passAccessToken` needs one, and HTTPS), so the UI is
+ *   given the endpoint URL with the token in it (`forkflow dev` does this);
+ * - `Host` must name this server (anti DNS rebinding);
+ * - a browser request (`Origin`) must come from an allowed origin (the Web UI's), which CORS
+ *   answers too. Keys never leave this process.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +24,7 @@ import type { DataConverter, Payload } from '@temporalio/common';
 import { z } from 'zod';
 import { plainIssues } from '../shared/plain-issues';
 import { decodeRecorded } from './stored';
+import { bearerOf, hostAllowed, hostNamesFor, tokenMatches, TOKEN_PATTERN } from './endpoint-guard';
 
 /** `forkflow codec-server`'s port, and the dev stack's when free (the Web UI is on 8233). */
 export const DEFAULT_CODEC_PORT = 8234;
@@ -36,15 +43,26 @@ export interface CodecServerOptions {
   ip?: string;
   /** Default: a free port. */
   port?: number;
-  /** Origins allowed by CORS, e.g. `http://localhost:8233` (the Web UI's); none: no CORS headers. */
+  /** Origins allowed by CORS, e.g. `http://localhost:8233` (the Web UI's); a browser request from any other is refused. */
   allowedOrigins?: string[];
-  /** When set, requests must carry `Authorization: Bearer <token>`. */
+  /** Requests must carry it (`Authorization: Bearer <token>` or a `/t/<token>` path prefix). Required unless `noAuth`. */
   token?: string;
+  /** Serve without a token: only for a machine of one user, on loopback (tests). */
+  noAuth?: boolean;
+  /** More names the server answers to in `Host` (a DNS name in front of it), besides its own addresses. */
+  allowHosts?: string[];
 }
 
 export interface CodecServer {
+  /** Its base URL (requests still need the token). */
   readonly url: string;
+  /** The URL with the token in its path, for the Web UI's codec endpoint (`url` without a token). */
+  readonly endpoint: string;
   close(): Promise<void>;
+}
+
+export class CodecServerConfigError extends Error {
+  override name = 'CodecServerConfigError';
 }
 
 class HttpError extends Error {
@@ -81,18 +99,23 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function authorized(req: IncomingMessage, token: string | undefined): boolean {
-  if (!token) return true;
-  const given = Buffer.from(req.headers.authorization ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+interface Route {
+  op: 'encode' | 'decode';
+  /** The token in the path (`/t/<token>/…`), if any. */
+  pathToken?: string;
 }
 
-/** `/encode`, `/decode`, or the same under one namespace segment; anything else is not ours. */
-function routeOf(url: string | undefined): 'encode' | 'decode' | undefined {
+/** `[/t/<token>][/<namespace>]/encode|decode`; anything else is not ours. */
+function routeOf(url: string | undefined): Route | undefined {
   const path = (url ?? '').split('?')[0]!;
-  const match = /^(?:\/[^/]+)?\/(encode|decode)\/?$/.exec(path);
-  return match ? (match[1] as 'encode' | 'decode') : undefined;
+  const match = /^(?:\/t\/([^/]+))?(?:\/[^/]+)?\/(encode|decode)\/?$/.exec(path);
+  if (!match) return undefined;
+  return { op: match[2] as Route['op'], ...(match[1] ? { pathToken: decodeURIComponent(match[1]) } : {}) };
+}
+
+function authorized(req: IncomingMessage, route: Route, o: CodecServerOptions): boolean {
+  if (o.noAuth) return true;
+  return tokenMatches(bearerOf(req), o.token!) || tokenMatches(route.pathToken, o.token!);
 }
 
 async function transform(route: 'encode' | 'decode', payloads: Payload[], dc: DataConverter): Promise<Payload[]> {
@@ -105,9 +128,12 @@ async function transform(route: 'encode' | 'decode', payloads: Payload[], dc: Da
   return decodeRecorded(payloads, dc);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, o: CodecServerOptions): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, o: CodecServerOptions, hosts: ReadonlySet<string>): Promise<void> {
+  if (!hostAllowed(req.headers.host, hosts)) throw new HttpError(421, 'this server answers only to its own address (Host header)');
   const origin = req.headers.origin;
-  if (origin && o.allowedOrigins?.includes(origin)) {
+  if (origin !== undefined) {
+    // A page of another origin is refused outright, not merely denied the answer by CORS.
+    if (!o.allowedOrigins?.includes(origin)) throw new HttpError(403, `origin ${origin.slice(0, 200)} is not allowed (--allow-origin)`);
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
     res.setHeader('Vary', 'Origin');
@@ -119,19 +145,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: CodecServerO
   }
   const route = routeOf(req.url);
   if (!route) throw new HttpError(404, 'not found: POST /encode or /decode');
-  if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed: POST /${route}`);
-  if (!authorized(req, o.token)) throw new HttpError(401, 'missing or wrong bearer token (Authorization: Bearer <token>)');
+  if (req.method !== 'POST') throw new HttpError(405, `${req.method} not allowed: POST /${route.op}`);
+  if (!authorized(req, route, o)) throw new HttpError(401, 'missing or wrong token (Authorization: Bearer <token>, or the endpoint URL with /t/<token>)');
   const parsed = codecRequestSchema.safeParse(await readBody(req));
   if (!parsed.success) throw new HttpError(400, `bad request body: ${plainIssues(parsed.error, 'body').join('; ')}`);
-  const out = await transform(route, parsed.data.payloads.map(fromJson), o.dataConverter);
+  const out = await transform(route.op, parsed.data.payloads.map(fromJson), o.dataConverter);
   res.writeHead(200, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify({ payloads: out.map(toJson) }));
 }
 
 /** Starts the codec server; resolves once it listens. */
 export async function startCodecServer(o: CodecServerOptions): Promise<CodecServer> {
+  if (!o.noAuth && !(o.token && TOKEN_PATTERN.test(o.token))) {
+    throw new CodecServerConfigError('The codec server decrypts for whoever it answers: give it a token of at least 16 URL-safe characters (FORKFLOW_CODEC_SERVER_TOKEN, or let it make one).');
+  }
+  let hosts: ReadonlySet<string> = new Set();
   const server: Server = createServer((req, res) => {
-    handle(req, res, o).catch((err: unknown) => {
+    handle(req, res, o, hosts).catch((err: unknown) => {
       // A payload that does not decrypt is the caller's input (wrong key, altered bytes): 400, not 500.
       const status = err instanceof HttpError ? err.status : 400;
       if (!res.headersSent) res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -142,8 +172,11 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
   server.listen(o.port ?? 0, ip);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   const { port } = server.address() as AddressInfo;
+  hosts = hostNamesFor(ip, port, o.allowHosts);
+  const url = `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
   return {
-    url: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`,
+    url,
+    endpoint: o.noAuth ? url : `${url}/t/${o.token!}`,
     async close() {
       server.closeAllConnections();
       server.close();

@@ -47,3 +47,12 @@ export function encodesFailures(converter: DataConverter): boolean {
 export function encrypts(converter: DataConverter): boolean {
   return (converter.payloadCodecs ?? []).some((c) => c instanceof EncryptionCodec);
 }
+
+/** What `dev`, `worker` and `stack` say at start when nothing is encrypted. */
+export const PLAINTEXT_NOTICE =
+  'Payloads are stored in plaintext: prompts, tool results and replies can be read in Temporal history (and the blob folder). Set FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE on every worker and client to encrypt them.';
+
+/** `PLAINTEXT_NOTICE` for a converter that does not encrypt, else nothing. */
+export function plaintextNotice(converter: DataConverter): string | undefined {
+  return encrypts(converter) ? undefined : PLAINTEXT_NOTICE;
+}

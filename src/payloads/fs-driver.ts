@@ -44,11 +44,29 @@ export interface FsDriverStats {
   payloadsRetrieved: number;
 }
 
+/** A blob a claim names is not in the (existing) blob folder: it was never written here. */
 export class BlobNotFoundError extends Error {
   override name = 'BlobNotFoundError';
 }
 
+/** A claim, manifest or blob that is malformed or does not match its digest: no retry will read it. */
+export class InvalidBlobError extends Error {
+  override name = 'InvalidBlobError';
+}
+
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+function manifestOf(digest: string, bytes: Uint8Array): Manifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    throw new InvalidBlobError(`payload blob ${digest} is not a manifest (not JSON)`);
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) throw new InvalidBlobError(`payload blob ${digest} is not a manifest: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
 
 export class FsStorageDriver implements StorageDriver {
   readonly name = 'forkflow-fs';
@@ -87,12 +105,12 @@ export class FsStorageDriver implements StorageDriver {
     const out: Payload[] = [];
     for (const claim of claims) {
       const parsed = claimSchema.safeParse(claim.claimData);
-      if (!parsed.success) throw new Error(`not a ${this.name} claim: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success) throw new InvalidBlobError(`not a ${this.name} claim: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       const manifestBytes = await this.get(parsed.data.manifest);
-      const manifest = manifestSchema.parse(JSON.parse(Buffer.from(manifestBytes).toString('utf8')));
+      const manifest = manifestOf(parsed.data.manifest, manifestBytes);
       const parts = await Promise.all(manifest.chunks.map((d) => this.get(d)));
       const data = Buffer.concat(parts);
-      if (data.length !== manifest.size) throw new Error(`payload ${parsed.data.manifest} has ${data.length} bytes, its manifest says ${manifest.size}`);
+      if (data.length !== manifest.size) throw new InvalidBlobError(`payload ${parsed.data.manifest} has ${data.length} bytes, its manifest says ${manifest.size}`);
       const metadata = Object.fromEntries(Object.entries(manifest.metadata).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]));
       this.stats.payloadsRetrieved++;
       out.push({ metadata, data: new Uint8Array(data.buffer, data.byteOffset, data.length) });
@@ -131,11 +149,12 @@ export class FsStorageDriver implements StorageDriver {
       bytes = await readFile(this.pathOf(digest));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new BlobNotFoundError(`payload blob ${digest} is not in ${this.dir}: every worker and client must share one blob folder (FORKFLOW_BLOB_DIR)`);
+        const noFolder = !(await stat(this.dir).catch(() => undefined));
+        throw new BlobNotFoundError(`payload blob ${digest} is not in ${this.dir}${noFolder ? ' (the folder does not exist)' : ''}: every worker and client must share one blob folder (FORKFLOW_BLOB_DIR)`);
       }
       throw err;
     }
-    if (sha256(bytes) !== digest) throw new Error(`payload blob ${digest} in ${this.dir} is corrupt (its content does not match its name)`);
+    if (sha256(bytes) !== digest) throw new InvalidBlobError(`payload blob ${digest} in ${this.dir} is corrupt (its content does not match its name)`);
     return bytes;
   }
 }

@@ -49,7 +49,7 @@ export interface ModelCallInput {
    * `max_tokens` is lowered to what was granted; a call that cannot fit fails with
    * `BudgetExhausted` (non-retryable), and the agent stops with `budget_exhausted`.
    */
-  budget?: { left: number; ledger?: { rootId: string; toolUses: number } };
+  budget?: { left: number; ledger?: { rootId: string; toolUses: number; /** The tree's capability, sent with each request. */ token?: string } };
   /**
    * The previous request's message count: the result's `request.prefixAt` then chains this
    * request's first that many messages, so the workflow can tell whether its prefix changed.

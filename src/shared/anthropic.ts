@@ -7,6 +7,7 @@
  * prefix must reach the provider exactly as the parent sent it.
  */
 import { z } from 'zod';
+import { MAX_BLOCKS, MAX_SYSTEM_BLOCKS } from './limits';
 import { schemaOnce } from './schema-once';
 
 export const cacheControlSchema = schemaOnce('anthropic#cacheControlSchema', () => z.looseObject({
@@ -14,6 +15,9 @@ export const cacheControlSchema = schemaOnce('anthropic#cacheControlSchema', () 
   ttl: z.enum(['5m', '1h']).optional(),
 }));
 export type CacheControl = z.infer<typeof cacheControlSchema>;
+
+/** A string, or a list of at most MAX_BLOCKS blocks (checked after the union, so the message names the limit). */
+const blocksWithin = (content: string | unknown[]): boolean => typeof content === 'string' || content.length <= MAX_BLOCKS;
 
 const cacheable = schemaOnce('anthropic#cacheable', () => ({ cache_control: cacheControlSchema.nullish() }));
 
@@ -30,7 +34,7 @@ export const toolUseBlockSchema = schemaOnce('anthropic#toolUseBlockSchema', () 
 export const toolResultBlockSchema = schemaOnce('anthropic#toolResultBlockSchema', () => z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema, documentBlockSchema]))]).optional(),
+  content: z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema, documentBlockSchema]))]).refine(blocksWithin, `a tool result holds at most ${MAX_BLOCKS} blocks (MAX_BLOCKS)`).optional(),
   is_error: z.boolean().optional(),
   ...cacheable,
 }));
@@ -49,7 +53,7 @@ export const contentBlockSchema = schemaOnce('anthropic#contentBlockSchema', () 
 
 export const messageParamSchema = schemaOnce('anthropic#messageParamSchema', () => z.looseObject({
   role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(contentBlockSchema)]),
+  content: z.union([z.string(), z.array(contentBlockSchema)]).refine(blocksWithin, `a message holds at most ${MAX_BLOCKS} blocks (MAX_BLOCKS)`),
 }));
 
 export const toolDefinitionSchema = schemaOnce('anthropic#toolDefinitionSchema', () => z.looseObject({
@@ -59,7 +63,7 @@ export const toolDefinitionSchema = schemaOnce('anthropic#toolDefinitionSchema',
   ...cacheable,
 }));
 
-export const systemParamSchema = schemaOnce('anthropic#systemParamSchema', () => z.union([z.string(), z.array(textBlockSchema)]));
+export const systemParamSchema = schemaOnce('anthropic#systemParamSchema', () => z.union([z.string(), z.array(textBlockSchema)]).refine((s) => typeof s === 'string' || s.length <= MAX_SYSTEM_BLOCKS, `a system prompt holds at most ${MAX_SYSTEM_BLOCKS} blocks (MAX_SYSTEM_BLOCKS)`));
 
 export const thinkingConfigSchema = schemaOnce('anthropic#thinkingConfigSchema', () => z.union([
   z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().min(1024) }),

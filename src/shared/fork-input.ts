@@ -21,7 +21,10 @@ import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './pref
 import { PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
+import { treeTokenSchema } from './tree-ledger';
+import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
 import { schemaOnce } from './schema-once';
+import { undecodableReason } from './undecodable';
 import { routesSchema } from './tools/routes';
 import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
 import { hooksSchema } from './tools/hooks';
@@ -32,11 +35,11 @@ import { hooksSchema } from './tools/hooks';
  */
 export const cacheSafeParamsSchema = schemaOnce('fork-input#cacheSafeParamsSchema', () => z.looseObject({
   system: systemParamSchema,
-  tools: z.array(toolDefinitionSchema),
+  tools: z.array(toolDefinitionSchema).max(MAX_TOOLS, `at most ${MAX_TOOLS} tools (MAX_TOOLS)`),
   model: z.string().min(1),
   thinking: thinkingConfigSchema.optional(),
   toolChoice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']) }).optional(),
-  messages: z.array(messageParamSchema),
+  messages: z.array(messageParamSchema).max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages (MAX_MESSAGES)`),
   /** The parent's `max_tokens`; not part of the cache key. */
   maxTokens: z.number().int().positive().optional(),
   /** Sampling settings older callers may carry: never sent under API 2026-10-21, never hashed. */
@@ -79,14 +82,14 @@ export type ToolFilter = z.infer<typeof toolFilterSchema>;
 
 export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.strictObject({
   /** The child directive: what this fork is to do. */
-  prompt: z.string().min(1, 'prompt (the directive) must not be empty'),
+  prompt: z.string().min(1, 'prompt (the directive) must not be empty').max(MAX_PROMPT_CHARS, tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')),
   /** The parent's cache-safe snapshot. Absent on the parent's first turn: the fork then uses its own system prompt and tools. */
   parent: cacheSafeParamsSchema.optional(),
   /** The parent's context by reference instead (zero-copy: see src/shared/prefix.ts). */
   parentRef: prefixRefSchema.optional(),
   /** Fallbacks used only when there is no parent snapshot (a fork never overrides a snapshot's model/tools/thinking). */
   system: systemParamSchema.optional(),
-  tools: z.array(toolDefinitionSchema).optional(),
+  tools: z.array(toolDefinitionSchema).max(MAX_TOOLS, `at most ${MAX_TOOLS} tools (MAX_TOOLS)`).optional(),
   model: z.string().min(1).optional(),
   thinking: thinkingConfigSchema.optional(),
   maxOutputTokens: z.number().int().min(1).max(128_000).optional(),
@@ -185,6 +188,8 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * sub-agents; sub-agents started by an older root have none.
    */
   treeLedger: z.boolean().optional(),
+  /** Set on sub-agents: their tree's capability (src/shared/tree-ledger.ts), carried on reports and ledger requests. */
+  treeToken: treeTokenSchema.optional(),
   /** A short name in its tree (SendMessage addresses agents by name or id). */
   name: z.string().min(1).max(64).optional(),
   /** How deep in its tree (the root is 0); bounded by subAgents.maxDepth. */
@@ -264,10 +269,25 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: string[
  * zod copy, so its bytes reach the provider unchanged (see src/shared/anthropic.ts).
  */
 export function validateForkInput(raw: unknown): Validated<ForkInput> {
+  // Before zod and before anything hashes it: an input its worker could not decode, or past
+  // the limits (src/shared/limits.ts), is refused whole.
+  const prompt = (raw as { prompt?: unknown } | null)?.prompt;
+  if (typeof prompt === 'string' && prompt.length > MAX_PROMPT_CHARS) return { ok: false, issues: [`prompt: ${tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')}`] };
+  const refused = undecodableReason(raw) ?? jsonLimitIssue(raw, INPUT_LIMITS, 'the forkWorkflow input');
+  if (refused) return { ok: false, issues: [`(input): ${refused}`] };
   const parsed = forkInputSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
   const parent = (raw as { parent?: CacheSafeParams }).parent;
   return { ok: true, value: { ...parsed.data, parent } };
+}
+
+/** Validates a parent snapshot (`snapshotWorkflow`'s input): the same limits first, then its schema. */
+export function validateSnapshot(raw: unknown): Validated<CacheSafeParams> {
+  const refused = undecodableReason(raw) ?? jsonLimitIssue(raw, INPUT_LIMITS, 'the snapshot');
+  if (refused) return { ok: false, issues: [`(input): ${refused}`] };
+  const parsed = cacheSafeParamsSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
+  return { ok: true, value: raw as CacheSafeParams };
 }
 
 /** JSON Schema of the workflow input, for other-language clients. */

@@ -12,7 +12,7 @@ import type { ForkStatus } from './status';
 import { childOutcomeSchema } from './carried-state';
 import type { ChildOutcome } from './tree-input';
 import type { StreamLiveAck, StreamLiveInput, StreamReadInput, StreamReadResult, StreamWatchedInput } from './stream-events';
-import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from './tree-ledger';
+import { treeTokenSchema, type AdmitRequest, type AdmitResult, type ChargeRequest, type ReserveRequest, type ReserveResult } from './tree-ledger';
 import { schemaOnce } from './schema-once';
 
 export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => z.strictObject({
@@ -23,6 +23,12 @@ export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => 
   from: z.string().min(1).max(200).optional(),
   /** Inbox priority: `now` before `next` (the default for messages) before `later` (notifications). */
   priority: z.enum(['now', 'next', 'later']).optional(),
+  /**
+   * The sender's tree (its root agent id), set by an agent's SendMessage tool: an agent refuses
+   * a message from another tree, so a model reaches only agents of its own. Operators and
+   * services leave it out and reach any agent.
+   */
+  fromTree: z.string().min(1).max(1000).optional(),
 }));
 export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 
@@ -133,8 +139,8 @@ export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approval
 export const admitAgentUpdate = defineUpdate<AdmitResult, [AdmitRequest]>('treeAdmitAgent');
 export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('treeReserveTokens');
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
-/** A sub-agent ended (sent by its parent, which sees every way a child ends). */
-export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false }]>('treeAgentEnded');
+/** A sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
+export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false; token?: string }]>('treeAgentEnded');
 
 /**
  * A sub-agent's outcome, sent by the sub-agent to its parent's workflow id as it ends. It
@@ -145,5 +151,7 @@ export const childOutcomeSignal = defineSignal<[ChildOutcomeReport]>('childOutco
 export interface ChildOutcomeReport {
   agentId: string;
   outcome: ChildOutcome;
+  /** The tree's capability (src/shared/tree-ledger.ts `treeTokenSchema`): reports without it are dropped by trees that have one. */
+  token?: string;
 }
-export const childOutcomeReportSchema = schemaOnce('messages#childOutcomeReportSchema', () => z.strictObject({ agentId: z.string().min(1).max(1000), outcome: childOutcomeSchema }));
+export const childOutcomeReportSchema = schemaOnce('messages#childOutcomeReportSchema', () => z.strictObject({ agentId: z.string().min(1).max(1000), outcome: childOutcomeSchema, token: treeTokenSchema.optional() }));

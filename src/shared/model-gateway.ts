@@ -14,9 +14,18 @@ export const CALL_KEY_HEADER = 'forkflow-call-key';
 export const REPLAYED_HEADER = 'forkflow-gateway-replayed';
 
 /**
- * `DELETE <prefix><key>`: the call was cancelled on purpose (not lost with its worker), so
- * the gateway stops it upstream instead of finishing it for a retry that will never come.
+ * `DELETE <prefix><key>` with the call's proof: the call was cancelled on purpose (not lost with
+ * its worker), so the gateway stops it upstream instead of finishing it for a retry that will
+ * never come.
  */
 export const CANCEL_PATH_PREFIX = '/forkflow/v1/calls/';
 
+/**
+ * Request header carrying the attempt's proof: 64 hex digits the attempt draws at random and
+ * sends with its keyed call. A cancel must carry the proof of an attempt that made or joined
+ * the call: the key alone is derived from ids any reader of the workflow's history sees.
+ */
+export const CALL_PROOF_HEADER = 'forkflow-call-proof';
+
 export const callKeySchema = schemaOnce('model-gateway#callKeySchema', () => z.string().regex(/^[0-9a-f]{64}$/, 'a call key is 64 lowercase hex digits (sha256)'));
+export const callProofSchema = schemaOnce('model-gateway#callProofSchema', () => z.string().regex(/^[0-9a-f]{64}$/, 'a call proof is 64 lowercase hex digits'));

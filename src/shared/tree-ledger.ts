@@ -71,9 +71,19 @@ export const treeLimitsSchema = schemaOnce('tree-ledger#treeLimitsSchema', () =>
 }));
 export type TreeLimits = z.output<typeof treeLimitsSchema>;
 
+/**
+ * A tree's capability: a random id the root draws at its start (the SDK's seeded `uuid4`) and
+ * passes down in every sub-agent's input (`treeToken`). Child reports and ledger requests carry
+ * it; the receiver drops or rejects what does not. Trees started before it existed have none
+ * and accept requests without one.
+ */
+export const treeTokenSchema = schemaOnce('tree-ledger#treeTokenSchema', () => z.string().min(16).max(200));
+
 export const treeLedgerSchema = schemaOnce('tree-ledger#treeLedgerSchema', () => z.object({
   v: z.literal(TREE_LEDGER_VERSION),
   rootId: z.string().min(1),
+  /** The tree's capability (absent in ledgers of trees started before it). */
+  token: treeTokenSchema.optional(),
   limits: treeLimitsSchema,
   spawned: count,
   /** By agent id (a plain object: it crosses continue-as-new). */
@@ -87,9 +97,26 @@ export const treeLedgerSchema = schemaOnce('tree-ledger#treeLedgerSchema', () =>
 }));
 export type TreeLedger = z.output<typeof treeLedgerSchema>;
 
-/** A new ledger holding its root. */
-export function newLedger(root: { agentId: string; model: string; budget: number }, limits: TreeLimits): TreeLedger {
-  return { v: TREE_LEDGER_VERSION, rootId: root.agentId, limits, spawned: 0, nodes: { [root.agentId]: freshNode(root.agentId, undefined, root.model, root.budget) } };
+/** A new ledger holding its root; `token`: the tree's capability, when it has one. */
+export function newLedger(root: { agentId: string; model: string; budget: number }, limits: TreeLimits, token?: string): TreeLedger {
+  return { v: TREE_LEDGER_VERSION, rootId: root.agentId, ...(token ? { token } : {}), limits, spawned: 0, nodes: { [root.agentId]: freshNode(root.agentId, undefined, root.model, root.budget) } };
+}
+
+/** Why a request is refused for its capability, if it is: a ledger with a token takes only requests that carry it. */
+export function capabilityIssue(ledger: Pick<TreeLedger, 'token' | 'rootId'>, token: string | undefined): string | undefined {
+  if (ledger.token === undefined || token === ledger.token) return undefined;
+  return `it does not carry the capability of tree ${ledger.rootId} (only the tree's own agents may send it)`;
+}
+
+/** Whether `agentId` ever ran in this tree. */
+export function isMember(ledger: TreeLedger, agentId: string): boolean {
+  return Object.hasOwn(ledger.nodes, agentId);
+}
+
+/** The ledger as results show it: without the tree's capability. */
+export function publicLedger(ledger: TreeLedger): TreeLedger {
+  const { token: _secret, ...rest } = ledger;
+  return rest;
 }
 
 function freshNode(agentId: string, parentId: string | undefined, model: string, budget: number): LedgerNode {
@@ -105,6 +132,8 @@ export const admitRequestSchema = schemaOnce('tree-ledger#admitRequestSchema', (
   kind: z.enum(['spawn', 'resume']),
   /** The budget the parent's policy would give it; the grant is at most this. */
   want: z.number().int().min(1),
+  /** The tree's capability (`treeTokenSchema`). */
+  token: treeTokenSchema.optional(),
 }));
 export type AdmitRequest = z.output<typeof admitRequestSchema>;
 export type AdmitResult = { ok: true; budget: number } | { ok: false; reason: string };
@@ -118,6 +147,8 @@ export const reserveRequestSchema = schemaOnce('tree-ledger#reserveRequestSchema
   want: z.number().int().min(1),
   /** The agent's tool calls so far (a fact recorded with its spend). */
   toolUses: z.number().int().min(0),
+  /** The tree's capability (`treeTokenSchema`). */
+  token: treeTokenSchema.optional(),
 }));
 export type ReserveRequest = z.output<typeof reserveRequestSchema>;
 /**
@@ -139,6 +170,8 @@ export const chargeRequestSchema = schemaOnce('tree-ledger#chargeRequestSchema',
    * agent already paid for, and reads it at a tenth).
    */
   keepAlive: z.number().int().min(1).optional(),
+  /** The tree's capability (`treeTokenSchema`). */
+  token: treeTokenSchema.optional(),
 }));
 export type ChargeRequest = z.output<typeof chargeRequestSchema>;
 
@@ -146,6 +179,8 @@ export const agentEndedSchema = schemaOnce('tree-ledger#agentEndedSchema', () =>
   agentId: z.string().min(1).max(1000),
   /** False: admitted, but its parent never started it (see `withdraw`). */
   started: z.literal(false).optional(),
+  /** The tree's capability (`treeTokenSchema`). */
+  token: treeTokenSchema.optional(),
 }));
 
 // ---- reading ----

@@ -13,6 +13,7 @@ import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
 import { startCodecServer, type CodecServer } from '../payloads/codec-server';
+import { newToken } from '../payloads/endpoint-guard';
 import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
 import { freePort, startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
 import { createModelClient } from '../worker/model-client';
@@ -65,7 +66,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const [server, offlineModel] = await Promise.all([
     o.existingServer
       ? Promise.resolve(attached(o.existingServer))
-      : startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.url } : {}) }),
+      : startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.endpoint } : {}) }),
     o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
@@ -114,12 +115,14 @@ function attached(existing: { address: string; namespace: string; uiUrl?: string
 
 /**
  * A codec server for the dev server's Web UI. The UI's port is fixed first, so CORS can
- * name its origins (the UI is reached as localhost or 127.0.0.1, whichever was typed).
+ * name its origins (the UI is reached as localhost or 127.0.0.1, whichever was typed). It
+ * takes a fresh token, which the UI gets inside its codec endpoint URL (`/t/<token>`): the
+ * dev server's UI sends no header of its own to a codec server (codec-server.ts says why).
  */
 async function startUiCodecServer(dataConverter: DataConverter, o: DevStackOptions): Promise<CodecServer & { uiPort: number }> {
   const ip = o.server?.ip ?? '127.0.0.1';
   const uiPort = o.server?.uiPort ?? (await freePort(ip));
   const allowedOrigins = [`http://${ip}:${uiPort}`, `http://localhost:${uiPort}`, `http://127.0.0.1:${uiPort}`];
-  const server = await startCodecServer({ dataConverter, ip: '127.0.0.1', port: o.codecServerPort, allowedOrigins });
+  const server = await startCodecServer({ dataConverter, ip: '127.0.0.1', port: o.codecServerPort, allowedOrigins, token: newToken() });
   return Object.assign(server, { uiPort });
 }

@@ -9,6 +9,7 @@
  */
 import { IllegalStateError, type LogLevel } from '@temporalio/common';
 import { DefaultLogger, Runtime, type RuntimeOptions } from '@temporalio/worker';
+import { logsNeedRedaction, RedactingLogger } from '../payloads/log-redaction';
 import { histogramBuckets } from '../shared/metrics';
 import { formatMetricsAddress, metricsUrl, parseMetricsAddress } from './metrics-endpoint';
 
@@ -17,6 +18,11 @@ export interface RuntimeSettings {
   logLevel?: LogLevel;
   /** `ip:port` to serve Prometheus metrics on; no endpoint when unset. */
   metricsAddress?: string;
+  /**
+   * Redact what log lines carry besides ids and facts (src/payloads/log-redaction.ts), the Rust
+   * core's lines included. Default: when encryption keys are set in the environment.
+   */
+  redactLogs?: boolean;
 }
 
 export interface InstalledRuntime {
@@ -39,15 +45,13 @@ export function isRuntimeInstallError(err: unknown): err is RuntimeInstallError 
 // both live in the same per-test-file module registry).
 let installed: InstalledRuntime | undefined;
 
-function runtimeOptions(logLevel: LogLevel, metricsAddress: string | undefined): RuntimeOptions {
-  const logger = new DefaultLogger(logLevel);
-  if (!metricsAddress) return { logger };
-  return {
-    logger,
-    telemetryOptions: {
-      metrics: { prometheus: { bindAddress: metricsAddress, histogramBucketOverrides: histogramBuckets() } },
-    },
-  };
+function runtimeOptions(logLevel: LogLevel, metricsAddress: string | undefined, redact: boolean): RuntimeOptions {
+  const logger = redact ? new RedactingLogger(new DefaultLogger(logLevel)) : new DefaultLogger(logLevel);
+  // Redacting: the core's lines come through the logger too, instead of straight to the console.
+  const logging = redact ? { logging: { forward: {}, filter: { core: 'WARN' as const, other: 'ERROR' as const } } } : {};
+  const metrics = metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress, histogramBucketOverrides: histogramBuckets() } } } : {};
+  if (!redact && !metricsAddress) return { logger };
+  return { logger, telemetryOptions: { ...logging, ...metrics } };
 }
 
 /**
@@ -71,7 +75,7 @@ export function installRuntime(settings: RuntimeSettings = {}): InstalledRuntime
     return installed;
   }
   try {
-    Runtime.install(runtimeOptions(settings.logLevel ?? 'WARN', wanted));
+    Runtime.install(runtimeOptions(settings.logLevel ?? 'WARN', wanted, settings.redactLogs ?? logsNeedRedaction()));
   } catch (err) {
     if (!wanted) {
       // A runtime exists already (created implicitly by a connection made earlier): its

@@ -19,6 +19,7 @@ import type { RunRef } from '../shared/activity-io';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
+import { InboundGuardWorker } from './inbound-guard-worker';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
@@ -156,7 +157,8 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
   if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
   await reportSandbox(o.sandbox);
   const mcp = mcpHostFor(o, dataConverter);
-  const worker = await Worker.create({
+  // Workflows run behind the inbound guard: an input that cannot be decoded is refused, not a wedged task.
+  const worker = await InboundGuardWorker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,

@@ -11,6 +11,7 @@ import type { temporal } from '@temporalio/proto';
 import { stripCacheControl, type MessageParam } from '../../src/shared/anthropic';
 import { canonicalJson, utf8Length } from '../../src/shared/hash';
 import { startCodecServer } from '../../src/payloads/codec-server';
+import { newToken } from '../../src/payloads/endpoint-guard';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { storageSettings } from '../../src/payloads/storage';
 import { startHarness, type Harness } from '../kit/env';
@@ -99,13 +100,13 @@ test('the codec server resolves an S3 reference from history; a claim on another
   const dataConverter = forkflowDataConverter({ env: { FORKFLOW_STORAGE: 'off' }, storage: storageSettings(storageEnv) });
   const history = await rawHistory(h.client, 's3-inline');
   const ref = payloadsOf(history.events).find(isReferencePayload)!;
-  const server = await startCodecServer({ dataConverter });
+  const server = await startCodecServer({ dataConverter, token: newToken() });
   try {
     const toJson = (p: temporal.api.common.v1.IPayload) => ({
       metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
       data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
     });
-    const res = await fetch(`${server.url}/decode`, { method: 'POST', body: JSON.stringify({ payloads: [toJson(ref)] }) });
+    const res = await fetch(`${server.endpoint}/decode`, { method: 'POST', body: JSON.stringify({ payloads: [toJson(ref)] }) });
     expect(res.status).toBe(200);
     const [decoded] = ((await res.json()) as { payloads: { data: string }[] }).payloads;
     expect(Buffer.from(decoded!.data, 'base64').length).toBeGreaterThanOrEqual(THRESHOLD);

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkResult, LineageStep } from '../../src/client';
 import { startWebView, type WebView } from '../../src/cli/web/server';
+import { newToken } from '../../src/payloads/endpoint-guard';
 import type { RequestLogEntry } from '../../src/offline';
 import { installChromium, INSTALL_TIMEOUT_MS, launchChromium } from '../kit/chromium';
 import { startHarness, type Harness } from '../kit/env';
@@ -106,12 +107,13 @@ test('a fork from a past turn of a running agent, and a fork of a fork of a fork
   expect(tree.stdout).toMatch(new RegExp(` {4}${f3}\\s+│ ${f2} at turn 1`));
 
   // …and in the web view: each fork nested under the agent it came from, saying the turn.
-  const view: WebView = await startWebView({ forkflow: h.forkflow });
+  const view: WebView = await startWebView({ forkflow: h.forkflow, token: newToken() });
   const browser = await launchChromium({ width: 1300, height: 900 });
   try {
     const page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(20_000);
-    await page.goto(view.url);
+    // Signed in by the URL that carries the token (as `forkflow serve` prints it).
+    await page.goto(view.loginUrl);
     await page.locator('#show-finished').check();
     const nested = page.locator(`li[data-agent-id="${A}"] li[data-agent-id="${f1}"] li[data-agent-id="${f2}"] li[data-agent-id="${f3}"]`);
     await nested.waitFor();

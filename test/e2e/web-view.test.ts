@@ -41,12 +41,16 @@ let serve: ChildProcess | undefined;
 /** What `forkflow serve` printed (for a failure's message). */
 let serveOut = '';
 let viewUrl: string;
+/** The URL `forkflow serve` prints to sign a browser in (it carries the token). */
+let loginUrl: string;
+/** The same token, for this process's own requests. */
+let auth: Record<string, string>;
 let rootAgent: ForkHandle | undefined;
 let browser: Browser;
 let page: Page;
 let resumeCheck: Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> | undefined;
 
-/** `forkflow serve --port 0` in its own process; resolves with the URL it prints. */
+/** `forkflow serve --port 0` in its own process; resolves with the URL it prints (and keeps the sign-in URL). */
 async function startServe(): Promise<string> {
   const env = h.env;
   const child = spawn(process.execPath, forkflowArgs(['--address', env.address, '--namespace', env.namespace, '--task-queue', h.taskQueue, 'serve', '--port', '0']), {
@@ -58,7 +62,12 @@ async function startServe(): Promise<string> {
     child.stdout.on('data', (c: Buffer) => {
       serveOut += c.toString();
       const m = /web view: (http:\/\/\S+)/.exec(serveOut);
-      if (m) resolve(m[1]!);
+      const open = /open: (http:\/\/\S+)/.exec(serveOut);
+      if (m && open) {
+        loginUrl = open[1]!;
+        auth = { Authorization: `Bearer ${new URL(loginUrl).searchParams.get('token')}` };
+        resolve(m[1]!);
+      }
     });
     child.stderr.on('data', (c: Buffer) => (serveOut += c.toString()));
     child.once('exit', (code) => reject(new Error(`forkflow serve exited early (${code}): ${serveOut}`)));
@@ -96,7 +105,9 @@ const text = async (selector: string) => (await page.locator(selector).textConte
 test('the page lists the tree with states and usage, streams the child’s text while its model call runs, and ends with its result', async () => {
   const pageErrors: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
-  await page.goto(viewUrl);
+  // Signed in by the printed URL: its token becomes a session cookie, and the page is at / .
+  await page.goto(loginUrl);
+  expect(page.url()).toBe(`${viewUrl}/`);
 
   const child = script(CHILD_DIRECTIVE, `@pace ${PACE_MS} @reply ${REPLY.replace(/\n/g, '\\n')}`);
   rootAgent = await h.forkflow.startAgent({ agentId: rootId, forkLabel: label, prompt: script('Coordinate.', agentStep({ description: 'streamer', name: 'streamer', prompt: child }), '@reply waiting', '@reply all done') });
@@ -190,7 +201,7 @@ test('the stream endpoint resumes after Last-Event-ID: a reconnect gets what fol
   expect(deltasAfter.length).toBeGreaterThan(0);
   expect(resumed.filter((e) => e.type === 'text-delta')).toEqual(deltasAfter);
   // A closed agent's stream is what its run recorded (rebuilt by replay), through `done`; then the relay ends it.
-  const closed = await fetch(`${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`);
+  const closed = await fetch(`${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`, { headers: auth });
   const closedBody = await closed.text();
   expect(closed.status).toBe(200);
   expect(closedBody.startsWith('retry: 1000\n\n')).toBe(true);
@@ -198,7 +209,7 @@ test('the stream endpoint resumes after Last-Event-ID: a reconnect gets what fol
   const recorded = [...closedBody.matchAll(/^data: (\{.*\})$/gm)].map((m) => JSON.parse(m[1]!) as Relayed).filter((e) => 'type' in e);
   expect(recorded.map((e) => e.type)).toEqual(['turn-end', 'done']);
   // An unknown agent is a 404 before any stream opens (EventSource then stops retrying).
-  const missing = await fetch(`${viewUrl}/api/stream?agent=no-such-agent-${suffix}`);
+  const missing = await fetch(`${viewUrl}/api/stream?agent=no-such-agent-${suffix}`, { headers: auth });
   expect([missing.status, await missing.json()]).toEqual([404, { error: `no agent "no-such-agent-${suffix}"` }]);
 });
 
@@ -273,11 +284,11 @@ async function checkResume(): Promise<{ first: Relayed[]; resumed: Relayed[]; af
   let cut!: (seq: number) => void;
   const cutSeq = new Promise<number>((resolve) => (cut = resolve));
   const seen: Relayed[] = [];
-  const first = readSse(url, {}, (e) => {
+  const first = readSse(url, auth, (e) => {
     seen.push(e);
     if (e.type === 'text-delta' && seen.filter((s) => s.type === 'text-delta').length === 1) cut(e.seq);
   });
   const after = await Promise.race([cutSeq, first.then(() => Promise.reject(new Error(`the stream ended after ${seen.length} events, none a text delta`)))]);
-  const resumed = readSse(url, { 'Last-Event-ID': String(after) });
+  const resumed = readSse(url, { ...auth, 'Last-Event-ID': String(after) });
   return { first: await first, resumed: await resumed, after };
 }

@@ -1,7 +1,8 @@
 /**
  * docker-compose.yml is a valid, production-like stack: `docker compose config` (the real
  * Compose v2 CLI plugin, installed by scripts/install-compose.sh) accepts it, the worker is
- * built from this repository, and ANTHROPIC_API_KEY is passed through, required.
+ * built from this repository, ANTHROPIC_API_KEY is passed through, required, and published
+ * ports listen on loopback unless FORKFLOW_BIND_ADDRESS says otherwise.
  */
 import { join } from 'node:path';
 import { run } from '../kit/processes';
@@ -12,7 +13,7 @@ const root = join(__dirname, '..', '..');
 const dockerConfig = join(root, '.tools', 'docker');
 
 interface ComposeModel {
-  services: Record<string, { image?: string; build?: { context: string }; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: unknown[] }>;
+  services: Record<string, { image?: string; build?: { context: string }; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: { host_ip?: string; published?: string | number; target: number }[] }>;
 }
 
 beforeAll(async () => {
@@ -42,4 +43,16 @@ test('without ANTHROPIC_API_KEY the stack refuses to render, saying what to set'
   const r = await compose(env);
   expect(r.status).not.toBe(0);
   expect(r.stderr).toContain('ANTHROPIC_API_KEY');
+});
+
+test('published ports listen on 127.0.0.1 unless FORKFLOW_BIND_ADDRESS names another address', async () => {
+  const { ANTHROPIC_API_KEY: _ignored, FORKFLOW_BIND_ADDRESS: _bind, ...env } = process.env;
+  const published = async (extra: NodeJS.ProcessEnv) => {
+    const r = await compose({ ...env, ANTHROPIC_API_KEY: 'sk-test', ...extra });
+    expect(r.status).toBe(0);
+    const model = JSON.parse(r.stdout) as ComposeModel;
+    return Object.entries(model.services).flatMap(([name, s]) => (s.ports ?? []).map((p) => `${name} ${p.host_ip ?? '(every interface)'}:${p.published}`)).sort();
+  };
+  expect(await published({})).toEqual(['forkflow-worker 127.0.0.1:9464', 'temporal 127.0.0.1:7233', 'temporal-ui 127.0.0.1:8080']);
+  expect(await published({ FORKFLOW_BIND_ADDRESS: '0.0.0.0' })).toEqual(['forkflow-worker 0.0.0.0:9464', 'temporal 0.0.0.0:7233', 'temporal-ui 0.0.0.0:8080']);
 });

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker } from '@temporalio/worker';
+import { InboundGuardWorker } from '../../src/worker/inbound-guard-worker';
 import { testEnv } from '../kit/env';
 import { HISTORY_FIXTURES } from '../kit/histories';
 
@@ -26,7 +26,8 @@ test('every committed history replays against the current workflow code', async 
     history: historyFromJSON(JSON.parse(readFileSync(join(HISTORY_FIXTURES, file), 'utf8'))),
   }));
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: testEnv().bundlePath } }, histories)) {
+  // The worker forkflow runs: its inbound guard decodes start inputs and signals on replay too.
+  for await (const result of InboundGuardWorker.runReplayHistories({ workflowBundle: { codePath: testEnv().bundlePath } }, histories)) {
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
   }
   expect(failures).toEqual([]);

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { createToolWorker, toolRoutes } from '../../src/worker/tools';
+import { createToolWorker, defineHook, toolRoutes } from '../../src/worker/tools';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { LEDGER, orderDeskHooks, orderDeskTools } from '../kit/service-tools';
@@ -225,5 +225,28 @@ describe('hooks', () => {
     const [ran] = toolResultsIn(await h.forkflow.transcript('svc-hook-open'));
     expect(ran).toEqual({ isError: false, text: 'order A-30: shipped, 2 items' });
     await open.cancel();
+  });
+
+  test('a hook answering with input nested past MAX_JSON_DEPTH fails closed; the agent reads why and goes on', async () => {
+    // 200 levels: past the limit, yet within what the helper's own converter sends (5,000 it refuses to encode).
+    let deep: Record<string, unknown> = { order_id: 'A-1' };
+    for (let i = 0; i < 200; i++) deep = { nested: deep };
+    const abyssQueue = uniqueTaskQueue('abyss-policy');
+    const abyss = await createToolWorker({ connection, namespace: h.env.namespace, taskQueue: abyssQueue, tools: [], hooks: [defineHook({ event: 'PreToolUse', run: () => ({ input: deep }) })] });
+    const serving = abyss.run();
+    const lookups = () => ledger().filter((l) => l.startsWith('lookup_order')).length;
+    const before = lookups();
+    try {
+      const prompt = script('Look.', toolStep('lookup_order', { order_id: 'A-31' }), '@reply looked anyway');
+      const result = await h.forkflow.fork({ agentId: 'svc-hook-abyss', prompt, routes: routes(), hooks: { PreToolUse: [{ taskQueue: abyssQueue }] } }, { mode: 'sync' });
+      expect(result).toMatchObject({ status: 'completed', text: 'looked anyway' });
+      const [refused] = toolResultsIn(await h.forkflow.transcript('svc-hook-abyss'));
+      expect(refused).toMatchObject({ isError: true, text: expect.stringContaining('nested deeper than 64 levels (MAX_JSON_DEPTH)') as string });
+      // Failed closed: the tool never ran.
+      expect(lookups()).toBe(before);
+    } finally {
+      abyss.shutdown();
+      await serving;
+    }
   });
 });

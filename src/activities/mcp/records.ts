@@ -2,10 +2,12 @@
  * A server's tool list as forkflow records it at an agent's start: the tools the config
  * selects, named for the model (`mcp__<server>__<tool>`), each with its schema and
  * annotations. A list over the limit is refused whole (never cut silently); a tool the
- * provider could not take (its schema is not an object) is left out and said so.
+ * provider could not take (its schema is not an object, or is past the JSON limits of
+ * src/shared/limits.ts) is left out and said so.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { hashJson } from '../../shared/hash';
+import { INPUT_LIMITS, jsonLimitIssue } from '../../shared/limits';
 import { MCP_DEFAULTS, mcpIncludes, mcpToolName, type McpServerConfig, type McpServerRecord, type McpToolRecord } from '../../shared/tools/mcp';
 
 /** A tool description longer than this is cut (the whole list goes into every request). */
@@ -28,6 +30,12 @@ export function recordTools(server: string, config: McpServerConfig, tools: Tool
     const schema = t.inputSchema as Record<string, unknown> | undefined;
     if (!schema || typeof schema !== 'object' || schema.type !== 'object') {
       skipped.push(`${t.name}: its input schema is not a JSON Schema object`);
+      continue;
+    }
+    // A hostile server's schema nested thousands deep would overflow every hash of the request.
+    const tooBig = jsonLimitIssue(schema, INPUT_LIMITS, 'its input schema');
+    if (tooBig) {
+      skipped.push(`${t.name}: ${tooBig}`);
       continue;
     }
     const name = mcpToolName(server, t.name);

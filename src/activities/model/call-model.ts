@@ -4,12 +4,12 @@
  * It streams (heartbeating on every event), passes the activity's AbortSignal to the
  * request, and returns the assistant message in request-param form plus usage.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
 import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/cache-break';
 import { keepAliveMaxTokens, ttlMsAt } from '../../shared/cache-warmth';
@@ -58,10 +58,13 @@ export function callKeyDigest(key: CallKey): string {
   return createHash('sha256').update(JSON.stringify([key.namespace, key.workflowId, key.runId, key.activityId, key.turn])).digest('hex');
 }
 
-/** Best effort, and short: a gateway that does not hear of the cancel finishes the call for nobody. */
-async function cancelAtGateway(gateway: string, digest: string): Promise<void> {
+/**
+ * Best effort, and short: a gateway that does not hear of the cancel finishes the call for
+ * nobody. `proof`: what this attempt sent with its call (only its worker knows it).
+ */
+async function cancelAtGateway(gateway: string, digest: string, proof: string): Promise<void> {
   try {
-    await fetch(`${gateway.replace(/\/$/, '')}${CANCEL_PATH_PREFIX}${digest}`, { method: 'DELETE', signal: AbortSignal.timeout(2_000) });
+    await fetch(`${gateway.replace(/\/$/, '')}${CANCEL_PATH_PREFIX}${digest}`, { method: 'DELETE', headers: { [CALL_PROOF_HEADER]: proof }, signal: AbortSignal.timeout(2_000) });
   } catch {
     // The gateway is away or slow: the call runs to its end upstream, unseen.
   }
@@ -144,7 +147,7 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
   if (tokens < need) throw budgetExhausted(input.turn, `this agent has ${budget.left} tokens of its budget left, and the request alone is about ${inputTokens}`);
   if (budget.ledger && deps.ledger) {
-    const req = { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses };
+    const req = { agentId: input.agentId, turn: input.turn, need, want: tokens, toolUses: budget.ledger.toolUses, ...(budget.ledger.token ? { token: budget.ledger.token } : {}) };
     // Calls in flight hold reservations of their upper bound; once charged (usually far less)
     // the rest is free again. Waiting for that is progress, not a refusal: nothing waiting holds any.
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
@@ -164,7 +167,7 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
 async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
   const ledger = input.budget?.ledger;
   if (ledger && deps.ledger) {
-    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}) });
+    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}), ...(ledger.token ? { token: ledger.token } : {}) });
   }
   return result;
 }
@@ -212,11 +215,13 @@ export function createModelActivities(deps: ModelDeps) {
         progress.phase = 'calling model';
         live?.start(body.model);
         let served: ModelCallResult;
+        // This attempt's proof of its gateway call: its cancel must carry it (the key alone is in history).
+        const proof = randomBytes(32).toString('hex');
         try {
           const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
           const options = {
             signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
-            ...(digest || body.mcp_servers ? { headers: { ...(digest ? { [CALL_KEY_HEADER]: digest } : {}), ...(body.mcp_servers ? { 'anthropic-beta': MCP_CONNECTOR_BETA } : {}) } } : {}),
+            ...(digest || body.mcp_servers ? { headers: { ...(digest ? { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } : {}), ...(body.mcp_servers ? { 'anthropic-beta': MCP_CONNECTOR_BETA } : {}) } } : {}),
           };
           const toResult = (message: Anthropic.Messages.Message): ModelCallResult => ({
             message: { role: 'assistant' as const, content: message.content.map(toParamBlock) },
@@ -265,7 +270,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
-          if (ctx.cancellationSignal.aborted && deps.gateway && key) await cancelAtGateway(deps.gateway, callKeyDigest(key));
+          if (ctx.cancellationSignal.aborted && deps.gateway && key) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
           recordModelFailure(body.model, failure);
           throw failure;

@@ -11,10 +11,11 @@ import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
 import { forkflowSettings, hostQueueOf, modelQueueSettings } from '../../worker/config';
-import { forkflowDataConverter } from '../../payloads/data-converter';
+import { forkflowDataConverter, plaintextNotice } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
 import { preferredPort } from '../../worker/dev-server';
 import { DEFAULT_CODEC_PORT } from '../../payloads/codec-server';
+import { exposureWarning, newToken, TOKEN_PATTERN } from '../../payloads/endpoint-guard';
 import { devMetricsAddress, isInvalidMetricsAddress, parseMetricsAddress } from '../../worker/metrics-endpoint';
 import { installRuntime, isRuntimeInstallError } from '../../worker/runtime';
 import { CliError, EXIT } from '../exit';
@@ -78,6 +79,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const settings = forkflowSettings();
       const dbFile = flags.inMemory ? undefined : resolve(flags.db);
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
+      const plaintext = plaintextNotice(forkflowDataConverter());
+      if (plaintext) process.stderr.write(`${plaintext}\n`);
       const stack = await withMetricsErrors(async () =>
         startDevStack({
           server: { dbFile, port: flags.port, uiPort: flags.uiPort },
@@ -142,6 +145,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const temporal = temporalSettings(globals());
       // First: a malformed key list stops the worker before it touches the server.
       const dataConverter = forkflowDataConverter();
+      const plaintext = plaintextNotice(dataConverter);
+      if (plaintext) process.stderr.write(`${plaintext}\n`);
       const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
       const logLevel = (process.env.FORKFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
       const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
@@ -181,17 +186,26 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
   program
     .command('serve')
     .description("serve the web view: running agents as a tree with live states and usage, and the selected agent's text as it streams")
-    .option('--ip <ip>', 'address to listen on', '127.0.0.1')
+    .option('--ip <ip>', 'address to listen on (beyond loopback: a loud warning)', '127.0.0.1')
     .option('--port <port>', 'port (0: a free one)', portOption, DEFAULT_WEB_PORT)
-    .action(async (flags: { ip: string; port: number }) => {
+    .option('--allow-host <name>', 'another name it answers to in the Host header, e.g. a DNS name in front of it (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .action(async (flags: { ip: string; port: number; allowHost?: string[] }) => {
+      const given = process.env.FORKFLOW_WEB_TOKEN || undefined;
+      if (given !== undefined && !TOKEN_PATTERN.test(given)) throw new CliError('FORKFLOW_WEB_TOKEN must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. `openssl rand -hex 32`).', EXIT.usage);
+      const token = given ?? newToken();
+      const warning = exposureWarning('web view', flags.ip);
+      if (warning) process.stderr.write(`${warning}\n`);
       await withClient(globals(), async (forkflow) => {
         let view: WebView;
         try {
-          view = await startWebView({ forkflow, ip: flags.ip, port: flags.port });
+          view = await startWebView({ forkflow, ip: flags.ip, port: flags.port, token, ...(flags.allowHost ? { allowHosts: flags.allowHost } : {}) });
         } catch (err) {
           throw new CliError(`Cannot listen on ${flags.ip}:${flags.port} (${(err as Error).message}): choose another --port.`, EXIT.failure);
         }
-        process.stdout.write(`web view: ${view.url} (agents of ${forkflow.temporal.options.namespace}; Ctrl-C to stop)\n`);
+        process.stdout.write(
+          `web view: ${view.url} (agents of ${forkflow.temporal.options.namespace}; Ctrl-C to stop)\n` +
+            `open: ${view.loginUrl} (signs the browser in; the token ${given ? 'is FORKFLOW_WEB_TOKEN' : 'was made for this run: set FORKFLOW_WEB_TOKEN to keep one'})\n`,
+        );
         await untilSignal();
         await view.close();
       });

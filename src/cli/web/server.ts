@@ -8,15 +8,24 @@
  *                                               each with `id: <seq>`; a reconnect resumes
  *                                               after its `Last-Event-ID`
  *
- * Read-only: GET only (and HEAD for the page's files). Every query is parsed by src/cli/web/params.ts first. On a
- * loopback address the Host header must name this server, so a page elsewhere cannot read
- * agents through DNS rebinding.
+ * Read-only: GET only (and HEAD for the page's files). Every query is parsed by src/cli/web/params.ts first.
+ *
+ * Who may look (src/payloads/endpoint-guard.ts): the endpoints answer only a holder of the
+ * server's token — as `Authorization: Bearer <token>`, or as the session cookie that
+ * `GET /?token=<token>` (the URL `forkflow serve` prints) sets and then drops from the address
+ * bar, which the page's requests and its EventSource then carry. The page's own files hold no
+ * data and are served to anyone. The Host header must name this server, so a page elsewhere
+ * cannot read agents through DNS rebinding. What an agent's content is shown at all is the
+ * agent's to say: one with skipTranscript streams no text, input, result or reply, and its
+ * status no last text (src/workflows/fork/live-stream.ts).
  */
+import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { isAgentNotFound, isTemporalUnavailable, type ForkflowClient, type ForkStatus } from '../../client';
+import { bearerOf, hostAllowed, hostNamesFor, tokenMatches, TOKEN_PATTERN } from '../../payloads/endpoint-guard';
 import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema, treeQuerySchema } from './params';
 import { staticFile, WEB_DIR } from './static';
 import { sseFrame, type StreamSource } from './sse';
@@ -36,11 +45,23 @@ export interface WebViewOptions {
   webDir?: string;
   /** How often the stream sends an SSE comment so idle connections stay open (default 15 s). */
   keepAliveMs?: number;
+  /** What a viewer must hold (a bearer token, or the cookie `/?token=` sets). Required unless `noAuth`. */
+  token?: string;
+  /** No token (tests of the page alone). */
+  noAuth?: boolean;
+  /** More names it answers to in `Host` (a DNS name in front of it), besides its own addresses. */
+  allowHosts?: string[];
 }
 
 export interface WebView {
   readonly url: string;
+  /** The URL that signs a browser in (`/?token=…`); `url` without a token. */
+  readonly loginUrl: string;
   close(): Promise<void>;
+}
+
+export class WebViewConfigError extends Error {
+  override name = 'WebViewConfigError';
 }
 
 class HttpError extends Error {
@@ -59,14 +80,16 @@ const SECURITY_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+/** The session cookie: named per port (cookies are per host, not per port), its value derived from the token. */
+const cookieName = (port: number) => `forkflow_web_${port}`;
+const sessionOf = (token: string) => createHmac('sha256', token).update('forkflow web view session v1').digest('hex');
 
-/** Host values this server answers to: on loopback, only names of itself (anti DNS rebinding). */
-export function hostAllowed(host: string | undefined, ip: string, port: number): boolean {
-  if (!LOOPBACK.test(ip)) return true;
-  if (!host) return false;
-  const names = [ip.includes(':') ? `[${ip}]` : ip, 'localhost', '127.0.0.1', '[::1]'];
-  return names.some((name) => host === `${name}:${port}`);
+function cookieOf(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -133,7 +156,9 @@ async function relay(req: IncomingMessage, res: ServerResponse, o: Required<Pick
   }
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, o: Required<Omit<WebViewOptions, 'ip' | 'port'>>, url: URL): Promise<void> {
+type Served = Required<Pick<WebViewOptions, 'forkflow' | 'stream' | 'webDir' | 'keepAliveMs'>>;
+
+async function route(req: IncomingMessage, res: ServerResponse, o: Served, url: URL): Promise<void> {
   const f = o.forkflow;
   switch (url.pathname) {
     case '/api/agents': {
@@ -169,20 +194,34 @@ function statusOf(err: unknown): number {
 /** Starts the web view; resolves once it listens. */
 export async function startWebView(opts: WebViewOptions): Promise<WebView> {
   const ip = opts.ip ?? '127.0.0.1';
-  const o = {
+  const token = opts.token;
+  if (!opts.noAuth && !(token && TOKEN_PATTERN.test(token))) {
+    throw new WebViewConfigError('The web view shows every agent it can reach: give it a token of at least 16 URL-safe characters (FORKFLOW_WEB_TOKEN, or let `forkflow serve` make one).');
+  }
+  const o: Served = {
     forkflow: opts.forkflow,
     stream: opts.stream ?? ((agentId, s) => opts.forkflow.stream(agentId, s)),
     webDir: opts.webDir ?? WEB_DIR,
     keepAliveMs: opts.keepAliveMs ?? 15_000,
-  } satisfies Required<Omit<WebViewOptions, 'ip' | 'port'>>;
+  };
   let port = 0;
+  let hosts: ReadonlySet<string> = new Set();
+  const session = token ? sessionOf(token) : '';
+  const signedIn = (req: IncomingMessage) => opts.noAuth || tokenMatches(bearerOf(req), token!) || tokenMatches(cookieOf(req, cookieName(port)), session);
   const server: Server = createServer((req, res) => {
     const handled = async () => {
-      if (!hostAllowed(req.headers.host, ip, port)) throw new HttpError(421, 'this server answers only to its own address (Host header)');
+      if (!hostAllowed(req.headers.host, hosts)) throw new HttpError(421, 'this server answers only to its own address (Host header)');
       const url = new URL(req.url ?? '/', 'http://web-view');
       // HEAD for the page's files only: an endpoint's answer is its body (a stream has no end).
       const methods = url.pathname.startsWith('/api/') ? ['GET'] : ['GET', 'HEAD'];
       if (!methods.includes(req.method ?? '')) throw new HttpError(405, `${req.method} not allowed here: the web view is read-only (${methods.join(', ')})`);
+      // Signing in: the token becomes a session cookie, and leaves the address bar and history.
+      if (url.pathname === '/' && url.searchParams.has('token') && !opts.noAuth) {
+        if ([...url.searchParams.keys()].length !== 1 || !tokenMatches(url.searchParams.get('token') ?? undefined, token!)) throw new HttpError(401, 'wrong token: open the URL `forkflow serve` printed');
+        res.writeHead(303, { ...SECURITY_HEADERS, Location: '/', 'Set-Cookie': `${cookieName(port)}=${session}; Path=/; HttpOnly; SameSite=Strict`, 'Cache-Control': 'no-store' });
+        return void res.end();
+      }
+      if (url.pathname.startsWith('/api/') && !signedIn(req)) throw new HttpError(401, 'not signed in: open the URL `forkflow serve` printed (it carries the token), or send Authorization: Bearer <token>');
       await route(req, res, o, url);
     };
     handled().catch((err: unknown) => {
@@ -193,8 +232,11 @@ export async function startWebView(opts: WebViewOptions): Promise<WebView> {
   server.listen(opts.port ?? 0, ip);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   port = (server.address() as AddressInfo).port;
+  hosts = hostNamesFor(ip, port, opts.allowHosts);
+  const url = `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
   return {
-    url: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`,
+    url,
+    loginUrl: opts.noAuth ? url : `${url}/?token=${token!}`,
     async close() {
       server.closeAllConnections();
       server.close();

@@ -401,7 +401,8 @@ export class ForkAgent {
       usage: this.usage,
       cacheHitRatio: cacheHitRatio(this.usage),
       pendingMessages: this.inbox.length,
-      lastText: this.lastText,
+      // A reply is transcript: not served under skipTranscript (the result still carries it, for the caller).
+      lastText: this.input.skipTranscript ? undefined : this.lastText,
       error: this.error,
       forkLabel: this.input.forkLabel,
       querySource: this.input.querySource,

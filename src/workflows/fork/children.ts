@@ -41,7 +41,8 @@ import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import type { ForkWorkflowFn } from './signature';
-import { childEnded } from './tree-authority';
+import { childEnded, dropSignal, treeTokenOf, withTreeToken } from './tree-authority';
+import { undecodableReason } from '../../shared/undecodable';
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
@@ -119,11 +120,21 @@ function endChild(agent: ForkAgent, agentId: string, outcome: ChildOutcome): voi
   void childEnded(agent, agentId);
 }
 
-/** Hears children report their outcome (registered with the other handlers, before any await). */
+/**
+ * Hears children report their outcome (registered with the other handlers, before any await).
+ * A report must carry the tree's capability (in trees that have one): a report from outside the
+ * tree is dropped with its reason, and the child's own report or result settles it.
+ */
 export function registerChildHandlers(agent: ForkAgent): void {
   setHandler(childOutcomeSignal, (raw: unknown) => {
+    const undecodable = undecodableReason(raw);
+    if (undecodable) return dropSignal(agent, 'childOutcome', [undecodable]);
     const parsed = childOutcomeReportSchema.safeParse(raw);
-    if (!parsed.success) return agent.rejectSignal('childOutcome', describeIssues(parsed.error));
+    if (!parsed.success) return dropSignal(agent, 'childOutcome', describeIssues(parsed.error));
+    const token = treeTokenOf(agent);
+    if (token !== undefined && parsed.data.token !== token) {
+      return dropSignal(agent, 'childOutcome', [`a report for ${parsed.data.agentId.slice(0, 200)} without the capability of tree ${agent.rootAgentId}: only the child itself reports its outcome`]);
+    }
     endChild(agent, parsed.data.agentId, parsed.data.outcome);
   });
 }
@@ -139,10 +150,16 @@ export async function reportToParent(agent: ForkAgent, result: ForkResult): Prom
   const parent = workflowInfo().parent;
   if (!parent || !agent.input.parentAgentId || !patched(CHILD_REPORTS_OUTCOME_PATCH)) return;
   try {
-    await getExternalWorkflowHandle(parent.workflowId).signal(childOutcomeSignal, { agentId: workflowInfo().workflowId, outcome: outcomeFromResult(result) });
+    await getExternalWorkflowHandle(parent.workflowId).signal(childOutcomeSignal, { agentId: workflowInfo().workflowId, outcome: outcomeFromResult(result), ...withTreeToken(agent) });
   } catch {
     // The parent closed (finished, or terminated): it no longer waits for this report.
   }
+}
+
+/** `{ treeToken }` for a child's input, in a tree that has a capability. */
+function childToken(agent: ForkAgent): { treeToken?: string } {
+  const token = treeTokenOf(agent);
+  return token ? { treeToken: token } : {};
 }
 
 export interface StartedChild {
@@ -178,7 +195,8 @@ export async function startChildAgent(
     startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
       // The agent id travels in the input too, so the child's own ids never depend on where its history runs (replay fixtures).
-      args: [agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id } } : args.input],
+      // So does the tree's capability, which its reports and ledger requests carry.
+      args: [agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id }, ...childToken(agent) } : args.input],
       taskQueue: args.taskQueue,
       // Outliving children end with the agent by its own cancellation cascade (settleChildren), not by policy.
       parentClosePolicy: outlives ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,

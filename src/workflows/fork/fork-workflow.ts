@@ -33,7 +33,8 @@ import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { deliverWakingMessages, runTurns } from './turn-loop';
 import { continueWhileIdle, newBuildIsCurrent } from './continuation';
-import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-authority';
+import { registerLedgerHandlers, renewTokenForRetry, rootLedgerFor, usesTreeLedger } from './tree-authority';
+import { publicLedger } from '../../shared/tree-ledger';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 import { LiveStream } from './live-stream';
@@ -118,7 +119,8 @@ function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostU
   return {
     treeUsage: totals.usage,
     treeCostUsd: totals.costUsd,
-    ...(agent.book ? { ledger: agent.book } : {}),
+    // Without the tree's capability: results travel further than the tree.
+    ...(agent.book ? { ledger: publicLedger(agent.book) } : {}),
     children: children.map((c) => ({
       agentId: c.agentId,
       ...(c.name ? { name: c.name } : {}),
@@ -146,7 +148,8 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
   rewindLedgerForRetry(agent);
-  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues));
+  renewTokenForRetry(agent);
+  agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues), input.skipTranscript);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);

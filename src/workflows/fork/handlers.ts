@@ -3,21 +3,25 @@
  * at start is missed. Handlers validate their input and never throw out of a signal: a bad
  * payload is recorded in `status.rejectedSignals` and the fork carries on.
  */
-import { log, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { describeIssues } from '../../shared/fork-input';
 import { sendMessageSchema, sendMessageSignal, statusQuery } from '../../shared/messages';
+import { undecodableReason } from '../../shared/undecodable';
 import { registerConversationQueries } from '../conversation-queries';
 import type { ForkAgent } from './agent';
+import { dropSignal } from './tree-authority';
 import { publishProgress } from './visibility';
 
 export function registerHandlers(agent: ForkAgent): void {
   setHandler(sendMessageSignal, (raw: unknown) => {
+    const undecodable = undecodableReason(raw);
+    if (undecodable) return dropSignal(agent, 'sendMessage', [undecodable]);
     const parsed = sendMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issues = describeIssues(parsed.error);
-      agent.rejectSignal('sendMessage', issues);
-      log.warn('sendMessage rejected', { agentId: agent.agentId, issues });
-      return;
+    if (!parsed.success) return dropSignal(agent, 'sendMessage', describeIssues(parsed.error));
+    // An agent's SendMessage names its tree: a model reaches only agents of its own tree.
+    const { fromTree } = parsed.data;
+    if (fromTree !== undefined && fromTree !== agent.rootAgentId) {
+      return dropSignal(agent, 'sendMessage', [`from ${(parsed.data.from ?? 'an agent').slice(0, 200)} of tree ${fromTree.slice(0, 200)}: agents take messages only from agents of their own tree (${agent.rootAgentId})`]);
     }
     agent.enqueueMessage(parsed.data);
     publishProgress(agent);

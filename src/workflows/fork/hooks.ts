@@ -17,6 +17,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
+import { INPUT_LIMITS, jsonLimitIssue } from '../../shared/limits';
 import { plainIssues } from '../../shared/plain-issues';
 import { HOOK_DEFAULTS, hooksFor, type HookEntry } from '../../shared/tools/hooks';
 import { SERVICE_CONTRACT_VERSION, SERVICE_HOOK_ACTIVITY, serviceHookAnswerSchema, type HookEvent, type ServiceHookAnswer, type ServiceHookCall } from '../../shared/tools/service-contract';
@@ -45,6 +46,9 @@ async function callHook(agent: ForkAgent, hook: HookEntry, call: HookFields): Pr
       { taskQueue: hook.taskQueue, scheduleToStartTimeout: scheduleToStartMs, startToCloseTimeout: timeoutMs, summary: `${call.event} hook${call.tool ? ` · ${call.tool}` : ''} · on ${hook.taskQueue}` },
       [input],
     );
+    // A rewritten input nested past the limits would overflow the model call's hashing.
+    const tooBig = jsonLimitIssue(raw, INPUT_LIMITS, 'its answer');
+    if (tooBig) return { ok: false, error: tooBig };
     const parsed = serviceHookAnswerSchema.safeParse(raw ?? {});
     if (!parsed.success) return { ok: false, error: `its answer is not a hook answer (${plainIssues(parsed.error, 'answer').join('; ')})` };
     return { ok: true, answer: parsed.data };

@@ -100,6 +100,12 @@ export class LiveStream {
     polledAt?: number,
     /** Where a malformed publish signal is reported (status.rejectedSignals). */
     private readonly onRejected: (signal: string, issues: string[]) => void = () => undefined,
+    /**
+     * The agent's content is not served (skipTranscript): its events say what happened (a tool
+     * was called, a result came, a turn ended) and how long, but carry no text, input or
+     * reply, and no live deltas are kept. Whoever may not read the transcript reads none of it here.
+     */
+    private readonly contentHidden = false,
   ) {
     this.readUpTo = baseOffset;
     // A subscriber of the previous run re-polls this one: it counts as live here too.
@@ -156,7 +162,7 @@ export class LiveStream {
    * everything; here only that they are this agent's live kind, of the call they claim).
    */
   private keepLive(input: StreamLiveInput): StreamLiveAck {
-    if (!this.enabled) return { kept: 0, readUpTo: this.readUpToSeq };
+    if (!this.enabled || this.contentHidden) return { kept: 0, readUpTo: this.readUpToSeq };
     const logEnd = this.endOffset;
     let kept = 0;
     let lastSeq: number | undefined;
@@ -277,7 +283,7 @@ export class LiveStream {
 
   private publish(body: Body, always = false): void {
     if (!this.enabled && !always) return;
-    this.topic.publish({ v: 1, agentId: this.agentId, ...body });
+    this.topic.publish({ v: 1, agentId: this.agentId, ...(this.contentHidden ? withoutContent(body) : body) });
   }
 
   toolUse(turn: number, use: { id: string; name: string; input: unknown }): void {
@@ -308,5 +314,28 @@ export class LiveStream {
   async detach(): Promise<void> {
     await this.linger();
     this.stream.detachPollers();
+  }
+}
+
+/** An event with its content taken out (skipTranscript): the facts stay, the words go. */
+function withoutContent(body: Body): Body {
+  switch (body.type) {
+    case 'tool-use':
+      return { ...body, input: null };
+    case 'tool-result':
+    case 'message': {
+      const { summary: _summary, ...rest } = body as Body & { summary?: string };
+      return { ...rest, preview: '' } as Body;
+    }
+    case 'turn-end': {
+      const { text: _text, textChars: _chars, ...rest } = body;
+      return rest;
+    }
+    case 'done': {
+      const { error: _error, ...rest } = body;
+      return rest;
+    }
+    default:
+      return body;
   }
 }

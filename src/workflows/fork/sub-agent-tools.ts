@@ -4,10 +4,11 @@
  * TaskOutput and TaskStop. Every limit and refusal is an `is_error` result the model can act
  * on; nothing here throws for something the model did.
  */
-import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { agentToolInput, sendMessageToolInput, taskOutputToolInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
+import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
 import { forkRecursionGuard } from '../../shared/recursion';
 import type { SubAgentsConfig } from '../../shared/tree-input';
@@ -32,6 +33,9 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   if (why) return errorResult(use.id, why);
   return launchChild(agent, config, { id, use, input, launch, background: config.forkGate || input.run_in_background === true });
 }
+
+/** Before this patch a tree's root signalled whatever id its model named (histories then hold that signal). */
+export const TREE_BOUNDARY_PATCH = 'forkflow-tree-boundary-1';
 
 async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig | undefined): Promise<ToolResultBlock> {
   const parsed = sendMessageToolInput.safeParse(use.input);
@@ -69,12 +73,19 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
     return jsonResult(use.id, { status: 'resumed', agentId: child.agentId, note: 'It continues from its own history with your message; its report arrives as a task notification.' });
   }
   const target = child?.agentId ?? to;
+  // A tree is a boundary: its root, which keeps the ledger, knows every agent of it and refuses
+  // others here; every receiver also drops a message naming another tree (handlers.ts).
+  if (!child && agent.book && !isMember(agent.book, target) && patched(TREE_BOUNDARY_PATCH)) {
+    return errorResult(use.id, `No running agent "${to}" in this agent tree: messages reach only agents of your own tree. Address a sub-agent by the name you gave it or by its agent id.`);
+  }
   try {
-    await getExternalWorkflowHandle(target).signal(sendMessageSignal, payload);
+    await getExternalWorkflowHandle(target).signal(sendMessageSignal, { ...payload, fromTree: agent.rootAgentId });
   } catch {
     return errorResult(use.id, `No running agent "${to}". Address a sub-agent by the name you gave it or by its agent id.`);
   }
-  return jsonResult(use.id, { status: 'queued', agentId: target, note: 'It reads your message at its next turn boundary.' });
+  // Only the root knows its whole tree: elsewhere, an agent that is not one's own child is told the rule.
+  const note = child ? 'It reads your message at its next turn boundary.' : 'It reads your message at its next turn boundary if it is an agent of your tree; agents of other trees drop it.';
+  return jsonResult(use.id, { status: 'queued', agentId: target, note });
 }
 
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {

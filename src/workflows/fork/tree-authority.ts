@@ -9,13 +9,15 @@
  * Runs recorded before the ledger existed replay without it: the choice is made once per run
  * with `patched(TREE_LEDGER_PATCH)`, before any command it changes.
  */
-import { CancellationScope, getExternalWorkflowHandle, patched, setHandler } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
 import { describeIssues } from '../../shared/fork-input';
 import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate } from '../../shared/messages';
+import { undecodableReason } from '../../shared/undecodable';
 import {
   admit,
   admitRequestSchema,
   agentEndedSchema,
+  capabilityIssue,
   charge,
   chargeRequestSchema,
   ended,
@@ -34,6 +36,13 @@ export const TREE_LEDGER_PATCH = 'forkflow-tree-ledger-1';
 /** Runs recorded before an unstarted child was taken back from the ledger replay without it. */
 export const WITHDRAW_PATCH = 'forkflow-tree-withdraw-1';
 
+/**
+ * Before this patch a tree had no capability: its root accepted child reports and ledger
+ * requests from anyone. With it, a new root draws one (`uuid4`, seeded by the SDK: the same on
+ * replay) and every request must carry it. Decided once per tree, when its ledger is made.
+ */
+export const TREE_TOKEN_PATCH = 'forkflow-tree-capability-1';
+
 /** Whether this run takes part in a tree ledger: decided once, at its start. */
 export function usesTreeLedger(agent: ForkAgent): boolean {
   const input = agent.input;
@@ -42,17 +51,58 @@ export function usesTreeLedger(agent: ForkAgent): boolean {
   return wants && patched(TREE_LEDGER_PATCH);
 }
 
-/** The root's new ledger (a continuing run adopts the carried one instead). */
+/** The root's new ledger (a continuing run adopts the carried one instead), with the tree's capability under the patch. */
 export function rootLedgerFor(agent: ForkAgent): TreeLedger {
   const config = agent.input.subAgents;
   return newLedger(
     { agentId: agent.agentId, model: agent.model, budget: agent.input.budget.maxTokens },
     { maxTreeRunning: config?.maxTreeRunning ?? 8, maxTreeSpawns: config?.maxTreeSpawns ?? 200 },
+    patched(TREE_TOKEN_PATCH) ? uuid4() : undefined,
   );
+}
+
+/**
+ * A retried root (src/client/retry.ts) takes its ledger over from its result, which never shows
+ * the capability: it draws a new one (its earlier run's children ended with that run). Called
+ * once, at the start of such a run; a retry of a root recorded before capabilities stays without.
+ */
+export function renewTokenForRetry(agent: ForkAgent): void {
+  const book = agent.book;
+  if (!agent.input.retry || !book || book.token || book.rootId !== agent.agentId) return;
+  if (patched(TREE_TOKEN_PATCH)) book.token = uuid4();
+}
+
+/**
+ * The capability of this agent's tree: the root's (in its ledger), or the one its parent passed
+ * down (`treeToken`). Undefined in trees started before capabilities.
+ */
+export function treeTokenOf(agent: ForkAgent): string | undefined {
+  return agent.book ? agent.book.token : agent.input.treeToken;
+}
+
+/** `{ token }` for a request of this agent's tree, or nothing in a tree without one. */
+export function withTreeToken(agent: ForkAgent): { token?: string } {
+  const token = treeTokenOf(agent);
+  return token ? { token } : {};
 }
 
 function rejectWith(issues: string[]): never {
   throw new Error(`Invalid tree ledger request: ${issues.join('; ')}`);
+}
+
+/** A validator: the request parses, and carries the tree's capability. */
+function validatorOf(agent: ForkAgent, schema: { safeParse(raw: unknown): { success: true; data: { token?: string } } | { success: false; error: Parameters<typeof describeIssues>[0] } }, name: string) {
+  return (raw: unknown): void => {
+    const undecodable = undecodableReason(raw);
+    if (undecodable) rejectWith([undecodable]);
+    const p = schema.safeParse(raw);
+    if (!p.success) rejectWith(describeIssues(p.error));
+    const refused = capabilityIssue(agent.book!, p.data.token);
+    if (refused) {
+      log.warn(`${name} refused`, { agentId: agent.agentId, reason: refused });
+      rejectWith([refused]);
+    }
+  };
 }
 
 /**
@@ -61,36 +111,31 @@ function rejectWith(issues: string[]): never {
  */
 export function registerLedgerHandlers(agent: ForkAgent): void {
   const book = () => agent.book!;
-  setHandler(admitAgentUpdate, (req) => admit(book(), req), {
-    validator: (raw: unknown) => {
-      const p = admitRequestSchema.safeParse(raw);
-      if (!p.success) rejectWith(describeIssues(p.error));
-    },
-  });
-  setHandler(reserveTokensUpdate, (req) => reserve(book(), req), {
-    validator: (raw: unknown) => {
-      const p = reserveRequestSchema.safeParse(raw);
-      if (!p.success) rejectWith(describeIssues(p.error));
-    },
-  });
-  setHandler(chargeTokensUpdate, (req) => charge(book(), req), {
-    validator: (raw: unknown) => {
-      const p = chargeRequestSchema.safeParse(raw);
-      if (!p.success) rejectWith(describeIssues(p.error));
-    },
-  });
+  setHandler(admitAgentUpdate, (req) => admit(book(), req), { validator: validatorOf(agent, admitRequestSchema, 'treeAdmitAgent') });
+  setHandler(reserveTokensUpdate, (req) => reserve(book(), req), { validator: validatorOf(agent, reserveRequestSchema, 'treeReserveTokens') });
+  setHandler(chargeTokensUpdate, (req) => charge(book(), req), { validator: validatorOf(agent, chargeRequestSchema, 'treeChargeTokens') });
   setHandler(agentEndedSignal, (raw: unknown) => {
+    const undecodable = undecodableReason(raw);
+    if (undecodable) return dropSignal(agent, 'treeAgentEnded', [undecodable]);
     const p = agentEndedSchema.safeParse(raw);
-    if (!p.success) return agent.rejectSignal('treeAgentEnded', describeIssues(p.error));
+    if (!p.success) return dropSignal(agent, 'treeAgentEnded', describeIssues(p.error));
+    const refused = capabilityIssue(book(), p.data.token);
+    if (refused) return dropSignal(agent, 'treeAgentEnded', [refused]);
     if (p.data.started === false) withdraw(book(), p.data.agentId);
     else ended(book(), p.data.agentId);
   });
 }
 
+/** A signal dropped: recorded in `status.rejectedSignals` and logged with its reason. */
+export function dropSignal(agent: ForkAgent, signal: string, issues: string[]): void {
+  agent.rejectSignal(signal, issues);
+  log.warn(`${signal} dropped`, { agentId: agent.agentId, issues });
+}
+
 /** Asks the root to admit a child: locally at the root, by activity elsewhere. */
 export async function admitChild(agent: ForkAgent, req: AdmitRequest): Promise<AdmitResult> {
   if (agent.book) return admit(agent.book, req);
-  return tree.admitAgent.executeWithOptions({ summary: `admit ${req.agentId} at the tree's root` }, [{ rootId: agent.rootAgentId, request: req }]);
+  return tree.admitAgent.executeWithOptions({ summary: `admit ${req.agentId} at the tree's root` }, [{ rootId: agent.rootAgentId, request: { ...req, ...withTreeToken(agent) } }]);
 }
 
 /** Tells the root a child ended (it stops counting as running). Never fails the caller. */
@@ -98,7 +143,7 @@ export async function childEnded(agent: ForkAgent, agentId: string): Promise<voi
   if (!agent.inTreeLedger) return;
   if (agent.book) return ended(agent.book, agentId);
   try {
-    await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId });
+    await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId, ...withTreeToken(agent) });
   } catch {
     // The root is gone: so is the tree's count of running agents.
   }
@@ -113,7 +158,7 @@ export async function withdrawChild(agent: ForkAgent, agentId: string): Promise<
   if (agent.book) return withdraw(agent.book, agentId);
   await CancellationScope.nonCancellable(async () => {
     try {
-      await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId, started: false });
+      await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId, started: false, ...withTreeToken(agent) });
     } catch {
       // The root is gone, and its ledger with it.
     }

@@ -10,6 +10,7 @@ import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
 import { model, modelQueueOf } from '../activities';
 import type { ForkAgent } from './agent';
+import { withTreeToken } from './tree-authority';
 import { budgetExhausted, remainingTokens } from '../../shared/budget';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import { workflowNow } from '../clock';
@@ -73,7 +74,7 @@ function isBudgetRefusal(err: unknown): boolean {
 /** In a tree with a ledger: what the call may charge of this agent's own budget, and where to reserve the rest. */
 function budgetOf(agent: ForkAgent): ModelCallInput['budget'] {
   if (!agent.inTreeLedger) return undefined;
-  return { left: remainingTokens(agent.budgetUsage, agent.input.budget), ledger: { rootId: agent.rootAgentId, toolUses: agent.toolUses } };
+  return { left: remainingTokens(agent.budgetUsage, agent.input.budget), ledger: { rootId: agent.rootAgentId, toolUses: agent.toolUses, ...withTreeToken(agent) } };
 }
 
 /** One model call; `undefined` when the budget (the agent's or its tree's) cannot pay for it. */

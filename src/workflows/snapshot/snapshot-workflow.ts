@@ -6,7 +6,7 @@
  * namespace's retention ends.
  */
 import { FAILURE, invalid } from '../../shared/failures';
-import { cacheSafeParamsSchema, describeIssues, type CacheSafeParams } from '../../shared/fork-input';
+import { validateSnapshot, type CacheSafeParams } from '../../shared/fork-input';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { PrefixRef } from '../../shared/prefix';
 import { snapshotContext } from '../../shared/snapshot';
@@ -14,9 +14,9 @@ import { contextSummaryOf, prefixRefOf, registerConversationQueries, type Conver
 
 // eslint-disable-next-line @typescript-eslint/require-await -- a workflow function is async by contract; this one has nothing to wait for
 export async function snapshotWorkflow(raw: CacheSafeParams): Promise<PrefixRef> {
-  const parsed = cacheSafeParamsSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw invalid(FAILURE.invalidSnapshot, 'Invalid snapshot', describeIssues(parsed.error));
+  const validated = validateSnapshot(raw);
+  if (!validated.ok) {
+    throw invalid(FAILURE.invalidSnapshot, 'Invalid snapshot', validated.issues);
   }
   // The caller's own objects, not zod's copy: their bytes are the cached prefix.
   const snapshot = raw;

@@ -1,7 +1,8 @@
 /**
  * The web view's input checks (src/cli/web): every query parameter parsed by zod before the
  * server reads it, the resume point from Last-Event-ID, static files from a fixed table
- * (no path reaches another file), read-only methods, and the Host check that keeps a page
+ * (no path reaches another file), read-only methods, the token every endpoint wants (and
+ * the sign-in that turns it into a session cookie), and the Host check that keeps a page
  * on another origin from reading agents through DNS rebinding. Over real HTTP; the client
  * behind the server points at a closed port and is never reached, because every request
  * here is refused before the server asks Temporal anything.
@@ -10,7 +11,8 @@ import { request } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../../src/client';
 import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema } from '../../../src/cli/web/params';
-import { hostAllowed, startWebView, type WebView } from '../../../src/cli/web/server';
+import { startWebView, WebViewConfigError, type WebView } from '../../../src/cli/web/server';
+import { hostAllowed, hostNamesFor } from '../../../src/payloads/endpoint-guard';
 
 const q = (s: string) => new URLSearchParams(s);
 
@@ -61,16 +63,25 @@ describe('query parameters', () => {
     }
   });
 
-  test('Host: on loopback only the server’s own names; any Host on another interface', () => {
-    expect(hostAllowed('127.0.0.1:8235', '127.0.0.1', 8235)).toBe(true);
-    expect(hostAllowed('localhost:8235', '127.0.0.1', 8235)).toBe(true);
-    expect(hostAllowed('[::1]:8235', '::1', 8235)).toBe(true);
-    expect(hostAllowed('localhost:8236', '127.0.0.1', 8235)).toBe(false);
-    expect(hostAllowed('attacker.example:8235', '127.0.0.1', 8235)).toBe(false);
-    expect(hostAllowed(undefined, '127.0.0.1', 8235)).toBe(false);
-    expect(hostAllowed('ops.internal:8235', '0.0.0.0', 8235)).toBe(true);
+  test('Host: only the server’s own names, on loopback and beyond; names an operator adds', () => {
+    const loopback = hostNamesFor('127.0.0.1', 8235);
+    expect(hostAllowed('127.0.0.1:8235', loopback)).toBe(true);
+    expect(hostAllowed('LOCALHOST:8235', loopback)).toBe(true);
+    expect(hostAllowed('[::1]:8235', hostNamesFor('::1', 8235))).toBe(true);
+    expect(hostAllowed('localhost:8236', loopback)).toBe(false);
+    expect(hostAllowed('attacker.example:8235', loopback)).toBe(false);
+    expect(hostAllowed(undefined, loopback)).toBe(false);
+    // Every interface: this machine's addresses, not any name a page rebinds to them.
+    const everywhere = hostNamesFor('0.0.0.0', 8235);
+    expect(hostAllowed('127.0.0.1:8235', everywhere)).toBe(true);
+    expect(hostAllowed('ops.internal:8235', everywhere)).toBe(false);
+    expect(hostAllowed('ops.internal:8235', hostNamesFor('0.0.0.0', 8235, ['ops.internal']))).toBe(true);
+    expect(hostAllowed('ops.internal', hostNamesFor('0.0.0.0', 8235, ['ops.internal']))).toBe(false);
   });
 });
+
+const TOKEN = 'web-view-test-token-0123456789';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 describe('the server refuses bad requests before asking Temporal', () => {
   let connection: Connection;
@@ -79,7 +90,7 @@ describe('the server refuses bad requests before asking Temporal', () => {
   beforeAll(async () => {
     // Nothing listens on port 1: a request that got past validation would fail, not pass.
     connection = Connection.lazy({ address: '127.0.0.1:1' });
-    view = await startWebView({ forkflow: new ForkflowClient(new Client({ connection }), { outage: { deadlineMs: 0 } }) });
+    view = await startWebView({ forkflow: new ForkflowClient(new Client({ connection }), { outage: { deadlineMs: 0 } }), token: TOKEN });
     port = Number(new URL(view.url).port);
   });
   afterAll(async () => {
@@ -120,6 +131,33 @@ describe('the server refuses bad requests before asking Temporal', () => {
     expect((await get('/?agent=x')).status).toBe(400);
   });
 
+  test('every endpoint wants the token: none, a wrong one or a forged cookie is 401; the page itself holds no data', async () => {
+    for (const headers of [{}, { authorization: 'Bearer not-the-token-at-all' }, { cookie: `forkflow_web_${port}=${'0'.repeat(64)}` }, { cookie: `forkflow_web_${port}=${TOKEN}` }] as Record<string, string>[]) {
+      for (const path of ['/api/agents', '/api/status?agent=a', '/api/tree?root=a', '/api/stream?agent=a']) {
+        const res = await get(path, { headers });
+        expect([path, res.status]).toEqual([path, 401]);
+        expect((JSON.parse(res.body) as { error: string }).error).toMatch(/not signed in/);
+      }
+    }
+    expect((await get('/')).status).toBe(200);
+    await expect(startWebView({ forkflow: new ForkflowClient(new Client({ connection })) })).rejects.toThrow(WebViewConfigError);
+  });
+
+  test('signing in: the right token sets a session cookie and leaves the URL; a wrong one does not', async () => {
+    expect((await get('/?token=wrong-wrong-wrong-wrong')).status).toBe(401);
+    expect(view.loginUrl).toBe(`${view.url}/?token=${TOKEN}`);
+    const signIn = await get(`/?token=${TOKEN}`);
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.location).toBe('/');
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    expect(cookie).toMatch(new RegExp(`^forkflow_web_${port}=[0-9a-f]{64}$`));
+    expect(cookie).not.toContain(TOKEN);
+    expect(String(signIn.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
+    // Past the sign-in check: validation answers (the client behind it is never reached).
+    const res = await get('/api/agents?scope=everything', { headers: { cookie } });
+    expect([res.status, JSON.parse(res.body)]).toEqual([400, { error: 'scope: must be one of "running", "all"' }]);
+  });
+
   test('read-only: GET, and HEAD for the page’s files', async () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD']) expect((await get('/api/agents', { method })).status).toBe(405);
     expect((await get('/', { method: 'POST' })).status).toBe(405);
@@ -127,8 +165,8 @@ describe('the server refuses bad requests before asking Temporal', () => {
     expect([head.status, head.body]).toEqual([200, '']);
   });
 
-  test('a Host that is not this server is refused (DNS rebinding)', async () => {
-    const res = await get('/api/agents', { headers: { host: `attacker.example:${port}` } });
+  test('a Host that is not this server is refused (DNS rebinding), token or not', async () => {
+    const res = await get('/api/agents', { headers: { host: `attacker.example:${port}`, ...AUTH } });
     expect(res.status).toBe(421);
     expect((await get('/', { headers: { host: `localhost:${port}` } })).status).toBe(200);
   });
@@ -145,14 +183,14 @@ describe('the server refuses bad requests before asking Temporal', () => {
     ['/api/stream?agent=%0D%0Aid%3A%209', 'agent: must be printable, without quotes or backslashes'],
     ['/api/stream?agent=a&fromSeq=-3', 'fromSeq: must be a whole number from 0'],
   ])('%s → 400 %s', async (path, error) => {
-    const res = await get(path);
+    const res = await get(path, { headers: AUTH });
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(res.body)).toEqual({ error });
   });
 
   test('a stream whose Last-Event-ID is not a seq is refused, not replayed from the start', async () => {
-    const res = await get('/api/stream?agent=a', { headers: { 'last-event-id': 'abc' } });
+    const res = await get('/api/stream?agent=a', { headers: { 'last-event-id': 'abc', ...AUTH } });
     expect([res.status, JSON.parse(res.body)]).toEqual([400, { error: 'Last-Event-ID: must be the whole-number seq of an event' }]);
   });
 });

@@ -2,7 +2,8 @@
  * The model gateway between the real SDK and the offline model, both over HTTP: a keyed
  * call whose caller goes away is finished upstream and replayed to the retry, byte for byte
  * and without a second request to the model; a retry that arrives while the first attempt
- * is still running waits for it; a cancel stops the call upstream; errors, other bodies and
+ * is still running waits for it; a cancel stops the call upstream only with the proof of an
+ * attempt that made or joined the call (the key alone is refused); errors, other bodies and
  * calls without a key are never replayed.
  */
 import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelGateway, isWholeResponse } from '../../../src/gateway/gateway';
 import { CallStore } from '../../../src/gateway/call-store';
-import { CALL_KEY_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER } from '../../../src/shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER } from '../../../src/shared/model-gateway';
 import { startOfflineModel, type OfflineModel } from '../../../src/offline';
 import { waitFor } from '../../kit/wait';
 import { CancelledFailure } from '@temporalio/common';
@@ -35,12 +36,13 @@ afterEach(async () => {
 });
 
 const key = (n: number) => n.toString(16).padStart(64, '0');
+const proof = (n: number) => (n + 0xabc).toString(16).padStart(64, 'f');
 const request = (script: string): Anthropic.Messages.MessageStreamParams => ({ model: 'claude-sonnet-4-6', max_tokens: 256, messages: [{ role: 'user', content: script }] });
 const messagesTo = () => model.log.entries().filter((e) => e.path === '/v1/messages');
 
-/** Streams a call with the key; resolves with its message and whether the gateway replayed it. */
-async function call(body: Anthropic.Messages.MessageStreamParams, k: string | undefined, signal?: AbortSignal) {
-  const stream = client.messages.stream(body, { signal, ...(k ? { headers: { [CALL_KEY_HEADER]: k } } : {}) });
+/** Streams a call with the key (and a proof); resolves with its message and whether the gateway replayed it. */
+async function call(body: Anthropic.Messages.MessageStreamParams, k: string | undefined, signal?: AbortSignal, proof?: string) {
+  const stream = client.messages.stream(body, { signal, ...(k ? { headers: { [CALL_KEY_HEADER]: k, ...(proof ? { [CALL_PROOF_HEADER]: proof } : {}) } } : {}) });
   const message = await stream.finalMessage();
   const { response } = await stream.withResponse();
   return { message, requestId: stream.request_id, replayed: response.headers.get(REPLAYED_HEADER) === '1' };
@@ -79,17 +81,43 @@ test('a retry that arrives while the first attempt is still streaming waits for 
   expect(messagesTo()).toHaveLength(1);
 });
 
-test('a cancelled call is stopped upstream, not finished for a retry', async () => {
+const cancel = (k: string, proof?: string) => fetch(`${gateway.url}${CANCEL_PATH_PREFIX}${k}`, { method: 'DELETE', headers: proof ? { [CALL_PROOF_HEADER]: proof } : {} });
+
+test('a cancelled call is stopped upstream, not finished for a retry: with its attempt’s proof only', async () => {
   const body = request('Work.\n@sleep 5000 @reply never kept');
   const abort = new AbortController();
-  const attempt = call(body, key(3), abort.signal).catch((err: unknown) => err);
+  const attempt = call(body, key(3), abort.signal, proof(1)).catch((err: unknown) => err);
   await model.log.waitFor((e) => e.path === '/v1/messages' && e.outcome === 'pending');
   abort.abort();
   await attempt;
-  const res = await fetch(`${gateway.url}${CANCEL_PATH_PREFIX}${key(3)}`, { method: 'DELETE' });
-  expect(res.status).toBe(204);
+  // A stranger knows the key (it is derived from ids in the workflow's history), not the proof.
+  expect((await cancel(key(3))).status).toBe(401);
+  expect((await cancel(key(3), proof(2))).status).toBe(204);
+  expect(gateway.counts).toMatchObject({ cancelled: 0, cancelsRefused: 1 });
+  expect(messagesTo()[0]!.outcome).toBe('pending');
+  expect((await cancel(key(3), proof(1))).status).toBe(204);
   await model.log.waitFor((e) => e.path === '/v1/messages' && e.outcome === 'aborted');
   expect(gateway.counts.cancelled).toBe(1);
+  // The proof is the gateway's business: it is not sent on to the provider.
+  expect(messagesTo()[0]!.headers[CALL_PROOF_HEADER]).toBeUndefined();
+});
+
+test('a retry that joined a running call may cancel it with its own proof', async () => {
+  const body = request('Work.\n@sleep 5000 @reply never kept');
+  const first = new AbortController();
+  const attempt = call(body, key(9), first.signal, proof(1)).catch((err: unknown) => err);
+  await model.log.waitFor((e) => e.path === '/v1/messages' && e.outcome === 'pending');
+  first.abort();
+  await attempt;
+  // The retry (another worker, another proof) joins the call still running upstream.
+  const second = new AbortController();
+  const joined = call(body, key(9), second.signal, proof(3)).catch((err: unknown) => err);
+  await waitFor(() => gateway.counts.attached === 1, 'the retry to join the running call');
+  second.abort();
+  await joined;
+  expect((await cancel(key(9), proof(3))).status).toBe(204);
+  await model.log.waitFor((e) => e.path === '/v1/messages' && e.outcome === 'aborted');
+  expect(gateway.counts).toMatchObject({ cancelled: 1, cancelsRefused: 0 });
 });
 
 test('errors are not kept: the retry of a failed call asks the model again', async () => {
@@ -129,7 +157,8 @@ test('a malformed key is a 400 in the provider’s error shape', async () => {
   const error = await call(request('x\n@reply y'), 'not-a-key').catch((err: unknown) => err);
   expect(error).toBeInstanceOf(Anthropic.BadRequestError);
   expect((error as Error).message).toContain('forkflow-call-key');
-  await expect(fetch(`${gateway.url}${CANCEL_PATH_PREFIX}..%2F..%2Fetc`, { method: 'DELETE' }).then((r) => r.status)).resolves.toBe(400);
+  await expect(cancel('..%2F..%2Fetc', proof(1)).then((r) => r.status)).resolves.toBe(400);
+  await expect(cancel(key(1), 'not-a-proof').then((r) => r.status)).resolves.toBe(401);
   expect(messagesTo()).toHaveLength(0);
 });
 

@@ -87,6 +87,17 @@ test('a server listing more tools than allowed is refused whole, naming the way 
   expect(picked.ok && picked.tools.map((t) => t.name).slice(0, 2)).toEqual(['mcp__many__t1', 'mcp__many__t10']);
 });
 
+test('a tool schema nested past MAX_JSON_DEPTH is left out and said so, not recorded for every request to hash', () => {
+  let deep: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < 5_000; i++) deep = { type: 'object', properties: { x: deep } };
+  const records = recordTools('deep', {} as never, [
+    { name: 'fine', inputSchema: { type: 'object' } },
+    { name: 'abyss', inputSchema: deep as never },
+  ]);
+  expect(records).toMatchObject({ ok: true, skipped: ['abyss: its input schema is nested deeper than 64 levels (MAX_JSON_DEPTH)'] });
+  expect(records.ok && records.tools.map((t) => t.tool)).toEqual(['fine']);
+});
+
 test('MCP results: text joined, images kept, what the API cannot carry named, an oversized one an error', () => {
   expect(mcpResultContent({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, 'x', 100)).toEqual({ kind: 'result', isError: false, content: 'a\nb' });
   expect(mcpResultContent({ content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }], isError: true }, 'x', 100)).toEqual({ kind: 'result', isError: true, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] });
