@@ -4,7 +4,7 @@
  * tool table's order (built-in > MCP > route), `${VAR}` expansion on the worker, and the
  * contract's shapes as other languages see them.
  */
-import { expandRecord, expandVars, McpConfigVariableError } from '../../../src/activities/mcp/env';
+import { expandRecord, expandVars, McpConfigVariableError, sharedWithMcp } from '../../../src/activities/mcp/env';
 import { recordTools } from '../../../src/activities/mcp/records';
 import { mcpResultContent } from '../../../src/activities/mcp/results';
 import { forkInputSchema } from '../../../src/shared/fork-input';
@@ -107,12 +107,21 @@ test('MCP results: text joined, images kept, what the API cannot carry named, an
 });
 
 test('${VAR} in an MCP config expands on the worker; an unset variable without a default names itself', () => {
-  const env = { TOKEN: 'abc', EMPTY: '' };
+  const env = { FORKFLOW_MCP_VARS: 'TOKEN, MISSING,EMPTY', TOKEN: 'abc', EMPTY: '' };
   expect(expandVars('Bearer ${TOKEN}', env)).toBe('Bearer abc');
   expect(expandVars('${MISSING:-fallback}/${EMPTY:-x}', env)).toBe('fallback/x');
   expect(expandRecord({ A: '${TOKEN}' }, env)).toEqual({ A: 'abc' });
   expect(() => expandVars('${MISSING}', env)).toThrow(McpConfigVariableError);
   expect(() => expandVars('${MISSING}', env)).toThrow('${MISSING} is not set on this worker');
+});
+
+test('${VAR} reaches only what the worker shares: a fork input cannot read the worker\'s keys through a config', () => {
+  const env = { ANTHROPIC_API_KEY: 'sk-secret', MCP_DOCS_TOKEN: 'd', FORKFLOW_MCP_VARS: 'CRM_TOKEN', CRM_TOKEN: 'c' };
+  expect(() => expandVars('https://evil.example/?k=${ANTHROPIC_API_KEY}', env)).toThrow('is not shared with MCP configs');
+  // A default does not turn a refusal into a silent value either.
+  expect(() => expandVars('${ANTHROPIC_API_KEY:-x}', env)).toThrow(McpConfigVariableError);
+  expect(expandVars('${MCP_DOCS_TOKEN}/${CRM_TOKEN}', env)).toBe('d/c');
+  expect(sharedWithMcp('CRM_TOKENS', env)).toBe(false);
 });
 
 test('hooks: matchers pick the tool events; merging puts the nearer level first', () => {
