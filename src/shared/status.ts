@@ -4,6 +4,7 @@ import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
+import type { ContextStatus } from './context/state';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -75,6 +76,12 @@ export interface ForkStatus {
   containment?: 'sandbox' | 'classifier-only' | 'none';
   /** Tool calls waiting for a decision (permissionMode bubble). */
   approvals: { requestId: string; tool: string; summary: string; requestedAt: string }[];
+  /**
+   * Its context window and how it is kept (src/shared/context/): the policy, the window and
+   * threshold, the newest request's size, compactions with their boundaries, what summarising
+   * cost and what it saved. Absent until the conversation is open.
+   */
+  context?: ContextStatus;
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */
   activity?: string;
   messages: number;
@@ -85,7 +92,7 @@ export interface ForkStatus {
 export interface CacheBreak {
   /** Cached tokens read ÷ those expected (first turn of a fork: ÷ its whole input). */
   ratio: number;
-  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `TTL expired` or `expired / unknown`. */
+  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `compacted`, `TTL expired` or `expired / unknown`. */
   reason: string;
   /** The agent's turn whose call broke (absent in results recorded before it was kept). */
   turn?: number;
@@ -127,6 +134,8 @@ export interface ForkResult {
   children?: ChildSummary[];
   /** Where its conversation ends: a message to a finished agent resumes from here. */
   conversation?: PrefixRef;
+  /** Its context window and compactions, as `status.context` shows them. */
+  context?: ContextStatus;
 }
 
 export interface ChildSummary {

@@ -19,6 +19,8 @@ export interface ConversationHolder {
   readonly prefixRef?: PrefixRef;
   readonly context?: RequestContext;
   readonly summary: ContextSummary;
+  /** Where the run's requests start and what they clear, when its context was managed (src/shared/context/). */
+  readonly cut?: PrefixRef['window'];
 }
 
 /**
@@ -70,7 +72,8 @@ function bytesUpTo(messages: MessageParam[], limit: number): number {
  */
 function requestHashesOf(h: ConversationHolder): RequestHashes | undefined {
   if (!h.context || h.base > 0) return h.prefixRef?.requestHashes;
-  return { ...cacheKeyComponents(h.context), prefix: h.digest };
+  // A managed context's requests start at its cut: that is part of what they send.
+  return { ...cacheKeyComponents(h.context), prefix: h.cut ? hashJson([h.digest, h.cut]) : h.digest };
 }
 
 export function prefixRefOf(h: ConversationHolder): PrefixRef {
@@ -85,6 +88,7 @@ export function prefixRefOf(h: ConversationHolder): PrefixRef {
     pendingToolUseIds: last ? toolUsesOf(last).map((u) => u.id) : (h.prefixRef?.pendingToolUseIds ?? []),
     context: h.summary,
     ...(hashes ? { requestHashes: hashes } : {}),
+    ...(h.cut ? { window: h.cut } : {}),
   };
 }
 
