@@ -10,7 +10,7 @@ import type { ValidRequest } from '../routes/validation';
 import type { OutputBlock } from '../types';
 import { allTextLines, directiveLine, exchangesOf, scriptCarrier, stepsTaken, withoutInstructions, type ToolExchange } from './conversation';
 import { type Action, type Modifier, type Step, ScriptError, isInstructionLine, parseScript } from './parse';
-import { buildReport, listedPaths } from './report';
+import { buildReport, listedPaths, withoutLineNumber } from './report';
 import { isSummaryRequest, offlineSummary, withoutSummaryRequest } from './summary';
 
 /** What the model answers, before stop sequences, max_tokens and usage are applied. */
@@ -102,7 +102,7 @@ function respond(ctx: Context, action: Exclude<Action, { kind: 'explore' }>, mod
 /** `@recall`: the lines of the conversation (not instructions) that mention `words`, as the model would remember them. */
 function recall(messages: MessageParam[], words: string): string {
   const needle = words.toLowerCase();
-  const found = [...new Set(allTextLines(messages).filter((l) => !isInstructionLine(l) && l.toLowerCase().includes(needle)).map((l) => l.trim()))];
+  const found = [...new Set(allTextLines(messages).filter((l) => !isInstructionLine(l) && l.toLowerCase().includes(needle)).map(withoutLineNumber))];
   return found.length > 0 ? `Recalled: ${found.join(' | ')}` : `Nothing recalled about "${words}".`;
 }
 

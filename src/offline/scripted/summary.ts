@@ -15,6 +15,7 @@ import { blocksOf, type MessageParam } from '../../shared/anthropic';
 import { COMPACTION_REQUEST_TAG } from '../../shared/context/summary';
 import { allTextLines, directiveLine, scriptCarrier, stepsTaken } from './conversation';
 import { MAX_REPEAT, parseScript, ScriptError, type Step } from './parse';
+import { withoutLineNumber } from './report';
 
 const FACT = /^\s*fact:/i;
 const FILES = /^Files: (.+)$/;
@@ -88,7 +89,8 @@ export function offlineSummary(messages: MessageParam[]): string {
   const text = allTextLines(messages);
   const earlierFiles = text.flatMap((l) => FILES.exec(l)?.[1]?.split(', ') ?? []);
   const tools = toolFacts(messages);
-  const facts = unique(text.filter((l) => FACT.test(l)).map((l) => l.trim()), MAX_FACTS);
+  // A Read result numbers its lines: the fact is the line without its number.
+  const facts = unique(text.map(withoutLineNumber).filter((l) => FACT.test(l)), MAX_FACTS);
   const files = unique([...earlierFiles, ...tools.files], MAX_FILES);
   return [
     directiveLine(carrier.text) ?? '(no directive)',
