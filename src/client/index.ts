@@ -15,6 +15,7 @@ import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
+import { snapshotCompactionFor, type SnapshotCompaction, type SnapshotRecord } from '../shared/context/snapshot';
 import { conversationPages, prefixRefFrom } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
 import { requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
@@ -300,36 +301,42 @@ export class ForkflowClient {
   /**
    * Records a snapshot once in Temporal history (a `snapshotWorkflow` whose id is derived
    * from its content, so the same snapshot is recorded once however often it is forked) and
-   * returns the reference forks start from.
+   * returns the reference forks start from. With `compact`, a snapshot too large for its forks'
+   * window is compacted there once (one summary call), and the reference starts at the summary.
    */
-  async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string } = {}): Promise<PrefixRef> {
+  async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string; compact?: SnapshotCompaction } = {}): Promise<PrefixRef> {
     const invalid = cacheSafeParamsSchema.safeParse(snapshot);
     if (!invalid.success) throw new InvalidForkInputError(describeIssues(invalid.error).map((i) => `parent.${i}`));
     const { requestHashes: _hashes, ...content } = snapshot;
-    const workflowId = `forkflow-snapshot-${hashJson(content).slice(0, 32)}`;
-    const existing = this.temporal.workflow.getHandle<(s: CacheSafeParams) => Promise<PrefixRef>>(workflowId);
+    const workflowId = `forkflow-snapshot-${hashJson(opts.compact ? { content, compact: opts.compact } : content).slice(0, 32)}`;
+    type Recorder = (s: CacheSafeParams, o?: { compact?: SnapshotCompaction }) => Promise<SnapshotRecord>;
+    const existing = this.temporal.workflow.getHandle<Recorder>(workflowId);
+    const referenceOf = ({ compaction: _cost, ...ref }: SnapshotRecord): PrefixRef => ref;
     try {
-      if ((await existing.describe()).status.name === 'COMPLETED') return await existing.result();
+      if ((await existing.describe()).status.name === 'COMPLETED') return referenceOf(await existing.result());
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
-    const handle = await this.temporal.workflow.start<(s: CacheSafeParams) => Promise<PrefixRef>>(WORKFLOW_TYPES.snapshot, {
-      args: [snapshot],
+    const handle = await this.temporal.workflow.start<Recorder>(WORKFLOW_TYPES.snapshot, {
+      args: opts.compact ? [snapshot, { compact: opts.compact }] : [snapshot],
       taskQueue: opts.taskQueue ?? this.taskQueue,
       workflowId,
       workflowIdConflictPolicy: 'USE_EXISTING',
-      staticSummary: `snapshot: ${snapshot.messages.length} messages for ${snapshot.model}`,
+      staticSummary: `snapshot: ${snapshot.messages.length} messages for ${snapshot.model}${opts.compact ? ', compacted for a window of ' + opts.compact.window + ' tokens' : ''}`,
     });
-    return handle.result();
+    return referenceOf(await handle.result());
   }
 
   /**
    * Starts several sibling forks from one parent snapshot (or a running agent) with the prefix
    * recorded once: each fork's history holds a reference, not a copy. Siblings started after
-   * the first one's response began read the shared prefix from the provider's cache.
+   * the first one's response began read the shared prefix from the provider's cache. A
+   * snapshot over the forks' compaction threshold (their `contextManagement` and
+   * `contextWindow`: the first fork's) is compacted once where it is recorded, and every
+   * sibling starts from the summary.
    */
   async forkMany(source: CacheSafeParams | { agentId: string }, forks: Omit<ForkParams, 'parent' | 'parentRef'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
-    const parentRef = 'agentId' in source ? await this.prefixRefOf(source.agentId) : await this.recordSnapshot(source, opts);
+    const parentRef = 'agentId' in source ? await this.prefixRefOf(source.agentId) : await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) });
     return Promise.all(forks.map((f) => this.start({ ...f, parentRef }, opts)));
   }
 

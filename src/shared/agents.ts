@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { plainIssues } from './plain-issues';
 import { schemaOnce } from './schema-once';
+import { contextManagementSchema, type ContextManagementInput } from './context/policy';
 
 /** Accepted values of the enumerated frontmatter fields. */
 export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -56,6 +57,7 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   color: z.enum(AGENT_COLORS),
   initialPrompt: z.string().trim().min(1),
   skills: z.array(skillNameSchema),
+  contextManagement: contextManagementSchema,
 } as const));
 
 /**
@@ -93,6 +95,8 @@ export interface AgentDefinition {
   initialPrompt?: string;
   /** Skills to preload, by name. */
   skills?: string[];
+  /** How it stays inside its context window (src/shared/context/policy.ts); absent: its caller's policy. */
+  contextManagement?: ContextManagementInput;
 }
 
 const f = agentFieldSchemas;
@@ -116,6 +120,7 @@ export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', 
   color: f.color.optional(),
   initialPrompt: f.initialPrompt.optional(),
   skills: f.skills.optional(),
+  contextManagement: f.contextManagement.optional(),
 }) satisfies z.ZodType<AgentDefinition, AgentDefinition>);
 
 /** What went wrong in one agent file, what became of it, and how to fix it. */

@@ -126,6 +126,14 @@ export function liveStreamSettings(env: NodeJS.ProcessEnv = process.env): { enab
   return { enabled: env.FORKFLOW_LIVE_STREAM !== 'off', ...(Number.isInteger(ms) && ms > 0 ? { batchIntervalMs: ms } : {}) };
 }
 
+/**
+ * FORKFLOW_COUNT_TOKENS=off: decide a request's size near its context limit on the shared
+ * estimate alone, for endpoints without `/v1/messages/count_tokens`.
+ */
+export function countTokensSetting(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.FORKFLOW_COUNT_TOKENS !== 'off';
+}
+
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
   return {
     taskQueue: env.FORKFLOW_TASK_QUEUE || TASK_QUEUE,

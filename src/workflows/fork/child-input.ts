@@ -58,7 +58,13 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
+    ...(agent.input.contextManagement ? { contextManagement: agent.input.contextManagement } : {}),
   };
+}
+
+/** A child on its parent's model inherits the parent's window override; another model has its own window. */
+function windowFor(agent: ForkAgent, model: string): { contextWindow?: number } {
+  return agent.input.contextWindow !== undefined && model === agent.summary.model ? { contextWindow: agent.input.contextWindow } : {};
 }
 
 function workspaceFor(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig) {
@@ -74,6 +80,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     parentRef: ref,
     querySource: FORK_QUERY_SOURCE,
     maxTurns: agent.input.maxTurns,
+    ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
   };
 }
@@ -83,12 +90,15 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const names = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
   const tools = [...names.map(toolDefinition), ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider }) : [])];
+  const model = resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
   return {
     ...common(agent, input, config, background),
+    ...(definition?.contextManagement ? { contextManagement: definition.contextManagement } : {}),
+    ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
     system: definition?.systemPrompt || DEFAULT_SYSTEM_PROMPT,
     tools,
-    model: resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model }),
+    model,
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
     ...(nested ? { subAgents: config } : {}),
     ...(definition?.permissionMode === 'bubble' ? { permissionMode: 'bubble' as const } : {}),
