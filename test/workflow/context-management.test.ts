@@ -10,6 +10,9 @@ import { COMPACT_BETA, CONTEXT_MANAGEMENT_BETA, CLEARED_TOOL_RESULT } from '../.
 import { blocksOf, totalInputTokens, type MessageParam } from '../../src/shared/anthropic';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { startHarness, type Harness } from '../kit/env';
+import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
+import { parseCarriedState } from '../../src/shared/carried-state';
+import type { ForkInputJson } from '../../src/shared/fork-input';
 import { bodyOf } from '../kit/requests';
 import { FACT, inputTokensOf, longAgentScript, seedLongAgent, servedRequests, summaryIndexes } from '../kit/long-agent';
 
@@ -38,14 +41,19 @@ async function streamOf(agentId: string): Promise<StreamEvent[]> {
   return events;
 }
 
+/** The activities an agent scheduled, over all its runs. */
 async function activityTypes(agentId: string): Promise<string[]> {
-  const history = await h.client.workflow.getHandle(agentId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  const types: string[] = [];
+  for await (const run of h.client.workflow.list({ query: `WorkflowId = '${agentId}'` })) {
+    const history = await h.client.workflow.getHandle(agentId, run.runId).fetchHistory();
+    for (const e of history.events ?? []) if (e.activityTaskScheduledEventAttributes?.activityType?.name) types.push(e.activityTaskScheduledEventAttributes.activityType.name);
+  }
+  return types;
 }
 
 test('forkflow compaction: a summary call of its own before the threshold, the agent goes on from summary and recent turns, the fact survives', async () => {
   const prompt = longAgentScript(60, 'fk-compact');
-  const result = await h.forkflow.fork({ agentId: 'fk-compact', prompt, model: 'claude-ctx-20k', contextWindow: 20_000, maxTurns: 60, budget }, { mode: 'sync' });
+  const result = await h.forkflow.fork({ agentId: 'fk-compact', prompt, model: 'claude-ctx-20k', contextWindow: 20_000, maxTurns: 60, budget, continueAsNew: { turnsPerRun: 35 } }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', turns: 60 });
   expect(result.text).toBe(`Recalled: ${FACT}`);
 
@@ -82,6 +90,13 @@ test('forkflow compaction: a summary call of its own before the threshold, the a
   expect(compactions[0]).toMatchObject({ by: 'forkflow', reason: 'threshold', compaction: 1 });
   // The first request after each compaction missed the cache on purpose: named so.
   expect(result.cacheBreak?.reason).toBe('compacted');
+
+  // It continued as new after its first compaction: the next run took the boundary over.
+  const input = await startInputOf<ForkInputJson>(h.client.workflow.getHandle('fk-compact'));
+  const carried = parseCarriedState(input.continuation?.state);
+  expect(carried.ok && carried.state.context).toMatchObject({ from: context.boundaries[0]!.at, compactions: 1 });
+  recordCarriedState(input.continuation?.state, 'v2-context-continue-as-new');
+  await recordHistory(h.client.workflow.getHandle('fk-compact'), 'context-forkflow-compaction');
 });
 
 test('provider compaction: the edit and its beta header on every request, the block recorded, later requests start at it', async () => {
@@ -105,6 +120,7 @@ test('provider compaction: the edit and its beta header on every request, the bl
   expect(first.role).toBe('assistant');
   expect(blocksOf(first)[0]).toMatchObject({ type: 'compaction' });
   expect(inputTokensOf(next)).toBeLessThan(10_000);
+  await recordHistory(h.client.workflow.getHandle('pv-compact'), 'context-provider-compaction');
 });
 
 test('clear-tool-results by the provider: its edit and header; by forkflow: older results sent as a placeholder', async () => {
@@ -135,6 +151,7 @@ test('a forced prompt is too long mid-run: the agent compacts and goes on; under
   const refused = requestsOf(agentOf('ptl-on')).filter((e) => e.status === 400);
   expect(refused).toHaveLength(1);
   expect(refused[0]!.error?.message).toMatch(/^prompt is too long: \d+ tokens > 200000 maximum$/);
+  await recordHistory(h.client.workflow.getHandle('ptl-on'), 'context-prompt-too-long');
 
   h.model.faults.add({ kind: 'prompt_too_long', match: (e) => JSON.stringify(e.body ?? '').includes(agentOf('ptl-off')) });
   const off = await h.forkflow.fork({ agentId: 'ptl-off', prompt: longAgentScript(12, 'ptl-off'), contextManagement: 'off', maxTurns: 12 }, { mode: 'sync' });
@@ -170,4 +187,5 @@ test('a fork of a compacted parent starts from the summary, by reference; its si
   // The siblings after the first read the shared prefix from the cache.
   const share = firsts.map((e) => e.usage!.cache_read_input_tokens / inputTokensOf(e));
   expect(Math.max(...share.slice(1))).toBeGreaterThan(0.8);
+  await recordHistory(h.client.workflow.getHandle('cp-sibling-0'), 'context-fork-of-compacted-parent');
 });
