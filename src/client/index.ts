@@ -16,6 +16,7 @@ import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
 import { snapshotCompactionFor, type SnapshotCompaction, type SnapshotRecord } from '../shared/context/snapshot';
+import { viewMessages } from '../shared/context/view';
 import { conversationPages, prefixRefFrom } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
 import { requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
@@ -348,11 +349,14 @@ export class ForkflowClient {
 
   /**
    * The cache-safe snapshot of an agent's conversation: its system prompt, tools, model and
-   * thinking config exactly as it sent them, and its whole transcript. Forks started from it
-   * share the agent's cached prefix.
+   * thinking config exactly as it sent them, and its transcript as its requests send it (from
+   * its latest compaction boundary on, when it was compacted). Forks started from it share the
+   * agent's cached prefix.
    */
   async snapshotOf(agentId: string): Promise<CacheSafeParams> {
-    const [context, messages] = await Promise.all([this.read(agentId, 'requestContext', (h) => h.query(requestContextQuery)), this.transcript(agentId)]);
+    const [context, transcript, ref] = await Promise.all([this.read(agentId, 'requestContext', (h) => h.query(requestContextQuery)), this.transcript(agentId), this.prefixRefOf(agentId)]);
+    // A compacted agent's requests start at its latest boundary: that is what it sends, and what a fork shares.
+    const messages = viewMessages(transcript, ref.window);
     const snapshot: CacheSafeParams = { system: context.system, tools: context.tools, model: context.model, messages, maxTokens: context.maxTokens };
     snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;

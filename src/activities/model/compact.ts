@@ -30,8 +30,10 @@ async function summaryRequest(deps: CompactionDeps, input: CompactionCallInput) 
   const [held, all] = await Promise.all([deps.conversations.context(call.contextFrom ?? call.run, call.contextKey), deps.conversations.forModelCall(call)]);
   const older = viewMessages(all.slice(0, input.keepFrom), call.context);
   const asked: MessageParam[] = [...older, { role: 'user', content: [compactionRequestBlock(input.instructions)] }];
-  // Same system, tools and cache markers as the agent's requests: its cached prefix is read, not paid again.
-  const body = buildMessagesRequest({ ...held, maxTokens: input.maxTokens }, asked, call.cacheTtl ? { ttl: call.cacheTtl } : {});
+  // Same system, tools, thinking and cache markers as the agent's requests: its cached prefix is
+  // read, not paid again. Extended thinking needs room beyond its budget for the summary itself.
+  const budget = held.thinking?.type === 'enabled' ? held.thinking.budget_tokens : 0;
+  const body = buildMessagesRequest({ ...held, maxTokens: input.maxTokens + budget }, asked, call.cacheTtl ? { ttl: call.cacheTtl } : {});
   // A summarising call carries no context edits of its own; it keeps the window's beta headers.
   return withContext(body, call.context ? { window: call.context.window, ...(call.context.betas ? { betas: call.context.betas } : {}) } : undefined);
 }
