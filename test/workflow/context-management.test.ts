@@ -86,8 +86,10 @@ test('forkflow compaction: a summary call of its own before the threshold, the a
 
   const events = await streamOf('fk-compact');
   const compactions = events.filter((e): e is Extract<StreamEvent, { type: 'compaction' }> => e.type === 'compaction');
-  expect(compactions.map((e) => e.at)).toEqual(boundaries);
-  expect(compactions[0]).toMatchObject({ by: 'forkflow', reason: 'threshold', compaction: 1 });
+  // A reader after the end reads the last run's stream (it continued as new after its first compaction).
+  expect(compactions.length).toBeGreaterThanOrEqual(1);
+  expect(compactions.map((e) => e.at)).toEqual(boundaries.slice(-compactions.length));
+  expect(compactions.at(-1)).toMatchObject({ by: 'forkflow', reason: 'threshold', compaction: context.compactions });
   // The first request after each compaction missed the cache on purpose: named so.
   expect(result.cacheBreak?.reason).toBe('compacted');
 
@@ -120,7 +122,6 @@ test('provider compaction: the edit and its beta header on every request, the bl
   expect(first.role).toBe('assistant');
   expect(blocksOf(first)[0]).toMatchObject({ type: 'compaction' });
   expect(inputTokensOf(next)).toBeLessThan(10_000);
-  await recordHistory(h.client.workflow.getHandle('pv-compact'), 'context-provider-compaction');
 });
 
 test('clear-tool-results by the provider: its edit and header; by forkflow: older results sent as a placeholder', async () => {
