@@ -226,7 +226,8 @@ export function createModelActivities(deps: ModelDeps) {
         const prepared = withContext(handed ?? built!.body, input.context);
         // Measured before any reservation: a request that does not fit is not sent (a handed-over one fitted).
         let requestTokens: number | undefined;
-        if (input.context && !input.keepAlive && !handed) {
+        if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body);
+        else if (input.context && !input.keepAlive && !handed) {
           const counting = deps.countTokens !== false;
           requestTokens = await measureRequest(deps.anthropic, prepared, input.context, counting, ctx.cancellationSignal);
           checkFits(input.turn, requestTokens, input.context, counting);

@@ -22,6 +22,8 @@ export interface ContextCallSpec extends ContextView {
    * the request would hold more than this many tokens: forkflow compacts first, then calls again.
    */
   compactAbove?: number;
+  /** Policy `off`: the request is measured by the estimate but never refused; the provider decides. */
+  measureOnly?: true;
 }
 
 /** Failure types (ApplicationFailure `type`) of a request that does not fit. Both are non-retryable. */

@@ -78,6 +78,7 @@ export class ContextKeeper {
       ...(allBetas.length > 0 ? { betas: allBetas } : {}),
       ...(edits.length > 0 ? { edits } : {}),
       ...(opts.compactAbove && forkflowCompacts(this.policy) ? { compactAbove: this.threshold } : {}),
+      ...(this.policy.strategy === 'off' ? { measureOnly: true as const } : {}),
     };
   }
 
