@@ -81,6 +81,8 @@ function agentItem(node) {
   button.addEventListener('click', () => select(r.agentId));
   const row = el('div', r.agentId === selected ? 'row selected' : 'row', button);
   if (r.label) row.append(el('span', 'label', r.label));
+  // A fork from a point of its parent: which turn it started from.
+  if (r.parentTurn !== undefined && r.parentTurn !== null) row.append(el('span', 'origin', `from turn ${fmt(r.parentTurn)} of ${r.parentId}`));
   row.append(el('span', `state state-${state.replace(/[^a-z_]/g, '')}`, state));
   // Visibility has these from the end of the first turn on; until then nothing was used.
   const turns = r.turns ?? 0;

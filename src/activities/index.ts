@@ -10,6 +10,7 @@ import type { ReadStartInput } from './snapshot-inputs';
 
 export { ConversationSource } from './conversation';
 import { createConversationActivities } from './held-conversation';
+import { createTimeTravelActivities } from './time-travel';
 import { createModelActivities } from './model/call-model';
 import { createCompactionActivities } from './model/compact';
 import { createIsolationActivities } from './isolation';
@@ -19,8 +20,11 @@ import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
 import type { ResponseStore } from './model/response-store';
 import type { LiveStreamOptions } from './model/live-publisher';
+import { createMcpActivities } from './mcp/activities';
+import type { McpHost } from './mcp/host';
 
 export { FileResponseStore, type ResponseStore } from './model/response-store';
+export { McpHost, type McpHostOptions } from './mcp/host';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
@@ -47,6 +51,8 @@ export interface ActivityDeps {
   liveStream?: LiveStreamOptions;
   /** Check requests near a context limit with the provider's `count_tokens` (default on; off for endpoints without it). */
   countTokens?: boolean;
+  /** This worker's MCP sessions and connections (src/activities/mcp/host.ts); absent: MCP calls are refused. */
+  mcp?: McpHost;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -60,6 +66,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
+    ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
+    ...createMcpActivities({ host: deps.mcp, workspaceRoot: deps.workspaceRoot }),
   };
 }
 

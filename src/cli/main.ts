@@ -12,6 +12,7 @@ import { registerGatewayCommand } from './commands/gateway';
 import { registerServeCommands } from './commands/serve';
 import { registerTopCommand } from './commands/top';
 import { registerTreeCommands } from './commands/tree';
+import { registerTimeTravelCommands } from './commands/time-travel';
 import { errorReport } from './errors';
 import { EXIT } from './exit';
 
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerDreamCommands(program, globals);
   registerTopCommand(program, globals);
   registerTreeCommands(program, globals);
+  registerTimeTravelCommands(program, globals);
   registerGatewayCommand(program);
   registerCodecServerCommand(program);
   return program;

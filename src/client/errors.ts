@@ -70,3 +70,28 @@ export function isTemporalUnavailable(err: unknown): err is TemporalUnavailableE
 export function isAgentNotFound(err: unknown): err is AgentNotFoundError {
   return err instanceof AgentNotFoundError;
 }
+
+/**
+ * A point of an agent's past that cannot be had (a negative turn, a turn past the end, a run of
+ * another agent, a workflow that is no agent); nothing was started. `problem` names which.
+ */
+export class InvalidForkPointError extends InvalidInputError {
+  override name = 'InvalidForkPointError';
+  constructor(
+    readonly problem: string,
+    message: string,
+  ) {
+    super('fork point', [message]);
+  }
+}
+
+/** An agent that cannot be retried (still running, finished its task, a sub-agent of a tree with a ledger…); nothing was started. */
+export class RetryRefusedError extends InvalidInputError {
+  override name = 'RetryRefusedError';
+  constructor(
+    readonly agentId: string,
+    reason: string,
+  ) {
+    super('retry', [reason]);
+  }
+}

@@ -29,6 +29,7 @@ import { toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 import { streamEvents, type StreamOptions } from './stream';
 import type { StreamEvent } from '../shared/stream-events';
+import { mergeHooks } from '../shared/tools/hooks';
 
 export * from './errors';
 /** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
@@ -49,6 +50,14 @@ export { StreamAssembler } from '../shared/stream-assembly';
 export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEventOf, type StreamEventType } from '../shared/stream-events';
 
 import type { ForkParams } from './runner';
+import { startFrom, turnPointOf, type PointOptions } from './time-travel';
+import { retryAgent, type RetryOptions } from './retry';
+import { forksByPoint, lineageAttributes, lineageOf, type ForkByPoint, type LineageStep } from './lineage';
+import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
+export type { PointOptions } from './time-travel';
+export type { RetryOptions } from './retry';
+export type { ForkByPoint, LineageStep } from './lineage';
+export type { ForkOrigin, TurnPoint } from '../shared/time-travel';
 export type { ForkParams, ForkRunner } from './runner';
 
 function slug(text: string): string {
@@ -125,11 +134,32 @@ export interface ForkflowClientOptions {
    * every worker. `connect()` defaults it to FORKFLOW_MODEL_QUEUE.
    */
   modelQueue?: string;
+  /**
+   * Tools every fork this client starts gets, after its own: routes to a service's queues,
+   * MCP servers (a fork's own server of the same name wins) and hooks (a fork's own run first).
+   * See README "Your own tools".
+   */
+  defaults?: Pick<ForkInputJson, 'routes' | 'mcpServers' | 'hooks'>;
+}
+
+/** A fork's input with the client's default tools added (its own first). */
+function withToolDefaults(input: ForkInputJson, defaults: ForkflowClientOptions['defaults']): ForkInputJson {
+  if (!defaults) return input;
+  const routes = [...(input.routes ?? []), ...(defaults.routes ?? [])];
+  const mcpServers = { ...defaults.mcpServers, ...input.mcpServers };
+  const hooks = mergeHooks(input.hooks, defaults.hooks);
+  return {
+    ...input,
+    ...(routes.length ? { routes } : {}),
+    ...(Object.keys(mcpServers).length ? { mcpServers } : {}),
+    ...(hooks ? { hooks } : {}),
+  };
 }
 
 export class ForkflowClient {
   readonly taskQueue: string;
   readonly modelQueue?: string;
+  readonly defaults?: ForkflowClientOptions['defaults'];
   /** Runs this client's repeatable calls through an outage (see `ForkflowClientOptions.outage`). */
   readonly outage: OutageGuard;
   private ownedConnection?: Connection;
@@ -140,6 +170,7 @@ export class ForkflowClient {
   ) {
     this.taskQueue = opts.taskQueue ?? TASK_QUEUE;
     if (opts.modelQueue) this.modelQueue = opts.modelQueue;
+    if (opts.defaults) this.defaults = opts.defaults;
     this.outage = new OutageGuard(temporal.connection, undefined, opts.outage);
   }
 
@@ -174,17 +205,18 @@ export class ForkflowClient {
     return this.temporal.workflow.getHandle(agentId);
   }
 
-  /** Validates and starts a fork; returns its handle at once. */
+  /** Validates and starts a fork; returns its handle at once. A `from` point is resolved first (a bad one starts nothing). */
   async start(params: ForkParams, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
-    const { agentId: shorthand, ...input } = params;
+    const { agentId: shorthand, ...input } = await this.resolveFrom(params);
     const agentId = shorthand ?? input.overrides?.agentId ?? `fork-${slug(input.forkLabel ?? 'fork')}-${randomUUID().slice(0, 8)}`;
     // The parent first: siblings' inputs then share their leading bytes, which external
     // storage keeps once (src/payloads/fs-driver.ts).
     const { parent, ...rest } = input;
-    const withId: ForkInputJson = { ...(parent ? { parent } : {}), ...rest, ...(this.modelQueue && !rest.modelQueue ? { modelQueue: this.modelQueue } : {}), overrides: { ...input.overrides, agentId } };
+    const withId: ForkInputJson = withToolDefaults({ ...(parent ? { parent } : {}), ...rest, ...(this.modelQueue && !rest.modelQueue ? { modelQueue: this.modelQueue } : {}), overrides: { ...input.overrides, agentId } }, this.defaults);
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;
+    if (v.replay && v.parentRef && !resumable(v.parentRef)) throw new InvalidForkInputError([`replay: the point ends with the agent's own ${v.parentRef.pendingToolUseIds.length > 0 ? 'tool calls, unanswered' : 'reply'}; a replay goes on from a point where the agent was about to call the model (an earlier turn), or fork with a directive`]);
     const handle = await this.temporal.workflow.start(WORKFLOW_TYPES.fork, {
       args: [withId],
       taskQueue: opts.taskQueue ?? this.taskQueue,
@@ -197,7 +229,7 @@ export class ForkflowClient {
         { key: SA.label, value: v.forkLabel },
         { key: SA.querySource, value: v.querySource },
         { key: SA.state, value: 'running' },
-        ...(v.parentAgentId ? [{ key: SA.parentId, value: v.parentAgentId }] : []),
+        ...lineageAttributes(v),
       ],
     });
     return new ForkHandle(this, agentId, handle.firstExecutionRunId);
@@ -329,22 +361,75 @@ export class ForkflowClient {
   }
 
   /**
-   * Starts several sibling forks from one parent snapshot (or a running agent) with the prefix
-   * recorded once: each fork's history holds a reference, not a copy. Siblings started after
-   * the first one's response began read the shared prefix from the provider's cache. A
-   * snapshot over the forks' compaction threshold (their `contextManagement` and
-   * `contextWindow`: the first fork's) is compacted once where it is recorded, and every
-   * sibling starts from the summary.
+   * Starts several sibling forks from one parent snapshot, or from an agent (running or not) as
+   * it stands or at the end of a past turn (`atTurn`, any run of its chain), with the prefix
+   * recorded once: each fork's history holds a reference, not a copy, and records where it came
+   * from (`origin`). Siblings started after the first one's response began read the shared
+   * prefix from the provider's cache; a fork from turn k reads what the agent's own turn k + 1
+   * wrote there. A snapshot over the forks' compaction threshold (their `contextManagement` and
+   * `contextWindow`: the first fork's) is compacted once where it is recorded, and every sibling
+   * starts from the summary; a fork of a compacted agent starts from its compaction boundary.
    */
-  async forkMany(source: CacheSafeParams | { agentId: string }, forks: Omit<ForkParams, 'parent' | 'parentRef'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
-    const parentRef = 'agentId' in source ? await this.prefixRefOf(source.agentId) : await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) });
-    return Promise.all(forks.map((f) => this.start({ ...f, parentRef }, opts)));
+  async forkMany(source: CacheSafeParams | ({ agentId: string } & PointOptions), forks: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
+    const from = 'agentId' in source ? startFrom(await this.turnPoint(source.agentId, source)) : { parentRef: await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) }) };
+    return Promise.all(forks.map((f) => this.start({ ...f, ...from }, opts)));
   }
 
-  /** One zero-copy fork of a running or finished agent. */
-  async forkFrom(agentId: string, params: Omit<ForkParams, 'parent' | 'parentRef'>, opts: { taskQueue?: string } = {}): Promise<ForkHandle> {
-    const [handle] = await this.forkMany({ agentId }, [{ parentAgentId: agentId, ...params }], opts);
+  /**
+   * One zero-copy fork of an agent, running or finished: from its conversation as it stands, or
+   * from the end of turn `atTurn` (`runId`: of that run's chain). With `counterfactual: true`
+   * it may change the system prompt, tools, model or thinking (its status says which); with
+   * `replay: true` it adds no directive and goes on as the agent would have.
+   *
+   * @example
+   * const fork = await forkflow.forkFrom('agent-7', { prompt: 'Try the other fix.' }, { atTurn: 6 });
+   */
+  async forkFrom(agentId: string, params: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>, opts: { taskQueue?: string } & PointOptions = {}): Promise<ForkHandle> {
+    const { taskQueue, ...point } = opts;
+    const [handle] = await this.forkMany({ agentId, ...point }, [{ parentAgentId: agentId, ...params }], taskQueue ? { taskQueue } : {});
     return handle!;
+  }
+
+  /**
+   * Where an agent's conversation stood at the end of a turn (absent: as it stands), from any
+   * run of its chain: the reference forks start from, and what the agent had spent up to it.
+   * A negative turn, a turn past the end or a run of another agent is an InvalidForkPointError.
+   */
+  turnPoint(agentId: string, opts: PointOptions = {}): Promise<TurnPoint> {
+    return this.outage.read('turnPoint', () => turnPointOf(this.temporal, agentId, opts));
+  }
+
+  /**
+   * Continues an agent that ended `failed`, `killed`, `timeout`, `budget_exhausted` or at its
+   * turn limit from its last complete turn (or `fromTurn`), as a new run of the same agent id
+   * with a new budget or limits. Its turns before the point are not paid again: the new run
+   * holds a reference to them, and its first request is the one the agent made (or would have
+   * made) next, so it reads the provider's cache where that is warm. Usage stays exact (what
+   * the agent paid before is kept); a tree's root keeps its ledger.
+   */
+  async retry(agentId: string, opts: RetryOptions = {}): Promise<ForkHandle> {
+    const started = await retryAgent(this.temporal, agentId, opts);
+    return new ForkHandle(this, agentId, started.runId);
+  }
+
+  /** Where an agent came from, back to the original: itself first, then each agent it was forked from (or started by). */
+  lineage(agentId: string): Promise<LineageStep[]> {
+    return this.outage.read('lineage', () => lineageOf(this.temporal, agentId));
+  }
+
+  /** The forks started from points of an agent (or of any of several), and theirs in turn (visibility; `depth` levels, default 5). */
+  forksOf(agentIds: string | string[], opts: { depth?: number } = {}): Promise<ForkByPoint[]> {
+    return this.outage.read('forksOf', () => forksByPoint(this.temporal, agentIds, opts));
+  }
+
+  /** `from` (a point named by agent and turn) as the reference and origin it resolves to, before anything starts. */
+  private async resolveFrom(params: ForkParams): Promise<ForkParams> {
+    if (!params.from || params.parent || params.parentRef) return params;
+    const { from, ...rest } = params;
+    const parsed = forkPointSchema.safeParse(from);
+    if (!parsed.success) throw new InvalidForkInputError(describeIssues(parsed.error).map((i) => `from.${i}`));
+    const point = await this.turnPoint(parsed.data.agentId, { ...(parsed.data.turn !== undefined ? { atTurn: parsed.data.turn } : {}), ...(parsed.data.runId ? { runId: parsed.data.runId } : {}) });
+    return { ...rest, ...startFrom(point) };
   }
 
   /**
@@ -361,6 +446,7 @@ export class ForkflowClient {
     snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;
     if (context.toolChoice) snapshot.toolChoice = context.toolChoice as CacheSafeParams['toolChoice'];
+    if (context.mcpServers) snapshot.mcpServers = context.mcpServers;
     return snapshot;
   }
 

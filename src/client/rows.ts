@@ -9,6 +9,9 @@ export interface AgentRow {
   label?: string;
   state?: string;
   parentId?: string;
+  /** A fork from a point of its parent: the parent's run that held the point, and the turn. */
+  parentRun?: string;
+  parentTurn?: number;
   rootId?: string;
   querySource?: string;
   /** Temporal's own execution status (RUNNING, COMPLETED, FAILED, ...). */
@@ -28,6 +31,8 @@ export function toAgentRow(info: WorkflowExecutionInfo): AgentRow {
     label: sa.get(SA.label),
     state: sa.get(SA.state),
     parentId: sa.get(SA.parentId),
+    parentRun: sa.get(SA.parentRun),
+    parentTurn: sa.get(SA.parentTurn),
     rootId: sa.get(SA.rootId),
     querySource: sa.get(SA.querySource),
     temporalStatus: info.status.name,

@@ -59,7 +59,8 @@ export async function deliverMessage(client: Client, agentId: string, message: S
   }
   const [input, previous] = await Promise.all([startInput(client, agentId), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
   const ref = carriedPrefixRef(previous) ?? (await handle.query(prefixRefQuery));
-  const { parent: _snapshot, parentRef: _ref, continuation: _old, ...config } = input;
+  // What only a fork's first run reads (its point, its set-up, a retry) stays behind; its lineage is carried.
+  const { parent: _snapshot, parentRef: _ref, continuation: _old, from: _point, counterfactual: _cf, replay: _replay, retry: _retry, ...config } = input;
   const state: CarriedStateInput = {
     v: CARRIED_STATE_VERSION,
     turns: previous?.turns ?? 0,
@@ -79,6 +80,7 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     maxTurnsReached: false,
     // Breaks counted on, and the first call judged against the last request (src/shared/cache-break.ts).
     ...(previous?.cache ? { cache: previous.cache } : {}),
+    ...carriedLineage(previous),
   };
   await client.workflow.start(WORKFLOW_TYPES.fork, {
     workflowId: agentId,
@@ -87,6 +89,12 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     staticSummary: `resumed: ${message.summary ?? message.message.split('\n')[0]!.slice(0, 100)}`,
   });
   return 'resumed';
+}
+
+/** What a continuing run keeps saying of where the agent came from (its origin stays in its input). */
+export function carriedLineage(previous: ForkResult | undefined): Pick<CarriedStateInput, 'lineage'> {
+  const lineage = { ...(previous?.counterfactual ? { counterfactual: previous.counterfactual } : {}), ...(previous?.replay ? { replay: true } : {}), ...(previous?.retry ? { retry: previous.retry } : {}) };
+  return Object.keys(lineage).length > 0 ? { lineage } : {};
 }
 
 export async function decideApproval(client: Client, agentId: string, requestId: string, decision: 'approve' | 'deny', opts: { reason?: string; by?: string } = {}): Promise<'approved' | 'denied'> {

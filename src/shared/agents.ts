@@ -10,6 +10,18 @@ import { z } from 'zod';
 import { plainIssues } from './plain-issues';
 import { schemaOnce } from './schema-once';
 import { contextManagementSchema, type ContextManagementInput } from './context/policy';
+import { hooksSchema, type Hooks } from './tools/hooks';
+import { mcpServerNameSchema, mcpServerSchema, mcpServersSchema, requiredMcpServersSchema, type McpServers } from './tools/mcp';
+import { patternCovers, routesSchema, type Route } from './tools/routes';
+
+/**
+ * An agent's `mcpServers`: a map of its own servers, or a list whose entries are the name of
+ * one of its caller's servers or a one-server map (`- docs: { type: http, url: ... }`).
+ */
+export const agentMcpServersSchema = schemaOnce('agents#agentMcpServersSchema', () =>
+  z.union([mcpServersSchema, z.array(z.union([mcpServerNameSchema, z.record(mcpServerNameSchema, mcpServerSchema)])).max(32)]),
+);
+export type AgentMcpServers = z.output<typeof agentMcpServersSchema>;
 
 /** Accepted values of the enumerated frontmatter fields. */
 export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -58,6 +70,10 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   initialPrompt: z.string().trim().min(1),
   skills: z.array(skillNameSchema),
   contextManagement: contextManagementSchema,
+  mcpServers: agentMcpServersSchema,
+  requiredMcpServers: requiredMcpServersSchema,
+  hooks: hooksSchema,
+  routes: routesSchema,
 } as const));
 
 /**
@@ -97,6 +113,14 @@ export interface AgentDefinition {
   skills?: string[];
   /** How it stays inside its context window (src/shared/context/policy.ts); absent: its caller's policy. */
   contextManagement?: ContextManagementInput;
+  /** Its own MCP servers, on top of its caller's (those its tool lists allow). */
+  mcpServers?: AgentMcpServers;
+  /** Servers it cannot start without (waited for, then the start is refused). */
+  requiredMcpServers?: string[];
+  /** A service's hooks for it (run before its caller's). */
+  hooks?: Hooks;
+  /** Tools a service serves on its own queue (src/shared/tools/routes.ts), before its caller's. */
+  routes?: Route[];
 }
 
 const f = agentFieldSchemas;
@@ -121,7 +145,11 @@ export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', 
   initialPrompt: f.initialPrompt.optional(),
   skills: f.skills.optional(),
   contextManagement: f.contextManagement.optional(),
-}) satisfies z.ZodType<AgentDefinition, AgentDefinition>);
+  mcpServers: f.mcpServers.optional(),
+  requiredMcpServers: f.requiredMcpServers.optional(),
+  hooks: f.hooks.optional(),
+  routes: f.routes.optional(),
+}) satisfies z.ZodType<AgentDefinition>);
 
 /** What went wrong in one agent file, what became of it, and how to fix it. */
 export interface AgentProblem {
@@ -290,3 +318,34 @@ export function describeAgentsForTool(
   }
   return lines.join('\n');
 }
+
+/** Whether a definition's tool lists let it use any tool of MCP server `server` (`mcp__<server>__…`). */
+export function agentAllowsServer(definition: ToolFields, server: string): boolean {
+  const prefix = `mcp__${server}__`;
+  const reaches = (entry: string) => (entry.endsWith('*') ? prefix.startsWith(entry.slice(0, -1)) || entry.startsWith(prefix) : entry.startsWith(prefix));
+  for (const allow of [definition.tools, definition.allowedTools]) if (allow && !allow.some(reaches)) return false;
+  // Denied whole: `mcp__<server>__*` (or a wider prefix) among the disallowed.
+  if (definition.disallowedTools?.some((d) => d.endsWith('*') && prefix.startsWith(d.slice(0, -1)))) return false;
+  return true;
+}
+
+/**
+ * A named agent's MCP servers: its caller's that its tool lists allow (a name in its list
+ * keeps one explicitly), then its own (which win over a caller's of the same name).
+ */
+export function agentMcpServers(definition: Pick<AgentDefinition, 'mcpServers' | 'tools' | 'allowedTools' | 'disallowedTools'>, inherited: McpServers | undefined): McpServers | undefined {
+  const out: McpServers = {};
+  for (const [name, config] of Object.entries(inherited ?? {})) if (agentAllowsServer(definition, name)) out[name] = config;
+  const own = definition.mcpServers;
+  if (own && !Array.isArray(own)) Object.assign(out, own);
+  for (const entry of Array.isArray(own) ? own : []) {
+    if (typeof entry === 'string') {
+      const config = inherited?.[entry];
+      if (config) out[entry] = config;
+    } else Object.assign(out, entry);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Whether a `tools`-style list covers a name (for callers outside this module). */
+export const toolListCovers = (list: readonly string[], name: string): boolean => list.some((p) => patternCovers(p, name));

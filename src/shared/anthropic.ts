@@ -120,6 +120,8 @@ export interface MessagesRequest {
   stream?: boolean;
   /** Provider context management (beta; src/shared/context/edits.ts). */
   context_management?: { edits?: ContextEdit[] };
+  /** The provider's MCP connector (a parent snapshot's, carried as it was). */
+  mcp_servers?: Record<string, unknown>[];
 }
 
 /** Token usage in forkflow's camel-case form (the public `status` contract). */

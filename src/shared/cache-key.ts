@@ -10,6 +10,8 @@ export interface CacheKeyParts {
   tools: ToolDefinition[];
   model: string;
   thinking?: ThinkingConfig;
+  /** The provider's MCP connector: its tools join the prompt (hashed only when present, so other keys are unchanged). */
+  mcpServers?: Record<string, unknown>[];
 }
 
 /** Tools as the key sees them: name, description and schema (not per-tool cache markers). */
@@ -43,7 +45,7 @@ export function cacheKeyComponents(p: CacheKeyParts): { system: string; tools: s
  * model and thinking config; deliberately not over messages, temperature or max tokens.
  */
 export function cacheKeyHash(p: CacheKeyParts): string {
-  return hashJson({ v: 1, ...cacheKeyComponents(p) });
+  return hashJson({ v: 1, ...cacheKeyComponents(p), ...(p.mcpServers ? { mcpServers: hashJson(p.mcpServers) } : {}) });
 }
 
 /** Hash of a message prefix, cache markers ignored (they do not change what is cached). */

@@ -19,6 +19,8 @@ import { carriedContextSchema } from './context/state';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
+import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
+import { carriedMcpSchema } from './tools/mcp';
 
 export const CARRIED_STATE_VERSION = 2;
 
@@ -120,6 +122,16 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   streamPolledAt: z.number().optional(),
   /** v2: context management (where the model's context starts, compactions, what they cost and saved); absent: nothing managed yet. */
   context: carriedContextSchema.optional(),
+  /** v2: what the agent's first run was (a counterfactual fork, a replay) and the retry it came from, for its status (src/shared/time-travel.ts). */
+  lineage: z
+    .object({
+      counterfactual: z.object({ changed: z.array(z.enum(COUNTERFACTUAL_PARTS)) }).optional(),
+      replay: z.boolean().optional(),
+      retry: retryMarkSchema.optional(),
+    })
+    .optional(),
+  /** v2: its MCP servers as recorded at its start (their sessions stay open across continue-as-new). */
+  mcp: carriedMcpSchema.optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

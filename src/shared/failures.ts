@@ -15,6 +15,8 @@ export const FAILURE = {
   forkFailed: 'ForkFailed',
   /** A fork's input did not validate; `details[0]` is `{ issues }`. */
   invalidForkInput: 'InvalidForkInput',
+  /** A fork's point (`from`: agent, turn, run) cannot be had: unknown agent, turn past the end… */
+  invalidForkPoint: 'InvalidForkPoint',
   /** A fork tried to override what its parent's prompt cache is keyed on. */
   cacheUnsafeOverride: 'CacheUnsafeOverride',
   /** A worktree fork could not get its worktree. */
@@ -31,6 +33,8 @@ export const FAILURE = {
   invalidSnapshot: 'InvalidSnapshot',
   /** An autoDream configuration cannot work; `details[0]` is `{ issues }`. */
   invalidDreamConfig: 'InvalidDreamConfig',
+  /** A server in `requiredMcpServers` did not come up (or is not configured): the agent was not started. */
+  mcpServerUnavailable: 'McpServerUnavailable',
 } as const;
 
 export type FailureType = (typeof FAILURE)[keyof typeof FAILURE];

@@ -19,9 +19,13 @@ import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
+import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
 import { schemaOnce } from './schema-once';
 import { contextManagementSchema } from './context/policy';
 import { EXTENDED_WINDOW } from './context/windows';
+import { routesSchema } from './tools/routes';
+import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
+import { hooksSchema } from './tools/hooks';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -42,6 +46,8 @@ export const cacheSafeParamsSchema = schemaOnce('fork-input#cacheSafeParamsSchem
   topK: z.number().optional(),
   /** Component hashes of the parent's actual request (to explain a cache break). */
   requestHashes: requestHashesSchema.optional(),
+  /** The parent request's `mcp_servers` (the provider's MCP connector), sent with the fork's requests unchanged. */
+  mcpServers: z.array(z.looseObject({})).optional(),
 }));
 export interface CacheSafeParams {
   system: SystemParam;
@@ -55,6 +61,7 @@ export interface CacheSafeParams {
   topP?: number;
   topK?: number;
   requestHashes?: RequestHashes;
+  mcpServers?: Record<string, unknown>[];
 }
 
 /**
@@ -131,6 +138,21 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * workflow's own queue, with no shared limit (429s are still waited out).
    */
   modelQueue: z.string().min(1).max(200).optional(),
+  // ── Bring your own tools (src/shared/tools/): routes, MCP servers, hooks ──
+  /**
+   * Tools a service serves on task queues of its own (in any language): tool names, exact or
+   * `prefix*`, to a queue, with what they are (readOnly, idempotent, timeouts, retry). Each call
+   * is one `forkflow.callTool` activity there (src/shared/tools/service-contract.ts). Sub-agents
+   * inherit them.
+   */
+  routes: routesSchema.optional(),
+  /** MCP servers of this agent (stdio or streamable HTTP), their tools offered as `mcp__<server>__<tool>`. Sub-agents inherit them. */
+  mcpServers: mcpServersSchema.optional(),
+  /** Servers (names, or prefixes ending in `*`) the agent cannot start without: waited for, then the start is refused. */
+  requiredMcpServers: requiredMcpServersSchema.optional(),
+  /** A service's hooks (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop), each an activity on its queue. Sub-agents inherit them. */
+  hooks: hooksSchema.optional(),
+  // ── end of bring your own tools ──
   parentAgentId: z.string().min(1).optional(),
   rootAgentId: z.string().min(1).optional(),
   /**
@@ -187,9 +209,36 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   // ---- end of context window ----
   /** Internal: a run continuing an agent (continue-as-new, or a finished agent resumed by a message). */
   continuation: continuationSchema.optional(),
+
+  // ---- Time travel (src/shared/time-travel.ts; README "Time travel") ----
+  /**
+   * Fork from a point of an agent's past, resolved by the workflow: `{ agentId, turn?, runId? }`
+   * (turn k: the conversation as it stood when turn k ended; absent: as it stands). For SDKs
+   * without forkflow's client; it fills `parentRef` and `origin`. Not with `parent` or `parentRef`.
+   */
+  from: forkPointSchema.optional(),
+  /** Where this fork came from (lineage, shown in status and search attributes): the agent, the run holding the point, the turn. */
+  origin: forkOriginSchema.optional(),
+  /**
+   * A counterfactual fork: `system`, `tools`, `model` and `thinking` override the parent's
+   * (each breaks the prompt cache by design; the status names what changed). Without it such
+   * an override is refused.
+   */
+  counterfactual: z.boolean().optional(),
+  /**
+   * A replay: no directive is added; the fork goes on from the point as the agent itself would
+   * have (its first request is the agent's own next request, byte for byte, with any
+   * counterfactual change). Needs a point the agent went on from (one ending with a user turn).
+   * `prompt` then only names the replay (status, Web UI); it is not sent.
+   */
+  replay: z.boolean().optional(),
+  /** Internal: this run retries the agent from a turn (`forkflow retry`); set with `continuation`. */
+  retry: retryMarkSchema.optional(),
   /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */
   mode: z.enum(['sync', 'forget', 'background', 'child']).default('forget'),
-}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] }));
+}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
+  .refine((v) => !(v.from && (v.parent || v.parentRef)), { message: 'give from (a point to resolve) or parent/parentRef, not both', path: ['from'] })
+  .refine((v) => !v.replay || v.continuation || v.parentRef || v.from, { message: 'replay needs a point to go on from: from, or parentRef', path: ['replay'] }));
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
 import type { RunRef } from './activity-io';
 import type { PrefixRef } from './prefix';
+import type { TurnPointAnswer, TurnPointArgs } from './time-travel';
 import type { ForkStatus } from './status';
 import { childOutcomeSchema } from './carried-state';
 import type { ChildOutcome } from './tree-input';
@@ -54,6 +55,8 @@ export interface RequestContext {
   tools: ToolDefinition[];
   thinking?: ThinkingConfig;
   toolChoice?: Record<string, unknown>;
+  /** The provider's MCP connector definitions of the parent's request (`mcp_servers`), carried unchanged. */
+  mcpServers?: Record<string, unknown>[];
   maxTokens: number;
   /** Hash of the cache-relevant parts (system + block policies, tools, model, thinking). */
   cacheKeyHash: string;
@@ -101,6 +104,12 @@ export const transcriptPageQuery = defineQuery<MessagesPage, [Omit<PageArgs, 'to
 
 /** A reference to this run's conversation so far: fork from it without copying it. */
 export const prefixRefQuery = defineQuery<PrefixRef>('prefixRef');
+
+/**
+ * A reference to the agent's conversation at the end of a turn (`{ turn }`; absent: as it
+ * stands), or the earlier run of its chain to ask instead (src/shared/time-travel.ts).
+ */
+export const turnPointQuery = defineQuery<TurnPointAnswer, [TurnPointArgs?]>('turnPoint');
 
 export const approvalDecisionSchema = schemaOnce('messages#approvalDecisionSchema', () => z.strictObject({
   requestId: z.string().min(1),

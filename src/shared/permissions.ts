@@ -34,9 +34,9 @@ function memoryPolicy(memory: MemoryScope | undefined): WritePolicySpec {
   return memory ? { kind: 'within', dir: memory.dir, canonicalDir: memory.canonicalDir } : { kind: 'none' };
 }
 
-/** Whether a call changes something and so waits for a decision under `bubble`. */
+/** Whether a call changes something and so waits for a decision under `bubble` (built-in, routed and MCP tools alike). */
 function needsApproval(policy: CallPolicy, tool: ToolTraits): boolean {
-  return policy.mode === 'bubble' && tool.home.kind === 'builtin' && !tool.readOnly;
+  return policy.mode === 'bubble' && tool.home.kind !== 'subagent' && !tool.readOnly;
 }
 
 /**
@@ -53,6 +53,11 @@ export function decideCall(policy: CallPolicy, tool: ToolTraits): CallDecision {
   // shell classifier says the command just reads (and inside the OS sandbox).
   if (tool.effect === 'shell') return { allow: true, writePolicy: memory ? memoryPolicy(policy.memory) : { kind: 'none' }, approval };
   if (memory && tool.effect === 'files') return { allow: true, writePolicy: memoryPolicy(policy.memory), approval };
+  // A service's or an MCP server's tool: only one declared read-only may run here.
+  if (tool.effect === 'external') {
+    const who = memory ? 'a memory agent' : 'this agent is read-only and';
+    return { allow: false, message: `${tool.name} is denied: ${who} may only call tools declared read-only, and ${tool.name} is not. Use a read-only tool instead.` };
+  }
   return {
     allow: false,
     message: memory

@@ -193,6 +193,7 @@ export function buildMessagesRequest(ctx: RequestContext, conversation: MessageP
   if (tools.length > 0) body.tools = tools;
   if (ctx.thinking) body.thinking = ctx.thinking;
   if (ctx.toolChoice) body.tool_choice = ctx.toolChoice;
+  if (ctx.mcpServers) body.mcp_servers = ctx.mcpServers;
   if (opts.stream) body.stream = true;
   return body;
 }

@@ -8,6 +8,9 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const SA = {
   agentId: defineSearchAttributeKey('ForkAgentId', SearchAttributeType.KEYWORD),
   parentId: defineSearchAttributeKey('ForkParentId', SearchAttributeType.KEYWORD),
+  /** A fork from a point of another agent: the run that held the point, and the turn (time travel). */
+  parentRun: defineSearchAttributeKey('ForkParentRun', SearchAttributeType.KEYWORD),
+  parentTurn: defineSearchAttributeKey('ForkParentTurn', SearchAttributeType.INT),
   rootId: defineSearchAttributeKey('ForkRootId', SearchAttributeType.KEYWORD),
   label: defineSearchAttributeKey('ForkLabel', SearchAttributeType.KEYWORD),
   name: defineSearchAttributeKey('ForkName', SearchAttributeType.KEYWORD),

@@ -37,15 +37,16 @@ const parentRequestSchema = schemaOnce('snapshot#parentRequestSchema', () => z.l
   temperature: z.number().optional(),
   top_p: z.number().optional(),
   top_k: z.number().int().optional(),
+  mcp_servers: z.array(z.looseObject({})).optional(),
 }));
 
 /**
  * Top-level fields that either become part of the snapshot or do not change the prompt
- * (so dropping them cannot break the cache). Anything else — `mcp_servers`, `container`,
- * a future field — may add to the prompt in ways a fork cannot reproduce.
+ * (so dropping them cannot break the cache). Anything else — `container`, a future field —
+ * may add to the prompt in ways a fork cannot reproduce.
  */
 const KNOWN_FIELDS = new Set([
-  'model', 'messages', 'system', 'tools', 'thinking', 'tool_choice', 'max_tokens', 'temperature', 'top_p', 'top_k',
+  'model', 'messages', 'system', 'tools', 'thinking', 'tool_choice', 'max_tokens', 'temperature', 'top_p', 'top_k', 'mcp_servers',
   'metadata', 'stream', 'stop_sequences', 'service_tier',
   // Automatic caching: forkflow places its own breakpoints (src/shared/request.ts).
   'cache_control',
@@ -54,7 +55,7 @@ const KNOWN_FIELDS = new Set([
 export interface FromParentRequestOptions {
   /**
    * Reject top-level fields forkflow does not carry into a fork and that may change the
-   * prompt (e.g. `mcp_servers`). Default false: such fields are ignored.
+   * prompt (e.g. `container`). Default false: such fields are ignored.
    */
   strict?: boolean;
 }
@@ -126,6 +127,8 @@ export function fromParentRequest(body: unknown, opts: FromParentRequestOptions 
   if (raw.temperature !== undefined) snapshot.temperature = raw.temperature;
   if (raw.top_p !== undefined) snapshot.topP = raw.top_p;
   if (raw.top_k !== undefined) snapshot.topK = raw.top_k;
+  // The provider's MCP connector: its tools are part of the parent's prompt, so the fork sends it as it was.
+  if (raw.mcp_servers !== undefined) snapshot.mcpServers = raw.mcp_servers;
   return snapshot;
 }
 
@@ -142,10 +145,11 @@ export function snapshotContext(snapshot: CacheSafeParams): RequestContext {
 }
 
 export function requestContextOf(snapshot: CacheSafeParams, maxTokens: number): RequestContext {
-  const { system, tools, model, thinking, toolChoice } = snapshot;
-  const ctx: RequestContext = { model, system, tools, maxTokens, cacheKeyHash: cacheKeyHash({ system, tools, model, thinking }) };
+  const { system, tools, model, thinking, toolChoice, mcpServers } = snapshot;
+  const ctx: RequestContext = { model, system, tools, maxTokens, cacheKeyHash: cacheKeyHash({ system, tools, model, thinking, ...(mcpServers ? { mcpServers } : {}) }) };
   if (thinking) ctx.thinking = thinking;
   if (toolChoice) ctx.toolChoice = toolChoice;
+  if (mcpServers) ctx.mcpServers = mcpServers;
   return ctx;
 }
 

@@ -5,6 +5,20 @@ import type { PrefixRef } from './prefix';
 import type { CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
 import type { ContextStatus } from './context/state';
+import type { CounterfactualPart, ForkOrigin, RetryMark } from './time-travel';
+import type { McpServerStatus } from './tools/mcp';
+
+/** Where an agent came from, and what it changed (src/shared/time-travel.ts). */
+export interface Lineage {
+  /** A fork from a point of another agent: that agent, the run holding the point, the turn. */
+  origin?: ForkOrigin;
+  /** A counterfactual fork: the parts of its parent's request it changed (each breaks the cache by design). */
+  counterfactual?: { changed: CounterfactualPart[] };
+  /** A replay: it went on from the point as the agent would have, without a directive of its own. */
+  replay?: boolean;
+  /** This run retried the agent from a turn, after it had ended `previous`. */
+  retry?: RetryMark;
+}
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -18,7 +32,7 @@ export interface RejectedSignal {
   issues: string[];
 }
 
-export interface ForkStatus {
+export interface ForkStatus extends Lineage {
   agentId: string;
   state: ForkState;
   turns: number;
@@ -87,6 +101,10 @@ export interface ForkStatus {
   messages: number;
   rejectedSignals: RejectedSignal[];
   startedAt: string;
+  /** Its MCP servers: ready or unavailable (and why), tools offered, the worker holding a stdio session, restarts. */
+  mcpServers?: McpServerStatus[];
+  /** What went wrong around its tools that the model was not told (a hook that failed, a session started again): the last 20. */
+  toolNotices?: string[];
 }
 
 export interface CacheBreak {
@@ -98,7 +116,7 @@ export interface CacheBreak {
   turn?: number;
 }
 
-export interface ForkResult {
+export interface ForkResult extends Lineage {
   agentId: string;
   status: TerminalStatus;
   /** The final assistant text, or the latest one for a killed/timed-out fork. */

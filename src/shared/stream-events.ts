@@ -82,6 +82,20 @@ export const streamEventSchema = schemaOnce('stream-events#streamEventSchema', (
     name: z.string().max(200).optional(),
     partialJson: z.string(),
   }),
+  /**
+   * Progress of a running tool call (an MCP server's progress notifications), live: `progress`
+   * rises, `total` when the server knows it. `attempt` is the call's attempt (a re-run starts again).
+   */
+  z.strictObject({
+    ...base,
+    type: z.literal('tool-progress'),
+    attempt,
+    toolUseId: z.string().max(200),
+    name: z.string().max(200).optional(),
+    progress: z.number().finite(),
+    total: z.number().finite().optional(),
+    message: z.string().max(STREAM_PREVIEW_CHARS).optional(),
+  }),
   /** A tool call of the turn's final reply. */
   z.strictObject({ ...base, type: z.literal('tool-use'), toolUseId: z.string().max(200), name: z.string().max(200), input: z.unknown() }),
   z.strictObject({
@@ -173,7 +187,15 @@ export const liveSeq = (logEnd: number, attempt: number, n: number): number => l
 export const firstOffsetFrom = (seq: number): number => Math.max(0, Math.ceil(seq / SEQ_BAND) - 1);
 
 /** Event types a model activity sends live (by query, off history). */
-export const LIVE_EVENT_TYPES = ['turn-start', 'attempt-abandoned', 'text-delta', 'thinking-delta', 'tool-input-delta'] as const;
+export const LIVE_EVENT_TYPES = ['turn-start', 'attempt-abandoned', 'text-delta', 'thinking-delta', 'tool-input-delta', 'tool-progress'] as const;
+
+/**
+ * Tool progress (`tool-progress`) travels by the same `streamLive` query with `lane`: the
+ * call's place in its round (1-based, at most MAX_LIVE_ATTEMPT), which takes the attempt's
+ * place in the seq, since a round's calls run side by side while the log stands still; each
+ * attempt of a call numbers its events from `(attempt - 1) · TOOL_PROGRESS_PER_ATTEMPT`.
+ */
+export const TOOL_PROGRESS_PER_ATTEMPT = 1024;
 
 /** `streamRead` query input: events with seq ≥ `fromSeq`; `now`, the reader's clock (ms), tells model calls someone watches. */
 export const streamReadInputSchema = schemaOnce('stream-events#streamReadInputSchema', () => z.strictObject({
@@ -195,6 +217,8 @@ export interface StreamReadResult {
 export const streamLiveInputSchema = schemaOnce('stream-events#streamLiveInputSchema', () => z.strictObject({
   turn,
   attempt: attempt.max(MAX_LIVE_ATTEMPT),
+  /** Set by a tool call sending `tool-progress` (see TOOL_PROGRESS_PER_ATTEMPT). */
+  lane: z.number().int().min(1).max(MAX_LIVE_ATTEMPT).optional(),
   from: z.number().int().min(0).max(LIVE_SEQ_PER_ATTEMPT),
   events: z.array(z.record(z.string(), z.unknown())).max(1_000),
 }));

@@ -331,6 +331,23 @@ export function withdraw(ledger: TreeLedger, agentId: string): void {
   ended(ledger, agentId);
 }
 
+/**
+ * A tree's root retried from turn `fromTurn` (src/shared/time-travel.ts): what it spent stays
+ * charged, its next turns (numbered from `fromTurn` + 1 again) are charged as new ones, and it
+ * may spend `budget` more tokens from here (its grant becomes what its subtree has charged plus
+ * that). Any reservation of the run that ended lapses.
+ */
+export function retryRoot(ledger: TreeLedger, fromTurn: number, budget: number): void {
+  const root = ledger.nodes[ledger.rootId];
+  if (!root) return;
+  const spent = subtreeSpend(ledger, false).get(root.agentId) ?? 0;
+  root.lastTurn = Math.min(root.lastTurn, fromTurn);
+  root.budget = spent + budget;
+  root.state = 'running';
+  root.runs += 1;
+  delete root.reserved;
+}
+
 /** Withdrawn ids kept to refuse late admissions; child ids are never reused, so older ones only cost memory. */
 export const WITHDRAWN_KEPT = 1000;
 

@@ -17,3 +17,23 @@ export { tracingFromEnv, type Tracing } from './tracing';
 export { forkflowDataConverter, type DataConverterOptions } from '../payloads/data-converter';
 export { storageSettings, type StorageSettings } from '../payloads/storage';
 export { FsStorageDriver, type FsDriverStats } from '../payloads/fs-driver';
+export {
+  createToolWorker,
+  defineHook,
+  defineTool,
+  serviceActivities,
+  serviceContractJsonSchemas,
+  toolDefinitions,
+  toolRoutes,
+  SERVICE_HOOK_ACTIVITY,
+  SERVICE_TOOL_ACTIVITY,
+  type ServiceHook,
+  type ServiceHookAnswer,
+  type ServiceHookCall,
+  type ServiceTool,
+  type ServiceToolCall,
+  type ServiceToolResult,
+  type ToolCallContext,
+  type ToolOutput,
+  type ToolWorkerOptions,
+} from './tools';

@@ -10,7 +10,7 @@ import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { ConversationSource, createActivities, FileResponseStore, type ResponseStore } from '../activities';
+import { ConversationSource, createActivities, FileResponseStore, McpHost, type ResponseStore } from '../activities';
 import { countTokensSetting, forkflowSettings, liveStreamSettings, workerTuning, type WorkerTuning } from './config';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
@@ -127,11 +127,32 @@ function dataConverterOf(o: Pick<ForkflowWorkerOptions, 'dataConverter' | 'clien
   return converter;
 }
 
+/**
+ * The worker's MCP host (src/activities/mcp/host.ts): the stdio sessions it starts for agents
+ * and its HTTP connections. It stops with the worker: `run()` closes them when it returns.
+ */
+function mcpHostFor(o: Pick<ForkflowWorkerOptions, 'connection' | 'namespace' | 'taskQueue'>, dataConverter: DataConverter): McpHost {
+  return new McpHost({ connection: o.connection, namespace: o.namespace, taskQueue: o.taskQueue, dataConverter });
+}
+
+function withMcpHost(worker: Worker, host: McpHost): Worker {
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      return await run();
+    } finally {
+      await host.stop();
+    }
+  };
+  return worker;
+}
+
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
   const dataConverter = dataConverterOf(o);
   if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
   await reportSandbox(o.sandbox);
-  return Worker.create({
+  const mcp = mcpHostFor(o, dataConverter);
+  const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
@@ -139,7 +160,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting() }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting() }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -148,6 +169,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: { deploymentName: o.deployment.name, buildId: o.deployment.buildId }, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     ...(o.identity ? { identity: o.identity } : {}),
   });
+  return withMcpHost(worker, mcp);
 }
 
 /**
@@ -157,16 +179,19 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
  */
 export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle'>): Promise<Worker> {
   await reportSandbox(o.sandbox);
-  return Worker.create({
+  const dataConverter = dataConverterOf(o);
+  const mcp = mcpHostFor(o, dataConverter);
+  const worker = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
-    dataConverter: dataConverterOf(o),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting() }),
+    dataConverter,
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting() }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
   });
+  return withMcpHost(worker, mcp);
 }
 
 /**

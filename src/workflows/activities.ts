@@ -7,6 +7,7 @@ import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from 
 import type { ForkflowActivities } from '../activities';
 import type { ForkInput } from '../shared/fork-input';
 import { ACTIVITY_PROFILES } from '../shared/constants';
+import type { ServiceHookCall, ServiceToolCall } from '../shared/tools/service-contract';
 
 /**
  * Model calls: Temporal owns retries (the SDK client runs with maxRetries 0). Cancellation
@@ -111,4 +112,43 @@ export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningA
 export const conversation = proxyActivities<Pick<ForkflowActivities, 'readHeldConversation'>>({
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+});
+
+/**
+ * Time travel before a fork's set-up: resolving a `from` point (a query of the agent's runs,
+ * which a closed run answers by replay) and reading a counterfactual fork's parent context.
+ * Bad points fail at once (non-retryable); anything else is retried a few times.
+ */
+export const timeTravel = proxyActivities<Pick<ForkflowActivities, 'resolveForkPoint' | 'readRequestContext'>>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/**
+ * A service's tools and hooks (src/shared/tools/service-contract.ts): activities of a fixed
+ * type on the service's own queue, with options per call (the route's or the hook's
+ * timeouts). One attempt each: the workflow decides about another (src/workflows/fork/
+ * service-call.ts), so a tool that must not run twice never does, and nothing loops. Cancelled
+ * without waiting: a worker in another language may not heartbeat, so it may never confirm.
+ */
+export const service = proxyActivities<{
+  'forkflow.callTool': (input: ServiceToolCall) => Promise<unknown>;
+  'forkflow.hook': (input: ServiceHookCall) => Promise<unknown>;
+}>({
+  startToCloseTimeout: '60s',
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { maximumAttempts: 1 },
+});
+
+/**
+ * MCP servers (src/activities/mcp/): opening one at an agent's start (connect and list
+ * tools: a server's own failures come back as data, so a second attempt only covers a lost
+ * worker), calling a tool (heartbeating; one attempt: the workflow opens a lost session again
+ * and decides about a re-run, src/workflows/fork/mcp-call.ts), closing a stdio session.
+ */
+export const mcp = proxyActivities<Pick<ForkflowActivities, 'mcpOpen' | 'mcpCall' | 'mcpClose'>>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: ACTIVITY_PROFILES.tool.heartbeatMs,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { maximumAttempts: 1 },
 });

@@ -1,14 +1,18 @@
 /**
  * The queries through which a run serves its conversation to activities, clients and other
  * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` (whole, up to
- * 1 MiB), `transcriptPage` (paged) and `prefixRef`. Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
+ * 1 MiB), `transcriptPage` (paged), `prefixRef`, and for agents `turnPoint` (where a past turn
+ * ended: src/shared/time-travel.ts). Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { toolUsesOf, type MessageParam } from '../shared/anthropic';
 import { cacheKeyComponents } from '../shared/cache-key';
 import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
-import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, type MessagesPage, type RequestContext } from '../shared/messages';
+import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, turnPointQuery, type MessagesPage, type RequestContext } from '../shared/messages';
+import type { Usage } from '../shared/anthropic';
+import type { RunRef } from '../shared/activity-io';
 import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
+import { turnPointArgsSchema, type TurnCall, type TurnPointAnswer } from '../shared/time-travel';
 
 /** What a run holds of its conversation. */
 export interface ConversationHolder {
@@ -63,17 +67,23 @@ function bytesUpTo(messages: MessageParam[], limit: number): number {
   return bytes;
 }
 
+/** The hash naming a request's message prefix: its chained digest, and its cut when the context was managed (the cut is part of what it sends). */
+function prefixHash(digest: string, cut: PrefixRef['window']): string {
+  return cut ? hashJson([digest, cut]) : digest;
+}
+
 /**
  * Component hashes of this run's own requests, when it holds everything needed. The message
  * prefix is named by its chained digest, which the run keeps as it goes: a fork by reference
  * compares this value with itself (both sides come from the reference), so any faithful hash
  * of the messages serves, and hashing the whole conversation again would cost every run's end
  * and every replay of it (a query on a closed run) seconds for a conversation of megabytes.
+ * A run that holds its context but not its prefix (a counterfactual fork) hashes its own context.
  */
 function requestHashesOf(h: ConversationHolder): RequestHashes | undefined {
-  if (!h.context || h.base > 0) return h.prefixRef?.requestHashes;
-  // A managed context's requests start at its cut: that is part of what they send.
-  return { ...cacheKeyComponents(h.context), prefix: h.cut ? hashJson([h.digest, h.cut]) : h.digest };
+  if (!h.context) return h.prefixRef?.requestHashes;
+  if (h.base > 0) return { ...cacheKeyComponents(h.context), prefix: h.prefixRef?.requestHashes?.prefix ?? h.digest };
+  return { ...cacheKeyComponents(h.context), prefix: prefixHash(h.digest, h.cut) };
 }
 
 export function prefixRefOf(h: ConversationHolder): PrefixRef {
@@ -90,6 +100,63 @@ export function prefixRefOf(h: ConversationHolder): PrefixRef {
     ...(hashes ? { requestHashes: hashes } : {}),
     ...(h.cut ? { window: h.cut } : {}),
   };
+}
+
+/** A run of an agent: it also knows its turns (src/workflows/fork/agent.ts). */
+export interface TurnHolder extends ConversationHolder {
+  readonly agentId: string;
+  readonly turns: number;
+  /** Turns taken by the runs before this one. */
+  readonly turnsAtRunStart: number;
+  readonly usage: Usage;
+  readonly toolUses: number;
+  /** The run before this one in the agent's chain (continue-as-new, a resume, a retry). */
+  readonly previousRun?: RunRef;
+  /** What this run recorded of its model call of `turn`. */
+  turnCall(turn: number): TurnCall | undefined;
+}
+
+function isTurnHolder(h: ConversationHolder): h is TurnHolder {
+  return typeof (h as Partial<TurnHolder>).turnCall === 'function';
+}
+
+/** The reference to messages [0, count) of this run's conversation, `digest` being theirs, sent from `cut`. */
+function refAt(h: ConversationHolder, count: number, digest: string, cut: PrefixRef['window']): PrefixRef {
+  const info = workflowInfo();
+  const last = count > h.base ? h.messages[count - h.base - 1] : undefined;
+  const hashes = requestHashesOf(h);
+  return {
+    run: { workflowId: info.workflowId, runId: info.runId },
+    count,
+    digest,
+    ...(last ? { lastRole: last.role } : h.prefixRef?.lastRole ? { lastRole: h.prefixRef.lastRole } : {}),
+    pendingToolUseIds: last ? toolUsesOf(last).map((u) => u.id) : (h.prefixRef?.pendingToolUseIds ?? []),
+    context: h.summary,
+    ...(hashes ? { requestHashes: { ...hashes, prefix: prefixHash(digest, cut) } } : {}),
+    ...(cut ? { window: cut } : {}),
+  };
+}
+
+/**
+ * Where turn `turn` of the agent ended, as this run knows it: the conversation its call of
+ * turn + 1 covered, or for its latest turn the conversation as it stands (src/shared/time-travel.ts).
+ * A turn before this run is answered by naming the run before it.
+ */
+export function turnPointOf(h: TurnHolder, raw: unknown): TurnPointAnswer {
+  const args = turnPointArgsSchema.safeParse(raw);
+  if (!args.success) return { kind: 'invalid', reason: `turnPoint takes { turn?: integer ≥ 0 }: ${args.error.issues.map((i) => i.message).join('; ')}` };
+  const turn = args.data?.turn ?? h.turns;
+  if (turn > h.turns) return { kind: 'past_end', turns: h.turns };
+  if (turn < h.turnsAtRunStart) {
+    if (!h.previousRun) return { kind: 'invalid', reason: `turn ${turn} lies before this run, which names no earlier run` };
+    return { kind: 'earlier', run: h.previousRun, turn };
+  }
+  const call = h.turnCall(turn + 1);
+  const info = workflowInfo();
+  // Every turn this run took was recorded as its call was made (replays record it again).
+  if (!call && turn < h.turns) return { kind: 'invalid', reason: `turn ${turn + 1}'s call is not on record in this run` };
+  if (call) return { kind: 'point', point: { agentId: h.agentId, runId: info.runId, turn, ref: refAt(h, call.count, call.digest, call.window), usage: call.usage, toolUses: call.toolUses } };
+  return { kind: 'point', point: { agentId: h.agentId, runId: info.runId, turn, ref: prefixRefOf(h), usage: h.usage, toolUses: h.toolUses } };
 }
 
 /** The summary a run gives of the context it holds (other runs reference it by `from`). */
@@ -129,4 +196,5 @@ export function registerConversationQueries(h: ConversationHolder, opts: { trans
     return messagesPage(h, from, to ?? Number.MAX_SAFE_INTEGER, maxBytes);
   });
   setHandler(prefixRefQuery, () => prefixRefOf(h));
+  if (isTurnHolder(h)) setHandler(turnPointQuery, (args) => turnPointOf(h, args));
 }

@@ -7,7 +7,7 @@ import { runForkflow } from '../kit/processes';
 
 jest.setTimeout(180_000);
 
-test('the demo runs the parent, three forks, a message, a cancel, an agent tree and a resume, and prints reports and usage', async () => {
+test('the demo runs the parent, three forks, a message, a cancel, an agent tree, a resume and an agent with its own tools, and prints reports and usage', async () => {
   const [port, uiPort] = [await freePort(), await freePort()];
   const { ANTHROPIC_API_KEY: _offline, ...env } = process.env;
   const r = await runForkflow(['demo', '--in-memory', '--exit', '--port', String(port), '--ui-port', String(uiPort)], env as Record<string, string>);
@@ -42,4 +42,11 @@ test('the demo runs the parent, three forks, a message, a cancel, an agent tree 
   expect(notes).toEqual(['fork', 'reviewer']);
   // The follow-up, by name, resumed the closed reviewer from its history.
   expect(out).toMatch(/message resumed; demo-\d+-lead\.reviewer-2 completed after \d+ turns: Add a test for renamed parents\./);
+
+  // Your own tools: the order desk's worker answered lookup_order, the filesystem MCP server listed the repository.
+  expect(out).toMatch(/8\. Your own tools: an order desk's worker serves lookup_order on "[^"]+-order-desk"; the filesystem MCP server \(stdio\) lists this repository/);
+  expect(out).toMatch(/← lookup_order: \{"order_id":"A-100","status":"shipped"/);
+  expect(out).toMatch(/← mcp__repo__list_directory: .*\[(DIR|FILE)\] /);
+  expect(out).toMatch(/MCP server repo: ready, 2 tools, session on \S+@mcp-/);
+  expect(out).toMatch(/demo-\d+-tools completed after 3 turns: Order A-100 shipped/);
 });

@@ -20,6 +20,7 @@ import {
 } from '../../shared/agents';
 import { DEFAULTS } from '../../shared/constants';
 import { parseList, preview, type ListKind, type Report } from './lists';
+import { plainIssues } from '../../shared/plain-issues';
 
 type OptionalKey = Exclude<keyof typeof agentFieldSchemas, 'name' | 'description'>;
 
@@ -66,9 +67,26 @@ const LIST_FIELDS: Record<string, ListField> = {
   skills: { key: 'skills', kind: 'skills' },
 };
 
-/** Claude Code fields that forkflow deliberately does not implement. */
-const UNSUPPORTED = new Set(['hooks', 'mcpServers', 'requiredMcpServers']);
-const KNOWN_FIELDS = ['name', 'description', ...Object.keys(SCALAR_FIELDS), ...Object.keys(LIST_FIELDS)];
+interface StructuredField {
+  key: OptionalKey;
+  /** What a valid value looks like. */
+  expected: string;
+  /**
+   * A bad value: `ignored` leaves the field out (the agent has fewer tools), `skipped` drops the
+   * agent (fails closed: a policy hook or a required server must not silently go missing).
+   */
+  onBad: 'ignored' | 'skipped';
+}
+
+/** Fields holding structured values (bring your own tools: src/shared/tools/). */
+const STRUCTURED_FIELDS: Record<string, StructuredField> = {
+  mcpServers: { key: 'mcpServers', expected: 'a map of server name to { command, args, env } or { type: http, url, headers }, or a list of such maps and caller server names', onBad: 'ignored' },
+  requiredMcpServers: { key: 'requiredMcpServers', expected: 'a list of MCP server names (or prefixes ending in *)', onBad: 'skipped' },
+  hooks: { key: 'hooks', expected: 'a map of PreToolUse, PostToolUse, SubagentStart, SubagentStop or Stop to lists of { taskQueue, matcher?, timeout?, onError? }', onBad: 'skipped' },
+  routes: { key: 'routes', expected: 'a list of { tools, taskQueue, readOnly?, idempotent?, timeout?, ... } (README "Your own tools")', onBad: 'ignored' },
+};
+
+const KNOWN_FIELDS = ['name', 'description', ...Object.keys(SCALAR_FIELDS), ...Object.keys(LIST_FIELDS), ...Object.keys(STRUCTURED_FIELDS)];
 const NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
 
 /**
@@ -96,13 +114,27 @@ export function buildDefinition(
   if (name === undefined || !description.success) return { problems };
 
   const fields: Record<string, unknown> = {};
+  let skip = false;
   for (const [field, value] of Object.entries(data)) {
     // A blank value (`model:`) is the same as leaving the field out.
     if (field === 'name' || field === 'description' || value == null) continue;
     // hasOwn: a field called `constructor` must not find Object.prototype's.
     const scalar = Object.hasOwn(SCALAR_FIELDS, field) ? SCALAR_FIELDS[field] : undefined;
     const list = Object.hasOwn(LIST_FIELDS, field) ? LIST_FIELDS[field] : undefined;
-    if (scalar) {
+    const structured = Object.hasOwn(STRUCTURED_FIELDS, field) ? STRUCTURED_FIELDS[field] : undefined;
+    if (structured) {
+      const parsed = agentFieldSchemas[structured.key].safeParse(value);
+      if (parsed.success) fields[structured.key] = parsed.data;
+      else {
+        if (structured.onBad === 'skipped') skip = true;
+        report({
+          field,
+          outcome: structured.onBad,
+          problem: `${field} cannot be used (${plainIssues(parsed.error, field).slice(0, 3).join('; ')}); expected ${structured.expected}`,
+          fix: structured.onBad === 'skipped' ? `Correct ${field}; until then this agent is not loaded (it must not run without it).` : `Correct ${field}, or delete it (then the agent has only its caller's).`,
+        });
+      }
+    } else if (scalar) {
       const parsed = agentFieldSchemas[scalar.key].safeParse(value);
       if (parsed.success) fields[scalar.key] = parsed.data;
       else
@@ -119,6 +151,8 @@ export function buildDefinition(
       report({ field, outcome: 'ignored', ...unknownField(field) });
     }
   }
+
+  if (skip) return { problems };
 
   // A fork shares its caller's prompt cache, which a different model would break.
   if (fields.context === 'fork' && fields.model !== undefined && fields.model !== INHERIT_MODEL) {
@@ -149,7 +183,6 @@ function checkName(value: unknown, report: Report): string | undefined {
 }
 
 function unknownField(field: string): { problem: string; fix: string } {
-  if (UNSUPPORTED.has(field)) return { problem: `forkflow does not support ${field}`, fix: 'Delete the field; it has no effect here.' };
   const normal = (f: string): string => f.toLowerCase().replace(/[-_]/g, '');
   const match = KNOWN_FIELDS.find((known) => normal(known) === normal(field));
   if (match) return { problem: `unknown field ${field}`, fix: `Rename it to ${match} (fields are case-sensitive).` };

@@ -261,7 +261,7 @@ export function createModelActivities(deps: ModelDeps) {
           let keeping: Promise<void> | undefined;
           let message: Anthropic.Messages.Message;
           if (deps.stream !== false) {
-            // Beta headers (the 1M window, context management) go by the beta client's `betas`.
+            // Beta headers (the 1M window, context management, the MCP connector) go by the beta client's `betas`.
             const stream: MessageStream = prepared.betas.length > 0
               ? (deps.anthropic.beta.messages.stream({ ...(body as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: prepared.betas }, options) as unknown as MessageStream)
               : deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);

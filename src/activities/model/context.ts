@@ -22,7 +22,10 @@ export interface SentRequest {
   betas: string[];
 }
 
-/** The body with the call's provider edits, and the beta headers it needs (the 1M window, the edits, a compaction block it sends back). */
+/** The provider's MCP connector (a snapshot's `mcp_servers`) is a beta: the newest the pinned SDK names. */
+const MCP_CONNECTOR_BETA = 'mcp-client-2026-09-15';
+
+/** The body with the call's provider edits, and the beta headers it needs (the 1M window, the edits, a compaction block it sends back, the MCP connector). */
 export function withContext(body: MessagesRequest, spec: ContextCallSpec | undefined): SentRequest {
   const betas = new Set(spec?.betas ?? []);
   let out = body;
@@ -31,6 +34,7 @@ export function withContext(body: MessagesRequest, spec: ContextCallSpec | undef
     for (const edit of spec.edits) betas.add(betaFor(edit));
   }
   if (body.messages.some(hasCompactionBlock)) betas.add(COMPACT_BETA);
+  if (body.mcp_servers) betas.add(MCP_CONNECTOR_BETA);
   return { body: out, betas: [...betas] };
 }
 

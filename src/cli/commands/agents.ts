@@ -8,9 +8,11 @@ import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, isEncryptionKeyError, isSto
 import { textOf } from '../../shared/anthropic';
 import type { ForkStatus } from '../../shared/status';
 import { durationSchema, toMs } from '../../shared/duration';
+import { serviceContractJsonSchemas } from '../../shared/tools/service-contract';
 import { forkInputJsonSchema } from '../../shared/fork-input';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
+import { addPointOptions, lineageRows, pointParams, type PointFlags } from './time-travel';
 
 export interface GlobalOptions {
   address?: string;
@@ -119,9 +121,9 @@ function forkParams(flags: ForkFlags): ForkParams {
 }
 
 export function registerAgentCommands(program: Command, globals: () => GlobalOptions): void {
-  program
-    .command('fork')
-    .description('start a fork (from flags or a JSON input file); --wait to wait for its result')
+  const fork = program
+    .command('fork [agentId]')
+    .description('start a fork (from flags or a JSON input file), or a fork of an agent as it stands or from a past turn (--at-turn); --wait to wait for its result')
     .option('-f, --file <path>', 'JSON input for forkWorkflow (see `forkflow schema`); - reads stdin')
     .option('-p, --prompt <text>', 'the directive')
     .option('-l, --label <label>', 'fork label')
@@ -130,11 +132,13 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
     .option('--read-only', 'only Read, Glob and Grep')
     .option('--agent-id <id>', 'agent (and workflow) id')
     .option('--workspace <dir>', 'workspace root on the tool worker')
-    .option('-w, --wait', 'wait for the result')
-    .action((flags: ForkFlags) =>
+    .option('-w, --wait', 'wait for the result');
+  addPointOptions(fork).action((agentId: string | undefined, flags: ForkFlags & PointFlags) =>
       withClient(globals(), async (client) => {
-        const params = forkParams(flags);
-        const handle = await client.start(params);
+        // A replay sends no directive: its prompt only names it.
+        const named = flags.replay && agentId && !flags.prompt && !flags.file ? { prompt: `replay of ${agentId}${flags.atTurn !== undefined ? ` from turn ${flags.atTurn}` : ''}` } : {};
+        const { params, point } = pointParams(agentId, flags, forkParams({ ...flags, ...named }));
+        const handle = agentId ? await client.forkFrom(agentId, params as ForkParams, point) : await client.start(params as ForkParams);
         if (!flags.wait) {
           if (globals().json) printJson({ agentId: handle.agentId, runId: handle.runId });
           else process.stdout.write(`started ${handle.agentId}\n`);
@@ -168,6 +172,7 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
               ['pending messages', s.pendingMessages],
               ['now', s.activity],
               ['parent', s.parentAgentId],
+              ...lineageRows(s),
               ['error', s.error],
               ['rejected signals', s.rejectedSignals.length ? s.rejectedSignals.map((r) => r.issues.join('; ')).join(' | ') : undefined],
               ['last text', truncate(s.lastText, 100)],
@@ -253,6 +258,7 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
   program
     .command('schema')
     .description('the JSON Schema of forkWorkflow input (for other SDKs and `temporal workflow start`)')
-    .action(() => printJson(forkInputJsonSchema()));
+    .option('--contract', "instead: the service-tool contract (forkflow.callTool and forkflow.hook activities' input and result), for services in other languages")
+    .action((flags: { contract?: boolean }) => printJson(flags.contract ? serviceContractJsonSchemas() : forkInputJsonSchema()));
 }
 

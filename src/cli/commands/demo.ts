@@ -47,7 +47,7 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
         if (stack.codecServer) process.stdout.write(`Payloads encrypted · the Web UI decodes them through the codec server at ${stack.codecServer.url}\n`);
         if (stack.metricsUrl) process.stdout.write(`Metrics ${stack.metricsUrl} · live counts: forkflow top --metrics-url ${stack.metricsUrl}\n`);
         const runId = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
-        await runDemo({ client: stack.client, offline, uiUrl: stack.server.uiUrl, namespace: stack.server.namespace, runId });
+        await runDemo({ client: stack.client, offline, uiUrl: stack.server.uiUrl, namespace: stack.server.namespace, runId, address: stack.server.address, workspace: resolve(flags.workspace) });
         if (!flags.exit) {
           process.stdout.write(`\nThe ${existingServer ? 'worker keeps serving the stack' : 'dev server and worker keep serving'}: open ${stack.server.uiUrl}, or try \`forkflow list\` in another shell. Ctrl-C to stop.\n`);
           await untilSignal();

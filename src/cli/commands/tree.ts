@@ -91,11 +91,12 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('tree <rootId>')
-    .description('every agent of a tree, with counts by state')
+    .description('every agent of a tree, with counts by state, and the forks started from points of its agents')
     .action((rootId: string) =>
       withClient(globals(), async (client) => {
         const tree = await client.tree(rootId);
-        if (globals().json) return printJson(tree);
+        const forks = await client.forksOf([rootId, ...tree.agents.map((a) => a.agentId)]);
+        if (globals().json) return printJson({ ...tree, forks });
         process.stdout.write(`${table(['agent', 'label', 'state', 'parent'], tree.agents.map((a) => [a.agentId, a.label, a.state, a.parentId]))}\n`);
         process.stdout.write(`${Object.entries(tree.counts).filter(([, n]) => n > 0).map(([s, n]) => `${s} ${n}`).join(' · ')}\n`);
         if (tree.usage) {
@@ -104,6 +105,9 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
           process.stdout.write(`${table(['agent', 'state', 'input', 'output', 'cache read', 'cache write', 'cost', 'turns', 'tools'], rows)}\n`);
           const b = tree.usage.budget;
           if (b) process.stdout.write(`budget ${b.charged}/${b.max} tokens charged (cache reads weighted 0.1), ${b.left} left\n`);
+        }
+        if (forks.length > 0) {
+          process.stdout.write(`forks by point\n${table(['fork', 'from', 'label', 'state', 'turns'], forks.map((f) => [`${'  '.repeat(f.depth - 1)}${f.agentId}`, `${f.parentId} at turn ${f.parentTurn}`, f.label, f.state, f.turns]))}\n`);
         }
       }),
     );

@@ -2,7 +2,8 @@
  * The demo (the README's first command): a parent agent surveys this repository; three
  * sibling forks start from it by reference (zero-copy, sharing its cached prefix); one
  * receives a message mid-run, one is cancelled; a live table follows them; reports, usage and Web UI links.
- * Then an agent tree (tree-demo.ts).
+ * Then an agent tree (tree-demo.ts), and an agent using a service's own tools and an MCP
+ * server (tools-demo.ts).
  */
 import type { ForkflowClient, ForkHandle, ForkResult } from '../../client';
 import type { ForkStatus } from '../../shared/status';
@@ -11,6 +12,7 @@ import { formatUsage } from '../output';
 import { LiveView, renderStatuses } from './live-table';
 import { demoScenario } from './scenario';
 import { runTreeDemo, type TreeDemoOutcome } from './tree-demo';
+import { runToolsDemo } from './tools-demo';
 import { watchStream } from '../watch/watch';
 
 export interface DemoOptions {
@@ -20,6 +22,9 @@ export interface DemoOptions {
   namespace: string;
   /** Unique per run (the demo's dev server persists across runs). */
   runId: string;
+  /** The Temporal server's address and the repository the agents look at (the tools act). */
+  address: string;
+  workspace: string;
   out?: (line: string) => void;
 }
 
@@ -27,6 +32,7 @@ export interface DemoOutcome {
   parent: ForkResult;
   forks: ForkResult[];
   tree: TreeDemoOutcome;
+  tools: ForkResult;
 }
 
 /** Streamed output (text arrives mid-line) as whole lines, each shown as soon as it ends. */
@@ -107,5 +113,6 @@ export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
   handles.forEach((h, i) => say(`   ${scenario.forks[i]!.label.padEnd(14)} ${uiLink(o, h.agentId)}`));
 
   const tree = await runTreeDemo({ client: o.client, offline: o.offline, runId: o.runId, say, link: (id) => uiLink(o, id) });
-  return { parent, forks: results, tree };
+  const tools = await runToolsDemo({ client: o.client, offline: o.offline, runId: o.runId, address: o.address, namespace: o.namespace, workspace: o.workspace, say, link: (id) => uiLink(o, id) });
+  return { parent, forks: results, tree, tools };
 }

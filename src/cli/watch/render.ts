@@ -44,6 +44,9 @@ export class StreamRenderer {
         return;
       case 'tool-input-delta':
         return; // the call shows whole as `tool-use` once the reply is final
+      case 'tool-progress':
+        this.line(`… ${e.name ?? e.toolUseId}: ${e.progress}${e.total !== undefined ? `/${e.total}` : ''}${e.message ? ` ${oneLine(e.message, 100)}` : ''}`);
+        return;
       case 'tool-use':
         this.line(`→ ${e.name} ${oneLine(JSON.stringify(e.input ?? {}), 120)}`);
         return;

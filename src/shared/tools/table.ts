@@ -9,6 +9,8 @@
  * list is fetched, from what was recorded), the same on every replay.
  */
 import { isSubAgentTool } from '../agent-tools';
+import { mcpToolNature, type McpServerRecord } from './mcp';
+import { routeFor, type Route } from './routes';
 import { isBuiltinTool, type BuiltinToolName } from './schemas';
 
 /** Where a call of the tool is carried out. */
@@ -16,7 +18,11 @@ export type ToolHome =
   /** forkflow's own tools: the `runTool` activity on the workspace's task queue. */
   | { kind: 'builtin' }
   /** Agent, SendMessage, TaskOutput, TaskStop, Skill: the workflow itself (children, signals). */
-  | { kind: 'subagent' };
+  | { kind: 'subagent' }
+  /** A service's tool: one `forkflow.callTool` activity on the route's task queue (./service-contract.ts). */
+  | { kind: 'service'; route: Route }
+  /** A tool of an MCP server: `mcpCall` on the worker holding the session (stdio) or any worker (HTTP). */
+  | { kind: 'mcp'; server: string; tool: string };
 
 /**
  * What a tool can change, for the permission model:
@@ -36,6 +42,8 @@ export interface ToolTraits {
   /** Running it again after an attempt that may have partly run is the same as running it once. */
   idempotent: boolean;
   effect: ToolEffect;
+  /** May destroy or overwrite what it changes (MCP's destructiveHint; shown when asking for approval). */
+  destructive?: boolean;
 }
 
 const BUILTIN_TRAITS: Record<BuiltinToolName, Omit<ToolTraits, 'name' | 'home'>> = {
@@ -58,15 +66,47 @@ export function knownToolTraits(name: string): ToolTraits | undefined {
   return undefined;
 }
 
+/** The traits of a routed tool, as its route declares them (idempotent defaults to read-only). */
+export function serviceToolTraits(name: string, route: Route): ToolTraits {
+  return { name, home: { kind: 'service', route }, readOnly: route.readOnly, idempotent: route.idempotent ?? route.readOnly, effect: route.readOnly ? 'none' : 'external' };
+}
+
+/** The traits of each tool of the recorded MCP servers, by the name the model sees. */
+function mcpTraits(records: readonly McpServerRecord[], overrides: (server: string) => Record<string, { readOnly?: boolean; idempotent?: boolean }> | undefined): Map<string, ToolTraits> {
+  const out = new Map<string, ToolTraits>();
+  for (const r of records) {
+    if (!r.ok) continue;
+    const own = overrides(r.server);
+    for (const t of r.tools) {
+      const nature = mcpToolNature(t, own?.[t.tool]);
+      out.set(t.name, { name: t.name, home: { kind: 'mcp', server: r.server, tool: t.tool }, readOnly: nature.readOnly, idempotent: nature.idempotent, effect: nature.readOnly ? 'none' : 'external', destructive: nature.destructive });
+    }
+  }
+  return out;
+}
+
 /**
  * An agent's tool table: the traits of each tool it may call, looked up by name. Built once
- * per run from the agent's input; unknown names are `undefined` (the call is refused, naming
- * the tools that exist).
+ * per run from the agent's input (its routes) and the MCP tool lists recorded at its start;
+ * unknown names are `undefined` (the call is refused, naming the tools that exist). A name
+ * forkflow knows (built-in, sub-agent) wins over an MCP tool, which wins over a route.
  */
 export class ToolTable {
-  constructor(private readonly extra: readonly ToolTraits[] = []) {}
+  private readonly mcp: Map<string, ToolTraits>;
+
+  constructor(
+    private readonly routes: readonly Route[] = [],
+    mcp: { records: readonly McpServerRecord[]; overrides?: (server: string) => Record<string, { readOnly?: boolean; idempotent?: boolean }> | undefined } = { records: [] },
+  ) {
+    this.mcp = mcpTraits(mcp.records, mcp.overrides ?? (() => undefined));
+  }
 
   lookup(name: string): ToolTraits | undefined {
-    return knownToolTraits(name) ?? this.extra.find((t) => t.name === name);
+    const known = knownToolTraits(name);
+    if (known) return known;
+    const mcp = this.mcp.get(name);
+    if (mcp) return mcp;
+    const route = routeFor(this.routes, name);
+    return route ? serviceToolTraits(name, route) : undefined;
   }
 }

@@ -38,6 +38,10 @@ import { ToolTable } from '../../shared/tools/table';
 import { ContextKeeper } from './context-keeper';
 import { resolveWindow, windowRefusal } from '../../shared/context/windows';
 import { FAILURE, failure } from '../../shared/failures';
+import type { RunRef } from '../../shared/activity-io';
+import type { TurnCall } from '../../shared/time-travel';
+import { TurnIndex } from './turn-index';
+import { McpState } from './mcp-state';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -52,10 +56,18 @@ export class ForkAgent {
   stopReason?: StopReason;
   /** Cache breaks on any turn (owned by cache-break.ts). */
   readonly cache = new CacheWatch();
-  /** Every tool it may call: where each runs and what it is (src/shared/tools/table.ts). */
-  readonly toolTable = new ToolTable();
+  /** Every tool it may call: where each runs and what it is (src/shared/tools/table.ts); rebuilt by {@link buildToolTable}. */
+  toolTable = new ToolTable();
+  /** Its MCP servers: records taken at start, sessions, restarts (owned by mcp-state.ts, driven by mcp-servers.ts and mcp-call.ts). */
+  readonly mcp = new McpState();
+  /** What went wrong around its tools that the model was not told (a hook that failed open, a server's list that changed): the last few, for status. */
+  readonly toolNotices: string[] = [];
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
+  /** Where each of this run's turns began (owned by turn-index.ts, fed by the turn loop). */
+  readonly turnIndex = new TurnIndex();
+  /** Where it came from and what it changed (a fork from a point, a counterfactual, a retry); set once, after set-up. */
+  lineage: Pick<ForkStatus, 'origin' | 'counterfactual' | 'replay' | 'retry'> = {};
   /** What keeps its prompt cache warm while it waits (owned by cache-warmth.ts). */
   readonly warmth: CacheWarmth;
   /** Its context window: policy, compaction boundaries, what they cost and saved (owned by context-keeper.ts). */
@@ -98,6 +110,17 @@ export class ForkAgent {
     this.rootAgentId = input.rootAgentId ?? this.agentId;
     this.warmth = new CacheWarmth(input.cacheWhileWaiting ?? 'off');
     this.window = new ContextKeeper(input.contextManagement);
+  }
+
+  /** The tool table from its routes and its MCP servers' recorded lists (after they are opened). */
+  buildToolTable(): void {
+    this.toolTable = new ToolTable(this.input.routes ?? [], { records: this.mcp.all, overrides: (server) => this.input.mcpServers?.[server]?.traits });
+  }
+
+  /** Reports something about its tools in its status (bounded: the last TOOL_NOTICES_KEPT). */
+  notice(text: string): void {
+    this.toolNotices.push(text.length > 500 ? `${text.slice(0, 497)}...` : text);
+    if (this.toolNotices.length > TOOL_NOTICES_KEPT) this.toolNotices.shift();
   }
 
   /**
@@ -317,9 +340,22 @@ export class ForkAgent {
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
       ...withWarmth(this.warmth.carry()),
       context: this.window.carry(),
+      ...carriedLineage(this.lineage),
       streamOffset: this.live.endOffset,
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
+      ...withMcp(this.mcp.carry()),
     };
+  }
+
+  /** What this run recorded of its model call of `turn` (the `turnPoint` query). */
+  turnCall(turn: number): TurnCall | undefined {
+    return this.turnIndex.at(turn);
+  }
+
+  /** The run before this one in the agent's chain (continue-as-new, a resume, a retry). */
+  get previousRun(): RunRef | undefined {
+    const run = this.input.continuation?.ref.run;
+    return run && run.workflowId === workflowInfo().workflowId ? run : undefined;
   }
 
   /** Turns taken by earlier runs of this agent (the per-run turn limit of continuation.ts counts from here). */
@@ -341,6 +377,8 @@ export class ForkAgent {
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
     this.window.adoptState(state.context);
+    // A continue-as-new keeps its MCP sessions; a resumed agent (its sessions closed when it ended) opens them again.
+    if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
     // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
     if (!this.input.continuation?.message) this.warmth.adopt(state.warmth);
   }
@@ -410,10 +448,26 @@ export class ForkAgent {
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,
+      ...this.lineage,
       rejectedSignals: this.rejectedSignals,
       startedAt: this.startedAt,
+      ...(this.mcp.size ? { mcpServers: this.mcp.status(this.input.mcpServers) } : {}),
+      ...(this.toolNotices.length ? { toolNotices: [...this.toolNotices] } : {}),
     };
   }
+}
+
+/** What of its lineage a continuing run takes over (the origin is in its input). */
+function carriedLineage(l: ForkAgent['lineage']): Pick<CarriedState, 'lineage'> {
+  const { origin: _inInput, ...rest } = l;
+  return Object.keys(rest).length > 0 ? { lineage: rest } : {};
+}
+
+/** Tool notices kept for status. */
+const TOOL_NOTICES_KEPT = 20;
+
+function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
+  return mcp ? { mcp } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

@@ -61,6 +61,10 @@ export function modelCallInput(agent: ForkAgent, turn: number, opts: { compactAb
   const recipe = tail ? undefined : openingRecipe(agent);
   const self = { workflowId: info.workflowId, runId: info.runId };
   const ref = agent.prefixRef;
+  // The run holding the request context: the parent's for a fork by reference, this run's own
+  // when it holds one (a counterfactual fork, which changed what the parent sent).
+  const contextFrom = agent.summary.from;
+  const ownContext = contextFrom.workflowId === self.workflowId && contextFrom.runId === self.runId;
   const input: ModelCallInput = {
     run: self,
     agentId: agent.agentId,
@@ -71,7 +75,7 @@ export function modelCallInput(agent: ForkAgent, turn: number, opts: { compactAb
     ...(tail ? { tail } : {}),
     ...(recipe ? { openingRecipe: recipe } : {}),
     ...(agent.sharedPrefixEnd ? { sharedPrefixEnd: agent.sharedPrefixEnd } : {}),
-    ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, contextFrom: ref.context.from } : {}),
+    ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, ...(ownContext ? {} : { contextFrom }) } : {}),
     ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
   };
   const budget = budgetOf(agent);

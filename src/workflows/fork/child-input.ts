@@ -8,7 +8,11 @@
  */
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
-import { agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { mergeHooks } from '../../shared/tools/hooks';
+import { mcpServerOf } from '../../shared/tools/mcp';
+import { routeFor } from '../../shared/tools/routes';
+import { isSubAgentTool } from '../../shared/agent-tools';
 import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
 import { FORK_QUERY_SOURCE } from '../../shared/constants';
 import type { ForkInputJson } from '../../shared/fork-input';
@@ -59,7 +63,37 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
     ...(agent.input.contextManagement ? { contextManagement: agent.input.contextManagement } : {}),
+    // Bring your own tools: a child inherits its caller's routes, MCP servers and hooks.
+    ...(agent.input.routes ? { routes: agent.input.routes } : {}),
+    ...(agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
+    ...(agent.input.hooks ? { hooks: agent.input.hooks } : {}),
   };
+}
+
+/**
+ * A named child's own tools from its definition, on top of its caller's: its routes first,
+ * its caller's MCP servers that its tool lists allow plus its own, its hooks before its
+ * caller's, and only its own required servers.
+ */
+function definedTools(agent: ForkAgent, definition: AgentDefinition | undefined) {
+  if (!definition) return {};
+  const routes = [...(definition.routes ?? []), ...(agent.input.routes ?? [])];
+  const mcpServers = agentMcpServers(definition, agent.input.mcpServers);
+  const hooks = mergeHooks(definition.hooks, agent.input.hooks);
+  // Absent fields are left out, not set to undefined: the child's input is compared and hashed as JSON.
+  return {
+    ...(routes.length ? { routes } : {}),
+    ...(mcpServers ? { mcpServers } : {}),
+    ...(hooks ? { hooks } : {}),
+    ...(definition.requiredMcpServers ? { requiredMcpServers: definition.requiredMcpServers } : {}),
+  };
+}
+
+/** The caller's routed tools its definitions are known for (its own request's), that a named child may use. */
+function routedDefinitions(agent: ForkAgent, names: readonly string[]) {
+  const routes = agent.input.routes ?? [];
+  if (routes.length === 0) return [];
+  return (agent.context?.tools ?? []).filter((t) => names.includes(t.name) && !isBuiltinTool(t.name) && !isSubAgentTool(t.name) && mcpServerOf(t.name) === undefined && routeFor(routes, t.name) !== undefined);
 }
 
 /** A child on its parent's model inherits the parent's window override; another model has its own window. */
@@ -82,6 +116,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     maxTurns: agent.input.maxTurns,
     ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
+    ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
   };
 }
 
@@ -89,10 +124,17 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
   const names = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
-  const tools = [...names.map(toolDefinition), ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider }) : [])];
+  // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
+  const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
+  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider }) : [])];
   const model = resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
+  const { mcpServers: _callers, ...base } = common(agent, input, config, background);
+  const own = definedTools(agent, definition);
   return {
-    ...common(agent, input, config, background),
+    ...base,
+    // A named child has the caller's servers its definition allows; a general-purpose one all of them.
+    ...(definition ? {} : agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
+    ...own,
     ...(definition?.contextManagement ? { contextManagement: definition.contextManagement } : {}),
     ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,

@@ -88,7 +88,8 @@ export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChild
   // Stream subscribers' polls wait in handlers: let them return now and re-poll the next run.
   await agent.live.detach();
   if (!allHandlersFinished()) await condition(allHandlersFinished);
-  const { parent: _snapshot, parentRef: _ref, continuation: _previous, ...config } = agent.input;
+  // What only a first run reads (its point, its set-up, the retry it makes) stays behind; its lineage is carried.
+  const { parent: _snapshot, parentRef: _ref, continuation: _previous, from: _point, counterfactual: _cf, replay: _replay, retry: _retry, ...config } = agent.input;
   // The next run starts on the deployment's current build when a new one is current, holding
   // the whole conversation: reading it by reference would query runs of this build, which
   // fail once its workers are retired (a closed run pinned to a build is replayed only there).

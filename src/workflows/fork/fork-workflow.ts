@@ -37,6 +37,11 @@ import { registerLedgerHandlers, rootLedgerFor, usesTreeLedger } from './tree-au
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 import { LiveStream } from './live-stream';
+import { prepareTimeTravel, recordLineage, rewindLedgerForRetry } from './time-travel';
+import { closeMcpSessions, mcpToolDefinitions, openMcpServers } from './mcp-servers';
+import { subagentStart, subagentStop } from './hooks';
+import { hooksFor } from '../../shared/tools/hooks';
+import { runTurnsUntilStopped } from './stop-hook';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -60,7 +65,7 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
   let idleLeft = agent.takeResumedIdle();
   const mayMove = idleLeft === undefined;
   for (;;) {
-    const reason = idleLeft !== undefined ? 'end_turn' : await runTurns(agent);
+    const reason = idleLeft !== undefined ? 'end_turn' : hooksFor(agent.input.hooks, 'Stop').length > 0 ? await runTurnsUntilStopped(agent) : await runTurns(agent);
     if (reason !== 'end_turn' || idleMs === 0) return reason;
     setState(agent, 'idle');
     const waitMs = idleLeft ?? idleMs;
@@ -103,6 +108,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     model: agent.model,
     cache: agent.cache.carry(),
     ...(agent.opened ? { context: agent.window.status(agent.model) } : {}),
+    ...agent.lineage,
   };
 }
 
@@ -140,6 +146,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // its caller granted a new one (a v1 state, written before resume kept it, starts a new one).
   if (carried) agent.adopt(carried, { keepBudget: !input.continuation?.message || carried.freshBudget === false });
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
+  rewindLedgerForRetry(agent);
   agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues));
   registerHandlers(agent);
   registerApprovalHandlers(agent);
@@ -152,11 +159,24 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
     agent.doing(undefined);
   }
   const worktree = agent.worktree;
-  agent.open(setUpFork(input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}));
+  // A fork from a point named by `from` learns its reference here; a counterfactual one its parent's context.
+  const prepared = await prepareTimeTravel(agent);
+  // MCP servers before the opening (their tools join a fresh agent's), after the worktree (a stdio server works in it).
+  // (Nothing is awaited without them: an agent with neither runs exactly as before.)
+  if (input.mcpServers) await openMcpServers(agent);
+  const startContext = !input.continuation && hooksFor(input.hooks, 'SubagentStart').length > 0 ? await subagentStart(agent) : undefined;
+  const setup = setUpFork(prepared.input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}, {
+    mcpTools: mcpToolDefinitions(agent.mcp.all),
+    ...(startContext ? { startContext } : {}),
+    ...(prepared.parentContext ? { parentContext: prepared.parentContext } : {}),
+  });
+  agent.open(setup);
+  recordLineage(agent, prepared.input, setup, carried);
+  agent.buildToolTable();
   if (input.timeout !== undefined) agent.startClock(workflowNow(), toMs(input.timeout));
   publishIdentity(agent);
-  // A continue-as-new run is the same fork; a finished agent resumed by a message runs (and ends) again.
-  if (!input.continuation || input.continuation.message) forkStarted(input.forkLabel);
+  // A continue-as-new run is the same fork; a finished agent resumed by a message (or retried) runs (and ends) again.
+  if (!input.continuation || input.continuation.message || input.retry) forkStarted(input.forkLabel);
   // One span per fork; the model and tool activity spans it schedules nest under it.
   return instrument({
     tracer: otel.trace.getTracer('forkflow'),
@@ -229,6 +249,9 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   if (agent.cacheBreak) span.addEvent('fork.cache_break_detected', { ratio: agent.cacheBreak.ratio, reason: agent.cacheBreak.reason, turn: agent.cacheBreak.turn ?? 0, breaks: agent.cache.breaks });
   // The parent hears the outcome even if it continued as new since it started this child.
   await CancellationScope.nonCancellable(() => reportToParent(agent, result));
+  // Its stdio MCP servers stop with it; a service's SubagentStop hooks hear how it ended.
+  if (agent.mcp.size > 0) await CancellationScope.nonCancellable(() => closeMcpSessions(agent));
+  if (hooksFor(agent.input.hooks, 'SubagentStop').length > 0) await CancellationScope.nonCancellable(() => subagentStop(agent, status, result.text));
   // Subscribers hear the end; their waiting polls return with it instead of holding the run open.
   await CancellationScope.nonCancellable(() => agent.live.done(agent.turns, status, stopReason, result.error));
   // Let in-flight handlers finish before the run closes (nothing is lost at the edge).

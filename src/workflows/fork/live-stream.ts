@@ -165,8 +165,10 @@ export class LiveStream {
       const type = event.type;
       if (n >= LIVE_SEQ_PER_ATTEMPT || !(LIVE_EVENT_TYPES as readonly unknown[]).includes(type)) return;
       if (event.agentId !== this.agentId || event.turn !== input.turn || event.attempt !== input.attempt) return;
+      // A tool's progress comes with its lane, a model call's deltas without one (stream-events.ts).
+      if ((type === 'tool-progress') !== (input.lane !== undefined)) return;
       const chars = JSON.stringify(event).length;
-      lastSeq = liveSeq(logEnd, input.attempt, n);
+      lastSeq = liveSeq(logEnd, input.lane ?? input.attempt, n);
       this.liveEvents.push({ seq: lastSeq, turn: input.turn, chars, event });
       this.liveChars += chars;
       kept++;

@@ -1,15 +1,19 @@
 /**
  * From a validated fork input to the fork's request context and opening conversation:
  * - a parent snapshot inline (the prefix is recorded once, in this fork's input),
- * - a parent by reference (zero-copy: the prefix stays in the run that recorded it),
+ * - a parent by reference (zero-copy: the prefix stays in the run that recorded it), which may
+ *   be a point of the parent's past (src/shared/time-travel.ts) and may be a replay (no opening:
+ *   the fork goes on as the parent would have),
  * - or no parent yet (the fork's own system prompt and tools).
- * A fork never overrides what the cache is keyed on: that is an error, not a silent change.
+ * A fork never overrides what the cache is keyed on — that is an error, not a silent change —
+ * unless it says it is a counterfactual fork: then it holds its own context (the parent's with
+ * the overrides) and records which parts changed.
  */
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
 import { FAILURE, failure } from '../../shared/failures';
-import type { ForkInput } from '../../shared/fork-input';
+import type { CacheSafeParams, ForkInput } from '../../shared/fork-input';
 import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions, type OpeningRecipe } from '../../shared/fork-messages';
 import { chainDigest, EMPTY_DIGEST, hashJson } from '../../shared/hash';
 import type { HeldConversation } from '../../shared/tree-input';
@@ -20,6 +24,19 @@ import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
 import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
+import { cacheKeyComponents } from '../../shared/cache-key';
+import { changedParts, resumable, type CounterfactualPart } from '../../shared/time-travel';
+import { blocksOf } from '../../shared/anthropic';
+
+/** What an agent brings besides its input: its MCP servers' tools, and context its SubagentStart hooks add. */
+export interface SetupExtras {
+  /** Tool definitions of its MCP servers, as recorded at its start (offered when it has no parent snapshot). */
+  mcpTools?: ToolDefinition[];
+  /** Added to its opening message. */
+  startContext?: string;
+  /** The parent's request context, read beforehand for a counterfactual fork by reference. */
+  parentContext?: RequestContext;
+}
 
 export interface ForkSetup {
   /** The full context when this run holds it (inline or no parent). */
@@ -36,6 +53,15 @@ export interface ForkSetup {
   /** The parent request's component hashes and this fork's, for cache-break diagnosis. */
   parentHashes?: RequestHashes;
   forkHashes?: RequestHashes;
+  /** A counterfactual fork: the parts of the parent's request it changed. */
+  changed?: CounterfactualPart[];
+}
+
+/** A counterfactual fork's own context: the parent's, with the input's overrides. */
+function counterfactualContext(input: ForkInput, parent: Omit<RequestContext, 'cacheKeyHash'>, maxTokens: number): RequestContext {
+  const thinking = input.thinking ?? parent.thinking;
+  const toolChoice = parent.toolChoice as CacheSafeParams['toolChoice'];
+  return requestContextOf({ system: input.system ?? parent.system, tools: input.tools ?? parent.tools, model: input.model ?? parent.model, messages: [], ...(thinking ? { thinking } : {}), ...(toolChoice ? { toolChoice } : {}) }, maxTokens);
 }
 
 function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | undefined, parentThinking: unknown): void {
@@ -90,37 +116,94 @@ function holding(input: ForkInput, ref: PrefixRef, held: HeldConversation, after
   return { context, summary: contextSummaryOf(context), base: 0, opening: [...held.messages, ...after], usedParentSnapshot: false };
 }
 
-function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions): ForkSetup {
-  rejectCacheUnsafeOverrides(input, ref.context.model, input.thinking);
-  const opening = buildForkOpeningAfter(ref, input.prompt, options);
+/**
+ * `parentContext`: the parent's full request context, which a counterfactual fork reads (by an
+ * activity, before set-up) to build its own.
+ */
+function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions, parentContext?: RequestContext): ForkSetup {
+  if (!input.counterfactual) rejectCacheUnsafeOverrides(input, ref.context.model, input.thinking);
+  const own = input.counterfactual ? ownContext(input, ref, parentContext) : undefined;
+  const opening = input.replay ? replayOpening(ref) : buildForkOpeningAfter(ref, input.prompt, options);
   return {
-    summary: input.maxOutputTokens ? { ...ref.context, maxTokens: input.maxOutputTokens } : ref.context,
+    ...(own ? { context: own.context } : {}),
+    summary: own ? contextSummaryOf(own.context) : input.maxOutputTokens ? { ...ref.context, maxTokens: input.maxOutputTokens } : ref.context,
     base: ref.count,
     prefixRef: ref,
     opening: opening.messages,
     sharedPrefixEnd: opening.sharedPrefixEnd,
-    recipe: {
-      shape: { count: ref.count, ...(ref.lastRole ? { lastRole: ref.lastRole } : {}), pendingToolUseIds: ref.pendingToolUseIds },
-      directive: input.prompt,
-      ...(options.worktree ? { worktree: options.worktree } : {}),
-    },
+    ...(input.replay
+      ? {}
+      : {
+          recipe: {
+            shape: { count: ref.count, ...(ref.lastRole ? { lastRole: ref.lastRole } : {}), pendingToolUseIds: ref.pendingToolUseIds },
+            directive: input.prompt,
+            ...(options.worktree ? { worktree: options.worktree } : {}),
+          },
+        }),
     usedParentSnapshot: true,
-    parentHashes: ref.requestHashes,
     // The prefix is the parent's own messages (proven by digest); the context the fork really
     // sends is measured by the model activity and replaces these components (cache-break.ts).
-    forkHashes: ref.requestHashes,
+    parentHashes: own?.parentHashes ?? ref.requestHashes,
+    forkHashes: own?.forkHashes ?? ref.requestHashes,
+    ...(own ? { changed: own.changed } : {}),
   };
 }
 
+/** A replay adds nothing: it needs a point from which the parent itself went on (a user turn last). */
+function replayOpening(ref: PrefixRef): { messages: MessageParam[]; sharedPrefixEnd?: BlockPosition } {
+  if (!resumable(ref)) {
+    throw failure(FAILURE.invalidForkInput, `A replay goes on from a point where the agent was about to call the model; this one ends with ${ref.lastRole === 'assistant' ? "the agent's own reply" : 'nothing'}. Fork with a directive instead, or replay from an earlier turn.`);
+  }
+  return { messages: [] };
+}
+
+function ownContext(input: ForkInput, ref: PrefixRef, parent: RequestContext | undefined): { context: RequestContext; parentHashes: RequestHashes; forkHashes: RequestHashes; changed: CounterfactualPart[] } {
+  if (!parent) throw failure(FAILURE.invalidForkInput, "A counterfactual fork needs its parent's request context, which was not read.");
+  const context = counterfactualContext(input, parent, input.maxOutputTokens ?? ref.context.maxTokens);
+  const prefix = ref.requestHashes?.prefix ?? ref.digest;
+  const parentParts = cacheKeyComponents(parent);
+  const forkParts = cacheKeyComponents(context);
+  return { context, parentHashes: { ...parentParts, prefix }, forkHashes: { ...forkParts, prefix }, changed: changedParts(parentParts, forkParts) };
+}
+
+/**
+ * An agent's own tools (no parent snapshot): its given or default tools, then its routes'
+ * definitions and its MCP servers' tools, each name once (the first wins). Unchanged when it
+ * has neither.
+ */
+function ownTools(input: ForkInput, extras: SetupExtras): ToolDefinition[] {
+  const base = input.tools ?? defaultTools(input);
+  const more = [...(input.routes ?? []).flatMap((r) => r.definitions ?? []), ...(extras.mcpTools ?? [])];
+  if (more.length === 0) return base;
+  const seen = new Set(base.map((t) => t.name));
+  return [...base, ...more.filter((t) => !seen.has(t.name) && seen.add(t.name))];
+}
+
+/** The setup with `context` added to its opening's last message (its recipe dropped: the opening is no longer the recipe's). */
+function withStartContext(setup: ForkSetup, context: string | undefined): ForkSetup {
+  if (context === undefined || setup.opening.length === 0) return setup;
+  const opening = [...setup.opening];
+  const last = opening[opening.length - 1]!;
+  opening[opening.length - 1] = { ...last, content: [...blocksOf(last), { type: 'text', text: `<subagent-start-context>\n${context}\n</subagent-start-context>` }] };
+  const { recipe: _recipe, ...rest } = setup;
+  return { ...rest, opening };
+}
+
 /** `worktree`: where a worktree fork works (for the notice in its opening). */
-export function setUpFork(input: ForkInput, options: OpeningOptions = {}): ForkSetup {
+export function setUpFork(input: ForkInput, options: OpeningOptions = {}, extras: SetupExtras = {}): ForkSetup {
+  return withStartContext(setUp(input, options, extras), input.continuation ? undefined : extras.startContext);
+}
+
+function setUp(input: ForkInput, options: OpeningOptions, extras: SetupExtras): ForkSetup {
   if (input.continuation) return continuing(input, input.continuation);
-  if (input.parentRef) return byReference(input, input.parentRef, options);
+  if (input.parentRef) return byReference(input, input.parentRef, options, extras.parentContext);
   const parent = input.parent;
-  rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
+  const counterfactual = input.counterfactual === true && parent !== undefined;
+  if (!counterfactual) rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
   const maxTokens = input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens;
-  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: input.tools ?? defaultTools(input), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
-  const context: RequestContext = requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
+  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: ownTools(input, extras), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
+  const context: RequestContext = counterfactual ? counterfactualContext(input, requestContextOf(parent, maxTokens), maxTokens) : requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
+  const changed = counterfactual ? changedParts(cacheKeyComponents(parent), cacheKeyComponents(context)) : undefined;
 
   // A spawned agent (not a fork) starts from its prompt alone, without the fork boilerplate.
   const plain = !parent && input.querySource !== FORK_QUERY_SOURCE;
@@ -134,6 +217,7 @@ export function setUpFork(input: ForkInput, options: OpeningOptions = {}): ForkS
     usedParentSnapshot: parent !== undefined,
     // What the parent sent (recorded when the snapshot was taken) against what this fork was given.
     parentHashes: parent?.requestHashes,
-    forkHashes: parent?.requestHashes ? snapshotHashes(parent) : undefined,
+    forkHashes: parent?.requestHashes ? { ...snapshotHashes(parent), ...(counterfactual ? cacheKeyComponents(context) : {}) } : undefined,
+    ...(changed ? { changed } : {}),
   };
 }

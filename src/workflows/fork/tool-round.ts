@@ -3,17 +3,24 @@
  * Each call is looked up in the agent's tool table (src/shared/tools/table.ts) and decided
  * by the permission model (src/shared/permissions.ts): pure, no activity needed to say no.
  * Allowed calls run where the table says: built-in tools as activities on the workspace's
- * task queue, sub-agent tools in the workflow itself. Tool failures become `is_error` results the
- * model can act on; only cancellation propagates.
+ * task queue, a service's routed tools on its queue (service-call.ts), MCP tools on the
+ * worker holding the server's session (mcp-call.ts), sub-agent tools in the workflow itself.
+ * A service's PreToolUse and PostToolUse hooks (hooks.ts) wrap the built-in, routed and MCP
+ * calls. Tool failures become `is_error` results the model can act on; only cancellation
+ * propagates.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import { applyToolAccess } from '../../shared/agents';
-import { decideCall, type CallPolicy } from '../../shared/permissions';
+import { decideCall, type CallDecision, type CallPolicy } from '../../shared/permissions';
 import type { ToolTraits } from '../../shared/tools/table';
 import { awaitApproval } from './approvals';
+import { hooksFor } from '../../shared/tools/hooks';
+import { postToolUse, preToolUse } from './hooks';
+import { runMcpTool } from './mcp-call';
+import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { errorResult } from './tool-results';
 import { localTools, tools } from '../activities';
@@ -62,14 +69,16 @@ type Attempt = { block: ToolResultBlock; outcome: ToolCallOutcome };
 
 const deny = (toolUseId: string, message: string): Attempt => ({ block: errorResult(toolUseId, message), outcome: 'denied' });
 
-/** One tool call, counted once by outcome (ok / error / denied). */
-async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<ToolResultBlock> {
-  const { block, outcome } = await attempt(agent, use, messageIndex);
+/** One tool call, counted once by outcome (ok / error / denied); `lane` is its place in the round (1-based). */
+async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, lane: number): Promise<ToolResultBlock> {
+  const { block, outcome } = await attempt(agent, use, messageIndex, lane);
   toolCalled(use.name, outcome);
   return block;
 }
 
-async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number): Promise<Attempt> {
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, lane: number): Promise<Attempt> {
   const limit = agent.input.budget.maxToolCalls;
   if (limit !== undefined && agent.toolUses >= limit) {
     return deny(use.id, `Not run: this agent's budget of ${limit} tool calls is spent. Finish with what you have and write your report.`);
@@ -85,19 +94,44 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   if (!tool) return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
   const decision = decideCall(policyOf(agent), tool);
   if (!decision.allow) return deny(use.id, decision.message);
+  const hooks = agent.input.hooks;
+  const pre = hooksFor(hooks, 'PreToolUse', use.name).length > 0;
+  const post = hooksFor(hooks, 'PostToolUse', use.name).length > 0;
+  // A service's tools and every hook take the input as a JSON object (the contract's shape).
+  if ((tool.home.kind !== 'builtin' || pre || post) && !isObject(use.input)) return deny(use.id, `${use.name} was not run: its input must be a JSON object.`);
+  let input = use.input as Record<string, unknown>;
+  if (pre) {
+    const verdict = await preToolUse(agent, use, input);
+    if ('deny' in verdict) return deny(use.id, verdict.deny);
+    input = verdict.input;
+  }
+  const rewritten = input !== use.input;
   if (decision.approval) {
-    const approval = await awaitApproval(agent, use);
+    const approval = await awaitApproval(agent, rewritten ? { ...use, input } : use);
     if (!approval.approved) return deny(use.id, approval.message);
   }
+  let done: Attempt;
+  const home = tool.home;
+  if (home.kind === 'service') done = await runServiceTool(agent, use, input, home.route);
+  else if (home.kind === 'mcp') done = await runMcpTool(agent, use, input, { ...tool, home }, lane);
+  else done = await runBuiltin(agent, use, messageIndex, tool, decision, rewritten ? input : undefined);
+  if (post) done = { ...done, block: await postToolUse(agent, use, input, done.block) };
+  return done;
+}
+
+/** A built-in tool as an activity on the workspace's queue (short reads as local activities); `input`: a hook's rewrite. */
+async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, tool: ToolTraits, decision: Extract<CallDecision, { allow: true }>, rewrite?: Record<string, unknown>): Promise<Attempt> {
   const info = workflowInfo();
-  const small = utf8Length(canonicalJson(use.input)) <= INLINE_TOOL_INPUT_BYTES;
+  const given = rewrite ?? use.input;
+  const small = utf8Length(canonicalJson(given)) <= INLINE_TOOL_INPUT_BYTES;
   const input: ToolCallInput = {
     run: { workflowId: info.workflowId, runId: info.runId },
     agentId: agent.agentId,
     turn: agent.turns,
     toolUseId: use.id,
     name: use.name,
-    ...(small ? { input: use.input } : { inputAt: { messageIndex } }),
+    // A rewritten input is not in the conversation: it always travels inline.
+    ...(small || rewrite ? { input: given } : { inputAt: { messageIndex } }),
     workspaceRoot: agent.workspaceRoot,
     writePolicy: decision.writePolicy,
     ...(agent.input.sandbox ? { sandbox: agent.input.sandbox } : {}),
@@ -127,8 +161,9 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
 export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messageIndex: number): Promise<ToolResultBlock[]> {
   const results: ToolResultBlock[] = [];
   let batch: ToolUseBlock[] = [];
+  const lane = (use: ToolUseBlock) => uses.indexOf(use) + 1;
   const flush = async () => {
-    results.push(...(await Promise.all(batch.map((u) => runOne(agent, u, messageIndex)))));
+    results.push(...(await Promise.all(batch.map((u) => runOne(agent, u, messageIndex, lane(u))))));
     batch = [];
   };
   for (const use of uses) {
@@ -137,7 +172,7 @@ export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messa
       continue;
     }
     await flush();
-    results.push(await runOne(agent, use, messageIndex));
+    results.push(await runOne(agent, use, messageIndex, lane(use)));
   }
   await flush();
   agent.doing(undefined);

@@ -37,6 +37,10 @@ function isBudgetRefusal(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === BUDGET_EXHAUSTED_FAILURE;
 }
 
+function withCut(cut: ForkAgent['cut']): { window?: NonNullable<ForkAgent['cut']> } {
+  return cut ? { window: cut } : {};
+}
+
 /**
  * One model call; `undefined` when the budget (the agent's or its tree's) cannot pay for it.
  * The context is managed first (a forkflow compaction when the request would pass its
@@ -51,6 +55,8 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   let startedAt: number;
   let result: ModelCallResult;
   for (let again = false; ; again = true) {
+    // Where this turn began (after any compaction): a fork from the end of the previous turn starts from here (turnPoint query).
+    agent.turnIndex.called(turn, { count: agent.messageCount, digest: agent.digest, usage: agent.usage, toolUses: agent.toolUses, ...withCut(agent.cut) });
     input = modelCallInput(agent, turn, { compactAbove: !again });
     startedAt = workflowNow();
     try {

@@ -43,7 +43,11 @@ export function publishIdentity(agent: ForkAgent): void {
     { key: SA.querySource, value: agent.input.querySource },
     { key: SA.state, value: agent.state },
   ];
-  if (agent.input.parentAgentId) wanted.push({ key: SA.parentId, value: agent.input.parentAgentId });
+  // A fork from a point names the agent it came from even when it is not that agent's child.
+  const origin = agent.lineage.origin;
+  const parentId = agent.input.parentAgentId ?? origin?.agentId;
+  if (parentId) wanted.push({ key: SA.parentId, value: parentId });
+  if (origin) wanted.push({ key: SA.parentRun, value: origin.runId }, { key: SA.parentTurn, value: origin.turn });
   if (agent.input.name) wanted.push({ key: SA.name, value: agent.input.name });
   const missing = wanted.filter((p) => current.get(p.key as typeof SA.agentId) !== p.value);
   if (missing.length > 0) upsertSearchAttributes(missing);

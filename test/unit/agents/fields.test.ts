@@ -159,13 +159,13 @@ describe('context: fork and other fields', () => {
   });
 
   it('reports unknown fields, suggesting the field that was probably meant', async () => {
-    const { agent, problems } = await loadOne(dir, withBasics('maxturns: 3\nallowed_tools: Read\nfavourite: blue\nhooks: {}'));
+    const { agent, problems } = await loadOne(dir, withBasics('maxturns: 3\nallowed_tools: Read\nfavourite: blue\nmcpservers: {}'));
     expect(agent).not.toHaveProperty('maxTurns');
     expect(problems.map((p) => [p.field, p.outcome, p.fix.slice(0, 30)])).toEqual([
       ['maxturns', 'ignored', 'Rename it to maxTurns (fields '],
       ['allowed_tools', 'ignored', 'Rename it to allowed-tools (fi'],
       ['favourite', 'ignored', 'Delete it or correct the spell'],
-      ['hooks', 'ignored', 'Delete the field; it has no ef'],
+      ['mcpservers', 'ignored', 'Rename it to mcpServers (field'],
     ]);
   });
 

@@ -3,6 +3,7 @@
  * each filter and mode against each kind of tool.
  */
 import { decideCall, type CallPolicy } from '../../../src/shared/permissions';
+import { routeSchema } from '../../../src/shared/tools/routes';
 import { knownToolTraits, ToolTable, type ToolTraits } from '../../../src/shared/tools/table';
 
 const traits = (name: string): ToolTraits => {
@@ -21,8 +22,8 @@ test('the table knows the built-in and sub-agent tools, and nothing else unless 
   expect(traits('Agent')).toMatchObject({ home: { kind: 'subagent' }, effect: 'agents' });
   expect(knownToolTraits('lookup_order')).toBeUndefined();
   expect(knownToolTraits('__proto__')).toBeUndefined();
-  const extra: ToolTraits = { name: 'lookup_order', home: { kind: 'builtin' }, readOnly: true, idempotent: true, effect: 'none' };
-  expect(new ToolTable([extra]).lookup('lookup_order')).toBe(extra);
+  const route = routeSchema.parse({ tools: ['lookup_order'], taskQueue: 'orders', readOnly: true });
+  expect(new ToolTable([route]).lookup('lookup_order')).toEqual({ name: 'lookup_order', home: { kind: 'service', route }, readOnly: true, idempotent: true, effect: 'none' });
   expect(new ToolTable().lookup('lookup_order')).toBeUndefined();
 });
 

@@ -112,10 +112,24 @@ describe('fromParentRequest', () => {
   });
 
   it('ignores unknown top-level fields unless strict', () => {
-    const body = { ...parentBody(), mcp_servers: [{ url: 'x' }], metadata: { user_id: 'u' }, stream: true };
+    const body = { ...parentBody(), container: 'c-1', metadata: { user_id: 'u' }, stream: true };
     expect(fromParentRequest(body).model).toBe('claude-sonnet-5-5');
-    expect(refusal(body, { strict: true }).issues).toEqual(['mcp_servers: not carried into a fork, and may change the prompt (strict mode)']);
+    expect(refusal(body, { strict: true }).issues).toEqual(['container: not carried into a fork, and may change the prompt (strict mode)']);
     expect(() => fromParentRequest({ ...parentBody(), metadata: {}, stream: true, cache_control: { type: 'ephemeral' } }, { strict: true })).not.toThrow();
+  });
+
+  it("carries the request's mcp_servers (the provider's MCP connector) into the fork's requests, unchanged, and into the cache key", () => {
+    const servers = [{ type: 'url', url: 'https://mcp.example/sse', name: 'example', authorization_token: 't' }];
+    const body = { ...parentBody(), mcp_servers: servers };
+    const snapshot = fromParentRequest(body, { strict: true });
+    expect(snapshot.mcpServers).toBe(servers);
+    const ctx = requestContextOf(snapshot, 1024);
+    expect(ctx.mcpServers).toBe(servers);
+    expect(buildMessagesRequest(ctx, snapshot.messages).mcp_servers).toBe(servers);
+    const without = requestContextOf(fromParentRequest(parentBody()), 1024);
+    expect(buildMessagesRequest(without, snapshot.messages)).not.toHaveProperty('mcp_servers');
+    expect(ctx.cacheKeyHash).not.toBe(without.cacheKeyHash);
+    expect(without.cacheKeyHash).toBe(cacheKeyHash({ system: without.system, tools: without.tools, model: without.model, thinking: without.thinking }));
   });
 
   it('isInvalidSnapshotError recognises the error by name, and nothing else', () => {

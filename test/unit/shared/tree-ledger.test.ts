@@ -48,7 +48,7 @@ test('an admitted agent that never started is withdrawn without a trace; one tha
   expect(runningCount(l)).toBe(2);
   // Its place is free again for another agent; its own id stays spent (ids are never reused,
   // so an admission of it arriving now is a late attempt of the one taken back).
-  expect(spawn(l, 'r.a')).toMatchObject({ ok: false, reason: expect.stringContaining('already used') });
+  expect(JSON.stringify(spawn(l, 'r.a'))).toMatch(/"ok":false.*already used/);
   expect(spawn(l, 'r.a2')).toMatchObject({ ok: true });
   withdraw(l, 'r.a2');
   // One that reserved (it started) stays in the totals and ends.
@@ -74,7 +74,7 @@ test('an admitted agent that never started is withdrawn without a trace; one tha
 test('a withdrawal that arrives before its admission (a timed-out attempt landing late) leaves no phantom agent', () => {
   const l = tree(10_000, 5);
   withdraw(l, 'r.late');
-  expect(spawn(l, 'r.late')).toMatchObject({ ok: false, reason: expect.stringContaining('already used') });
+  expect(JSON.stringify(spawn(l, 'r.late'))).toMatch(/"ok":false.*already used/);
   expect(l.nodes['r.late']).toBeUndefined();
   expect(l.spawned).toBe(0);
   // The list of spent ids is bounded.
