@@ -3,7 +3,8 @@
  * compaction (its own activity, the summary message and kept turns, status, stream, transcript
  * whole), provider compaction (edit, beta header, requests from the block on), both clearings,
  * a forced `prompt is too long` answered by a compaction, `off` failing as before, a
- * `contextWindow` the model cannot have, and a fork of a compacted parent.
+ * `contextWindow` the model cannot have, a fork of a compacted parent, and forks from points
+ * (time travel) before and after a compaction.
  */
 import { isSummaryMessage } from '../../src/shared/context/summary';
 import { COMPACT_BETA, CONTEXT_MANAGEMENT_BETA, CLEARED_TOOL_RESULT } from '../../src/shared/context/edits';
@@ -189,4 +190,32 @@ test('a fork of a compacted parent starts from the summary, by reference; its si
   const share = firsts.map((e) => e.usage!.cache_read_input_tokens / inputTokensOf(e));
   expect(Math.max(...share.slice(1))).toBeGreaterThan(0.8);
   await recordHistory(h.client.workflow.getHandle('cp-sibling-0'), 'context-fork-of-compacted-parent');
+});
+
+test('forks from points of a compacted agent (time travel): before its compaction the whole conversation, after it the summary on', async () => {
+  const parent = await h.forkflow.fork({ agentId: 'tp-parent', prompt: longAgentScript(40, 'tp-parent'), model: 'claude-ctx-20k', contextWindow: 20_000, maxTurns: 40, budget }, { mode: 'sync' });
+  const first = parent.context!.boundaries[0]!;
+  // The compaction came before the call of turn `first.turn`: the point of the turn before it is that call's conversation.
+  const after = await h.forkflow.turnPoint('tp-parent', { atTurn: first.turn - 1 });
+  const before = await h.forkflow.turnPoint('tp-parent', { atTurn: first.turn - 2 });
+  expect(after.ref.window).toMatchObject({ from: first.at, compactions: 1 });
+  expect(before.ref.window).toBeUndefined();
+  expect(before.ref.count).toBeLessThan(first.at);
+  const [late, early] = await Promise.all(
+    [after, before].map(async (point, i) => {
+      const fork = await h.forkflow.forkFrom('tp-parent', { agentId: `tp-fork-${i}`, prompt: `Point fork ${i}.\n@reply point fork ${i} done`, model: 'claude-ctx-20k', contextWindow: 20_000 }, { atTurn: point.turn });
+      return fork.result();
+    }),
+  );
+  expect([late!.status, early!.status]).toEqual(['completed', 'completed']);
+  const lateFirst = bodyOf(requestsOf('Point fork 0.')[0]!).messages;
+  const earlyFirst = bodyOf(requestsOf('Point fork 1.')[0]!).messages;
+  // After: the fork sends what the parent sent at that turn, from its summary message (compacted once, as the parent was).
+  expect(isSummaryMessage(lateFirst[0]!)).toBe(true);
+  expect(late!.context).toMatchObject({ from: first.at, compactions: 1 });
+  // Before: the whole conversation up to the point, with no summary in it.
+  expect(earlyFirst.length).toBeGreaterThanOrEqual(before.ref.count);
+  expect(earlyFirst.length).toBeLessThanOrEqual(before.ref.count + 1);
+  expect(earlyFirst.some((m) => isSummaryMessage(m))).toBe(false);
+  expect(early!.context).toMatchObject({ from: 0, compactions: 0 });
 });
