@@ -16,6 +16,7 @@ import { CACHE_PRICE } from '../src/shared/pricing';
 import { isSummaryRequest } from '../src/offline';
 import type { ContextManagementInput } from '../src/shared/context/policy';
 import type { ContextStatus } from '../src/shared/context/state';
+import { STANDARD_WINDOW } from '../src/shared/context/windows';
 import { startDevStack } from '../src/testing/dev-stack';
 import { FACT, longAgentScript, seedLongAgent } from '../test/kit/long-agent';
 import { printTable } from './kit';
@@ -27,6 +28,8 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 200_000);
 const BYTES_PER_READ = Number(process.env.BENCH_BYTES_PER_READ ?? 800);
 const MODEL = 'claude-bench-context';
+/** The floor's model: one with a 1M-token window (a fork may not ask a model for more than it has). */
+const FLOOR_MODEL = 'claude-sonnet-4-5';
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 interface Served {
@@ -52,9 +55,10 @@ function weighted(u: Usage): number {
 }
 
 async function runOnce(name: string, contextManagement: ContextManagementInput, window: number): Promise<Run> {
+  const model = window > STANDARD_WINDOW ? FLOOR_MODEL : MODEL;
   const workspace = mkdtempSync(join(tmpdir(), 'forkflow-bench-context-'));
   seedLongAgent(workspace, BYTES_PER_READ);
-  const stack = await startDevStack({ workspaceRoot: workspace, server: { headless: true, logLevel: 'error' }, offlineModel: { maxLogEntries: 20, contextWindow: (m) => (m === MODEL ? window : 200_000) }, logLevel: 'ERROR' });
+  const stack = await startDevStack({ workspaceRoot: workspace, server: { headless: true, logLevel: 'error' }, offlineModel: { maxLogEntries: 20, contextWindow: (m) => (m === model ? window : STANDARD_WINDOW) }, logLevel: 'ERROR' });
   const served: Served[] = [];
   const seen = new Set<number>();
   stack.offlineModel!.log.on('update', (e) => {
@@ -66,7 +70,7 @@ async function runOnce(name: string, contextManagement: ContextManagementInput, 
   try {
     const agentId = `bench-context-${name.replace(/\W+/g, '-')}`;
     const started = Date.now();
-    const handle = await stack.client.startAgent({ agentId, prompt: longAgentScript(TURNS, agentId), model: MODEL, contextWindow: window, contextManagement, maxTurns: TURNS, budget: { maxTokens: 1_000_000_000_000 } });
+    const handle = await stack.client.startAgent({ agentId, prompt: longAgentScript(TURNS, agentId), model, contextWindow: window, contextManagement, maxTurns: TURNS, budget: { maxTokens: 1_000_000_000_000 } });
     const result = await handle.result();
     if (result.status !== 'completed' || result.turns !== TURNS) throw new Error(`bench:context ${name}: ${result.status} after ${result.turns} turns: ${result.error ?? ''}`);
     return { name, seconds: (Date.now() - started) / 1000, usage: result.usage, context: result.context!, served, text: result.text };
