@@ -19,6 +19,7 @@ import { type Exchange, type ResponderDeps, sendError, sendReply } from './respo
 import { ADMIN_CLOCK_PATH, planClock } from './routes/admin';
 import { checkAuth, checkVersion } from './routes/headers';
 import { planCountTokens, planMessages } from './routes/messages';
+import { betasOf, windowFor, type WindowOption } from './limits';
 
 /** The real API refuses bodies over 32 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -34,6 +35,8 @@ export interface ServerSettings {
   latencyJitterMs: number;
   streamChunkDelayMs: number;
   minCacheableTokens: (model: string) => number;
+  /** The context window per request (default: the model's, src/shared/context/windows.ts). */
+  contextWindow?: WindowOption;
   apiKey?: string;
   maxLogEntries: number;
   /** A provider rate limit on Messages requests (src/offline/rate-limit.ts); none when unset. */
@@ -214,10 +217,12 @@ export class OfflineServer {
       }
       if (input.tooLarge) throw new ApiError(413, `Request body exceeds the ${MAX_BODY_BYTES} byte limit.`);
       if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
-      if (route === 'count_tokens') return planCountTokens(input.body, version);
-      const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens };
+      const betas = betasOf(entry.headers);
+      if (route === 'count_tokens') return planCountTokens(input.body, version, betas);
+      const window = this.settings.contextWindow;
+      const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
-      return planMessages(input.body, version, deps, entry.seq, afterEvents);
+      return planMessages(input.body, version, deps, entry.seq, { betas, streamErrorAfter: afterEvents, promptTooLong: fault?.kind === 'prompt_too_long' });
     } catch (e) {
       if (isApiError(e)) return error(e);
       throw e;
