@@ -94,6 +94,11 @@ export function interruptedResult(name: string, beat: AttemptBeat): ToolCallResu
   };
 }
 
+/** A request the sandbox's proxy refused, logged with the call it belongs to. */
+function logRefusal(input: ToolCallInput, refusal: Refusal): void {
+  Context.current().log.warn('sandbox proxy refused a request', { agentId: input.agentId, turn: input.turn, ...refusal });
+}
+
 export function createToolActivities(deps: ToolDeps) {
   const policy = workspacePolicyOf(deps);
   return {
@@ -147,10 +152,7 @@ export function createToolActivities(deps: ToolDeps) {
                   bypass: input.unsandboxed === true,
                   writableExtra: workspace.writableExtra,
                   // The hosts the fork allows, through a proxy per call; each refusal is logged.
-                  ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => {
-                        ctx.log.warn('sandbox proxy refused a request', { agentId: input.agentId, turn: input.turn, ...r });
-                      },
-                    } : {}),
+                  ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
                   ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
                 },
               }
