@@ -209,7 +209,13 @@ async function execute(input: BashInput, ctx: ToolContext, plan: RunnablePlan): 
   const started = Date.now();
   // A fork that allows named hosts gets a proxy of its own for this call (as nobody, a socket nobody may reach).
   const proxy = plan.kind === 'sandbox' && plan.network ? await startNetProxy({ allowance: plan.network, ...(ctx.shellSandbox?.onNetworkRefused ? { onRefused: ctx.shellSandbox.onNetworkRefused } : {}), ...(plan.setpriv ? { owner: { uid: 65534, gid: 65534 } } : {}) }) : undefined;
-  const cgroup = plan.kind === 'sandbox' && plan.cap.kind === 'cgroup' ? callCgroup(plan.cap, plan.limits) : undefined;
+  let cgroup: CallCgroup | undefined;
+  try {
+    cgroup = plan.kind === 'sandbox' && plan.cap.kind === 'cgroup' ? callCgroup(plan.cap, plan.limits) : undefined;
+  } catch (err) {
+    await proxy?.close();
+    throw err;
+  }
   const env = shellEnvironment(process.env, {
     readOnly: ctx.writePolicy.kind !== 'workspace',
     ...(plan.kind === 'sandbox' ? { sandboxHome: SANDBOX_HOME } : {}),

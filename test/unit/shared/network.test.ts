@@ -6,7 +6,7 @@
 import { validateForkInput } from '../../../src/shared/fork-input';
 import { matchHost, networkAllowanceSchema, parseHostRule } from '../../../src/shared/network';
 import { addressRefusal } from '../../../src/activities/tools/sandbox/net-proxy';
-import { planShell, type SandboxAvailability } from '../../../src/activities/tools/sandbox';
+import { bwrapArgs, planShell, SANDBOX_PROXY_DIR, type SandboxAvailability } from '../../../src/activities/tools/sandbox';
 
 const allows = (hosts: string[]) => networkAllowanceSchema.safeParse({ allowedHosts: hosts }).success;
 
@@ -105,4 +105,12 @@ it('planShell carries the allowance only into a sandboxed plan', () => {
   const network = { allowedHosts: ['example.com'] };
   expect(planShell({ kind: 'none' }, { root: '/w', system: [] }, { availability: yes, require: false, network })).toMatchObject({ kind: 'sandbox', network });
   expect(planShell({ kind: 'none' }, { root: '/w', system: [] }, { availability: yes, require: false })).not.toHaveProperty('network');
+});
+
+it('bwrapArgs binds the call’s proxy directory read-only, and nothing when there is none', () => {
+  const spec = { root: '/w', writable: [], system: [], tmpBytes: 1024 };
+  const args = bwrapArgs({ ...spec, proxyDir: '/tmp/forkflow-net-x' });
+  const at = args.indexOf('/tmp/forkflow-net-x');
+  expect(args.slice(at - 1, at + 2)).toEqual(['--ro-bind', '/tmp/forkflow-net-x', SANDBOX_PROXY_DIR]);
+  expect(bwrapArgs(spec)).not.toContain(SANDBOX_PROXY_DIR);
 });
