@@ -149,6 +149,8 @@ export async function startNetProxy(opts: NetProxyOptions): Promise<NetProxy> {
     }
     const headers = { ...req.headers };
     for (const h of ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive']) delete headers[h];
+    // RFC 9112 3.2.2: an absolute-form target replaces whatever Host the client sent.
+    headers.host = url.host;
     const upstream = httpRequest({ host: decision.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
