@@ -7,7 +7,7 @@
  * so only the sandbox and the proxy stand in the way.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,6 +74,17 @@ describe('a fork that allows named hosts', () => {
     expect(seen).toEqual([`GET /plain host=localhost:${port}`, `GET /tunnel host=localhost:${port}`, `GET /node host=localhost:${port}`]);
     // The call's private proxy directory is gone with it.
     expect(proxyDirs()).toEqual(before);
+  });
+
+  it('works as user nobody too (a root worker without a pids cgroup): the socket directory is given to nobody', async () => {
+    if (process.getuid?.() !== 0) return expect(available.available).toBe(true);
+    const noCgroup = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '', FORKFLOW_SANDBOX_CGROUP: 'off' });
+    expect(noCgroup).toMatchObject({ available: true, processCap: { kind: 'unprivileged-user' } });
+    chmodSync(ws, 0o755); // nobody must be able to enter the workspace (mkdtemp made it 0700)
+    const out = await run('Bash', { command: `id -u && curl -sS http://localhost:${port}/as-nobody` }, ctx(NONE, { availability: noCgroup, network: { allowedHosts: [`localhost:${port}`] } }));
+    expect(out.content.split('\n')[0]).toBe('65534');
+    expect(out.content).toContain('hello from /as-nobody');
+    expect(seen).toEqual([`GET /as-nobody host=localhost:${port}`]);
   });
 
   it('gets 403 for anything else, and the server sees nothing', async () => {
