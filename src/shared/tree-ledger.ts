@@ -306,8 +306,8 @@ export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult 
 /** Charges a finished call's usage (once per agent and turn) and releases its reservation. */
 export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
   const node = ledger.nodes[req.agentId];
-  if (req.keepAlive !== undefined) return node ? chargeKeepAlive(node, req, req.keepAlive) : false;
-  if (req.compaction !== undefined) return node ? chargeCompaction(node, req, req.compaction) : false;
+  if (req.keepAlive !== undefined) return node ? chargeNumbered(node, req, 'keepAlives', req.keepAlive) : false;
+  if (req.compaction !== undefined) return node ? chargeNumbered(node, req, 'compactions', req.compaction) : false;
   if (!node || req.turn <= node.lastTurn) return false;
   node.usage = addUsage(node.usage, req.usage);
   node.charged += tokensCharged(req.usage);
@@ -320,23 +320,16 @@ export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
   return true;
 }
 
-/** A keep-alive's usage and cost, once per number (a retried charge is a repeat); no turn, no reservation. */
-function chargeKeepAlive(node: LedgerNode, req: ChargeRequest, n: number): boolean {
-  if (n <= (node.keepAlives ?? 0)) return false;
+/**
+ * A call that is not a turn — a keep-alive or a compaction — charged its usage and cost once
+ * per number (a retried charge is a repeat); no turn, no reservation.
+ */
+function chargeNumbered(node: LedgerNode, req: ChargeRequest, counter: 'keepAlives' | 'compactions', n: number): boolean {
+  if (n <= (node[counter] ?? 0)) return false;
   node.usage = addUsage(node.usage, req.usage);
   node.charged += tokensCharged(req.usage);
   node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
-  node.keepAlives = n;
-  return true;
-}
-
-/** A compaction call's usage and cost, once per number; no turn, no reservation. */
-function chargeCompaction(node: LedgerNode, req: ChargeRequest, n: number): boolean {
-  if (n <= (node.compactions ?? 0)) return false;
-  node.usage = addUsage(node.usage, req.usage);
-  node.charged += tokensCharged(req.usage);
-  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
-  node.compactions = n;
+  node[counter] = n;
   return true;
 }
 

@@ -10,13 +10,14 @@
  * Each program, if it runs, tries to leave a marker next to the repository and in a folder
  * outside it, and to copy a secret that lies outside the workspace.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { probeSandbox, type SandboxAvailability } from '../../../src/activities/tools/sandbox';
+import type { SandboxAvailability } from '../../../src/activities/tools/sandbox';
 import { classifyShellCommand } from '../../../src/activities/tools/shell';
 import type { ToolContext, WritePolicy } from '../../../src/activities/tools/types';
 import { context, run } from './kit';
+import { realSandbox } from '../../kit/bubblewrap';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const COMMANDS = ['git status', 'git status --short', 'git diff', 'git diff HEAD', 'git log -p', 'git show', 'git diff --stat', 'git log -p --follow -- a.txt'];
@@ -27,10 +28,7 @@ let ws: string;
 let outside: string;
 
 beforeAll(async () => {
-  const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-bubblewrap.sh')], { stdio: 'inherit' });
-  expect(install.status).toBe(0);
-  available = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '' });
-  expect(available.available).toBe(true);
+  available = await realSandbox();
 }, 300_000);
 
 beforeEach(() => {

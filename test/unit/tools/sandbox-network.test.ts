@@ -6,7 +6,6 @@
  * directory is private and gone after the call. The classifier is told to allow everything,
  * so only the sandbox and the proxy stand in the way.
  */
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
@@ -14,6 +13,7 @@ import path from 'node:path';
 import { probeSandbox, startNetProxy, type Refusal, type SandboxAvailability, type ShellSandboxContext } from '../../../src/activities/tools/sandbox';
 import type { ShellClassifier, ToolContext, WritePolicy } from '../../../src/activities/tools/types';
 import { context, run } from './kit';
+import { realSandbox } from '../../kit/bubblewrap';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const allowAll: ShellClassifier = () => Promise.resolve({ readOnly: true });
@@ -28,10 +28,7 @@ let seen: string[];
 let connections: number;
 
 beforeAll(async () => {
-  const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-bubblewrap.sh')], { stdio: 'inherit' });
-  expect(install.status).toBe(0);
-  available = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '' });
-  expect(available).toMatchObject({ available: true, launcher: 'bubblewrap' });
+  available = await realSandbox();
 }, 300_000);
 
 beforeEach(async () => {

@@ -16,6 +16,7 @@ import { bwrapArgs, DEFAULT_LIMITS, planShell, probeSandbox, systemEntries, view
 import type { ShellClassifier, ToolContext, WritePolicy } from '../../../src/activities/tools/types';
 import { classifyShellCommand } from '../../../src/activities/tools/shell';
 import { context, run } from './kit';
+import { realSandbox } from '../../kit/bubblewrap';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const allowAll: ShellClassifier = () => Promise.resolve({ readOnly: true });
@@ -28,10 +29,7 @@ let outside: string;
 let mem: string;
 
 beforeAll(async () => {
-  const install = spawnSync('bash', [path.join(REPO, 'scripts', 'install-bubblewrap.sh')], { stdio: 'inherit' });
-  expect(install.status).toBe(0);
-  available = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '' });
-  expect(available).toMatchObject({ available: true, launcher: 'bubblewrap' });
+  available = await realSandbox();
 }, 300_000);
 
 beforeEach(() => {
