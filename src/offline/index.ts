@@ -10,6 +10,7 @@ import type { Faults } from './faults';
 import { RateLimitOptions } from './rate-limit';
 import type { RequestLog } from './log';
 import { OfflineServer } from './server';
+import type { BatchStore } from './batches';
 
 export interface OfflineModelOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -43,6 +44,8 @@ export interface OfflineModelOptions {
   maxLogEntries?: number;
   /** A provider rate limit: at most `requests` Messages requests per `perMs`, else 429 with `retry-after`. */
   rateLimit?: RateLimitOptions;
+  /** Emulated ms from a batch's creation (`/v1/messages/batches`) to its end. Default 60000. */
+  batchProcessingMs?: number;
   /** Called as each SSE event is written, with the request's id and the clock's time (emit-time stamps for benchmarks). */
   onStreamEvent?: (requestId: string, event: { event: string; data: unknown }, at: number) => void;
 }
@@ -58,6 +61,12 @@ export interface OfflineModel {
   readonly cache: { clear(): void; size(): number };
   /** The emulated clock: `now()`, `advance(ms)` (a jump forward: the cache ages at once), `scale`. */
   readonly clock: Pick<OfflineClock, 'now' | 'advance' | 'scale'>;
+  /**
+   * The Message Batches (src/offline/batches.ts): `inject` an errored request or an expired
+   * batch; `entries()` lists every processed request with its usage (billed at half price);
+   * `ids()` the batches created.
+   */
+  readonly batches: Pick<BatchStore, 'inject' | 'entries' | 'ids'>;
   /** Closes the server and destroys open sockets; in-flight requests are logged `aborted`. */
   close(): Promise<void>;
 }
@@ -97,6 +106,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,
     ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
+    batchProcessingMs: delayOption('batchProcessingMs', opts.batchProcessingMs ?? 60_000),
     onStreamEvent: opts.onStreamEvent,
   });
   const url = await server.listen();
@@ -106,6 +116,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     faults: server.faults,
     cache: { clear: () => server.cache.clear(), size: () => server.cache.size() },
     clock,
+    batches: { inject: (f) => server.batches.inject(f), entries: () => server.batches.entries(), ids: () => server.batches.ids() },
     close: () => server.close(),
   };
 }
@@ -114,5 +125,6 @@ export { RequestLog, type RequestLogEntry, type RequestOutcome, type RequestLogP
 export { Faults, type Fault, type StatusFault, type StreamErrorFault, type DropFault, type LatencyFault } from './faults';
 export { defaultMinCacheableTokens, LOOKBACK_BLOCKS } from './cache';
 export { OfflineClock } from './clock';
+export { BATCH_EXPIRY_MS, type BatchFault, type BatchEntry, type BatchResult } from './batches';
 export { ADMIN_CLOCK_PATH, type ClockReading } from './routes/admin';
 export type { WireMessage, WireUsage } from './types';

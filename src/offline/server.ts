@@ -19,6 +19,8 @@ import { type Exchange, type ResponderDeps, sendError, sendReply } from './respo
 import { ADMIN_CLOCK_PATH, planClock } from './routes/admin';
 import { checkAuth, checkVersion } from './routes/headers';
 import { planCountTokens, planMessages } from './routes/messages';
+import { BatchStore } from './batches';
+import { batchOpOf, planBatches, type BatchOp } from './routes/batches';
 
 /** The real API refuses bodies over 32 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -38,10 +40,12 @@ export interface ServerSettings {
   maxLogEntries: number;
   /** A provider rate limit on Messages requests (src/offline/rate-limit.ts); none when unset. */
   rateLimit?: RateLimitOptions;
+  /** Emulated ms from a batch's creation to its end. */
+  batchProcessingMs: number;
   onStreamEvent?: ResponderDeps['onEvent'];
 }
 
-type Route = 'messages' | 'count_tokens' | 'clock' | undefined;
+type Route = 'messages' | 'count_tokens' | 'clock' | BatchOp | undefined;
 
 function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -52,6 +56,8 @@ function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
 function routeOf(method: string, url: string, admin: boolean): Route {
   const path = new URL(url, 'http://offline').pathname.replace(/\/+$/, '');
   if (admin && path === ADMIN_CLOCK_PATH && (method === 'GET' || method === 'POST')) return 'clock';
+  const batch = batchOpOf(method, path);
+  if (batch) return batch;
   if (method !== 'POST') return undefined;
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/messages/count_tokens') return 'count_tokens';
@@ -82,6 +88,7 @@ export class OfflineServer {
   readonly faults = new Faults();
   readonly rateLimiter?: RateLimiter;
   readonly cache: PromptCache;
+  readonly batches: BatchStore;
   private readonly attempts = new Map<string, number>();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -93,6 +100,7 @@ export class OfflineServer {
     if (settings.rateLimit) this.rateLimiter = new RateLimiter(settings.rateLimit, settings.now);
     this.log = new RequestLog(settings.maxLogEntries);
     this.cache = new PromptCache(settings.now);
+    this.batches = new BatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages: { cache: this.cache, attempts: this.attempts, minCacheableTokens: settings.minCacheableTokens } });
     this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {
@@ -161,7 +169,7 @@ export class OfflineServer {
       const stream = route === 'messages' && (body as { stream?: unknown } | undefined)?.stream === true;
       this.log.update(entry, { rawBody: raw, body, stream });
       const decision = this.faults.take({ ...entry });
-      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream }, decision);
+      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream, host: req.headers.host }, decision);
       const jitter = this.settings.latencyJitterMs > 0 ? Math.random() * this.settings.latencyJitterMs : 0;
       const delay = this.settings.latencyMs + jitter + decision.latencyMs + planned.delayMs;
       this.log.update(entry, { delayMs: delay });
@@ -180,7 +188,7 @@ export class OfflineServer {
   private plan(
     entry: RequestLogEntry,
     route: Route,
-    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean },
+    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean; host?: string },
     decision: FaultDecision,
   ): PlannedReply {
     const error = (e: ApiError): PlannedReply => ({ reply: { kind: 'error', error: e }, delayMs: 0 });
@@ -195,7 +203,7 @@ export class OfflineServer {
       if (!route) {
         throw new ApiError(
           404,
-          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages and POST /v1/messages/count_tokens.`,
+          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages, POST /v1/messages/count_tokens and /v1/messages/batches.`,
         );
       }
       // The admin route is the emulator's own (no API version); it exists only when enabled.
@@ -215,6 +223,10 @@ export class OfflineServer {
       if (input.tooLarge) throw new ApiError(413, `Request body exceeds the ${MAX_BODY_BYTES} byte limit.`);
       if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
       if (route === 'count_tokens') return planCountTokens(input.body, version);
+      if (typeof route === 'object') {
+        const origin = `http://${input.host ?? `${this.settings.host}:${this.settings.port}`}`;
+        return planBatches(route, this.batches, { body: input.body, query: new URL(entry.path, 'http://offline').searchParams, version, origin });
+      }
       const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
       return planMessages(input.body, version, deps, entry.seq, afterEvents);
