@@ -42,6 +42,8 @@ export interface ActivityDeps {
   protectedPaths?: readonly string[];
   /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
   responses?: ResponseStore;
+  /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default 30 s). */
+  batchPollMs?: number;
   /** Aborted when the worker starts to stop: model calls in flight are handed back at once. */
   stopping?: AbortSignal;
   /** The model gateway `anthropic` points at, if any: calls then carry their call key. */
@@ -59,7 +61,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), clockScale: deps.modelClockScale, liveStream: deps.liveStream }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), clockScale: deps.modelClockScale, liveStream: deps.liveStream, batchPollMs: deps.batchPollMs }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

@@ -107,6 +107,12 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   skipTranscript: z.boolean().default(false),
   /** Live stream of text, thinking and tool calls to `handle.stream()` subscribers (default on; `false`: only `done`). */
   stream: z.boolean().optional(),
+  /**
+   * `batch`: this fork's model calls go through the Message Batches API (half price, results
+   * within 24 hours; an errored or expired request falls back to an interactive call). For
+   * work nobody waits on. Sub-agents inherit it. Absent: `interactive`.
+   */
+  delivery: z.enum(['interactive', 'batch']).optional(),
   overrides: z
     .strictObject({
       agentId: z.string().min(1).max(200).optional(),

@@ -52,6 +52,8 @@ export interface ForkflowWorkerOptions {
   sandbox?: () => Promise<SandboxAvailability>;
   /** Where model responses are kept until recorded (default: FORKFLOW_RESPONSE_DIR, see config.ts). */
   responses?: ResponseStore;
+  /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default 30 s; tests: short). */
+  batchPollMs?: number;
   /**
    * Abort it when the worker is asked to stop (the `worker` command does on SIGTERM/SIGINT):
    * model calls in flight are handed back to the server at once, and another worker retries
@@ -166,7 +168,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, batchPollMs: o.batchPollMs }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -192,7 +194,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter,
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp }),
+    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, batchPollMs: o.batchPollMs }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -209,7 +211,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings() });
+  const all = createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), batchPollMs: o.batchPollMs });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

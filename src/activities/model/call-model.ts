@@ -23,6 +23,7 @@ import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import type { LedgerClient } from '../tree';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
+import { callViaBatch } from './batch-call';
 
 /** The provider's MCP connector (a snapshot's `mcp_servers`) is a beta: the newest the pinned SDK names. */
 const MCP_CONNECTOR_BETA = 'mcp-client-2026-09-15';
@@ -51,6 +52,8 @@ export interface ModelDeps {
   clockScale?: number;
   /** Live deltas to the fork's stream subscribers (issue 15); on by default. */
   liveStream?: LiveStreamOptions;
+  /** Delivery `batch`: how often a submitted Message Batch is polled, in ms (default 30 s). */
+  batchPollMs?: number;
 }
 
 /** The gateway's name for a call: the same on every attempt of it, and nothing else. */
@@ -183,7 +186,7 @@ export function createModelActivities(deps: ModelDeps) {
         : undefined;
       // Beating starts before the first I/O: fetching a large conversation can itself take
       // longer than the heartbeat timeout, and a silent activity would be retried for it.
-      const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
+      const progress: { turn: number; phase: 'fetching conversation' | 'calling model' | 'waiting for batch'; events: number; batch?: string } = { turn: input.turn, phase: 'fetching conversation', events: 0 };
       const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
       let handing: Promise<void> | undefined;
       // Only a retry can find an earlier attempt's response or request (a call's key is its run
@@ -244,8 +247,28 @@ export function createModelActivities(deps: ModelDeps) {
           // a second call is the parsing of the last event, nothing more.
           let result: ModelCallResult | undefined;
           let keeping: Promise<void> | undefined;
-          let message: Anthropic.Messages.Message;
-          if (deps.stream !== false) {
+          let message: Anthropic.Messages.Message | undefined;
+          // Delivery `batch` (a keep-alive never: it must land before the cache expires).
+          if (input.delivery === 'batch' && !input.keepAlive) {
+            progress.phase = 'waiting for batch';
+            const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
+            const out = await callViaBatch({ anthropic: deps.anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            if (out.kind === 'message') {
+              message = out.message;
+              const plain = toResult(message);
+              const { batch: _none, ...part } = plain.usage;
+              result = { ...plain, usage: { ...plain.usage, batch: part }, requestId: out.batchId };
+              // No deltas came: subscribers get the reply whole.
+              live?.replay(result.message);
+              keeping = keep(deps.responses, key, result, body);
+            } else {
+              ctx.log.warn('batched model call not answered; calling interactively', { turn: input.turn, batchId: out.batchId, reason: out.reason });
+              progress.phase = 'calling model';
+            }
+          }
+          if (message) {
+            // Answered by its batch.
+          } else if (deps.stream !== false) {
             const stream = deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
             message = await stream
               .on('streamEvent', (event) => {
@@ -260,7 +283,7 @@ export function createModelActivities(deps: ModelDeps) {
           } else {
             message = await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
           }
-          result ??= toResult(message);
+          result ??= toResult(message as Anthropic.Messages.Message);
           await (keeping ?? keep(deps.responses, key, result, body));
           // A keep-alive's reply is no message of the conversation.
           if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, result.message);

@@ -64,6 +64,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
+    // Nobody waits on a batched agent's sub-agents either.
+    ...(agent.input.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
     // Bring your own tools: a child inherits its caller's routes, MCP servers and hooks.
     ...(agent.input.routes ? { routes: agent.input.routes } : {}),
     ...(agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),

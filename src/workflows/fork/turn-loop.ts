@@ -8,7 +8,7 @@ import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock,
 import { INLINE_TAIL_BYTES, type ModelCallInput, type ModelCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import type { StopReason } from '../../shared/status';
-import { model, modelQueueOf } from '../activities';
+import { batchModel, model, modelQueueOf } from '../activities';
 import type { ForkAgent } from './agent';
 import { withTreeToken } from './tree-authority';
 import { budgetExhausted, remainingTokens } from '../../shared/budget';
@@ -108,6 +108,8 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   };
   const budget = budgetOf(agent);
   if (budget) input.budget = budget;
+  // Absent for interactive forks: their inputs (and histories) are unchanged.
+  if (agent.input.delivery === 'batch') input.delivery = 'batch';
   if (agent.input.stream === false) input.stream = false;
   else if (agent.live.watched) input.watched = true;
   // A run's first call: a subscriber that came with the fork's start may not have polled yet, so
@@ -122,7 +124,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   try {
     // One fairness key per tree: on a server with fairness on, a tree of 200 agents shares
     // the model queue with a tree of 2 instead of queueing it behind its backlog.
-    result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [input]);
+    result = await (input.delivery === 'batch' ? batchModel : model).callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [input]);
   } catch (err) {
     if (!isBudgetRefusal(err)) throw err;
     agent.doing(undefined);
