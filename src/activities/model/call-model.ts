@@ -283,7 +283,7 @@ export function createModelActivities(deps: ModelDeps) {
           } else {
             message = await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
           }
-          result ??= toResult(message as Anthropic.Messages.Message);
+          result ??= toResult(message);
           await (keeping ?? keep(deps.responses, key, result, body));
           // A keep-alive's reply is no message of the conversation.
           if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, result.message);
