@@ -12,6 +12,7 @@ export { ConversationSource } from './conversation';
 import { createConversationActivities } from './held-conversation';
 import { createTimeTravelActivities } from './time-travel';
 import { createModelActivities } from './model/call-model';
+import { createCompactionActivities } from './model/compact';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
 import { createDreamActivities } from './dream';
@@ -54,14 +55,18 @@ export interface ActivityDeps {
   modelClockScale?: number;
   /** Live deltas of model calls to stream subscribers (default on; `{ enabled: false }` turns the worker's off). */
   liveStream?: LiveStreamOptions;
+  /** Check requests near a context limit with the provider's `count_tokens` (default on; off for endpoints without it). */
+  countTokens?: boolean;
   /** This worker's MCP sessions and connections (src/activities/mcp/host.ts); absent: MCP calls are refused. */
   mcp?: McpHost;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
+  const ledger = createLedgerClient(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger: createLedgerClient(deps.client), clockScale: deps.modelClockScale, liveStream: deps.liveStream, batchPollMs: deps.batchPollMs }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs }),
+    ...createCompactionActivities({ anthropic: deps.anthropic, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

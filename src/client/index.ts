@@ -15,6 +15,8 @@ import { cacheKeyComponents, messagePrefixHash } from '../shared/cache-key';
 import { FAILURE, forkResultOf, isFailure, issuesOf } from '../shared/failures';
 import { hashJson } from '../shared/hash';
 import type { PrefixRef } from '../shared/prefix';
+import { snapshotCompactionFor, type SnapshotCompaction, type SnapshotRecord } from '../shared/context/snapshot';
+import { viewMessages } from '../shared/context/view';
 import { conversationPages, prefixRefFrom } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
 import { requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
@@ -332,27 +334,30 @@ export class ForkflowClient {
   /**
    * Records a snapshot once in Temporal history (a `snapshotWorkflow` whose id is derived
    * from its content, so the same snapshot is recorded once however often it is forked) and
-   * returns the reference forks start from.
+   * returns the reference forks start from. With `compact`, a snapshot too large for its forks'
+   * window is compacted there once (one summary call), and the reference starts at the summary.
    */
-  async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string } = {}): Promise<PrefixRef> {
+  async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string; compact?: SnapshotCompaction } = {}): Promise<PrefixRef> {
     const validated = validateSnapshot(snapshot);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues.map((i) => `parent.${i}`));
     const { requestHashes: _hashes, ...content } = snapshot;
-    const workflowId = `forkflow-snapshot-${hashJson(content).slice(0, 32)}`;
-    const existing = this.temporal.workflow.getHandle<(s: CacheSafeParams) => Promise<PrefixRef>>(workflowId);
+    const workflowId = `forkflow-snapshot-${hashJson(opts.compact ? { content, compact: opts.compact } : content).slice(0, 32)}`;
+    type Recorder = (s: CacheSafeParams, o?: { compact?: SnapshotCompaction }) => Promise<SnapshotRecord>;
+    const existing = this.temporal.workflow.getHandle<Recorder>(workflowId);
+    const referenceOf = ({ compaction: _cost, ...ref }: SnapshotRecord): PrefixRef => ref;
     try {
-      if ((await existing.describe()).status.name === 'COMPLETED') return await existing.result();
+      if ((await existing.describe()).status.name === 'COMPLETED') return referenceOf(await existing.result());
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
-    const handle = await this.temporal.workflow.start<(s: CacheSafeParams) => Promise<PrefixRef>>(WORKFLOW_TYPES.snapshot, {
-      args: [snapshot],
+    const handle = await this.temporal.workflow.start<Recorder>(WORKFLOW_TYPES.snapshot, {
+      args: opts.compact ? [snapshot, { compact: opts.compact }] : [snapshot],
       taskQueue: opts.taskQueue ?? this.taskQueue,
       workflowId,
       workflowIdConflictPolicy: 'USE_EXISTING',
-      staticSummary: `snapshot: ${snapshot.messages.length} messages for ${snapshot.model}`,
+      staticSummary: `snapshot: ${snapshot.messages.length} messages for ${snapshot.model}${opts.compact ? ', compacted for a window of ' + opts.compact.window + ' tokens' : ''}`,
     });
-    return handle.result();
+    return referenceOf(await handle.result());
   }
 
   /**
@@ -361,10 +366,12 @@ export class ForkflowClient {
    * recorded once: each fork's history holds a reference, not a copy, and records where it came
    * from (`origin`). Siblings started after the first one's response began read the shared
    * prefix from the provider's cache; a fork from turn k reads what the agent's own turn k + 1
-   * wrote there.
+   * wrote there. A snapshot over the forks' compaction threshold (their `contextManagement` and
+   * `contextWindow`: the first fork's) is compacted once where it is recorded, and every sibling
+   * starts from the summary; a fork of a compacted agent starts from its compaction boundary.
    */
   async forkMany(source: CacheSafeParams | ({ agentId: string } & PointOptions), forks: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
-    const from = 'agentId' in source ? startFrom(await this.turnPoint(source.agentId, source)) : { parentRef: await this.recordSnapshot(source, opts) };
+    const from = 'agentId' in source ? startFrom(await this.turnPoint(source.agentId, source)) : { parentRef: await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) }) };
     return Promise.all(forks.map((f) => this.start({ ...f, ...from }, opts)));
   }
 
@@ -427,11 +434,14 @@ export class ForkflowClient {
 
   /**
    * The cache-safe snapshot of an agent's conversation: its system prompt, tools, model and
-   * thinking config exactly as it sent them, and its whole transcript. Forks started from it
-   * share the agent's cached prefix.
+   * thinking config exactly as it sent them, and its transcript as its requests send it (from
+   * its latest compaction boundary on, when it was compacted). Forks started from it share the
+   * agent's cached prefix.
    */
   async snapshotOf(agentId: string): Promise<CacheSafeParams> {
-    const [context, messages] = await Promise.all([this.read(agentId, 'requestContext', (h) => h.query(requestContextQuery)), this.transcript(agentId)]);
+    const [context, transcript, ref] = await Promise.all([this.read(agentId, 'requestContext', (h) => h.query(requestContextQuery)), this.transcript(agentId), this.prefixRefOf(agentId)]);
+    // A compacted agent's requests start at its latest boundary: that is what it sends, and what a fork shares.
+    const messages = viewMessages(transcript, ref.window);
     const snapshot: CacheSafeParams = { system: context.system, tools: context.tools, model: context.model, messages, maxTokens: context.maxTokens };
     snapshot.requestHashes = { ...cacheKeyComponents({ ...context }), prefix: messagePrefixHash(messages) };
     if (context.thinking) snapshot.thinking = context.thinking;

@@ -53,6 +53,8 @@ interface Batch {
   erroredIds: Set<string>;
   requests: { custom_id: string; params: Record<string, unknown> }[];
   version: ApiVersion;
+  /** The create request's `anthropic-beta` headers: every request of the batch is made with them. */
+  betas: readonly string[];
   cancelInitiatedAt?: number;
   endedAt?: number;
   results?: { custom_id: string; result: BatchResult }[];
@@ -100,7 +102,7 @@ export class BatchStore {
     return true;
   }
 
-  create(body: unknown, version: ApiVersion): unknown {
+  create(body: unknown, version: ApiVersion, betas: readonly string[] = []): unknown {
     const parsed = createSchema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -112,7 +114,7 @@ export class BatchStore {
     const id = `msgbatch_offline_${sha256HexNative(`${++this.seq}:${now}`).slice(0, 24)}`;
     const expire = ids.some((c) => this.take('expired', c));
     const erroredIds = new Set(ids.filter((c) => this.take('errored', c)));
-    const batch: Batch = { id, createdAt: now, endsAt: expire ? now + BATCH_EXPIRY_MS : now + this.settings.processingMs, expire, erroredIds, requests: parsed.data.requests, version };
+    const batch: Batch = { id, createdAt: now, endsAt: expire ? now + BATCH_EXPIRY_MS : now + this.settings.processingMs, expire, erroredIds, requests: parsed.data.requests, version, betas };
     this.batches.set(id, batch);
     return this.view(batch);
   }
@@ -186,7 +188,7 @@ export class BatchStore {
     if (batch.erroredIds.has(r.custom_id)) return errored('api_error', 'Internal error (injected by the offline model).');
     if (r.params.stream === true) return errored('invalid_request_error', 'stream: batch requests cannot stream');
     try {
-      const planned = planMessages(r.params, batch.version, this.settings.messages, 0);
+      const planned = planMessages(r.params, batch.version, this.settings.messages, 0, { betas: batch.betas });
       const reply = planned.reply;
       if (reply.kind === 'message') {
         this.settings.messages.cache.commit(reply.ticket);

@@ -30,6 +30,15 @@ export interface StreamErrorFault extends FaultCommon {
   afterEvents?: number;
 }
 
+/**
+ * Answer as the real API does a prompt over its context window: 400 `invalid_request_error`,
+ * `prompt is too long: N tokens > M maximum` (N: the request's own count, at least M + 1;
+ * M: the window the request was granted).
+ */
+export interface PromptTooLongFault extends FaultCommon {
+  kind: 'prompt_too_long';
+}
+
 /** Destroy the connection without writing a response. */
 export interface DropFault extends FaultCommon {
   kind: 'drop';
@@ -41,10 +50,10 @@ export interface LatencyFault extends FaultCommon {
   ms: number;
 }
 
-export type Fault = StatusFault | StreamErrorFault | DropFault | LatencyFault;
+export type Fault = StatusFault | StreamErrorFault | DropFault | LatencyFault | PromptTooLongFault;
 
 /** A fault that replaces the normal answer. */
-export type TerminalFault = StatusFault | StreamErrorFault | DropFault;
+export type TerminalFault = StatusFault | StreamErrorFault | DropFault | PromptTooLongFault;
 
 /** What the queued faults do to one request. */
 export interface FaultDecision {

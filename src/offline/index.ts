@@ -9,6 +9,7 @@ import { OfflineClock } from './clock';
 import type { Faults } from './faults';
 import { RateLimitOptions } from './rate-limit';
 import type { RequestLog } from './log';
+import type { WindowOption } from './limits';
 import { OfflineServer } from './server';
 import type { BatchStore } from './batches';
 
@@ -38,6 +39,12 @@ export interface OfflineModelOptions {
   streamChunkDelayMs?: number;
   /** Minimum cacheable prefix in tokens, for all models or per model. Default: a per-model table. */
   minCacheableTokens?: number | ((model: string) => number);
+  /**
+   * The context window a request is granted, in tokens: for all models, or per model and the
+   * request's beta headers. Past it a request gets 400 `prompt is too long: N tokens > M maximum`.
+   * Default: the model's (200K; 1M with `context-1m-2025-08-07` on the models that have it).
+   */
+  contextWindow?: WindowOption;
   /** When set, requests must present exactly this key (`x-api-key` or `Authorization: Bearer`). */
   apiKey?: string;
   /** Keep at most this many log entries, dropping the oldest (long-running servers). Default: all. */
@@ -103,6 +110,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     latencyJitterMs: delayOption('latencyJitterMs', opts.latencyJitterMs),
     streamChunkDelayMs: delayOption('streamChunkDelayMs', opts.streamChunkDelayMs),
     minCacheableTokens: typeof min === 'function' ? min : typeof min === 'number' ? () => min : defaultMinCacheableTokens,
+    ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,
     ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
@@ -122,7 +130,9 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
 }
 
 export { RequestLog, type RequestLogEntry, type RequestOutcome, type RequestLogPredicate } from './log';
-export { Faults, type Fault, type StatusFault, type StreamErrorFault, type DropFault, type LatencyFault } from './faults';
+export { Faults, type Fault, type StatusFault, type StreamErrorFault, type DropFault, type LatencyFault, type PromptTooLongFault } from './faults';
+export { type WindowOption } from './limits';
+export { isSummaryRequest } from './scripted/summary';
 export { defaultMinCacheableTokens, LOOKBACK_BLOCKS } from './cache';
 export { OfflineClock } from './clock';
 export { BATCH_EXPIRY_MS, type BatchFault, type BatchEntry, type BatchResult } from './batches';

@@ -14,9 +14,11 @@ export interface LimitedOutput {
   outputTokens: number;
 }
 
-/** Output tokens of one block: its text, or a tool call's name and input. */
+/** Output tokens of one block: its text, a tool call's name and input, or a compaction's summary. */
 export function blockTokens(b: OutputBlock): number {
-  return b.type === 'text' ? estimateTextTokens(b.text) : estimateJsonTokens({ name: b.name, input: b.input });
+  if (b.type === 'text') return estimateTextTokens(b.text);
+  if (b.type === 'compaction') return estimateTextTokens(b.content ?? '');
+  return estimateJsonTokens({ name: b.name, input: b.input });
 }
 
 /** The longest prefix of `text` whose token estimate fits `budget`. */
@@ -58,9 +60,13 @@ export function applyLimits(
   natural: 'end_turn' | 'tool_use',
   maxTokens: number,
   stopSequences: string[] = [],
+  /** Output the context window leaves room for, when less than `maxTokens`: past it, `model_context_window_exceeded`. */
+  windowRoom = Infinity,
 ): LimitedOutput {
   const { content: afterStops, stop } = cutAtStopSequence(content, stopSequences);
   let stopReason: StopReason = stop !== null ? 'stop_sequence' : natural;
+  const byWindow = windowRoom < maxTokens;
+  if (byWindow) maxTokens = Math.max(0, windowRoom);
   const kept: OutputBlock[] = [];
   let used = 0;
   for (const b of afterStops) {
@@ -70,7 +76,7 @@ export function applyLimits(
       used += t;
       continue;
     }
-    stopReason = 'max_tokens';
+    stopReason = byWindow ? 'model_context_window_exceeded' : 'max_tokens';
     if (b.type === 'text') {
       const text = fitText(b.text, maxTokens - used);
       if (text !== '') {

@@ -21,6 +21,7 @@ import { checkAuth, checkVersion } from './routes/headers';
 import { planCountTokens, planMessages } from './routes/messages';
 import { BatchStore } from './batches';
 import { batchOpOf, planBatches, type BatchOp } from './routes/batches';
+import { betasOf, windowFor, type WindowOption } from './limits';
 
 /** The real API refuses bodies over 32 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -36,6 +37,8 @@ export interface ServerSettings {
   latencyJitterMs: number;
   streamChunkDelayMs: number;
   minCacheableTokens: (model: string) => number;
+  /** The context window per request (default: the model's, src/shared/context/windows.ts). */
+  contextWindow?: WindowOption;
   apiKey?: string;
   maxLogEntries: number;
   /** A provider rate limit on Messages requests (src/offline/rate-limit.ts); none when unset. */
@@ -100,7 +103,9 @@ export class OfflineServer {
     if (settings.rateLimit) this.rateLimiter = new RateLimiter(settings.rateLimit, settings.now);
     this.log = new RequestLog(settings.maxLogEntries);
     this.cache = new PromptCache(settings.now);
-    this.batches = new BatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages: { cache: this.cache, attempts: this.attempts, minCacheableTokens: settings.minCacheableTokens } });
+    const window = settings.contextWindow;
+    const messages = { cache: this.cache, attempts: this.attempts, minCacheableTokens: settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
+    this.batches = new BatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages });
     this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {
@@ -222,14 +227,16 @@ export class OfflineServer {
       }
       if (input.tooLarge) throw new ApiError(413, `Request body exceeds the ${MAX_BODY_BYTES} byte limit.`);
       if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
-      if (route === 'count_tokens') return planCountTokens(input.body, version);
+      const betas = betasOf(entry.headers);
+      if (route === 'count_tokens') return planCountTokens(input.body, version, betas);
       if (typeof route === 'object') {
         const origin = `http://${input.host ?? `${this.settings.host}:${this.settings.port}`}`;
-        return planBatches(route, this.batches, { body: input.body, query: new URL(entry.path, 'http://offline').searchParams, version, origin });
+        return planBatches(route, this.batches, { body: input.body, query: new URL(entry.path, 'http://offline').searchParams, version, betas, origin });
       }
-      const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens };
+      const window = this.settings.contextWindow;
+      const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
-      return planMessages(input.body, version, deps, entry.seq, afterEvents);
+      return planMessages(input.body, version, deps, entry.seq, { betas, streamErrorAfter: afterEvents, promptTooLong: fault?.kind === 'prompt_too_long' });
     } catch (e) {
       if (isApiError(e)) return error(e);
       throw e;

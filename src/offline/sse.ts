@@ -38,6 +38,10 @@ function blockEvents(block: OutputBlock, index: number, size?: number): SseEvent
   if (block.type === 'text') {
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
     for (const text of pieces(block.text, size)) delta({ type: 'text_delta', text });
+  } else if (block.type === 'compaction') {
+    // The block opens empty and one delta carries its final value (the SDK assigns, not appends).
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'compaction', content: null, encrypted_content: null } } });
+    delta({ type: 'compaction_delta', content: block.content, encrypted_content: block.encrypted_content });
   } else {
     const start = { type: 'tool_use', id: block.id, name: block.name, input: {} };
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: start } });
@@ -74,7 +78,9 @@ export function messageEvents(message: WireMessage, opts: { chunkChars?: number 
           cache_creation_input_tokens: usage.cache_creation_input_tokens,
           cache_read_input_tokens: usage.cache_read_input_tokens,
           output_tokens: usage.output_tokens,
+          ...(usage.iterations ? { iterations: usage.iterations } : {}),
         },
+        ...(message.context_management ? { context_management: message.context_management } : {}),
       },
     },
     { event: 'message_stop', data: { type: 'message_stop' } },

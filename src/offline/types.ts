@@ -11,6 +11,22 @@ export interface WireUsage {
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  /**
+   * Per-iteration usage, present when the provider compacted (beta `compact-2026-01-12`): the
+   * `compaction` pass, then the `message` pass. The top-level fields are the message pass's
+   * alone: the compaction's tokens are not in them.
+   */
+  iterations?: WireIterationUsage[];
+}
+
+/** One sampling pass of a request (`usage.iterations[]`). */
+export interface WireIterationUsage {
+  type: 'compaction' | 'message';
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 export interface OutputTextBlock {
@@ -25,7 +41,14 @@ export interface OutputToolUseBlock {
   input: Record<string, unknown>;
 }
 
-export type OutputBlock = OutputTextBlock | OutputToolUseBlock;
+/** The provider's compaction block: the summary that replaces everything before it. */
+export interface OutputCompactionBlock {
+  type: 'compaction';
+  content: string | null;
+  encrypted_content: string | null;
+}
+
+export type OutputBlock = OutputTextBlock | OutputToolUseBlock | OutputCompactionBlock;
 
 /** A complete response message (`type: "message"`). */
 export interface WireMessage {
@@ -37,4 +60,6 @@ export interface WireMessage {
   stop_reason: StopReason;
   stop_sequence: string | null;
   usage: WireUsage;
+  /** Context editing the request asked for (`context_management` given): what was applied. */
+  context_management?: { applied_edits: Record<string, unknown>[] };
 }

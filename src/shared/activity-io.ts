@@ -6,6 +6,7 @@
 import type { MessageParam, StopReason, Usage } from './anthropic';
 import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
+import type { ContextCallSpec, ProviderCompaction } from './context/call';
 
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
 export interface RunRef {
@@ -75,6 +76,13 @@ export interface ModelCallInput {
   watched?: true;
   /** The run's first call, not known to be watched: ask the workflow at once, not after a second. */
   askWatched?: true;
+  /**
+   * The context window (src/shared/context/call.ts): where the request's messages start (a
+   * compaction boundary), what it clears, the window it must fit, provider context edits and
+   * beta headers, and the size above which forkflow compacts first. Absent in histories
+   * recorded before context management: the whole conversation, no checks.
+   */
+  context?: ContextCallSpec;
 }
 
 export interface ModelCallResult {
@@ -88,6 +96,15 @@ export interface ModelCallResult {
    * histories recorded before it existed, and when a retry reused an earlier attempt's request.
    */
   request?: RequestFacts;
+  /** The provider compacted the conversation in this call (its reply opens with the compaction block). */
+  compaction?: ProviderCompaction;
+  /** The provider's context editing cleared this much from the request (absent: nothing). */
+  cleared?: { toolUses: number; thinkingTurns: number; tokens: number };
+  /**
+   * The request's size in tokens as the activity measured it before sending (the shared
+   * estimate, or `count_tokens` near a limit); absent when the call had no context checks.
+   */
+  requestTokens?: number;
   /**
    * The request's cache TTL in ms as the worker sees it, when that is not the provider's own
    * (a worker with `modelClockScale`: an emulator whose clock runs faster). Keep-alive timers

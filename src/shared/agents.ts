@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { plainIssues } from './plain-issues';
 import { schemaOnce } from './schema-once';
+import { contextManagementSchema, type ContextManagementInput } from './context/policy';
 import { hooksSchema, type Hooks } from './tools/hooks';
 import { mcpServerNameSchema, mcpServerSchema, mcpServersSchema, requiredMcpServersSchema, type McpServers } from './tools/mcp';
 import { patternCovers, routesSchema, type Route } from './tools/routes';
@@ -68,6 +69,7 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   color: z.enum(AGENT_COLORS),
   initialPrompt: z.string().trim().min(1),
   skills: z.array(skillNameSchema),
+  contextManagement: contextManagementSchema,
   mcpServers: agentMcpServersSchema,
   requiredMcpServers: requiredMcpServersSchema,
   hooks: hooksSchema,
@@ -109,6 +111,8 @@ export interface AgentDefinition {
   initialPrompt?: string;
   /** Skills to preload, by name. */
   skills?: string[];
+  /** How it stays inside its context window (src/shared/context/policy.ts); absent: its caller's policy. */
+  contextManagement?: ContextManagementInput;
   /** Its own MCP servers, on top of its caller's (those its tool lists allow). */
   mcpServers?: AgentMcpServers;
   /** Servers it cannot start without (waited for, then the start is refused). */
@@ -140,6 +144,7 @@ export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', 
   color: f.color.optional(),
   initialPrompt: f.initialPrompt.optional(),
   skills: f.skills.optional(),
+  contextManagement: f.contextManagement.optional(),
   mcpServers: f.mcpServers.optional(),
   requiredMcpServers: f.requiredMcpServers.optional(),
   hooks: f.hooks.optional(),

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { MAX_BLOCKS, MAX_SYSTEM_BLOCKS } from './limits';
 import { schemaOnce } from './schema-once';
+import type { ContextEdit } from './context/edits';
 
 export const cacheControlSchema = schemaOnce('anthropic#cacheControlSchema', () => z.looseObject({
   type: z.literal('ephemeral'),
@@ -40,6 +41,18 @@ export const toolResultBlockSchema = schemaOnce('anthropic#toolResultBlockSchema
 }));
 export const thinkingBlockSchema = schemaOnce('anthropic#thinkingBlockSchema', () => z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }));
 export const redactedThinkingBlockSchema = schemaOnce('anthropic#redactedThinkingBlockSchema', () => z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() }));
+/**
+ * The provider's compaction block (beta `compact-2026-01-12`): the summary of everything
+ * before it, sent back unchanged at the start of later requests. `content` null: a failed
+ * compaction the API treats as a no-op.
+ */
+export const compactionBlockSchema = schemaOnce('anthropic#compactionBlockSchema', () => z.looseObject({
+  type: z.literal('compaction'),
+  content: z.string().nullish(),
+  encrypted_content: z.string().nullish(),
+  signature: z.string().nullish(),
+  ...cacheable,
+}));
 
 export const contentBlockSchema = schemaOnce('anthropic#contentBlockSchema', () => z.discriminatedUnion('type', [
   textBlockSchema,
@@ -49,6 +62,7 @@ export const contentBlockSchema = schemaOnce('anthropic#contentBlockSchema', () 
   toolResultBlockSchema,
   thinkingBlockSchema,
   redactedThinkingBlockSchema,
+  compactionBlockSchema,
 ]));
 
 export const messageParamSchema = schemaOnce('anthropic#messageParamSchema', () => z.looseObject({
@@ -78,6 +92,7 @@ export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
 export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
 export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
 export type RedactedThinkingBlock = z.infer<typeof redactedThinkingBlockSchema>;
+export type CompactionBlock = z.infer<typeof compactionBlockSchema>;
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
 export type MessageParam = z.infer<typeof messageParamSchema>;
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
@@ -91,7 +106,9 @@ export type StopReason =
   | 'tool_use'
   | 'pause_turn'
   | 'refusal'
-  | 'model_context_window_exceeded';
+  | 'model_context_window_exceeded'
+  /** Only with the compaction edit's `pause_after_compaction`: the reply is the compaction block alone. */
+  | 'compaction';
 
 /** The request body forkflow sends to `POST /v1/messages` (the fields it uses). */
 export interface MessagesRequest {
@@ -105,6 +122,8 @@ export interface MessagesRequest {
   metadata?: Record<string, unknown>;
   stop_sequences?: string[];
   stream?: boolean;
+  /** Provider context management (beta; src/shared/context/edits.ts). */
+  context_management?: { edits?: ContextEdit[] };
   /** The provider's MCP connector (a parent snapshot's, carried as it was). */
   mcp_servers?: Record<string, unknown>[];
 }

@@ -29,6 +29,9 @@ export const CACHE_BREAK_RATIO = 0.5;
 /** Said when nothing in the request changed and the previous one is older than the cache TTL. */
 export const TTL_EXPIRED = 'TTL expired';
 
+/** Said of the first request after a compaction (src/shared/context/): its prefix is new by design. */
+export const COMPACTED = 'compacted';
+
 export type CacheTtl = '5m' | '1h';
 export const CACHE_TTL_MS: Readonly<Record<CacheTtl, number>> = { '5m': 5 * 60_000, '1h': 60 * 60_000 };
 
@@ -83,6 +86,8 @@ export const carriedCacheSchema = schemaOnce('cache-break#carriedCacheSchema', (
   previous: z
     .object({ hashes: requestHashesSchema, messages: z.number().int().min(0), ttl: z.enum(['5m', '1h']), at: z.number(), cached: z.number().int().min(0) })
     .optional() satisfies z.ZodType<PreviousRequest | undefined>,
+  /** The context was compacted since the previous request: the next one's miss is `compacted`. */
+  compacted: z.boolean().optional(),
 }));
 export type CarriedCache = z.output<typeof carriedCacheSchema>;
 

@@ -6,7 +6,7 @@
  *
  * Versions: states written before the version field existed have no `v` and the v1 shape;
  * they read as v1. v2 adds optional parts only (the tree ledger a root keeps, the count of
- * children started, the usage of children no longer on record, the cache-break watch), so a v1 state reads as v2
+ * children started, the usage of children no longer on record, the cache-break watch, context management), so a v1 state reads as v2
  * unchanged. A change of shape adds a version beside these (with its converter), and keeps
  * the fixtures under test/fixtures/carried-state/ parsing.
  */
@@ -15,6 +15,7 @@ import { agentToolInput } from './agent-tools';
 import { prefixRefSchema } from './prefix';
 import { carriedCacheSchema } from './cache-break';
 import { carriedWarmthSchema } from './cache-warmth';
+import { carriedContextSchema } from './context/state';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
@@ -119,6 +120,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   streamOffset: count.optional(),
   /** v2: when a stream subscriber last polled (workflow time, ms): the next run lingers for it too. */
   streamPolledAt: z.number().optional(),
+  /** v2: context management (where the model's context starts, compactions, what they cost and saved); absent: nothing managed yet. */
+  context: carriedContextSchema.optional(),
   /** v2: what the agent's first run was (a counterfactual fork, a replay) and the retry it came from, for its status (src/shared/time-travel.ts). */
   lineage: z
     .object({

@@ -25,6 +25,8 @@ import { treeTokenSchema } from './tree-ledger';
 import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
 import { schemaOnce } from './schema-once';
 import { undecodableReason } from './undecodable';
+import { contextManagementSchema } from './context/policy';
+import { EXTENDED_WINDOW } from './context/windows';
 import { routesSchema } from './tools/routes';
 import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
 import { hooksSchema } from './tools/hooks';
@@ -225,6 +227,21 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
       turnsPerRun: z.number().int().min(1).optional(),
     })
     .optional(),
+  // ---- Context window (src/shared/context/) ----
+  /**
+   * How the agent stays inside its model's context window: `forkflow` (compaction by a model
+   * call of its own, the default), `provider` (the provider's compaction edit), `clear-tool-results`
+   * (the provider's context editing), `off`, or `{ strategy, by, threshold, keepRecent,
+   * keepToolUses, instructions }`. Sub-agents inherit it unless their definition sets one.
+   */
+  contextManagement: contextManagementSchema.optional(),
+  /**
+   * The window requests are planned against, in tokens, instead of the model's (200K): less to
+   * compact sooner; more than 200,000 asks for the model's 1M window (beta header
+   * `context-1m-2025-08-07`), which the model must have.
+   */
+  contextWindow: z.number().int().min(1_000).max(EXTENDED_WINDOW).optional(),
+  // ---- end of context window ----
   /** Internal: a run continuing an agent (continue-as-new, or a finished agent resumed by a message). */
   continuation: continuationSchema.optional(),
 

@@ -81,6 +81,20 @@ export const FORKFLOW_METRICS = {
     emittedBy: 'workflow',
     description: "Model calls that missed the cache they should have hit: a fork's first call its parent's prefix, any later call its own previous request (reason: what changed, TTL expired, or expired / unknown).",
   },
+  compactions: {
+    name: 'forkflow_compactions_total',
+    kind: 'counter',
+    labels: ['by', 'reason'],
+    emittedBy: 'workflow',
+    description: "Compactions of an agent's context (by: forkflow, provider; reason: threshold, prompt-too-long, over-threshold, provider).",
+  },
+  compactionTokens: {
+    name: 'forkflow_compaction_tokens_total',
+    kind: 'counter',
+    labels: ['kind'],
+    emittedBy: 'workflow',
+    description: 'Tokens of context management (kind: spent, what summarising read and wrote; saved, input tokens later requests did not send because of a compaction).',
+  },
   approvalsRequested: {
     name: 'forkflow_approvals_requested_total',
     kind: 'counter',
@@ -105,6 +119,7 @@ export type ModelCallOutcome = 'ok' | 'error' | 'cancelled';
 export type TokenKind = 'input' | 'output' | 'cache_read' | 'cache_creation';
 export type ToolCallOutcome = 'ok' | 'error' | 'denied';
 export type ApprovalDecision = 'approved' | 'denied' | 'expired' | 'cancelled';
+export type CompactionTokenKind = 'spent' | 'saved';
 
 export const TOKEN_KINDS: readonly TokenKind[] = ['input', 'output', 'cache_read', 'cache_creation'];
 

@@ -45,6 +45,12 @@ export const prefixRefSchema = schemaOnce('prefix#prefixRefSchema', () => z.stri
   pendingToolUseIds: z.array(z.string()),
   context: contextSummarySchema,
   requestHashes: requestHashesSchema.optional(),
+  /**
+   * The owner's context was managed (src/shared/context/): its requests send messages from
+   * `from` on (a compaction boundary), with tool results before `clearedThrough` cleared. A fork
+   * starts from the same cut, so it and its siblings send the compacted prefix byte for byte.
+   */
+  window: z.strictObject({ from: z.number().int().min(0), clearedThrough: z.number().int().min(0).optional(), compactions: z.number().int().min(0) }).optional(),
 }));
 export type PrefixRef = z.infer<typeof prefixRefSchema>;
 

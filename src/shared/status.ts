@@ -5,7 +5,9 @@ import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
+import type { ContextStatus } from './context/state';
 import type { CounterfactualPart, ForkOrigin, RetryMark } from './time-travel';
+import type { McpServerStatus } from './tools/mcp';
 
 /** Where an agent came from, and what it changed (src/shared/time-travel.ts). */
 export interface Lineage {
@@ -18,7 +20,6 @@ export interface Lineage {
   /** This run retried the agent from a turn, after it had ended `previous`. */
   retry?: RetryMark;
 }
-import type { McpServerStatus } from './tools/mcp';
 
 export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' | 'timeout' | 'awaiting_approval';
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
@@ -92,6 +93,12 @@ export interface ForkStatus extends Lineage {
   permissionMode?: PermissionMode;
   /** Tool calls waiting for a decision (permissionMode bubble). */
   approvals: { requestId: string; tool: string; summary: string; requestedAt: string }[];
+  /**
+   * Its context window and how it is kept (src/shared/context/): the policy, the window and
+   * threshold, the newest request's size, compactions with their boundaries, what summarising
+   * cost and what it saved. Absent until the conversation is open.
+   */
+  context?: ContextStatus;
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */
   activity?: string;
   messages: number;
@@ -106,7 +113,7 @@ export interface ForkStatus extends Lineage {
 export interface CacheBreak {
   /** Cached tokens read ÷ those expected (first turn of a fork: ÷ its whole input). */
   ratio: number;
-  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `TTL expired` or `expired / unknown`. */
+  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `compacted`, `TTL expired` or `expired / unknown`. */
   reason: string;
   /** The agent's turn whose call broke (absent in results recorded before it was kept). */
   turn?: number;
@@ -148,6 +155,8 @@ export interface ForkResult extends Lineage {
   children?: ChildSummary[];
   /** Where its conversation ends: a message to a finished agent resumes from here. */
   conversation?: PrefixRef;
+  /** Its context window and compactions, as `status.context` shows them. */
+  context?: ContextStatus;
 }
 
 export interface ChildSummary {

@@ -4,7 +4,8 @@
  * Two kinds of event, on two channels, so that watching an agent writes nothing to its history:
  * - **Recorded events**, published by the workflow from its own deterministic state: `tool-use`
  *   (the reply's final tool calls), `tool-result`, `message` (a user message delivered at a
- *   turn boundary), `turn-end` (usage, stop reason, a preview of the reply), `done`. They are
+ *   turn boundary), `compaction` (the context was compacted), `turn-end` (usage, stop reason,
+ *   a preview of the reply), `done`. They are
  *   kept in the run's `@temporalio/workflow-streams` log (topic `STREAM_TOPIC`), which replay
  *   rebuilds from history: nothing is written to keep them.
  * - **Live events**, sent by the model activity while the provider streams: `turn-start` (once
@@ -116,6 +117,22 @@ export const streamEventSchema = schemaOnce('stream-events#streamEventSchema', (
     summary: z.string().max(500).optional(),
     preview: z.string(),
     chars: z.number().int().min(0),
+  }),
+  /**
+   * The agent's context was compacted before (forkflow) or in (provider) `turn`: its requests
+   * start at message `at` from now on. `tokensBefore`: the request's size before; `tokensAfter`:
+   * after, when known (a provider's, at once); `usage`: what summarising cost.
+   */
+  z.strictObject({
+    ...base,
+    type: z.literal('compaction'),
+    by: z.enum(['forkflow', 'provider']),
+    reason: z.string().max(100),
+    at: z.number().int().min(0),
+    compaction: z.number().int().min(1),
+    tokensBefore: z.number().int().min(0),
+    tokensAfter: z.number().int().min(0).optional(),
+    usage: usageSchema.optional(),
   }),
   /**
    * The turn's model call ended. `text`: the reply's text, whole when `textChars` equals its

@@ -69,6 +69,8 @@ export interface TurnCall {
   /** The agent's usage and tool calls before the call (all runs). */
   usage: Usage;
   toolUses: number;
+  /** Where that request began and what it cleared, when the agent's context was managed (src/shared/context/): a fork from the point sends the same cut. */
+  window?: PrefixRef['window'];
 }
 
 export const turnPointArgsSchema = schemaOnce('time-travel#turnPointArgsSchema', () => z.strictObject({ turn: z.number().int().min(0).optional() }).optional());

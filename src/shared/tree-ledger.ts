@@ -66,6 +66,8 @@ const nodeSchema = schemaOnce('tree-ledger#nodeSchema', () => z.object({
   runs: z.number().int().min(1),
   /** Keep-alive calls charged (cacheWhileWaiting `keep-alive`): the newest one's number; absent before the first. */
   keepAlives: count.optional(),
+  /** forkflow compaction calls charged (src/shared/context/): the newest one's number; absent before the first. */
+  compactions: count.optional(),
 }));
 export type LedgerNode = z.output<typeof nodeSchema>;
 
@@ -178,6 +180,12 @@ export const chargeRequestSchema = schemaOnce('tree-ledger#chargeRequestSchema',
   keepAlive: z.number().int().min(1).optional(),
   /** The tree's capability (`treeTokenSchema`). */
   token: treeTokenSchema.optional(),
+  /**
+   * A forkflow compaction call (a summary of the agent's older turns): the agent's n-th, over
+   * all its runs. Charged once per number, apart from turns, and not reserved (it comes before
+   * the turn's own call, which reserves as usual).
+   */
+  compaction: z.number().int().min(1).optional(),
 }));
 export type ChargeRequest = z.output<typeof chargeRequestSchema>;
 
@@ -305,6 +313,7 @@ export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult 
 export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
   const node = ledger.nodes[req.agentId];
   if (req.keepAlive !== undefined) return node ? chargeKeepAlive(node, req, req.keepAlive) : false;
+  if (req.compaction !== undefined) return node ? chargeCompaction(node, req, req.compaction) : false;
   if (!node || req.turn <= node.lastTurn) return false;
   node.usage = addUsage(node.usage, req.usage);
   node.charged += tokensCharged(req.usage);
@@ -324,6 +333,16 @@ function chargeKeepAlive(node: LedgerNode, req: ChargeRequest, n: number): boole
   node.charged += tokensCharged(req.usage);
   node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
   node.keepAlives = n;
+  return true;
+}
+
+/** A compaction call's usage and cost, once per number; no turn, no reservation. */
+function chargeCompaction(node: LedgerNode, req: ChargeRequest, n: number): boolean {
+  if (n <= (node.compactions ?? 0)) return false;
+  node.usage = addUsage(node.usage, req.usage);
+  node.charged += tokensCharged(req.usage);
+  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
+  node.compactions = n;
   return true;
 }
 
@@ -395,10 +414,12 @@ export interface LedgerAgentView {
   runs: number;
   /** Keep-alive calls charged (absent before the first). */
   keepAlives?: number;
+  /** forkflow compaction calls charged (absent before the first). */
+  compactions?: number;
 }
 
 export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
-  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives }) => ({
+  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives, compactions }) => ({
     agentId,
     ...(parentId ? { parentId } : {}),
     model,
@@ -411,5 +432,6 @@ export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
     toolUses,
     runs,
     ...(keepAlives ? { keepAlives } : {}),
+    ...(compactions ? { compactions } : {}),
   }));
 }

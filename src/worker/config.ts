@@ -151,6 +151,14 @@ export function workspaceRootsOf(value: string | undefined, workspaceRoot: strin
   return [...new Set([resolve(workspaceRoot), ...listed.map((p) => resolve(p))])];
 }
 
+/**
+ * FORKFLOW_COUNT_TOKENS=off: decide a request's size near its context limit on the shared
+ * estimate alone, for endpoints without `/v1/messages/count_tokens`.
+ */
+export function countTokensSetting(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.FORKFLOW_COUNT_TOKENS !== 'off';
+}
+
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
   const workspaceRoot = env.FORKFLOW_WORKSPACE || process.cwd();
   const stateDir = defaultStateDir(env);

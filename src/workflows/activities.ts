@@ -48,6 +48,18 @@ export function modelQueueOf(input: Pick<ForkInput, 'modelQueue'>): { taskQueue?
 }
 
 /**
+ * forkflow compaction calls (src/workflows/fork/compaction.ts): a model call like any, with the
+ * model profile's timeouts and retries; a retry after a summary arrived is served from the
+ * response store, so a compaction is billed once.
+ */
+export const compactor = proxyActivities<Pick<ForkflowActivities, 'compactContext'>>({
+  startToCloseTimeout: ACTIVITY_PROFILES.model.startToCloseMs,
+  heartbeatTimeout: ACTIVITY_PROFILES.model.heartbeatMs,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: Number.POSITIVE_INFINITY },
+});
+
+/**
  * Keep-alive calls (cacheWhileWaiting `keep-alive`): the model activity again, on a short
  * leash. One is worth sending only before the cache entry it refreshes expires, so it is not
  * retried for long: a failed one ends the keep-alives of that wait (the next turn re-writes).

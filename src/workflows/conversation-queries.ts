@@ -23,6 +23,8 @@ export interface ConversationHolder {
   readonly prefixRef?: PrefixRef;
   readonly context?: RequestContext;
   readonly summary: ContextSummary;
+  /** Where the run's requests start and what they clear, when its context was managed (src/shared/context/). */
+  readonly cut?: PrefixRef['window'];
 }
 
 /**
@@ -65,6 +67,11 @@ function bytesUpTo(messages: MessageParam[], limit: number): number {
   return bytes;
 }
 
+/** The hash naming a request's message prefix: its chained digest, and its cut when the context was managed (the cut is part of what it sends). */
+function prefixHash(digest: string, cut: PrefixRef['window']): string {
+  return cut ? hashJson([digest, cut]) : digest;
+}
+
 /**
  * Component hashes of this run's own requests, when it holds everything needed. The message
  * prefix is named by its chained digest, which the run keeps as it goes: a fork by reference
@@ -76,7 +83,7 @@ function bytesUpTo(messages: MessageParam[], limit: number): number {
 function requestHashesOf(h: ConversationHolder): RequestHashes | undefined {
   if (!h.context) return h.prefixRef?.requestHashes;
   if (h.base > 0) return { ...cacheKeyComponents(h.context), prefix: h.prefixRef?.requestHashes?.prefix ?? h.digest };
-  return { ...cacheKeyComponents(h.context), prefix: h.digest };
+  return { ...cacheKeyComponents(h.context), prefix: prefixHash(h.digest, h.cut) };
 }
 
 export function prefixRefOf(h: ConversationHolder): PrefixRef {
@@ -91,6 +98,7 @@ export function prefixRefOf(h: ConversationHolder): PrefixRef {
     pendingToolUseIds: last ? toolUsesOf(last).map((u) => u.id) : (h.prefixRef?.pendingToolUseIds ?? []),
     context: h.summary,
     ...(hashes ? { requestHashes: hashes } : {}),
+    ...(h.cut ? { window: h.cut } : {}),
   };
 }
 
@@ -112,8 +120,8 @@ function isTurnHolder(h: ConversationHolder): h is TurnHolder {
   return typeof (h as Partial<TurnHolder>).turnCall === 'function';
 }
 
-/** The reference to messages [0, count) of this run's conversation, `digest` being theirs. */
-function refAt(h: ConversationHolder, count: number, digest: string): PrefixRef {
+/** The reference to messages [0, count) of this run's conversation, `digest` being theirs, sent from `cut`. */
+function refAt(h: ConversationHolder, count: number, digest: string, cut: PrefixRef['window']): PrefixRef {
   const info = workflowInfo();
   const last = count > h.base ? h.messages[count - h.base - 1] : undefined;
   const hashes = requestHashesOf(h);
@@ -124,7 +132,8 @@ function refAt(h: ConversationHolder, count: number, digest: string): PrefixRef 
     ...(last ? { lastRole: last.role } : h.prefixRef?.lastRole ? { lastRole: h.prefixRef.lastRole } : {}),
     pendingToolUseIds: last ? toolUsesOf(last).map((u) => u.id) : (h.prefixRef?.pendingToolUseIds ?? []),
     context: h.summary,
-    ...(hashes ? { requestHashes: { ...hashes, prefix: digest } } : {}),
+    ...(hashes ? { requestHashes: { ...hashes, prefix: prefixHash(digest, cut) } } : {}),
+    ...(cut ? { window: cut } : {}),
   };
 }
 
@@ -146,7 +155,7 @@ export function turnPointOf(h: TurnHolder, raw: unknown): TurnPointAnswer {
   const info = workflowInfo();
   // Every turn this run took was recorded as its call was made (replays record it again).
   if (!call && turn < h.turns) return { kind: 'invalid', reason: `turn ${turn + 1}'s call is not on record in this run` };
-  if (call) return { kind: 'point', point: { agentId: h.agentId, runId: info.runId, turn, ref: refAt(h, call.count, call.digest), usage: call.usage, toolUses: call.toolUses } };
+  if (call) return { kind: 'point', point: { agentId: h.agentId, runId: info.runId, turn, ref: refAt(h, call.count, call.digest, call.window), usage: call.usage, toolUses: call.toolUses } };
   return { kind: 'point', point: { agentId: h.agentId, runId: info.runId, turn, ref: prefixRefOf(h), usage: h.usage, toolUses: h.toolUses } };
 }
 

@@ -11,10 +11,12 @@
  * the sandbox is a plain object, and the worker side caches the real instruments.
  */
 import { metricMeter } from '@temporalio/workflow';
+import { totalInputTokens, type Usage } from '../shared/anthropic';
 import {
   FORKFLOW_METRICS as M,
   toolLabel,
   type ApprovalDecision,
+  type CompactionTokenKind,
   type ForkEndState,
   type ToolCallOutcome,
 } from '../shared/metrics';
@@ -57,6 +59,18 @@ export function toolCalled(tool: string, outcome: ToolCallOutcome): void {
 /** A model call missed the cache it should have hit (any turn; src/shared/cache-break.ts); `reason` as diagnosed. */
 export function cacheBroke(reason: string): void {
   count(M.cacheBreaks, { reason });
+}
+
+/** An agent's context was compacted; `usage`: what summarising cost (counted as `spent` tokens). */
+export function compacted(by: 'forkflow' | 'provider', reason: string, usage: Usage): void {
+  count(M.compactions, { by, reason });
+  compactionTokens('spent', totalInputTokens(usage) + usage.outputTokens);
+}
+
+/** Tokens of context management: `spent` summarising, or `saved` (input a request did not send because of compactions). */
+export function compactionTokens(kind: CompactionTokenKind, tokens: number): void {
+  if (tokens <= 0) return;
+  metricMeter.createCounter(M.compactionTokens.name, undefined, M.compactionTokens.description).add(Math.floor(tokens), { kind });
 }
 
 /**

@@ -23,11 +23,17 @@ jest.setTimeout(120_000);
 
 /** The SDK's default threshold: every payload at least this big goes to the blob store. */
 const THRESHOLD = 256 * 1024;
+/**
+ * These agents are about payload sizes, not context windows: their conversations (megabytes)
+ * pass any model's window, so the model takes any size here and they manage nothing.
+ */
+const NO_WINDOW = 1_000_000_000;
 const budget = { maxTokens: 100_000_000 };
+const off = { contextManagement: 'off' as const };
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ name: 'large' });
+  h = await startHarness({ name: 'large', model: { contextWindow: NO_WINDOW } });
 });
 afterAll(() => h.close());
 
@@ -56,7 +62,7 @@ test('a finished fork whose start input is in the blob store resumes from a mess
   const agentId = 'large-resume';
   // A prompt over the threshold: the start event holds a reference to it, not the prompt.
   const prompt = `${'x'.repeat(THRESHOLD + 10_000)}\n@reply first`;
-  const first = await h.forkflow.start({ agentId, prompt, budget }).then((f) => f.result());
+  const first = await h.forkflow.start({ agentId, prompt, budget, ...off }).then((f) => f.result());
   expect(first).toMatchObject({ status: 'completed', text: 'first' });
   expect(referenceCount(await rawHistory(h.client, agentId))).toBeGreaterThan(0);
   expect(await h.forkflow.sendMessage(agentId, { message: '@reply second', from: 'ops' })).toBe('resumed');
@@ -75,14 +81,14 @@ test('a fork from an inline parent of 6 MB runs, and a fork by reference from th
   const parent = bigSnapshot({ conversationBytes: 6_000_000, pendingToolUses: 1 });
   expect(bytesOf(parent.messages)).toBeGreaterThan(6_000_000);
 
-  const inline = await h.forkflow.fork({ agentId: 'large-inline', parent, prompt: 'Inline part.\n@reply inline done', budget }, { mode: 'sync' });
+  const inline = await h.forkflow.fork({ agentId: 'large-inline', parent, prompt: 'Inline part.\n@reply inline done', budget, ...off }, { mode: 'sync' });
   expect(inline).toMatchObject({ status: 'completed', text: 'inline done' });
   const first = messageRequests(h.model).find((e) => JSON.stringify(e.body ?? '').includes('Inline part.'))!;
   expect(asSent(bodyOf(first).messages.slice(0, parent.messages.length - 1))).toEqual(asSent(parent.messages.slice(0, -1)));
   const inlineHistory = await expectSmallHistory('large-inline');
   expect(referenceCount(await rawHistory(h.client, 'large-inline'))).toBeGreaterThan(0);
 
-  const byRef = await h.forkflow.forkFrom('large-inline', { agentId: 'large-by-ref', prompt: 'By reference.\n@reply by-ref done', budget });
+  const byRef = await h.forkflow.forkFrom('large-inline', { agentId: 'large-by-ref', prompt: 'By reference.\n@reply by-ref done', budget, ...off });
   expect(await byRef.result()).toMatchObject({ status: 'completed', text: 'by-ref done' });
   const refRequest = messageRequests(h.model).find((e) => JSON.stringify(e.body ?? '').includes('By reference.'))!;
   // The by-reference fork sent the inline fork's whole conversation, then its own directive.
@@ -104,7 +110,7 @@ test('a 3 MB base64 image in a tool result reaches the model byte for byte, on e
   ];
   parent.messages.splice(parent.messages.length - 2, 0, ...shot);
 
-  const result = await h.forkflow.fork({ agentId: 'large-image', parent, prompt: 'Look at it.\n@tool Glob {"pattern":"*"}\n@reply seen', budget }, { mode: 'sync' });
+  const result = await h.forkflow.fork({ agentId: 'large-image', parent, prompt: 'Look at it.\n@tool Glob {"pattern":"*"}\n@reply seen', budget, ...off }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', text: 'seen' });
   const requests = messageRequests(h.model).filter((e) => JSON.stringify(e.body ?? '').includes('Look at it.'));
   expect(requests).toHaveLength(2);
@@ -130,7 +136,7 @@ test('a fork whose conversation grows to ~12 MB completes; client and CLI transc
   const line = 'forkflow keeps long conversations out of history and reads them a page at a time. '.repeat(13);
   writeFileSync(join(h.workspaceRoot, 'huge.txt'), Array.from({ length: 2000 }, (_, i) => `${i} ${line}`).join('\n'));
   const prompt = growPrompt;
-  const result = await h.forkflow.fork({ agentId: 'large-grow', prompt, maxTurns: 20, budget }, { mode: 'sync' });
+  const result = await h.forkflow.fork({ agentId: 'large-grow', prompt, maxTurns: 20, budget, ...off }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', text: `read ${reads} times` });
 
   const transcript = await h.forkflow.transcript('large-grow');
@@ -163,7 +169,7 @@ test('the same fork, its worker SIGKILLed once the conversation is past 4 MB: a 
   let worker = await startWorkerProcess(opts);
   try {
     const before = Math.max(0, ...h.model.log.entries().map((e) => e.seq));
-    const handle = await forkflow.start({ agentId: 'large-crash', prompt: growPrompt, maxTurns: 20, budget });
+    const handle = await forkflow.start({ agentId: 'large-crash', prompt: growPrompt, maxTurns: 20, budget, ...off });
     // The model is asked with a conversation past 4 MB (its third turn): kill the worker then.
     const past4MB = await h.model.log.waitFor((e) => e.seq > before && e.rawBody.length > 4_000_000, { timeoutMs: 60_000 });
     await worker.kill('SIGKILL');

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { parsePrometheusText, sumBy, total, type Sample } from '../../src/cli/top/prometheus-text';
 import type { TopSnapshot } from '../../src/cli/top/snapshot';
 import { FORKFLOW_METRICS as M } from '../../src/shared/metrics';
+import { totalInputTokens } from '../../src/shared/anthropic';
+import { longAgentScript, seedLongAgent } from '../kit/long-agent';
 import { freePort } from '../../src/worker/dev-server';
 import { startHarness, type Harness } from '../kit/env';
 import { runForkflow, startWorkerProcess, type WorkerProcess } from '../kit/processes';
@@ -150,6 +152,21 @@ test('every cache break is counted with its reason: a fork\'s changed system on 
   const after = await scrapeUntil((x) => breaks(x, 'system changed') > breaks(before, 'system changed') && breaks(x, 'expired / unknown') > breaks(before, 'expired / unknown'));
   expect(breaks(after, 'system changed')).toBe(breaks(before, 'system changed') + 1);
   expect(breaks(after, 'expired / unknown')).toBe(breaks(before, 'expired / unknown') + 1);
+});
+
+test('compactions are counted by who made them and why, with the tokens spent summarising and saved on later requests', async () => {
+  seedLongAgent(h.workspaceRoot, 2_000);
+  const compactions = (x: Sample[]) => value(x, M.compactions.name, { by: 'forkflow', reason: 'threshold' });
+  const tokens = (x: Sample[], kind: string) => value(x, M.compactionTokens.name, { kind });
+  const before = ours(await scrape());
+  // Planned against a 20K window (the model's is 200K): compactions come within a few dozen turns.
+  const result = await h.forkflow.fork({ agentId: `metrics-compaction-${run}`, prompt: longAgentScript(40, `metrics-${run}`), contextWindow: 20_000, maxTurns: 40, budget: { maxTokens: 100_000_000 } }, { mode: 'sync' });
+  const context = result.context!;
+  expect(context.compactions).toBeGreaterThanOrEqual(1);
+  const after = await scrapeUntil((x) => compactions(x) >= compactions(before) + context.compactions && tokens(x, 'saved') >= tokens(before, 'saved') + context.tokensSaved);
+  expect(compactions(after) - compactions(before)).toBe(context.compactions);
+  expect(tokens(after, 'spent') - tokens(before, 'spent')).toBe(totalInputTokens(context.summarising.usage) + context.summarising.usage.outputTokens);
+  expect(tokens(after, 'saved') - tokens(before, 'saved')).toBe(context.tokensSaved);
 });
 
 test('forkflow top --once --json: open agents by label and state, and the worker metrics', async () => {

@@ -28,6 +28,9 @@ const THRESHOLD = 256 * 1024;
 const PREFIX = 'team/forkflow';
 
 let s3: S3Server;
+/** About payload sizes, not context windows: the model takes any size here, and the agents manage nothing. */
+const NO_WINDOW = 1_000_000_000;
+
 let h: Harness;
 /** The variables a deployment sets (credentials aside: those are the AWS SDK's). */
 let storageEnv: Record<string, string>;
@@ -38,7 +41,7 @@ beforeAll(async () => {
   process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
   storageEnv = { FORKFLOW_STORAGE: 's3', FORKFLOW_S3_BUCKET: s3.bucket, FORKFLOW_S3_PREFIX: PREFIX, FORKFLOW_S3_ENDPOINT: s3.endpoint, FORKFLOW_S3_REGION: s3.region };
-  h = await startHarness({ name: 's3', dataConverter: forkflowDataConverter({ storage: storageSettings(storageEnv) }) });
+  h = await startHarness({ name: 's3', model: { contextWindow: NO_WINDOW }, dataConverter: forkflowDataConverter({ storage: storageSettings(storageEnv) }) });
 }, 15 * 60_000);
 
 afterAll(async () => {
@@ -55,7 +58,7 @@ test('a fork from an inline parent of 3 MB runs with its payloads in the bucket 
   expect(bytesOf(parent.messages)).toBeGreaterThan(3_000_000);
   const before = new Set(await s3.keys());
 
-  const result = await h.forkflow.fork({ agentId: 's3-inline', parent, prompt: 'On S3.\n@reply s3 done', budget: { maxTokens: 100_000_000 } }, { mode: 'sync' });
+  const result = await h.forkflow.fork({ agentId: 's3-inline', parent, prompt: 'On S3.\n@reply s3 done', budget: { maxTokens: 100_000_000 }, contextManagement: 'off' }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', text: 's3 done' });
 
   // The model got the parent's conversation as given: the worker read the input back from S3.

@@ -46,6 +46,11 @@ const SCALAR_FIELDS: Record<string, ScalarField> = {
   isolation: { key: 'isolation', expected: oneOf(ISOLATION_MODES), whenAbsent: "it runs in the caller's directory" },
   color: { key: 'color', expected: oneOf(AGENT_COLORS), whenAbsent: 'no colour is shown' },
   initialPrompt: { key: 'initialPrompt', expected: 'non-empty text', whenAbsent: 'nothing is added to the first turn' },
+  contextManagement: {
+    key: 'contextManagement',
+    expected: 'forkflow, provider, clear-tool-results or off, or a map with strategy (compact, clear-tool-results, off) and optionally by, threshold, keepRecent, keepToolUses, instructions',
+    whenAbsent: "the caller's context policy applies",
+  },
 };
 
 interface ListField {

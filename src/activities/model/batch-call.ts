@@ -49,7 +49,7 @@ async function cancelAtProvider(deps: BatchCallDeps, batchId: string): Promise<v
  */
 export async function callViaBatch(
   deps: BatchCallDeps,
-  call: { key: CallKey | undefined; customId: string; body: MessagesRequest },
+  call: { key: CallKey | undefined; customId: string; body: MessagesRequest; betas?: readonly string[] },
   signal: AbortSignal,
   cancelled: () => boolean,
   onBatch: (batchId: string) => void,
@@ -58,7 +58,9 @@ export async function callViaBatch(
   let batchId = await submitted(deps, call.key, digest);
   if (!batchId) {
     const params = call.body as unknown as Anthropic.Messages.MessageCreateParamsNonStreaming;
-    const batch = await deps.anthropic.messages.batches.create({ requests: [{ custom_id: call.customId, params }] }, { signal });
+    // The request's betas (context management, the 1M window, the MCP connector) apply to the whole batch.
+    const headers = call.betas && call.betas.length > 0 ? { 'anthropic-beta': call.betas.join(',') } : undefined;
+    const batch = await deps.anthropic.messages.batches.create({ requests: [{ custom_id: call.customId, params }] }, { signal, ...(headers ? { headers } : {}) });
     batchId = batch.id;
     // Kept before anything else: a retry must find it (a store that fails costs a possible resubmit).
     if (deps.responses?.putBatch && call.key) await deps.responses.putBatch(call.key, batchId, digest).catch(() => undefined);

@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
+import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
@@ -19,14 +20,14 @@ import { startHeartbeat } from '../heartbeat';
 import { capAttempts, classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
 import { estimateRequestTokens } from '../../shared/request-tokens';
+import { viewMessages } from '../../shared/context/view';
+import type { BlockPosition } from '../../shared/fork-messages';
+import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import type { LedgerClient } from '../tree';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 import { callViaBatch } from './batch-call';
-
-/** The provider's MCP connector (a snapshot's `mcp_servers`) is a beta: the newest the pinned SDK names. */
-const MCP_CONNECTOR_BETA = 'mcp-client-2026-09-15';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -54,6 +55,11 @@ export interface ModelDeps {
   liveStream?: LiveStreamOptions;
   /** Delivery `batch`: how often a submitted Message Batch is polled, in ms (default 30 s). */
   batchPollMs?: number;
+  /**
+   * Check a request's size with the provider's `count_tokens` when the estimate is near its
+   * limit (default on; off for endpoints without it: the estimate decides alone).
+   */
+  countTokens?: boolean;
 }
 
 /** The gateway's name for a call: the same on every attempt of it, and nothing else. */
@@ -65,7 +71,7 @@ export function callKeyDigest(key: CallKey): string {
  * Best effort, and short: a gateway that does not hear of the cancel finishes the call for
  * nobody. `proof`: what this attempt sent with its call (only its worker knows it).
  */
-async function cancelAtGateway(gateway: string, digest: string, proof: string): Promise<void> {
+export async function cancelAtGateway(gateway: string, digest: string, proof: string): Promise<void> {
   try {
     await fetch(`${gateway.replace(/\/$/, '')}${CANCEL_PATH_PREFIX}${digest}`, { method: 'DELETE', headers: { [CALL_PROOF_HEADER]: proof }, signal: AbortSignal.timeout(2_000) });
   } catch {
@@ -78,7 +84,7 @@ async function cancelAtGateway(gateway: string, digest: string, proof: string): 
  * turn. A kept response is returned only for the request it answers (`request`, the one an
  * earlier attempt left): without that request there is nothing to bind it to, and the call is made.
  */
-async function kept(store: ResponseStore | undefined, key: CallKey | undefined, request: MessagesRequest | undefined): Promise<ModelCallResult | undefined> {
+export async function kept(store: ResponseStore | undefined, key: CallKey | undefined, request: MessagesRequest | undefined): Promise<ModelCallResult | undefined> {
   if (!store || !key || !request) return undefined;
   try {
     await store.settle(key);
@@ -95,7 +101,7 @@ async function handedOver(store: ResponseStore | undefined, key: CallKey | undef
   return store.getRequest(key).catch(() => undefined);
 }
 
-async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult, request: MessagesRequest): Promise<void> {
+export async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult, request: MessagesRequest): Promise<void> {
   try {
     if (store && key) await store.put(key, result, requestDigest(request));
   } catch (err) {
@@ -117,15 +123,29 @@ export function toParamBlock(block: ResponseBlock): ContentBlock {
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
     default:
+      // Other blocks go back as they came, a provider compaction block among them (sent back
+      // unchanged: its content, encrypted content and signature).
       return block as unknown as ContentBlock;
   }
 }
 
-/** The request for this call, from the conversation the workflow holds, and what it sends (for cache-break diagnosis). */
-async function requestFor(deps: ModelDeps, input: ModelCallInput): Promise<{ body: MessagesRequest; facts: RequestFacts }> {
-  const [held, messages] = await Promise.all([deps.conversations.context(input.contextFrom ?? input.run, input.contextKey), deps.conversations.forModelCall(input)]);
+/** A position in the whole conversation, as a position in the part the request sends (from `from`). */
+function shifted(at: BlockPosition | undefined, from: number): BlockPosition | undefined {
+  return at && at.messageIndex >= from ? { ...at, messageIndex: at.messageIndex - from } : undefined;
+}
+
+/**
+ * The request for this call, from the conversation the workflow holds, and what it sends (for
+ * cache-break diagnosis). A managed context sends the conversation from its latest compaction
+ * boundary on, with cleared tool results (src/shared/context/view.ts).
+ */
+export async function requestFor(deps: Pick<ModelDeps, 'conversations'>, input: ModelCallInput): Promise<{ body: MessagesRequest; facts: RequestFacts }> {
+  const [held, all] = await Promise.all([deps.conversations.context(input.contextFrom ?? input.run, input.contextKey), deps.conversations.forModelCall(input)]);
   const context = input.maxTokens ? { ...held, maxTokens: input.maxTokens } : held;
-  const built = buildMessagesRequest(context, messages, { sharedPrefixEnd: input.sharedPrefixEnd, ...(input.cacheTtl ? { ttl: input.cacheTtl } : {}) });
+  const from = input.context?.from ?? 0;
+  const messages = viewMessages(all, input.context);
+  const sharedPrefixEnd = shifted(input.sharedPrefixEnd, from);
+  const built = buildMessagesRequest(context, messages, { ...(sharedPrefixEnd ? { sharedPrefixEnd } : {}), ...(input.cacheTtl ? { ttl: input.cacheTtl } : {}) });
   // A keep-alive only re-reads the prefix: the least output the API allows.
   const body = input.keepAlive ? { ...built, max_tokens: keepAliveMaxTokens(built) } : built;
   return { body, facts: requestFacts(context, body, input.prefixAt, chainUnmarkedNative) };
@@ -213,7 +233,16 @@ export function createModelActivities(deps: ModelDeps) {
         // hold the workflow starts at once instead of waiting for the workflow to move.
         // A handed-over body comes without its context: that call's facts are left out.
         const built = handed ? undefined : await requestFor(deps, input);
-        const body = await withinBudget(deps, input, handed ?? built!.body);
+        const prepared = withContext(handed ?? built!.body, input.context);
+        // Measured before any reservation: a request that does not fit is not sent (a handed-over one fitted).
+        let requestTokens: number | undefined;
+        if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body);
+        else if (input.context && !input.keepAlive && !handed) {
+          const counting = deps.countTokens !== false;
+          requestTokens = await measureRequest(deps.anthropic, prepared, input.context, counting, ctx.cancellationSignal);
+          checkFits(input.turn, requestTokens, input.context, counting);
+        }
+        const body = await withinBudget(deps, input, prepared.body);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         live?.start(body.model);
@@ -224,19 +253,14 @@ export function createModelActivities(deps: ModelDeps) {
           const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
           const options = {
             signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
-            ...(digest || body.mcp_servers ? { headers: { ...(digest ? { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } : {}), ...(body.mcp_servers ? { 'anthropic-beta': MCP_CONNECTOR_BETA } : {}) } } : {}),
+            ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}),
           };
           const toResult = (message: Anthropic.Messages.Message): ModelCallResult => ({
             message: { role: 'assistant' as const, content: message.content.map(toParamBlock) },
             stopReason: message.stop_reason,
-            usage: {
-              inputTokens: message.usage.input_tokens,
-              outputTokens: message.usage.output_tokens,
-              cacheReadInputTokens: message.usage.cache_read_input_tokens ?? 0,
-              cacheCreationInputTokens: message.usage.cache_creation_input_tokens ?? 0,
-              // Priced 2× input, not 1.25×: kept apart, and only when there is any.
-              ...(message.usage.cache_creation?.ephemeral_1h_input_tokens ? { cacheCreation1hInputTokens: message.usage.cache_creation.ephemeral_1h_input_tokens } : {}),
-            },
+            // Billed usage, the provider's compaction pass included; compaction and clearing apart.
+            ...replyUsage(message, requestTokens),
+            ...(requestTokens !== undefined ? { requestTokens } : {}),
             model: message.model,
             requestId: (message as { _request_id?: string | null })._request_id ?? undefined,
             ...(built ? { request: built.facts } : {}),
@@ -252,7 +276,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (input.delivery === 'batch' && !input.keepAlive) {
             progress.phase = 'waiting for batch';
             const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
-            const out = await callViaBatch({ anthropic: deps.anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            const out = await callViaBatch({ anthropic: deps.anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
             if (out.kind === 'message') {
               message = out.message;
               const plain = toResult(message);
@@ -269,7 +293,10 @@ export function createModelActivities(deps: ModelDeps) {
           if (message) {
             // Answered by its batch.
           } else if (deps.stream !== false) {
-            const stream = deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
+            // Beta headers (the 1M window, context management, the MCP connector) go by the beta client's `betas`.
+            const stream: MessageStream = prepared.betas.length > 0
+              ? (deps.anthropic.beta.messages.stream({ ...(body as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: prepared.betas }, options) as unknown as MessageStream)
+              : deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
             message = await stream
               .on('streamEvent', (event) => {
                 progress.events++;
@@ -280,6 +307,8 @@ export function createModelActivities(deps: ModelDeps) {
                 keeping = keep(deps.responses, key, result, body);
               })
               .finalMessage();
+          } else if (prepared.betas.length > 0) {
+            message = (await deps.anthropic.beta.messages.create({ ...(body as unknown as Anthropic.Beta.Messages.MessageCreateParamsNonStreaming), stream: false, betas: prepared.betas }, options)) as unknown as Anthropic.Messages.Message;
           } else {
             message = await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
           }

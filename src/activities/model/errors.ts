@@ -2,10 +2,14 @@
  * Provider errors → Temporal failures. Temporal owns retries (the SDK client runs with
  * maxRetries 0): transient errors are retryable with the provider's `retry-after` as the
  * next delay; errors that a retry cannot fix are non-retryable and carry the provider's
- * own message, so the fork fails with something a person can act on.
+ * own message, so the fork fails with something a person can act on. A prompt over the
+ * context window gets a type of its own (`ModelPromptTooLong`): the workflow answers it by
+ * compacting the conversation and calling once more.
  */
 import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
+import { CONTEXT_FAILURE } from '../../shared/context/call';
+import { parsePromptTooLong } from '../../shared/context/windows';
 
 const NON_RETRYABLE = new Set([400, 401, 403, 404, 413, 422]);
 
@@ -73,6 +77,9 @@ function classifyApiError(err: APIError): ApplicationFailure {
   if (err.status === undefined) {
     return ApplicationFailure.create({ type: 'ModelStreamError', message: `${body?.error?.type ?? 'stream error'}: ${message}`, details });
   }
+  // Over the context window: not retried as it is; the workflow compacts and calls again (src/workflows/fork/compaction.ts).
+  const tooLong = err.status === 400 ? parsePromptTooLong(message) : undefined;
+  if (tooLong) return ApplicationFailure.create({ type: CONTEXT_FAILURE.promptTooLong, message, nonRetryable: true, details: [{ ...details[0], ...tooLong }] });
   const type = TYPE_BY_STATUS[err.status] ?? (err.status >= 500 ? 'ModelServerError' : 'ModelError');
   if (NON_RETRYABLE.has(err.status)) {
     return ApplicationFailure.create({ type, message, nonRetryable: true, details });

@@ -73,6 +73,10 @@ const resultSchema = z.object({
   requestId: z.string().optional(),
   request: requestFactsSchema.optional(),
   ttlMs: z.number().int().min(1).optional(),
+  // Context management (src/shared/context/call.ts): kept whole, so a handed-back reply reads as the first.
+  compaction: z.object({ usage: usageSchema, tokensBefore: z.number().int().min(0) }).optional(),
+  cleared: z.object({ toolUses: z.number().int().min(0), thinkingTurns: z.number().int().min(0), tokens: z.number().int().min(0) }).optional(),
+  requestTokens: z.number().int().min(0).optional(),
 });
 
 const requestSchema = z.object({ model: z.string(), max_tokens: z.number(), messages: z.array(z.unknown()) }).passthrough();

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, isEncryptionKeyError, isStorageConfigError, TemporalUnavailableError, type ForkParams, type ForkResult, type OutageRetry } from '../../client';
 import { textOf } from '../../shared/anthropic';
+import type { ForkStatus } from '../../shared/status';
 import { durationSchema, toMs } from '../../shared/duration';
 import { serviceContractJsonSchemas } from '../../shared/tools/service-contract';
 import { forkInputJsonSchema } from '../../shared/fork-input';
@@ -20,6 +21,13 @@ export interface GlobalOptions {
   outageDeadline?: string;
   json?: boolean;
   debug?: boolean;
+}
+
+/** The context window in one line: size of the newest request, the window, the policy, compactions. */
+function contextLine(c: NonNullable<ForkStatus['context']>): string {
+  const last = c.boundaries[c.boundaries.length - 1];
+  const compactions = c.compactions ? ` · ${c.compactions} compaction${c.compactions === 1 ? '' : 's'}${last ? ` (last before turn ${last.turn}, by ${last.by}, ${last.reason})` : ''} · ${c.tokensSaved} tokens saved` : '';
+  return `${c.lastRequestTokens ?? '?'} of ${c.window} tokens · ${c.policy}${compactions}`;
 }
 
 /** `--outage-deadline`, else FORKFLOW_OUTAGE_DEADLINE, else the client's default (5 minutes). */
@@ -160,6 +168,7 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
               ['tool calls', s.toolUses],
               ['usage', formatUsage(s.usage)],
               ['cache hit ratio', s.cacheHitRatio.toFixed(3)],
+              ['context', s.context ? contextLine(s.context) : undefined],
               ['pending messages', s.pendingMessages],
               ['now', s.activity],
               ['parent', s.parentAgentId],

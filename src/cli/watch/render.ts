@@ -67,6 +67,9 @@ export class StreamRenderer {
         this.line(`· turn ${e.turn} ${e.stopReason}${e.usage ? ` · in ${e.usage.inputTokens} · cache read ${e.usage.cacheReadInputTokens} · out ${e.usage.outputTokens}` : ''}`);
         return;
       }
+      case 'compaction':
+        this.line(`⇣ context compacted by ${e.by} (${e.reason}) before turn ${e.turn}: ${e.tokensBefore} tokens${e.tokensAfter !== undefined ? ` → ${e.tokensAfter}` : ''}; requests start at message ${e.at}${e.usage ? ` · summarising: in ${e.usage.inputTokens + e.usage.cacheReadInputTokens + e.usage.cacheCreationInputTokens} · out ${e.usage.outputTokens}` : ''}`);
+        return;
       case 'done':
         this.line(`■ ${e.status}${e.stopReason ? ` (${e.stopReason})` : ''}${e.error ? `: ${oneLine(e.error, 200)}` : ''}`);
         return;

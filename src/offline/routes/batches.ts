@@ -31,14 +31,14 @@ export function batchOpOf(method: string, path: string): BatchOp | undefined {
 const json = (body: unknown): PlannedReply => ({ reply: { kind: 'json', body }, delayMs: 0 });
 
 /** Plans a batches reply; `origin` (e.g. `http://127.0.0.1:1234`) makes `results_url` absolute. */
-export function planBatches(op: BatchOp, store: BatchStore, input: { body: unknown; query: URLSearchParams; version: ApiVersion; origin: string }): PlannedReply {
+export function planBatches(op: BatchOp, store: BatchStore, input: { body: unknown; query: URLSearchParams; version: ApiVersion; betas: readonly string[]; origin: string }): PlannedReply {
   const absolute = (batch: unknown): unknown => {
     const b = batch as { results_url: string | null };
     return b.results_url ? { ...b, results_url: `${input.origin}${b.results_url}` } : b;
   };
   switch (op.op) {
     case 'create':
-      return json(absolute(store.create(input.body, input.version)));
+      return json(absolute(store.create(input.body, input.version, input.betas)));
     case 'list': {
       const page = store.list(input.query) as { data: unknown[] };
       return json({ ...page, data: page.data.map(absolute) });

@@ -3,22 +3,74 @@
  * cache accounting → Message) and `POST /v1/messages/count_tokens`. They only decide the
  * reply; the server applies delays and writes it.
  */
-import type { PromptCache } from '../cache';
+import type { MessageParam } from '../../shared/anthropic';
+import { estimateTextTokens } from '../../shared/tokens';
+import type { CacheAccounting, CacheTicket, PromptCache } from '../cache';
+import { applyClearing, checkCompactionBlocks, compactEdit, contextEditsOf, DEFAULT_COMPACTION_TRIGGER, fromLastCompaction } from '../context-editing';
 import { ApiError } from '../errors';
 import { flattenRequest } from '../flatten';
 import { conversationKey, messageId } from '../ids';
+import { promptTooLong } from '../limits';
 import { applyLimits } from '../output';
 import type { PlannedReply } from '../reply';
-import { scriptedResponse } from '../scripted/model';
+import { scriptedResponse, type ScriptedResponse } from '../scripted/model';
 import type { Modifier } from '../scripted/parse';
-import type { WireMessage, WireUsage } from '../types';
-import { type ApiVersion, validateRequest } from './validation';
+import { offlineSummary } from '../scripted/summary';
+import type { OutputBlock, WireIterationUsage, WireMessage } from '../types';
+import { type ApiVersion, type ValidRequest, validateRequest } from './validation';
 
 export interface MessagesDeps {
   cache: PromptCache;
   /** Attempts seen per conversation key, for scripted `@fail`/`@stream-error`/`@drop`. */
   attempts: Map<string, number>;
   minCacheableTokens: (model: string) => number;
+  /** The context window a request for `model` with these beta headers is granted (src/offline/limits.ts). */
+  contextWindow: (model: string, betas: readonly string[]) => number;
+}
+
+/** What one request asks besides its body: its beta headers, and an injected `prompt_too_long`. */
+export interface MessagesOptions {
+  betas?: readonly string[];
+  /** Answer `prompt is too long` whatever the request's size (fault `prompt_too_long`). */
+  promptTooLong?: boolean;
+  /** From a programmatic `stream_error` fault. */
+  streamErrorAfter?: number;
+}
+
+/** Usage of one pass, as the API spells it. */
+function usageOf(a: CacheAccounting, output: number): Omit<WireIterationUsage, 'type'> {
+  return {
+    input_tokens: a.input,
+    output_tokens: output,
+    cache_creation_input_tokens: a.creation5m + a.creation1h,
+    cache_read_input_tokens: a.read,
+    cache_creation: { ephemeral_5m_input_tokens: a.creation5m, ephemeral_1h_input_tokens: a.creation1h },
+  };
+}
+
+function iteration(type: WireIterationUsage['type'], a: CacheAccounting, output: number): WireIterationUsage {
+  return { type, ...usageOf(a, output) };
+}
+
+/**
+ * The request as the model sees it: from its last compaction block, with the clearing edits
+ * applied; refused when it does not fit the window (before anything is summarised or cached).
+ */
+function edited(req: ValidRequest, body: unknown, deps: MessagesDeps, opts: MessagesOptions) {
+  const betas = opts.betas ?? [];
+  checkCompactionBlocks(req.messages, betas);
+  const edits = contextEditsOf(body as Record<string, unknown>, betas);
+  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }).totalTokens;
+  const cleared = applyClearing(fromLastCompaction(req.messages), edits, sized);
+  const seen: ValidRequest = cleared.messages === req.messages ? req : { ...req, messages: cleared.messages };
+  const flat = flattenRequest(seen);
+  const window = deps.contextWindow(req.model, betas);
+  if (opts.promptTooLong || flat.totalTokens > window) {
+    const error = promptTooLong(Math.max(flat.totalTokens, window + 1), window);
+    if (opts.promptTooLong) error.options.outcome = 'fault';
+    throw error;
+  }
+  return { seen, flat, window, edits, applied: cleared.applied, contextManagement: 'context_management' in (body as object) };
 }
 
 type FaultModifier = Extract<Modifier, { kind: 'fail' | 'stream-error' | 'drop' }>;
@@ -42,63 +94,91 @@ function scriptedFault(modifiers: Modifier[], attempts: Map<string, number>, key
 }
 
 /**
- * Plans the answer to `POST /v1/messages`. `streamErrorAfter` comes from a programmatic
- * `stream_error` fault. Throws {@link ApiError} for rejections.
+ * Plans the answer to `POST /v1/messages`. Throws {@link ApiError} for rejections.
  */
-export function planMessages(
-  body: unknown,
-  version: ApiVersion,
-  deps: MessagesDeps,
-  owner: number,
-  streamErrorAfter?: number,
-): PlannedReply {
+export function planMessages(body: unknown, version: ApiVersion, deps: MessagesDeps, owner: number, opts: MessagesOptions = {}): PlannedReply {
   const req = validateRequest(body, { version, route: 'messages' });
+  const { seen, flat, window, edits, applied, contextManagement } = edited(req, body, deps, opts);
   const conversation = conversationKey(req);
-  const scripted = scriptedResponse(req, conversation);
+  const min = deps.minCacheableTokens(req.model);
+  const compact = compactEdit(edits);
+  const compacting = compact !== undefined && flat.totalTokens > (compact.trigger?.value ?? DEFAULT_COMPACTION_TRIGGER);
+
+  // Past the compaction trigger the conversation is summarised first (its own pass, its own
+  // usage), and the reply is made from the compacted context: the summary alone.
+  let prefix: OutputBlock[] = [];
+  let compaction: { iteration: WireIterationUsage; ticket: CacheTicket } | undefined;
+  let forReply: ValidRequest = seen;
+  if (compacting) {
+    const summary = offlineSummary(seen.messages);
+    const pass = deps.cache.plan(flat, min, owner);
+    compaction = { iteration: iteration('compaction', pass.accounting, estimateTextTokens(summary)), ticket: pass.ticket };
+    prefix = [{ type: 'compaction', content: summary, encrypted_content: null }];
+    forReply = { ...seen, messages: [{ role: 'assistant', content: [{ type: 'compaction', content: summary }] }] };
+  }
+  const paused = compacting && compact.pause_after_compaction === true;
+  const scripted: ScriptedResponse = paused ? { content: [], stopReason: 'end_turn', modifiers: [] } : scriptedResponse(forReply, conversation);
   const delayMs = scripted.modifiers.reduce((ms, m) => (m.kind === 'sleep' ? ms + m.ms : ms), 0);
   const stream = req.stream === true;
 
+  let streamErrorAfter = opts.streamErrorAfter;
   const hit = scriptedFault(scripted.modifiers, deps.attempts, conversation);
   if (hit?.fault.kind === 'fail') {
     const { status, retryAfterSeconds } = hit.fault;
     const headers: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
     const error = new ApiError(status, `Scripted failure: @fail ${status} (attempt ${hit.attempt + 1}).`, { headers, outcome: 'fault' });
+    if (compaction) deps.cache.release(compaction.ticket);
     return { reply: { kind: 'error', error }, delayMs };
   }
-  if (hit?.fault.kind === 'drop') return { reply: { kind: 'drop' }, delayMs };
+  if (hit?.fault.kind === 'drop') {
+    if (compaction) deps.cache.release(compaction.ticket);
+    return { reply: { kind: 'drop' }, delayMs };
+  }
   if (hit?.fault.kind === 'stream-error') {
     if (!stream) {
       const error = new ApiError(529, `Scripted failure: @stream-error on a non-streaming request (attempt ${hit.attempt + 1}).`, { outcome: 'fault' });
+      if (compaction) deps.cache.release(compaction.ticket);
       return { reply: { kind: 'error', error }, delayMs };
     }
     streamErrorAfter = 1;
   }
 
-  const out = applyLimits(scripted.content, scripted.stopReason, req.max_tokens as number, req.stop_sequences);
-  const { accounting, ticket } = deps.cache.plan(flattenRequest(req), deps.minCacheableTokens(req.model), owner);
-  const usage: WireUsage = {
-    input_tokens: accounting.input,
-    output_tokens: out.outputTokens,
-    cache_creation_input_tokens: accounting.creation5m + accounting.creation1h,
-    cache_read_input_tokens: accounting.read,
-    cache_creation: { ephemeral_5m_input_tokens: accounting.creation5m, ephemeral_1h_input_tokens: accounting.creation1h },
-  };
+  const replyFlat = forReply === seen ? flat : flattenRequest(forReply);
+  // Newer models stop at the window rather than refuse: what the input leaves is the most they write.
+  const out = applyLimits(scripted.content, scripted.stopReason, req.max_tokens as number, req.stop_sequences, window - replyFlat.totalTokens);
+  const { accounting, ticket } = paused ? { accounting: { input: 0, read: 0, creation5m: 0, creation1h: 0 }, ticket: { owner, keys: [] } } : deps.cache.plan(replyFlat, min, owner);
   const message: WireMessage = {
     id: messageId(conversation),
     type: 'message',
     role: 'assistant',
     model: req.model,
-    content: out.content,
-    stop_reason: out.stopReason,
+    content: [...prefix, ...out.content],
+    stop_reason: paused ? 'compaction' : out.stopReason,
     stop_sequence: out.stopSequence,
-    usage,
+    usage: {
+      ...usageOf(accounting, paused ? 0 : out.outputTokens),
+      ...(compaction ? { iterations: [compaction.iteration, iteration('message', accounting, paused ? 0 : out.outputTokens)] } : {}),
+    },
+    ...(contextManagement ? { context_management: { applied_edits: applied } } : {}),
   };
   const pace = scripted.modifiers.find((m) => m.kind === 'pace');
-  return { reply: { kind: 'message', message, stream, ticket, streamErrorAfter, ...(pace ? { paceMs: pace.ms } : {}) }, delayMs };
+  const tickets: CacheTicket = compaction ? { owner, keys: [...compaction.ticket.keys, ...ticket.keys] } : ticket;
+  return { reply: { kind: 'message', message, stream, ticket: tickets, streamErrorAfter, ...(pace ? { paceMs: pace.ms } : {}) }, delayMs };
 }
 
-/** Plans the answer to `POST /v1/messages/count_tokens`: `{input_tokens}` of the request. */
-export function planCountTokens(body: unknown, version: ApiVersion): PlannedReply {
+/**
+ * Plans the answer to `POST /v1/messages/count_tokens`: `{input_tokens}` of the request as the
+ * model would see it (clearing edits applied; `context_management.original_input_tokens`
+ * before them). Counting refuses no size: a prompt over the window is counted all the same.
+ */
+export function planCountTokens(body: unknown, version: ApiVersion, betas: readonly string[] = []): PlannedReply {
   const req = validateRequest(body, { version, route: 'count_tokens' });
-  return { reply: { kind: 'json', body: { input_tokens: flattenRequest(req).totalTokens } }, delayMs: 0 };
+  checkCompactionBlocks(req.messages, betas);
+  const edits = contextEditsOf(body as Record<string, unknown>, betas);
+  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }).totalTokens;
+  const messages = fromLastCompaction(req.messages);
+  const cleared = applyClearing(messages, edits, sized);
+  const counted = { input_tokens: sized(cleared.messages) };
+  const answer = 'context_management' in (body as object) ? { ...counted, context_management: { original_input_tokens: sized(messages) } } : counted;
+  return { reply: { kind: 'json', body: answer }, delayMs: 0 };
 }

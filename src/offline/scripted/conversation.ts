@@ -34,6 +34,62 @@ export function latestUserText(messages: MessageParam[]): LatestUserText {
   return { index: -1, text: '' };
 }
 
+/** Where the script comes from: the latest user text, or a later provider compaction block. */
+export interface ScriptCarrier extends LatestUserText {
+  /** `compaction`: `text` is the summary of a compaction block in the assistant message at `index`. */
+  kind: 'user' | 'compaction';
+}
+
+/** The summary of the last compaction block with content in an assistant message, and where the block is. */
+function compactionSummary(m: MessageParam): { text: string; at: number } | undefined {
+  const all = blocks(m);
+  for (let j = all.length - 1; j >= 0; j--) {
+    const b = all[j] as { type: string; content?: unknown };
+    if (b.type === 'compaction' && typeof b.content === 'string' && b.content !== '') return { text: b.content, at: j };
+  }
+  return undefined;
+}
+
+/**
+ * The script's carrier: the latest user text (see {@link latestUserText}), unless a provider
+ * compaction block came after it — its summary then holds what is left of the script.
+ */
+export function scriptCarrier(messages: MessageParam[]): ScriptCarrier {
+  const user = latestUserText(messages);
+  for (let i = messages.length - 1; i > user.index; i--) {
+    const m = messages[i] as MessageParam;
+    const summary = m.role === 'assistant' ? compactionSummary(m) : undefined;
+    if (summary) return { index: i, text: summary.text, kind: 'compaction' };
+  }
+  return { ...user, kind: 'user' };
+}
+
+/**
+ * The steps taken since the carrier, as assistant message indexes: the finished assistant turns
+ * after it, and a compaction block's own message when the reply went on after the block (the
+ * compacting reply took the first step left).
+ */
+export function stepsTaken(messages: MessageParam[], carrier: ScriptCarrier): number[] {
+  const after = finishedAssistantTurns(messages, carrier.index);
+  if (carrier.kind !== 'compaction' || carrier.index >= messages.length - 1) return after;
+  const m = messages[carrier.index] as MessageParam;
+  const at = compactionSummary(m)?.at ?? -1;
+  return blocks(m).length > at + 1 ? [carrier.index, ...after] : after;
+}
+
+/** Every text in a conversation, line by line: user and assistant text, tool results, compaction summaries. */
+export function allTextLines(messages: MessageParam[]): string[] {
+  const out: string[] = [];
+  for (const m of messages) {
+    for (const b of blocks(m)) {
+      const raw = b as { type: string; text?: unknown; content?: unknown };
+      const text = raw.type === 'text' ? raw.text : raw.type === 'tool_result' ? resultText(raw.content) : raw.type === 'compaction' ? raw.content : undefined;
+      if (typeof text === 'string') out.push(...text.split(/\r?\n/));
+    }
+  }
+  return out;
+}
+
 /**
  * Assistant messages after `index` that are followed by another message. A trailing
  * assistant message is a prefill, not a finished step.

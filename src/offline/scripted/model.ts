@@ -8,16 +8,10 @@ import { invalidRequest } from '../errors';
 import { toolUseId } from '../ids';
 import type { ValidRequest } from '../routes/validation';
 import type { OutputBlock } from '../types';
-import {
-  directiveLine,
-  exchangesAfter,
-  exchangesOf,
-  finishedAssistantTurns,
-  latestUserText,
-  withoutInstructions,
-} from './conversation';
-import { type Action, type Modifier, type Step, ScriptError, parseScript } from './parse';
-import { buildReport, listedPaths } from './report';
+import { allTextLines, directiveLine, exchangesOf, scriptCarrier, stepsTaken, withoutInstructions, type ToolExchange } from './conversation';
+import { type Action, type Modifier, type Step, ScriptError, isInstructionLine, parseScript } from './parse';
+import { buildReport, listedPaths, withoutLineNumber } from './report';
+import { isSummaryRequest, offlineSummary, withoutSummaryRequest } from './summary';
 
 /** What the model answers, before stop sequences, max_tokens and usage are applied. */
 export interface ScriptedResponse {
@@ -43,7 +37,10 @@ interface Context {
  * exhausted script.
  */
 export function scriptedResponse(req: ValidRequest, conversation: string): ScriptedResponse {
-  const { index, text } = latestUserText(req.messages);
+  // forkflow's compaction request: the summary, whatever the script says.
+  if (isSummaryRequest(req.messages)) return { content: [{ type: 'text', text: offlineSummary(withoutSummaryRequest(req.messages)) }], stopReason: 'end_turn', modifiers: [] };
+  const carrier = scriptCarrier(req.messages);
+  const { index, text } = carrier;
   let steps: Step[];
   try {
     steps = parseScript(text);
@@ -56,7 +53,7 @@ export function scriptedResponse(req: ValidRequest, conversation: string): Scrip
     messages: req.messages,
     userIndex: index,
     userText: text,
-    turns: finishedAssistantTurns(req.messages, index),
+    turns: stepsTaken(req.messages, carrier),
     conversation,
   };
   const step = ctx.turns.length;
@@ -85,9 +82,11 @@ function respond(ctx: Context, action: Exclude<Action, { kind: 'explore' }>, mod
     case 'echo':
       return { content: [{ type: 'text', text: withoutInstructions(ctx.userText) || '(empty)' }], stopReason: 'end_turn', modifiers };
     case 'report': {
-      const report = buildReport(directiveLine(ctx.userText), exchangesAfter(ctx.messages, ctx.userIndex));
+      const report = buildReport(directiveLine(ctx.userText), ctx.turns.flatMap((i): ToolExchange[] => exchangesOf(ctx.messages, i)));
       return { content: [{ type: 'text', text: report }], stopReason: 'end_turn', modifiers };
     }
+    case 'recall':
+      return { content: [{ type: 'text', text: recall(ctx.messages, action.words) }], stopReason: 'end_turn', modifiers };
     case 'tool': {
       const content: OutputBlock[] = action.calls.map((c, i) => ({
         type: 'tool_use',
@@ -98,6 +97,13 @@ function respond(ctx: Context, action: Exclude<Action, { kind: 'explore' }>, mod
       return { content, stopReason: 'tool_use', modifiers };
     }
   }
+}
+
+/** `@recall`: the lines of the conversation (not instructions) that mention `words`, as the model would remember them. */
+function recall(messages: MessageParam[], words: string): string {
+  const needle = words.toLowerCase();
+  const found = [...new Set(allTextLines(messages).filter((l) => !isInstructionLine(l) && l.toLowerCase().includes(needle)).map(withoutLineNumber))];
+  return found.length > 0 ? `Recalled: ${found.join(' | ')}` : `Nothing recalled about "${words}".`;
 }
 
 const isReadme = (path: string): boolean => (path.split(/[\\/]/).pop() ?? '').toLowerCase() === 'readme.md';

@@ -14,6 +14,7 @@ export type Action =
   | { kind: 'tool'; calls: ToolCall[] }
   | { kind: 'echo' }
   | { kind: 'report' }
+  | { kind: 'recall'; words: string }
   | { kind: 'explore' };
 
 export type Modifier =
@@ -26,13 +27,15 @@ export type Modifier =
 export interface Step {
   /** The instruction line the step came from (trimmed), for error messages. */
   source: string;
+  /** The step alone, without a leading `@repeat N` (what a summary re-writes as the work left). */
+  line: string;
   modifiers: Modifier[];
   action: Action;
 }
 
-export const ACTIONS = ['reply', 'tool', 'tools', 'echo', 'report', 'explore'] as const;
+export const ACTIONS = ['reply', 'tool', 'tools', 'echo', 'report', 'recall', 'explore'] as const;
 export const MODIFIERS = ['sleep', 'pace', 'fail', 'stream-error', 'drop'] as const;
-const MAX_REPEAT = 1000;
+export const MAX_REPEAT = 1000;
 
 /** A malformed script. The server answers it with 400 `invalid_request_error`. */
 export class ScriptError extends Error {
@@ -84,6 +87,7 @@ function parseLine(line: string): Step[] {
     }
     rest = rest.slice(repeat[0].length).trimStart();
   }
+  const stepLine = rest;
   const modifiers: Modifier[] = [];
   for (;;) {
     const m = /^@(\S+)/.exec(rest);
@@ -101,7 +105,7 @@ function parseLine(line: string): Step[] {
     if ((ACTIONS as readonly string[]).includes(name)) {
       const action = parseAction(name, after.trim());
       if (action.kind === 'explore' && copies > 1) throw new ScriptError('@explore cannot be repeated.');
-      return Array.from({ length: copies }, () => ({ source: line, modifiers, action }));
+      return Array.from({ length: copies }, () => ({ source: line, line: stepLine, modifiers, action }));
     }
     if (name === 'repeat') throw new ScriptError('@repeat must come first on its line.');
     throw new ScriptError(`unknown instruction "@${name}".`);
@@ -141,6 +145,9 @@ function parseAction(name: string, arg: string): Action {
     case 'reply':
       if (arg === '') throw new ScriptError('@reply needs the text to reply with.');
       return { kind: 'reply', text: arg.replace(/\\n/g, '\n') };
+    case 'recall':
+      if (arg === '') throw new ScriptError('@recall needs the words to look for, e.g. "@recall code word".');
+      return { kind: 'recall', words: arg };
     case 'tool': {
       const m = /^(\S+)\s+([\s\S]+)$/.exec(arg);
       if (!m) throw new ScriptError('@tool needs a tool name and a JSON object, e.g. @tool Read {"file_path":"README.md"}.');

@@ -23,7 +23,7 @@ function nonBlankLines(text: string): string[] {
 }
 
 /** Read output may carry line numbers ("  12→text", "12\ttext"); the quote drops them. */
-function withoutLineNumber(line: string): string {
+export function withoutLineNumber(line: string): string {
   return line.replace(/^\s*\d+(?:\t|→|:|\|)\s?/, '').trim();
 }
 

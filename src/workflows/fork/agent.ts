@@ -35,6 +35,9 @@ import { CacheWarmth } from './cache-warmth';
 import type { CarriedWarmth } from '../../shared/cache-warmth';
 import type { LiveStream } from './live-stream';
 import { ToolTable } from '../../shared/tools/table';
+import { ContextKeeper } from './context-keeper';
+import { resolveWindow, windowRefusal } from '../../shared/context/windows';
+import { FAILURE, failure } from '../../shared/failures';
 import type { RunRef } from '../../shared/activity-io';
 import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
@@ -67,6 +70,8 @@ export class ForkAgent {
   lineage: Pick<ForkStatus, 'origin' | 'counterfactual' | 'replay' | 'retry'> = {};
   /** What keeps its prompt cache warm while it waits (owned by cache-warmth.ts). */
   readonly warmth: CacheWarmth;
+  /** Its context window: policy, compaction boundaries, what they cost and saved (owned by context-keeper.ts). */
+  readonly window: ContextKeeper;
   /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
   readonly workArea = new WorkArea();
   /** Chained digest of `messages` (see ModelCallInput.digest). */
@@ -104,6 +109,7 @@ export class ForkAgent {
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
     this.warmth = new CacheWarmth(input.cacheWhileWaiting ?? 'off');
+    this.window = new ContextKeeper(input.contextManagement);
   }
 
   /** The tool table from its routes and its MCP servers' recorded lists (after they are opened). */
@@ -117,8 +123,16 @@ export class ForkAgent {
     if (this.toolNotices.length > TOOL_NOTICES_KEPT) this.toolNotices.shift();
   }
 
-  /** Opens the conversation: the request context and the opening messages of `setup`. */
+  /**
+   * Opens the conversation: the request context and the opening messages of `setup`. The
+   * model is known from here, so is its window (a `contextWindow` it cannot have fails the fork).
+   */
   open(setup: ForkSetup): void {
+    const override = this.input.contextWindow;
+    const refusal = override === undefined ? undefined : windowRefusal(setup.summary.model, override);
+    if (refusal) throw failure(FAILURE.invalidForkInput, refusal);
+    this.window.configure(resolveWindow(setup.summary.model, override));
+    this.window.adoptCut(setup.prefixRef?.window);
     this.conversation = { setup, messages: [] };
     this.digest = setup.prefixRef?.digest ?? EMPTY_DIGEST;
     for (const message of setup.opening) this.append(message);
@@ -159,6 +173,10 @@ export class ForkAgent {
   }
   get setup(): ForkSetup {
     return this.held().setup;
+  }
+  /** Where a fork of this agent starts its requests (a compaction boundary), for PrefixRef `window`. */
+  get cut(): PrefixRef['window'] {
+    return this.window.cut();
   }
 
   /**
@@ -321,6 +339,7 @@ export class ForkAgent {
       cache: this.cache.carry(),
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
       ...withWarmth(this.warmth.carry()),
+      context: this.window.carry(),
       ...carriedLineage(this.lineage),
       streamOffset: this.live.endOffset,
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
@@ -357,6 +376,7 @@ export class ForkAgent {
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
+    this.window.adoptState(state.context);
     // A continue-as-new keeps its MCP sessions; a resumed agent (its sessions closed when it ended) opens them again.
     if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
     // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
@@ -426,6 +446,7 @@ export class ForkAgent {
       ...this.treeLedgerStatus(),
       ...(this.workArea.containment ? { containment: this.workArea.containment } : {}),
       permissionMode: this.input.permissionMode,
+      ...(this.conversation ? { context: this.window.status(this.model) } : {}),
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,

@@ -7,7 +7,7 @@
 import { log } from '@temporalio/workflow';
 import type { Usage } from '../../shared/anthropic';
 import type { ModelCallResult } from '../../shared/activity-io';
-import { diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type Diagnosis, type PreviousRequest } from '../../shared/cache-break';
+import { COMPACTED, diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type Diagnosis, type PreviousRequest } from '../../shared/cache-break';
 import type { CarriedCache } from '../../shared/cache-break';
 import type { SnapshotHashes } from '../../shared/snapshot';
 import type { CacheBreak } from '../../shared/status';
@@ -25,6 +25,8 @@ export class CacheWatch {
   private latestBreak?: CacheBreak;
   private count = 0;
   private previous?: PreviousRequest;
+  /** The context was compacted since the previous request (its miss is expected, and named so). */
+  private compactedSince = false;
 
   /** The latest break, if any. */
   get latest(): CacheBreak | undefined {
@@ -50,7 +52,15 @@ export class CacheWatch {
         : undefined;
     // Without the request's facts (an old history, a reused request) the next call has nothing to compare with.
     this.previous = result.request ? previousRequest(result.request, result.usage, workflowNow()) : undefined;
-    if (diagnosis) this.record(who, turn, diagnosis, result.usage);
+    // A request after a compaction starts a new prefix on purpose; so does a fork's first from a compacted parent.
+    const compacted = this.compactedSince || (turn === 1 && setup.prefixRef?.window !== undefined && (setup.prefixRef.window.compactions > 0));
+    this.compactedSince = false;
+    if (diagnosis) this.record(who, turn, compacted ? { ...diagnosis, reason: COMPACTED } : diagnosis, result.usage);
+  }
+
+  /** A compaction happened: the next call's miss is named `compacted`. */
+  compacted(): void {
+    this.compactedSince = true;
   }
 
   private record(who: Subject, turn: number, d: Diagnosis, usage: Usage): void {
@@ -71,7 +81,7 @@ export class CacheWatch {
   }
 
   carry(): CarriedCache {
-    return { breaks: this.count, ...(this.latestBreak ? { latest: this.latestBreak } : {}), ...(this.previous ? { previous: this.previous } : {}) };
+    return { breaks: this.count, ...(this.latestBreak ? { latest: this.latestBreak } : {}), ...(this.previous ? { previous: this.previous } : {}), ...(this.compactedSince ? { compacted: true } : {}) };
   }
 
   adopt(state: CarriedCache | undefined): void {
@@ -79,6 +89,7 @@ export class CacheWatch {
     this.count = state.breaks;
     this.latestBreak = state.latest;
     this.previous = state.previous;
+    this.compactedSince = state.compacted === true;
   }
 }
 

@@ -66,6 +66,7 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
     // Nobody waits on a batched agent's sub-agents either.
     ...(agent.input.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
+    ...(agent.input.contextManagement ? { contextManagement: agent.input.contextManagement } : {}),
     // Bring your own tools: a child inherits its caller's routes, MCP servers and hooks.
     ...(agent.input.routes ? { routes: agent.input.routes } : {}),
     ...(agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
@@ -119,6 +120,11 @@ function routedDefinitions(agent: ForkAgent, names: readonly string[]) {
   return (agent.context?.tools ?? []).filter((t) => names.includes(t.name) && !isBuiltinTool(t.name) && !isSubAgentTool(t.name) && mcpServerOf(t.name) === undefined && routeFor(routes, t.name) !== undefined);
 }
 
+/** A child on its parent's model inherits the parent's window override; another model has its own window. */
+function windowFor(agent: ForkAgent, model: string): { contextWindow?: number } {
+  return agent.input.contextWindow !== undefined && model === agent.summary.model ? { contextWindow: agent.input.contextWindow } : {};
+}
+
 function workspaceFor(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig) {
   const remote = input.isolation === 'remote' ? config.remoteTaskQueue : undefined;
   const root = rootFor(agent, input);
@@ -133,6 +139,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     querySource: FORK_QUERY_SOURCE,
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true),
     maxTurns: agent.input.maxTurns,
+    ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
   };
@@ -145,6 +152,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
   const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider }) : [])];
+  const model = resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);
   const own = definedTools(agent, definition);
   return {
@@ -152,10 +160,12 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     // A named child has the caller's servers its definition allows; a general-purpose one all of them.
     ...(definition ? {} : agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
     ...own,
+    ...(definition?.contextManagement ? { contextManagement: definition.contextManagement } : {}),
+    ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
     system: definition?.systemPrompt || DEFAULT_SYSTEM_PROMPT,
     tools,
-    model: resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model }),
+    model,
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
     ...(nested ? { subAgents: config } : {}),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),

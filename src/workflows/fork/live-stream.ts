@@ -298,6 +298,11 @@ export class LiveStream {
     this.publish({ type: 'message', turn, ...(m.from ? { from: m.from.slice(0, 200) } : {}), ...(m.summary ? { summary: m.summary.slice(0, 500) } : {}), ...streamPreview(m.text) });
   }
 
+  /** A compaction: the agent's requests start at message `c.at` from now on. */
+  compaction(turn: number, c: { by: 'forkflow' | 'provider'; reason: string; at: number; compaction: number; tokensBefore: number; tokensAfter?: number; usage?: StreamUsage }): void {
+    this.publish({ type: 'compaction', turn, ...c });
+  }
+
   turnEnd(turn: number, stopReason: string | null, usage: StreamUsage, text = ''): void {
     const reply = text === '' ? {} : (({ preview, chars }) => ({ text: preview, textChars: chars }))(streamPreview(text, STREAM_REPLY_CHARS));
     this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage, ...reply });

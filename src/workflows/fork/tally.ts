@@ -69,6 +69,15 @@ export class Tally {
     this.t.keepAlive = { calls: k.calls + 1, usage: addUsage(k.usage, usage) };
   }
 
+  /**
+   * A forkflow compaction call: paid like any call (usage and budget), but no turn and no text.
+   * Its own count and usage are kept apart by the context keeper (context-keeper.ts).
+   */
+  recordCompaction(usage: Usage): void {
+    this.t.usage = addUsage(this.t.usage, usage);
+    this.t.budgetUsage = addUsage(this.t.budgetUsage, usage);
+  }
+
   countToolUse(): void {
     this.t.toolUses += 1;
   }

@@ -24,6 +24,12 @@ export function publishProgress(agent: ForkAgent): void {
   // Running without the OS sandbox is an opt-out operators must see.
   const shell = agent.workArea.containment;
   lines.push(`permissions: ${agent.input.permissionMode}${shell ? ` · shell: ${shell === 'sandbox' ? 'OS sandbox' : `NOT sandboxed (${shell})`}` : ''}`);
+  if (agent.opened) {
+    const c = agent.window.status(agent.model);
+    const last = c.boundaries[c.boundaries.length - 1];
+    const compactions = c.compactions > 0 ? ` · ${c.compactions} compaction${c.compactions === 1 ? '' : 's'}${last ? ` (last before turn ${last.turn}, ${last.by})` : ''} · saved ${compact(c.tokensSaved)}` : '';
+    lines.push(`context: ${c.lastRequestTokens !== undefined ? compact(c.lastRequestTokens) : '?'} of ${compact(c.window)} tokens · ${c.policy}${compactions}`);
+  }
   if (agent.activity) lines.push(`now: ${agent.activity}`);
   if (agent.inbox.length) lines.push(`queued messages: ${agent.inbox.length}`);
   if (agent.error) lines.push(`error: ${agent.error}`);

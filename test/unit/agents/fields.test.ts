@@ -36,6 +36,8 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     ['color: magenta', 'color', 'color', '"magenta"'],
     ['initialPrompt: ""', 'initialPrompt', 'initialPrompt', '""'],
     ['context: inline', 'context', 'context', '"inline"'],
+    ['contextManagement: squeeze', 'contextManagement', 'contextManagement', '"squeeze"'],
+    ['contextManagement: {strategy: compact, threshold: 1.5}', 'contextManagement', 'contextManagement', '"threshold":1.5'],
   ];
   it.each(cases)('%s', async (line, field, key, quoted) => {
     // A valid neighbour shows that only the bad field was dropped.
@@ -137,6 +139,17 @@ describe('context: fork and other fields', () => {
     expect(agent).toMatchObject({ context: 'fork' });
     expect(agent).not.toHaveProperty('model');
     expect(problems).toEqual([expect.objectContaining({ field: 'model', outcome: 'ignored', problem: expect.stringContaining("caller's model") as string })]);
+  });
+
+  it('reads contextManagement as a shorthand or a map', async () => {
+    const short = await loadOne(dir, withBasics('contextManagement: provider'));
+    expect(short.problems).toEqual([]);
+    expect(short.agent?.contextManagement).toBe('provider');
+    dir.remove();
+    dir = agentsDir();
+    const map = await loadOne(dir, withBasics('contextManagement:\n  strategy: clear-tool-results\n  by: forkflow\n  keepToolUses: 5'));
+    expect(map.problems).toEqual([]);
+    expect(map.agent?.contextManagement).toEqual({ strategy: 'clear-tool-results', by: 'forkflow', keepToolUses: 5 });
   });
 
   it('keeps model: inherit on a fork command', async () => {

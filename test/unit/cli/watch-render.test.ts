@@ -78,3 +78,19 @@ test('a turn whose last deltas were missed gets the rest of its text from turn-e
   ]);
   expect(out).toBe(['── turn 1 ──', 'The answer is 42.', '· turn 1 end_turn', ''].join('\n'));
 });
+
+test('a compaction gets a line of its own: who, why, the sizes, where requests start now, what summarising cost', () => {
+  const out = rendered([
+    { type: 'text-delta', turn: 40, attempt: 1, index: 0, text: 'Reading' },
+    { type: 'compaction', turn: 41, by: 'forkflow', reason: 'threshold', at: 82, compaction: 1, tokensBefore: 161_000, usage: { inputTokens: 10, outputTokens: 900, cacheReadInputTokens: 160_000, cacheCreationInputTokens: 990 } },
+    { type: 'compaction', turn: 90, by: 'provider', reason: 'provider', at: 180, compaction: 2, tokensBefore: 160_500, tokensAfter: 4_200 },
+  ]);
+  expect(out).toBe(
+    [
+      'Reading',
+      '⇣ context compacted by forkflow (threshold) before turn 41: 161000 tokens; requests start at message 82 · summarising: in 161000 · out 900',
+      '⇣ context compacted by provider (provider) before turn 90: 160500 tokens → 4200; requests start at message 180',
+      '',
+    ].join('\n'),
+  );
+});

@@ -16,6 +16,7 @@ describe('scripted model: parser', () => {
     expect(steps).toEqual([
       {
         source: '@sleep 10 @fail 429 x2 retry-after=4 @stream-error @drop x3 @tool Read {"file_path":"a b.txt"}',
+        line: '@sleep 10 @fail 429 x2 retry-after=4 @stream-error @drop x3 @tool Read {"file_path":"a b.txt"}',
         modifiers: [
           { kind: 'sleep', ms: 10 },
           { kind: 'fail', status: 429, times: 2, retryAfterSeconds: 4 },
@@ -24,7 +25,7 @@ describe('scripted model: parser', () => {
         ],
         action: { kind: 'tool', calls: [{ name: 'Read', input: { file_path: 'a b.txt' } }] },
       },
-      { source: '@reply done', modifiers: [], action: { kind: 'reply', text: 'done' } },
+      { source: '@reply done', line: '@reply done', modifiers: [], action: { kind: 'reply', text: 'done' } },
     ]);
   });
 
@@ -33,6 +34,8 @@ describe('scripted model: parser', () => {
     expect(steps).toHaveLength(3);
     expect(steps[2]?.action).toEqual({ kind: 'reply', text: 'a @tool-like text' });
     expect(steps[2]?.modifiers).toEqual([{ kind: 'sleep', ms: 1 }]);
+    // The step alone, for a summary that re-writes what is left of a script.
+    expect(steps[2]?.line).toBe('@sleep 1 @reply a @tool-like text');
   });
 
   it('reads @pace as a modifier with its delay', () => {
@@ -65,7 +68,7 @@ describe('scripted model: parser', () => {
     expect(caught).toBeInstanceOf(ScriptError);
     expect((caught as Error).message).toBe(
       'Offline model script error in "@bogus 1": unknown instruction "@bogus". Known instructions: ' +
-        'actions @reply, @tool, @tools, @echo, @report, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat.',
+        'actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat.',
     );
   });
 });

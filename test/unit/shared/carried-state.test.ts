@@ -11,7 +11,7 @@ const DIR = join(__dirname, '..', '..', 'fixtures', 'carried-state');
 const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
 test('fixtures exist for the unversioned shape, v1 (continue-as-new and resume) and v2 (resume by SendMessage and by a client, continue-as-new of a root with its ledger)', () => {
-  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json', 'v2-resume.json', 'v2-client-resume.json', 'v2-continue-as-new.json', 'v2-cache-resume.json']));
+  expect(fixtures).toEqual(expect.arrayContaining(['v0-continue-as-new.json', 'v0-resume.json', 'v1-continue-as-new.json', 'v1-resume.json', 'v2-resume.json', 'v2-client-resume.json', 'v2-continue-as-new.json', 'v2-cache-resume.json', 'v2-context-continue-as-new.json']));
 });
 
 test('a v1 state resumed by a message starts a new budget; a v2 one keeps it unless it says otherwise', () => {
@@ -27,6 +27,17 @@ test('a resumed agent carries its cache-break watch: breaks so far and the reque
   if (!resumed.ok) throw new Error(resumed.issues.join('; '));
   expect(resumed.state.cache).toMatchObject({ breaks: 0, previous: { messages: 5, ttl: '5m' } });
   expect(resumed.state.cache?.previous?.cached).toBeGreaterThan(0);
+});
+
+test('an agent continuing as new after a compaction carries where its context starts, and what compacting cost and saved', () => {
+  const can = parseCarriedState(JSON.parse(readFileSync(join(DIR, 'v2-context-continue-as-new.json'), 'utf8')));
+  if (!can.ok) throw new Error(can.issues.join('; '));
+  const c = can.state.context!;
+  expect(c.compactions).toBe(1);
+  expect(c.boundaries).toEqual([expect.objectContaining({ at: c.from, by: 'forkflow', reason: 'threshold' })]);
+  expect(c.summarising.outputTokens).toBeGreaterThan(0);
+  expect(c.measured?.count).toBeGreaterThan(c.from);
+  expect(c.saved).toBeGreaterThan(0);
 });
 
 test('a root continuing as new carries its tree ledger', () => {

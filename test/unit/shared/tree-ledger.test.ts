@@ -147,3 +147,19 @@ test('an ended agent keeps its facts; the ledger is plain JSON (it crosses conti
   expect(ledgerTotals(copy)).toMatchObject({ usage: usage(100, 20), agents: 2, toolUses: 3 });
   expect(ledgerTotals(copy).costUsd).toBeGreaterThan(0);
 });
+
+test('a compaction call is charged once by its number, apart from turns, and shows in the agent view', () => {
+  const l = tree(100_000);
+  spawn(l, 'r.a', 'r', 50_000);
+  expect(reserve(l, { agentId: 'r.a', turn: 3, need: 10, want: 100, toolUses: 0 })).toMatchObject({ ok: true });
+  expect(charge(l, { agentId: 'r.a', turn: 3, model: 'm', usage: usage(500, 50), toolUses: 0, compaction: 1 })).toBe(true);
+  // A retried charge of the same compaction is a repeat; the turn's own call still charges, once.
+  expect(charge(l, { agentId: 'r.a', turn: 3, model: 'm', usage: usage(500, 50), toolUses: 0, compaction: 1 })).toBe(false);
+  expect(charge(l, { agentId: 'r.a', turn: 3, model: 'm', usage: usage(100, 10), toolUses: 0 })).toBe(true);
+  expect(charge(l, { agentId: 'r.a', turn: 9, model: 'm', usage: usage(400, 40), toolUses: 0, compaction: 2 })).toBe(true);
+  const node = l.nodes['r.a']!;
+  expect(node).toMatchObject({ turns: 1, lastTurn: 3, compactions: 2, usage: usage(1000, 100) });
+  expect(node.charged).toBe(tokensCharged(usage(1000, 100)));
+  expect(node.reserved).toBeUndefined();
+  expect(ledgerTotals(l).usage).toEqual(usage(1000, 100));
+});
