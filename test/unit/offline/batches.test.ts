@@ -17,7 +17,8 @@ async function resultsOf(client: Anthropic, id: string): Promise<Anthropic.Messa
 }
 
 describe('offline model: message batches', () => {
-  const t = useOfflineModel({ batchProcessingMs: 5 * MINUTE });
+  // A base clock that stands still: only `advance` moves emulated time.
+  const t = useOfflineModel({ batchProcessingMs: 5 * MINUTE, now: () => Date.UTC(2026, 0, 1) });
 
   it('processes a batch when its time has passed on the emulated clock, answering each request by its script', async () => {
     const batch = await t.client.messages.batches.create({
