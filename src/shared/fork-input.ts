@@ -18,7 +18,7 @@ import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
 import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
-import { PERMISSION_MODES } from './agents';
+import { DELIVERY_MODES, PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
 import { treeTokenSchema } from './tree-ledger';
@@ -114,7 +114,7 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * within 24 hours; an errored or expired request falls back to an interactive call). For
    * work nobody waits on. Sub-agents inherit it. Absent: `interactive`.
    */
-  delivery: z.enum(['interactive', 'batch']).optional(),
+  delivery: z.enum(DELIVERY_MODES).optional(),
   overrides: z
     .strictObject({
       agentId: z.string().min(1).max(200).optional(),

@@ -161,6 +161,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...(definition ? {} : agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
     ...own,
     ...(definition?.contextManagement ? { contextManagement: definition.contextManagement } : {}),
+    // A definition's delivery wins over the caller's (an interactive caller may batch a background reviewer).
+    ...(definition?.delivery ? { delivery: definition.delivery } : {}),
     ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
     system: definition?.systemPrompt || DEFAULT_SYSTEM_PROMPT,
