@@ -18,7 +18,7 @@ import type { ConversationSource } from './conversation';
 import type { ResponseStore } from './model/response-store';
 import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
-import { protectedPaths, sandboxAvailability, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
+import { protectedPaths, sandboxAvailability, type Refusal, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
 import type { WritePolicy } from './tools/types';
 import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
@@ -94,6 +94,11 @@ export function interruptedResult(name: string, beat: AttemptBeat): ToolCallResu
   };
 }
 
+/** A request the sandbox's proxy refused, logged with the call it belongs to. */
+function logRefusal(input: ToolCallInput, refusal: Refusal): void {
+  Context.current().log.warn('sandbox proxy refused a request', { agentId: input.agentId, turn: input.turn, ...refusal });
+}
+
 export function createToolActivities(deps: ToolDeps) {
   const policy = workspacePolicyOf(deps);
   return {
@@ -146,6 +151,8 @@ export function createToolActivities(deps: ToolDeps) {
                   require: input.requireSandbox === true,
                   bypass: input.unsandboxed === true,
                   writableExtra: workspace.writableExtra,
+                  // The hosts the fork allows, through a proxy per call; each refusal is logged.
+                  ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
                   ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
                 },
               }

@@ -7,6 +7,7 @@ import type { MessageParam, StopReason, Usage } from './anthropic';
 import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
 import type { ContextCallSpec, ProviderCompaction } from './context/call';
+import type { NetworkAllowance } from './network';
 
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
 export interface RunRef {
@@ -127,8 +128,11 @@ export interface ToolCallInput {
   inputAt?: { messageIndex: number };
   workspaceRoot?: string;
   writePolicy: WritePolicySpec;
-  /** The fork's sandbox settings: `readPaths` its caller allowed (`network: false` is the legacy opt-in; every call is sandboxed). */
-  sandbox?: { network?: false; readPaths?: string[] };
+  /**
+   * The fork's sandbox settings: `readPaths` its caller allowed; `network` the hosts its
+   * calls may reach through the worker's proxy (`false`, the legacy opt-in, or absent: none).
+   */
+  sandbox?: { network?: false | NetworkAllowance; readPaths?: string[] };
   /** Refuse Bash rather than run it unsandboxed, even on a worker that allows that. */
   requireSandbox?: boolean;
   /** `bypassPermissions`, allowed by the fork's caller: Bash runs outside the OS sandbox (logged, containment `none`). */

@@ -28,6 +28,7 @@ import { undecodableReason } from './undecodable';
 import { contextManagementSchema } from './context/policy';
 import { EXTENDED_WINDOW } from './context/windows';
 import { routesSchema } from './tools/routes';
+import { networkAllowanceSchema } from './network';
 import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
 import { hooksSchema } from './tools/hooks';
 
@@ -138,12 +139,14 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   allowBypassPermissions: z.boolean().optional(),
   /**
    * The OS sandbox every Bash call runs in: `readPaths` are absolute paths the fork may read
-   * besides its workspace and the system (never the worker's own state). Network is always
-   * off (`network: false`, the former opt-in, is still accepted).
+   * besides its workspace and the system (never the worker's own state). No network
+   * (`network: false`, the former opt-in, is still accepted), unless `network.allowedHosts`
+   * names hosts: then HTTP(S) to those only, through the worker's filtering proxy
+   * (src/shared/network.ts). Sub-agents inherit both as they are, never more.
    */
   sandbox: z
     .strictObject({
-      network: z.literal(false).optional(),
+      network: z.union([z.literal(false), networkAllowanceSchema]).optional(),
       readPaths: z.array(z.string().regex(/^\//, 'readPaths must be absolute paths').max(4096)).max(64).optional(),
       /**
        * Set by a parent for a sub-agent started with the Agent tool's `cwd` (and inherited

@@ -6,8 +6,9 @@
  * heartbeats go out about once a second while it runs.
  *
  * Every call runs in the OS sandbox (sandbox/: the fork's view read-only, only what its
- * write policy allows writable, a private /tmp, no network, its own PID namespace, resource
- * limits). There the read-only classifier only advises: a fork that must not write may run
+ * write policy allows writable, a private /tmp, no network — or, for a fork that allows
+ * named hosts, HTTP(S) to those only, through a proxy (sandbox/net-proxy.ts) — its own PID
+ * namespace, resource limits). There the read-only classifier only advises: a fork that must not write may run
  * any command, because the OS stops its effects; when such a command fails, a note says it
  * would have written. Outside the sandbox — only by an explicit opt-out (sandbox/policy.ts)
  * — the classifier decides again for forks that must not write, and repositories whose
@@ -23,6 +24,8 @@ import { fail, messageOf, ok, ToolAbortError } from './outcome';
 import { HEARTBEAT_INTERVAL_MS } from './heartbeat';
 import { groupAlive, terminateGroup } from './process-group';
 import { bwrapArgs, callCgroup, hiddenInside, planShell, SANDBOX_HOME, systemEntries, ulimitScript, type CallCgroup, type Mask, type ShellContainment, type ShellPlan, type SpecBase } from './sandbox';
+import { bridgeArgs, proxyEnvironment, START_BRIDGE } from './sandbox/net-bridge';
+import { startNetProxy, type NetProxy } from './sandbox/net-proxy';
 import { gitProgramsRefusal } from './git-guard';
 import { viewOf } from './visible';
 import { othersMayEnter, type FsView } from './sandbox/view';
@@ -114,11 +117,14 @@ function specBase(view: FsView): SpecBase {
   return { root: view.root, readPaths: view.readPaths, system: systemEntries(), masks: [] };
 }
 
-/** The argv that runs `command` under `plan`: [cgroup entry] [setpriv] bwrap … -- bash … */
-function argvFor(command: string, plan: RunnablePlan, cgroup: CallCgroup | undefined): string[] {
-  const shell = ['bash', '-c', `${ulimitScript(plan.limits, { processes: plan.kind === 'sandbox' })}; ${JOIN_STREAMS}`, 'bash', command];
+/** The argv that runs `command` under `plan`: [cgroup entry] [setpriv] bwrap … -- bash … [bridge] */
+function argvFor(command: string, plan: RunnablePlan, cgroup: CallCgroup | undefined, proxy: NetProxy | undefined): string[] {
+  const limits = ulimitScript(plan.limits, { processes: plan.kind === 'sandbox' });
+  const shell = proxy
+    ? ['bash', '-c', `${limits}; ${START_BRIDGE}; ${JOIN_STREAMS}`, 'bash', command, ...bridgeArgs(process.execPath, proxy.socket)]
+    : ['bash', '-c', `${limits}; ${JOIN_STREAMS}`, 'bash', command];
   if (plan.kind === 'plain') return shell;
-  const sandboxed = [plan.bwrap, ...bwrapArgs(plan.spec), ...shell];
+  const sandboxed = [plan.bwrap, ...bwrapArgs(proxy ? { ...plan.spec, proxyDir: proxy.dir } : plan.spec), ...shell];
   const user = plan.setpriv ? [plan.setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : [];
   // The call enters its cgroup before bubblewrap starts, so nothing it forks is outside it.
   const enter = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procs] : [];
@@ -201,13 +207,22 @@ async function execute(input: BashInput, ctx: ToolContext, plan: RunnablePlan): 
   const timeoutMs = input.timeout_ms ?? BASH_LIMITS.defaultTimeoutMs;
   const output = new HeadTailBuffer(BASH_LIMITS.maxOutputChars / 2, BASH_LIMITS.maxOutputChars / 2);
   const started = Date.now();
-  const cgroup = plan.kind === 'sandbox' && plan.cap.kind === 'cgroup' ? callCgroup(plan.cap, plan.limits) : undefined;
+  // A fork that allows named hosts gets a proxy of its own for this call (as nobody, a socket nobody may reach).
+  const proxy = plan.kind === 'sandbox' && plan.network ? await startNetProxy({ allowance: plan.network, ...(ctx.shellSandbox?.onNetworkRefused ? { onRefused: ctx.shellSandbox.onNetworkRefused } : {}), ...(plan.setpriv ? { owner: { uid: 65534, gid: 65534 } } : {}) }) : undefined;
+  let cgroup: CallCgroup | undefined;
+  try {
+    cgroup = plan.kind === 'sandbox' && plan.cap.kind === 'cgroup' ? callCgroup(plan.cap, plan.limits) : undefined;
+  } catch (err) {
+    await proxy?.close();
+    throw err;
+  }
   const env = shellEnvironment(process.env, {
     readOnly: ctx.writePolicy.kind !== 'workspace',
     ...(plan.kind === 'sandbox' ? { sandboxHome: SANDBOX_HOME } : {}),
     ...(plan.kind === 'sandbox' && plan.setpriv ? { foreignOwner: true } : {}),
   });
-  const child = startShell(argvFor(input.command, plan, cgroup), ctx.root, env);
+  if (proxy) Object.assign(env, proxyEnvironment());
+  const child = startShell(argvFor(input.command, plan, cgroup, proxy), ctx.root, env);
   let bytes = 0;
   let overflow: (() => void) | undefined;
   const overflowed = once<Ending>((resolve) => (overflow = () => resolve({ kind: 'overflow' })));
@@ -265,15 +280,23 @@ async function execute(input: BashInput, ctx: ToolContext, plan: RunnablePlan): 
     const leftovers = groupAlive(pgid);
     if (leftovers) await terminateGroup(pgid);
     await bounded(closed, BASH_LIMITS.drainMs);
-    return finish(output.text(), ending, leftovers);
+    return withRefusals(finish(output.text(), ending, leftovers), proxy);
   } finally {
     clearInterval(heartbeat);
     deadline.cancel();
     cgroup?.release();
+    await proxy?.close();
     if (onAbort) ctx.signal.removeEventListener('abort', onAbort);
     child.stdout?.destroy();
     child.stderr?.destroy();
   }
+}
+
+/** Says which hosts the proxy refused, so the model does not guess at a network failure. */
+function withRefusals(outcome: ToolOutcome, proxy: NetProxy | undefined): ToolOutcome {
+  if (!proxy || proxy.refusals.length === 0) return outcome;
+  const lines = proxy.refusals.slice(0, 5).map((r) => `- ${r.target}: ${r.reason}`);
+  return { ...outcome, content: `${outcome.content}\n[Network: the sandbox's proxy refused ${proxy.refusals.length} request(s):\n${lines.join('\n')}]` };
 }
 
 function finish(text: string, ending: { code: number | null; signal: NodeJS.Signals | null }, leftovers: boolean): ToolOutcome {

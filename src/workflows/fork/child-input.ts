@@ -75,14 +75,16 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
 }
 
 /**
- * The child's sandbox settings: its parent's, and for a child started with a `cwd` the
+ * The child's sandbox settings: its parent's (read paths, network allowance), and for a child started with a `cwd` the
  * parent's workspace as the one its root must stay in (checked again by every tool call,
  * canonically); `.` stands for the worker's own root.
  */
 function sandboxFor(agent: ForkAgent, input: AgentToolInput): Pick<ForkInputJson, 'sandbox'> {
   const inherited = agent.input.sandbox;
   const confinedTo = input.cwd !== undefined ? (agent.workspaceRoot ?? '.') : inherited?.confinedTo;
-  const sandbox = { ...(inherited?.readPaths ? { readPaths: inherited.readPaths } : {}), ...(confinedTo !== undefined ? { confinedTo } : {}) };
+  // The network allowance passes down as it is: a child never reaches more hosts than its parent.
+  const network = inherited?.network ? { network: inherited.network } : {};
+  const sandbox = { ...(inherited?.readPaths ? { readPaths: inherited.readPaths } : {}), ...network, ...(confinedTo !== undefined ? { confinedTo } : {}) };
   return Object.keys(sandbox).length > 0 ? { sandbox } : {};
 }
 

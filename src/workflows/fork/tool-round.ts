@@ -125,6 +125,16 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
 }
 
 /** A built-in tool as an activity on the workspace's queue (short reads as local activities); `input`: a hook's rewrite. */
+/**
+ * The activity's sandbox settings: the fork's allowed read paths and, when it names hosts,
+ * its network allowance. Absent fields stay absent (runs recorded before replay as recorded).
+ */
+function sandboxOf(sandbox: ForkAgent['input']['sandbox']): Pick<ToolCallInput, 'sandbox'> {
+  const network = sandbox?.network ? { network: sandbox.network } : {};
+  const readPaths = sandbox?.readPaths ? { readPaths: sandbox.readPaths } : {};
+  return sandbox?.readPaths || sandbox?.network ? { sandbox: { ...readPaths, ...network } } : {};
+}
+
 async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, tool: ToolTraits, decision: Extract<CallDecision, { allow: true }>, rewrite?: Record<string, unknown>): Promise<Attempt> {
   const info = workflowInfo();
   const given = rewrite ?? use.input;
@@ -139,7 +149,7 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
     ...(small || rewrite ? { input: given } : { inputAt: { messageIndex } }),
     workspaceRoot: agent.workspaceRoot,
     writePolicy: decision.writePolicy,
-    ...(agent.input.sandbox?.readPaths ? { sandbox: { readPaths: agent.input.sandbox.readPaths } } : {}),
+    ...sandboxOf(agent.input.sandbox),
     ...(agent.input.requireSandbox || decision.sandbox === 'required' ? { requireSandbox: true } : {}),
     ...(decision.sandbox === 'bypass' ? { unsandboxed: true } : {}),
     ...(agent.worktree ? { worktreeRepo: agent.worktree.repoRoot } : {}),

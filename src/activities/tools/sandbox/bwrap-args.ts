@@ -14,11 +14,14 @@
  *   writable directories (the memory directory, a worktree's git directory);
  * - protected paths inside any of those masked: an empty read-only tmpfs over a directory,
  *   `/dev/null` over a file; a writable repository's config, hooks and `.git` link read-only.
- * Namespaces: every one bwrap can unshare (network: only a loopback nobody listens on; user,
+ * - for a fork with a network allowance, its call's proxy directory (a unix socket), read-only.
+ * Namespaces: every one bwrap can unshare (network: only a loopback, where at most the
+ * bridge to the proxy listens, net-bridge.ts; user,
  * with no further user namespaces inside; PID; IPC; UTS; cgroup), a new session (no TIOCSTI
  * into the worker's terminal), all capabilities dropped, no new privileges (bwrap always
  * sets it), and the sandbox dies with the worker.
  */
+import { SANDBOX_PROXY_DIR } from './net-bridge';
 import type { SystemEntry } from './view';
 
 /**
@@ -47,6 +50,8 @@ export interface SandboxSpec {
   system: readonly SystemEntry[];
   /** Size of the private /tmp, in bytes. */
   tmpBytes: number;
+  /** The private directory of the call's network proxy (net-proxy.ts), bound read-only at SANDBOX_PROXY_DIR. */
+  proxyDir?: string;
 }
 
 /** `$HOME` inside the sandbox: private, empty, gone with the call. */
@@ -79,6 +84,10 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   }
   args.push('--dev', '/dev', '--proc', '/proc');
   args.push('--perms', '1777', '--size', String(spec.tmpBytes), '--tmpfs', '/tmp', '--perms', '0700', '--dir', SANDBOX_HOME);
+  if (spec.proxyDir !== undefined) {
+    absolute(spec.proxyDir);
+    args.push('--ro-bind', spec.proxyDir, SANDBOX_PROXY_DIR);
+  }
   // Parents before children, so a mount inside another (a memory directory in a read-only
   // workspace, an allowed path inside a masked `.forkflow/`) is not covered by it.
   type Op = { path: string; args: string[] };

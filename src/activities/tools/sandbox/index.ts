@@ -9,3 +9,5 @@ export { describeSandbox, probeSandbox, sandboxAvailability, type SandboxAvailab
 export { planShell, type ShellContainment, type ShellPlan, type ShellSandboxContext, type SpecBase } from './policy';
 export { canSee, canonicalish, hiddenInside, systemEntries, viewFor, within, type FsView, type SystemEntry } from './view';
 export { defaultStateDir, protectedPaths } from './protected';
+export { addressRefusal, startNetProxy, type NetProxy, type Refusal } from './net-proxy';
+export { bridgeArgs, proxyEnvironment, SANDBOX_PROXY_DIR, SANDBOX_PROXY_PORT, START_BRIDGE } from './net-bridge';

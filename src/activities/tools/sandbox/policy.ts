@@ -3,7 +3,8 @@
  * purpose. The fork's write policy says what the sandbox makes writable — nothing for a
  * read-only or plan fork (`none`), the memory directory for a memory agent (`within`), the
  * workspace (and a worktree's git directory) for a writing fork (`workspace`) — and the
- * fork's view (view.ts) what it can read. No call reaches a network.
+ * fork's view (view.ts) what it can read. No call reaches a network, unless the fork
+ * allows named hosts: then through the worker's filtering proxy (net-proxy.ts) only.
  *
  * Outside the sandbox a call runs only by an explicit opt-out, named in its containment:
  * - the fork's caller chose `bypassPermissions` (containment `none`; a fork that writes
@@ -12,9 +13,11 @@
  *   FORKFLOW_SANDBOX=off (the same containments), unless the fork set `requireSandbox`.
  * Otherwise a worker that cannot sandbox refuses the call, saying why.
  */
+import type { NetworkAllowance } from '../../../shared/network';
 import type { WritePolicy } from '../types';
 import type { SandboxSpec } from './bwrap-args';
 import { DEFAULT_LIMITS, type ProcessCap, type SandboxLimits } from './limits';
+import type { Refusal } from './net-proxy';
 import type { SandboxAvailability } from './probe';
 
 /** What protected one Bash call, reported with its outcome and in the fork's status. */
@@ -32,6 +35,10 @@ export interface ShellSandboxContext {
   /** Further directories a writing call may write (a worktree's git directory). */
   writableExtra?: readonly string[];
   limits?: SandboxLimits;
+  /** Hosts the fork's calls may reach over HTTP(S) through the proxy; absent: no network. */
+  network?: NetworkAllowance;
+  /** Told of each request the proxy refused (the activity logs it). */
+  onNetworkRefused?: (refusal: Refusal) => void;
 }
 
 /** The parts of the sandbox spec a plan fills in besides the writable directories. */
@@ -39,7 +46,7 @@ export type SpecBase = Omit<SandboxSpec, 'writable' | 'tmpBytes'>;
 
 /** How one Bash call is to run. */
 export type ShellPlan =
-  | { kind: 'sandbox'; bwrap: string; spec: SandboxSpec; cap: ProcessCap; setpriv?: string; limits: SandboxLimits; writes: boolean }
+  | { kind: 'sandbox'; bwrap: string; spec: SandboxSpec; cap: ProcessCap; setpriv?: string; limits: SandboxLimits; writes: boolean; network?: NetworkAllowance }
   | { kind: 'plain'; containment: Exclude<ShellContainment, 'sandbox'>; writes: boolean; limits: SandboxLimits }
   | { kind: 'refuse'; message: string };
 
@@ -66,7 +73,8 @@ export function planShell(policy: WritePolicy, base: SpecBase, sandbox: ShellSan
     const spec: SandboxSpec = { ...base, writable: writableFor(policy, base.root, sandbox?.writableExtra ?? []), tmpBytes: limits.tmpBytes };
     // A root worker without a pids cgroup caps processes by running calls that write nothing as nobody.
     const setpriv = availability.processCap.kind === 'unprivileged-user' && !writes ? availability.setpriv : undefined;
-    return { kind: 'sandbox', bwrap: availability.path, spec, cap: availability.processCap, ...(setpriv ? { setpriv } : {}), limits, writes };
+    const network = sandbox?.network ? { network: sandbox.network } : {};
+    return { kind: 'sandbox', bwrap: availability.path, spec, cap: availability.processCap, ...(setpriv ? { setpriv } : {}), limits, writes, ...network };
   }
   if (sandbox?.require) {
     return {
