@@ -13,7 +13,7 @@ import { BATCH_EXPIRY_MS, type RequestLogEntry } from '../../src/offline';
 import type { Usage } from '../../src/shared/anthropic';
 import { batchSavingUsd, estimateCostUsd } from '../../src/shared/pricing';
 import { startHarness, type Harness } from '../kit/env';
-import { script, toolStep } from '../kit/tree';
+import { agentStep, script, toolStep } from '../kit/tree';
 
 jest.setTimeout(90_000);
 
@@ -99,6 +99,19 @@ test('a batched fork with tool calls completes through batches at half the inter
   const [a, b] = [await historyOf('bd-live'), await historyOf('bd-batch')];
   expect(b.calls).toBe(a.calls);
   console.log(`history bytes: interactive ${a.bytes} (${a.calls} calls), batch ${b.bytes} (${b.calls} calls); per batched turn ${Math.round((b.bytes - a.bytes) / b.calls)} B more`);
+});
+
+test("a batched agent's sub-agent inherits batch delivery: no call of the tree is interactive", async () => {
+  const prompt = script('Delegate.', agentStep({ description: 'helper', subagent_type: 'general-purpose', prompt: 'Help.\n@reply helped' }), '@reply done');
+  const result = await h.forkflow.fork({ agentId: 'bd-tree', prompt, delivery: 'batch', subAgents: { forkGate: false } }, { mode: 'sync' });
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const child = result.children?.[0]?.agentId;
+  expect(child).toBeDefined();
+  const log = h.model.log.entries();
+  expect(log.filter(isInteractive)).toHaveLength(0);
+  // Two calls of the parent, one of the child, each its own batch.
+  expect(log.filter(isCreate)).toHaveLength(3);
+  expect(result.treeUsage?.batch).toEqual(withoutBatch(result.treeUsage!));
 });
 
 test('a poll that fails is retried against the batch already submitted: the request is submitted once', async () => {
