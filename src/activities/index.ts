@@ -43,6 +43,8 @@ export interface ActivityDeps {
   protectedPaths?: readonly string[];
   /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
   responses?: ResponseStore;
+  /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default 30 s). */
+  batchPollMs?: number;
   /** Aborted when the worker starts to stop: model calls in flight are handed back at once. */
   stopping?: AbortSignal;
   /** The model gateway `anthropic` points at, if any: calls then carry their call key. */
@@ -63,7 +65,7 @@ export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   const ledger = createLedgerClient(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens }),
+    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs }),
     ...createCompactionActivities({ anthropic: deps.anthropic, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),

@@ -11,6 +11,7 @@ import { RateLimitOptions } from './rate-limit';
 import type { RequestLog } from './log';
 import type { WindowOption } from './limits';
 import { OfflineServer } from './server';
+import type { BatchStore } from './batches';
 
 export interface OfflineModelOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -50,6 +51,8 @@ export interface OfflineModelOptions {
   maxLogEntries?: number;
   /** A provider rate limit: at most `requests` Messages requests per `perMs`, else 429 with `retry-after`. */
   rateLimit?: RateLimitOptions;
+  /** Emulated ms from a batch's creation (`/v1/messages/batches`) to its end. Default 60000. */
+  batchProcessingMs?: number;
   /** Called as each SSE event is written, with the request's id and the clock's time (emit-time stamps for benchmarks). */
   onStreamEvent?: (requestId: string, event: { event: string; data: unknown }, at: number) => void;
 }
@@ -65,6 +68,12 @@ export interface OfflineModel {
   readonly cache: { clear(): void; size(): number };
   /** The emulated clock: `now()`, `advance(ms)` (a jump forward: the cache ages at once), `scale`. */
   readonly clock: Pick<OfflineClock, 'now' | 'advance' | 'scale'>;
+  /**
+   * The Message Batches (src/offline/batches.ts): `inject` an errored request or an expired
+   * batch; `entries()` lists every processed request with its usage (billed at half price);
+   * `ids()` the batches created.
+   */
+  readonly batches: Pick<BatchStore, 'inject' | 'entries' | 'ids'>;
   /** Closes the server and destroys open sockets; in-flight requests are logged `aborted`. */
   close(): Promise<void>;
 }
@@ -105,6 +114,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     apiKey: opts.apiKey,
     maxLogEntries: opts.maxLogEntries ?? Infinity,
     ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
+    batchProcessingMs: delayOption('batchProcessingMs', opts.batchProcessingMs ?? 60_000),
     onStreamEvent: opts.onStreamEvent,
   });
   const url = await server.listen();
@@ -114,6 +124,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     faults: server.faults,
     cache: { clear: () => server.cache.clear(), size: () => server.cache.size() },
     clock,
+    batches: { inject: (f) => server.batches.inject(f), entries: () => server.batches.entries(), ids: () => server.batches.ids() },
     close: () => server.close(),
   };
 }
@@ -124,5 +135,6 @@ export { type WindowOption } from './limits';
 export { isSummaryRequest } from './scripted/summary';
 export { defaultMinCacheableTokens, LOOKBACK_BLOCKS } from './cache';
 export { OfflineClock } from './clock';
+export { BATCH_EXPIRY_MS, type BatchFault, type BatchEntry, type BatchResult } from './batches';
 export { ADMIN_CLOCK_PATH, type ClockReading } from './routes/admin';
 export type { WireMessage, WireUsage } from './types';

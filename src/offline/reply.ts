@@ -12,6 +12,8 @@ export type Reply =
   | { kind: 'drop' }
   /** A plain 200 JSON body (count_tokens). */
   | { kind: 'json'; body: unknown }
+  /** A 200 body sent as is (batch results, JSONL). */
+  | { kind: 'text'; body: string; contentType: string }
   | {
       kind: 'message';
       message: WireMessage;

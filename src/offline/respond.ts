@@ -72,6 +72,13 @@ export async function sendReply(deps: ResponderDeps, ex: Exchange, reply: Reply)
       deps.log.update(entry, { status: 200, outcome: 'completed', responseBeganAt: now, endedAt: now });
       return writeJson(res, 200, reply.body);
     }
+    case 'text': {
+      const now = deps.now();
+      deps.log.update(entry, { status: 200, outcome: 'completed', responseBeganAt: now, endedAt: now });
+      res.writeHead(200, { 'content-type': reply.contentType, 'content-length': Buffer.byteLength(reply.body) });
+      res.end(reply.body);
+      return;
+    }
     case 'message':
       if (reply.stream) return stream(deps, ex, reply);
       deps.cache.commit(reply.ticket);

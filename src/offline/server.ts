@@ -19,6 +19,8 @@ import { type Exchange, type ResponderDeps, sendError, sendReply } from './respo
 import { ADMIN_CLOCK_PATH, planClock } from './routes/admin';
 import { checkAuth, checkVersion } from './routes/headers';
 import { planCountTokens, planMessages } from './routes/messages';
+import { BatchStore } from './batches';
+import { batchOpOf, planBatches, type BatchOp } from './routes/batches';
 import { betasOf, windowFor, type WindowOption } from './limits';
 
 /** The real API refuses bodies over 32 MB. */
@@ -41,10 +43,12 @@ export interface ServerSettings {
   maxLogEntries: number;
   /** A provider rate limit on Messages requests (src/offline/rate-limit.ts); none when unset. */
   rateLimit?: RateLimitOptions;
+  /** Emulated ms from a batch's creation to its end. */
+  batchProcessingMs: number;
   onStreamEvent?: ResponderDeps['onEvent'];
 }
 
-type Route = 'messages' | 'count_tokens' | 'clock' | undefined;
+type Route = 'messages' | 'count_tokens' | 'clock' | BatchOp | undefined;
 
 function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -55,6 +59,8 @@ function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
 function routeOf(method: string, url: string, admin: boolean): Route {
   const path = new URL(url, 'http://offline').pathname.replace(/\/+$/, '');
   if (admin && path === ADMIN_CLOCK_PATH && (method === 'GET' || method === 'POST')) return 'clock';
+  const batch = batchOpOf(method, path);
+  if (batch) return batch;
   if (method !== 'POST') return undefined;
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/messages/count_tokens') return 'count_tokens';
@@ -85,6 +91,7 @@ export class OfflineServer {
   readonly faults = new Faults();
   readonly rateLimiter?: RateLimiter;
   readonly cache: PromptCache;
+  readonly batches: BatchStore;
   private readonly attempts = new Map<string, number>();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -96,6 +103,9 @@ export class OfflineServer {
     if (settings.rateLimit) this.rateLimiter = new RateLimiter(settings.rateLimit, settings.now);
     this.log = new RequestLog(settings.maxLogEntries);
     this.cache = new PromptCache(settings.now);
+    const window = settings.contextWindow;
+    const messages = { cache: this.cache, attempts: this.attempts, minCacheableTokens: settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
+    this.batches = new BatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages });
     this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {
@@ -164,7 +174,7 @@ export class OfflineServer {
       const stream = route === 'messages' && (body as { stream?: unknown } | undefined)?.stream === true;
       this.log.update(entry, { rawBody: raw, body, stream });
       const decision = this.faults.take({ ...entry });
-      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream }, decision);
+      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream, host: req.headers.host }, decision);
       const jitter = this.settings.latencyJitterMs > 0 ? Math.random() * this.settings.latencyJitterMs : 0;
       const delay = this.settings.latencyMs + jitter + decision.latencyMs + planned.delayMs;
       this.log.update(entry, { delayMs: delay });
@@ -183,7 +193,7 @@ export class OfflineServer {
   private plan(
     entry: RequestLogEntry,
     route: Route,
-    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean },
+    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean; host?: string },
     decision: FaultDecision,
   ): PlannedReply {
     const error = (e: ApiError): PlannedReply => ({ reply: { kind: 'error', error: e }, delayMs: 0 });
@@ -198,7 +208,7 @@ export class OfflineServer {
       if (!route) {
         throw new ApiError(
           404,
-          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages and POST /v1/messages/count_tokens.`,
+          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages, POST /v1/messages/count_tokens and /v1/messages/batches.`,
         );
       }
       // The admin route is the emulator's own (no API version); it exists only when enabled.
@@ -219,6 +229,10 @@ export class OfflineServer {
       if (input.jsonError !== undefined) throw invalidRequest(`Request body is not valid JSON: ${input.jsonError}`);
       const betas = betasOf(entry.headers);
       if (route === 'count_tokens') return planCountTokens(input.body, version, betas);
+      if (typeof route === 'object') {
+        const origin = `http://${input.host ?? `${this.settings.host}:${this.settings.port}`}`;
+        return planBatches(route, this.batches, { body: input.body, query: new URL(entry.path, 'http://offline').searchParams, version, betas, origin });
+      }
       const window = this.settings.contextWindow;
       const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;

@@ -65,6 +65,8 @@ export interface ModelCallInput {
    * joins no conversation. In a tree it is charged at the root (by this number), not reserved.
    */
   keepAlive?: number;
+  /** `batch`: deliver this call through the Message Batches API (half price, results within 24 h); absent: interactive. */
+  delivery?: 'batch';
   /** `false`: this fork's live stream is off, the call publishes no deltas (absent: on). */
   stream?: false;
   /**

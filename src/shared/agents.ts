@@ -28,6 +28,8 @@ export const EFFORT_LEVELS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'bubble', 'plan', 'bypassPermissions'] as const;
 export const MEMORY_SCOPES = ['user', 'project', 'local'] as const;
 export const ISOLATION_MODES = ['worktree', 'remote'] as const;
+/** How an agent's model calls are delivered: `batch` goes through the Message Batches API (half price, results within 24 h). */
+export const DELIVERY_MODES = ['interactive', 'batch'] as const;
 /** The colours a UI can show an agent in. */
 export const AGENT_COLORS = ['red', 'orange', 'yellow', 'green', 'cyan', 'blue', 'purple', 'pink'] as const;
 /** The `model` value that means "the caller's model". */
@@ -66,6 +68,7 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   memory: z.enum(MEMORY_SCOPES),
   background: z.boolean(),
   isolation: z.enum(ISOLATION_MODES),
+  delivery: z.enum(DELIVERY_MODES),
   color: z.enum(AGENT_COLORS),
   initialPrompt: z.string().trim().min(1),
   skills: z.array(skillNameSchema),
@@ -106,6 +109,8 @@ export interface AgentDefinition {
   /** Always run in the background, even if the call does not ask to. */
   background?: boolean;
   isolation?: IsolationMode;
+  /** `batch`: its model calls go through the Message Batches API (for work nobody waits on); absent: its caller's. */
+  delivery?: (typeof DELIVERY_MODES)[number];
   color?: AgentColor;
   /** Put before the first user turn. */
   initialPrompt?: string;
@@ -141,6 +146,7 @@ export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', 
   memory: f.memory.optional(),
   background: f.background.optional(),
   isolation: f.isolation.optional(),
+  delivery: f.delivery.optional(),
   color: f.color.optional(),
   initialPrompt: f.initialPrompt.optional(),
   skills: f.skills.optional(),

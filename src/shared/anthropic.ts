@@ -139,7 +139,15 @@ export interface Usage {
    * 1.25×). Present only when not zero, so usage written before it existed reads the same.
    */
   cacheCreation1hInputTokens?: number;
+  /**
+   * The part of this usage served by the Message Batches API (delivery `batch`), billed at
+   * half price (src/shared/pricing.ts). Present only when there is any.
+   */
+  batch?: BatchUsage;
 }
+
+/** Usage without a batch part: the tokens of calls delivered through the Message Batches API. */
+export type BatchUsage = Omit<Usage, 'batch'>;
 
 export const ZERO_USAGE: Usage = Object.freeze({
   inputTokens: 0,
@@ -153,8 +161,16 @@ function hourWrites(n: number): Pick<Usage, 'cacheCreation1hInputTokens'> {
   return n > 0 ? { cacheCreation1hInputTokens: n } : {};
 }
 
+/** `{ batch }` when either side has a batch part, else nothing. */
+function batchPart(a: Usage, b: Usage, combine: (x: Usage, y: Usage) => Usage): Pick<Usage, 'batch'> {
+  if (!a.batch && !b.batch) return {};
+  const { batch: _drop, ...sum } = combine(a.batch ?? ZERO_USAGE, b.batch ?? ZERO_USAGE);
+  return { batch: sum };
+}
+
 export function addUsage(a: Usage, b: Usage): Usage {
   return {
+    ...batchPart(a, b, addUsage),
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadInputTokens: a.cacheReadInputTokens + b.cacheReadInputTokens,
@@ -166,6 +182,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 /** `a` less `b`, field by field, never below zero. */
 export function subtractUsage(a: Usage, b: Usage): Usage {
   return {
+    ...batchPart(a, b, subtractUsage),
     inputTokens: Math.max(0, a.inputTokens - b.inputTokens),
     outputTokens: Math.max(0, a.outputTokens - b.outputTokens),
     cacheReadInputTokens: Math.max(0, a.cacheReadInputTokens - b.cacheReadInputTokens),

@@ -26,5 +26,7 @@ export const DEFAULTS = {
 /** Activity timeouts, one profile per kind of work (a model call and a grep differ). */
 export const ACTIVITY_PROFILES = {
   model: { startToCloseMs: 10 * 60_000, heartbeatMs: 2_000 },
+  /** Delivery `batch`: the provider answers within 24 hours, or the request expires (then one interactive call). */
+  batchModel: { startToCloseMs: 25 * 3_600_000, heartbeatMs: 2_000 },
   tool: { startToCloseMs: 11 * 60_000, scheduleToCloseMs: 60 * 60_000, heartbeatMs: 2_000 },
 } as const;

@@ -18,7 +18,7 @@ import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
 import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
-import { PERMISSION_MODES } from './agents';
+import { DELIVERY_MODES, PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
 import { treeTokenSchema } from './tree-ledger';
@@ -110,6 +110,12 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   skipTranscript: z.boolean().default(false),
   /** Live stream of text, thinking and tool calls to `handle.stream()` subscribers (default on; `false`: only `done`). */
   stream: z.boolean().optional(),
+  /**
+   * `batch`: this fork's model calls go through the Message Batches API (half price, results
+   * within 24 hours; an errored or expired request falls back to an interactive call). For
+   * work nobody waits on. Sub-agents inherit it. Absent: `interactive`.
+   */
+  delivery: z.enum(DELIVERY_MODES).optional(),
   overrides: z
     .strictObject({
       agentId: z.string().min(1).max(200).optional(),

@@ -1,7 +1,7 @@
 /**
  * Cost estimates for status and tree totals: US dollars per million tokens by model family,
  * with cache writes at 1.25× input (5-minute TTL) or 2× (1-hour TTL) and cache reads at 0.1×
- * (ANTHROPIC-API.md). Estimates,
+ * (ANTHROPIC-API.md); calls delivered by Message Batches at half of all that. Estimates,
  * not invoices: unknown models use the sonnet row, and the table is easy to override.
  */
 import type { Usage } from './anthropic';
@@ -25,10 +25,24 @@ export function priceFor(model: string): Price {
 /** Price multipliers of cache traffic, relative to uncached input. */
 export const CACHE_PRICE = { write5m: 1.25, write1h: 2, read: 0.1 } as const;
 
+/** Message Batches bill every token kind (cache traffic included) at this share of the interactive price. */
+export const BATCH_PRICE_SHARE = 0.5;
+
+/** What `u`'s batched part saved against the same calls made interactively. */
+export function batchSavingUsd(model: string, u: Usage): number {
+  return u.batch ? Math.round(listCostUsd(model, u.batch) * (1 - BATCH_PRICE_SHARE) * 1_000_000) / 1_000_000 : 0;
+}
+
+/** Cost of `u`, its batched part at the batch rate. */
 export function estimateCostUsd(model: string, u: Usage): number {
+  const dollars = listCostUsd(model, u) - (u.batch ? listCostUsd(model, u.batch) * (1 - BATCH_PRICE_SHARE) : 0);
+  return Math.round(dollars * 1_000_000) / 1_000_000;
+}
+
+/** Cost of `u` at interactive prices. */
+function listCostUsd(model: string, u: Usage): number {
   const p = priceFor(model);
   const hour = Math.min(u.cacheCreation1hInputTokens ?? 0, u.cacheCreationInputTokens);
   const writes = (u.cacheCreationInputTokens - hour) * CACHE_PRICE.write5m + hour * CACHE_PRICE.write1h;
-  const dollars = (u.inputTokens * p.input + writes * p.input + u.cacheReadInputTokens * p.input * CACHE_PRICE.read + u.outputTokens * p.output) / 1_000_000;
-  return Math.round(dollars * 1_000_000) / 1_000_000;
+  return (u.inputTokens * p.input + writes * p.input + u.cacheReadInputTokens * p.input * CACHE_PRICE.read + u.outputTokens * p.output) / 1_000_000;
 }

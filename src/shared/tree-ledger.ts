@@ -31,12 +31,18 @@ export const BUDGET_EXHAUSTED_FAILURE = 'BudgetExhausted';
 const count = schemaOnce('tree-ledger#count', () => z.number().int().min(0));
 
 /** A Usage as carried in workflow state (also the carried state's). */
-export const usageSchema = schemaOnce('tree-ledger#usageSchema', () => z.object({
+const usageFields = {
   inputTokens: count,
   outputTokens: count,
   cacheReadInputTokens: count,
   cacheCreationInputTokens: count,
   cacheCreation1hInputTokens: count.optional(),
+};
+
+export const usageSchema = schemaOnce('tree-ledger#usageSchema', () => z.object({
+  ...usageFields,
+  /** The part served by the Message Batches API (half price). */
+  batch: z.object(usageFields).optional(),
 }) satisfies z.ZodType<Usage>);
 
 const nodeSchema = schemaOnce('tree-ledger#nodeSchema', () => z.object({

@@ -28,6 +28,18 @@ export const model = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
 });
 
 /**
+ * Model calls of a fork with delivery `batch`: one activity per call submits a one-request
+ * Message Batch and polls it while heartbeating (src/activities/model/batch-call.ts), so a
+ * batched turn costs the history of an interactive one. The provider answers within 24 hours.
+ */
+export const batchModel = proxyActivities<Pick<ForkflowActivities, 'callModel'>>({
+  startToCloseTimeout: ACTIVITY_PROFILES.batchModel.startToCloseMs,
+  heartbeatTimeout: ACTIVITY_PROFILES.batchModel.heartbeatMs,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '60s', maximumAttempts: Number.POSITIVE_INFINITY },
+});
+
+/**
  * Where a fork's model calls are scheduled: its `modelQueue` when it names one (a queue whose
  * rate limit the server enforces for every worker on it), else the workflow's own queue.
  */

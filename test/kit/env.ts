@@ -72,6 +72,8 @@ export interface HarnessOptions {
   bundlePath?: string;
   /** Another server than the run's shared one (a test's own, e.g. with a database file to inspect). */
   server?: { address: string; namespace: string; uiUrl?: string };
+  /** The worker's poll interval for submitted Message Batches (delivery `batch`), in ms. */
+  batchPollMs?: number;
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -107,6 +109,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         // A scaled emulator clock: the worker's keep-alive timers follow the same time.
         ...(opts.model?.clockScale ? { modelClockScale: opts.model.clockScale } : {}),
+        ...(opts.batchPollMs ? { batchPollMs: opts.batchPollMs } : {}),
       })
     : undefined;
   const running = worker ? worker.run() : Promise.resolve();

@@ -4,7 +4,7 @@
  * that never disappears (trimmed and resumed agents included). Every claim is checked
  * against the offline model's own request log, not against the ledger that enforces it.
  */
-import type { Usage } from '../../src/shared/anthropic';
+import type { BatchUsage, Usage } from '../../src/shared/anthropic';
 import { textOf, ZERO_USAGE } from '../../src/shared/anthropic';
 import { tokensCharged } from '../../src/shared/budget';
 import type { RequestLogEntry } from '../../src/offline';
@@ -177,7 +177,7 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   for (const e of entries) byAgent.set(agentOf(e), [...(byAgent.get(agentOf(e)) ?? []), e]);
   expect(byAgent.size).toBeGreaterThanOrEqual(6);
   const summed: Usage = { ...ZERO_USAGE };
-  for (const a of ledger) for (const k of Object.keys(ZERO_USAGE) as (keyof Usage)[]) summed[k] = (summed[k] ?? 0) + (a.usage[k] ?? 0);
+  for (const a of ledger) for (const k of Object.keys(ZERO_USAGE) as (keyof BatchUsage)[]) summed[k] = (summed[k] ?? 0) + (a.usage[k] ?? 0);
   expect(summed).toEqual(usageOf(entries));
   expect(result.treeUsage).toEqual(usageOf(entries));
   expect(status.tree.usage).toEqual(usageOf(entries));

@@ -9,6 +9,7 @@ import {
   EFFORT_LEVELS,
   INHERIT_MODEL,
   ISOLATION_MODES,
+  DELIVERY_MODES,
   MEMORY_SCOPES,
   PERMISSION_MODES,
   agentDefinitionSchema,
@@ -44,6 +45,7 @@ const SCALAR_FIELDS: Record<string, ScalarField> = {
   memory: { key: 'memory', expected: oneOf(MEMORY_SCOPES), whenAbsent: 'the agent has no memory' },
   background: { key: 'background', expected: 'true or false', whenAbsent: 'it runs in the background only when the call asks' },
   isolation: { key: 'isolation', expected: oneOf(ISOLATION_MODES), whenAbsent: "it runs in the caller's directory" },
+  delivery: { key: 'delivery', expected: oneOf(DELIVERY_MODES), whenAbsent: "its caller's delivery applies" },
   color: { key: 'color', expected: oneOf(AGENT_COLORS), whenAbsent: 'no colour is shown' },
   initialPrompt: { key: 'initialPrompt', expected: 'non-empty text', whenAbsent: 'nothing is added to the first turn' },
   contextManagement: {

@@ -27,6 +27,7 @@ import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import type { LedgerClient } from '../tree';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
+import { callViaBatch } from './batch-call';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -52,6 +53,8 @@ export interface ModelDeps {
   clockScale?: number;
   /** Live deltas to the fork's stream subscribers (issue 15); on by default. */
   liveStream?: LiveStreamOptions;
+  /** Delivery `batch`: how often a submitted Message Batch is polled, in ms (default 30 s). */
+  batchPollMs?: number;
   /**
    * Check a request's size with the provider's `count_tokens` when the estimate is near its
    * limit (default on; off for endpoints without it: the estimate decides alone).
@@ -203,7 +206,7 @@ export function createModelActivities(deps: ModelDeps) {
         : undefined;
       // Beating starts before the first I/O: fetching a large conversation can itself take
       // longer than the heartbeat timeout, and a silent activity would be retried for it.
-      const progress = { turn: input.turn, phase: 'fetching conversation' as 'fetching conversation' | 'calling model', events: 0 };
+      const progress: { turn: number; phase: 'fetching conversation' | 'calling model' | 'waiting for batch'; events: number; batch?: string } = { turn: input.turn, phase: 'fetching conversation', events: 0 };
       const stopHeartbeat = startHeartbeat(() => ({ ...progress }));
       let handing: Promise<void> | undefined;
       // Only a retry can find an earlier attempt's response or request (a call's key is its run
@@ -268,8 +271,28 @@ export function createModelActivities(deps: ModelDeps) {
           // a second call is the parsing of the last event, nothing more.
           let result: ModelCallResult | undefined;
           let keeping: Promise<void> | undefined;
-          let message: Anthropic.Messages.Message;
-          if (deps.stream !== false) {
+          let message: Anthropic.Messages.Message | undefined;
+          // Delivery `batch` (a keep-alive never: it must land before the cache expires).
+          if (input.delivery === 'batch' && !input.keepAlive) {
+            progress.phase = 'waiting for batch';
+            const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
+            const out = await callViaBatch({ anthropic: deps.anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            if (out.kind === 'message') {
+              message = out.message;
+              const plain = toResult(message);
+              const { batch: _none, ...part } = plain.usage;
+              result = { ...plain, usage: { ...plain.usage, batch: part }, requestId: out.batchId };
+              // No deltas came: subscribers get the reply whole.
+              live?.replay(result.message);
+              keeping = keep(deps.responses, key, result, body);
+            } else {
+              ctx.log.warn('batched model call not answered; calling interactively', { turn: input.turn, batchId: out.batchId, reason: out.reason });
+              progress.phase = 'calling model';
+            }
+          }
+          if (message) {
+            // Answered by its batch.
+          } else if (deps.stream !== false) {
             // Beta headers (the 1M window, context management, the MCP connector) go by the beta client's `betas`.
             const stream: MessageStream = prepared.betas.length > 0
               ? (deps.anthropic.beta.messages.stream({ ...(body as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: prepared.betas }, options) as unknown as MessageStream)

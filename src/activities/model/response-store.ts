@@ -50,6 +50,12 @@ export interface ResponseStore {
    */
   getRequest(key: CallKey): Promise<MessagesRequest | undefined>;
   putRequest(key: CallKey, request: MessagesRequest): Promise<void>;
+  /**
+   * The Message Batch an earlier attempt of this call submitted for the request with digest
+   * `requestSha256` (delivery `batch`): a retry polls it instead of submitting again.
+   */
+  getBatch?(key: CallKey, requestSha256: string): Promise<string | undefined>;
+  putBatch?(key: CallKey, batchId: string, requestSha256: string): Promise<void>;
   /** Drops the run's entries for turns before this one: the workflow has recorded them. */
   settle(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId' | 'turn'>): Promise<void>;
 }
@@ -76,7 +82,9 @@ const resultSchema = z.object({
 const requestSchema = z.object({ model: z.string(), max_tokens: z.number(), messages: z.array(z.unknown()) }).passthrough();
 
 /** What an entry's MAC binds it to: the call (namespace included) and the kind of entry. */
-const identityOf = (key: CallKey, kind: 'response' | 'request') => JSON.stringify([kind, key.namespace, key.workflowId, key.runId, key.activityId, key.turn]);
+type EntryKind = 'response' | 'request' | 'batch';
+
+const identityOf = (key: CallKey, kind: EntryKind) => JSON.stringify([kind, key.namespace, key.workflowId, key.runId, key.activityId, key.turn]);
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
@@ -109,12 +117,12 @@ export class FileResponseStore implements ResponseStore {
     return join(this.dir, hash(`${key.namespace}\n${key.workflowId}\n${key.runId}`));
   }
 
-  private file(key: CallKey, kind: 'response' | 'request' = 'response'): string {
-    return join(this.runDir(key), `${key.turn}-${hash(key.activityId)}${kind === 'request' ? '.request' : ''}.json`);
+  private file(key: CallKey, kind: EntryKind = 'response'): string {
+    return join(this.runDir(key), `${key.turn}-${hash(key.activityId)}${kind === 'response' ? '' : `.${kind}`}.json`);
   }
 
   /** The entry's value when it is authentic and this call's, else undefined. */
-  private async read(key: CallKey, kind: 'response' | 'request'): Promise<unknown> {
+  private async read(key: CallKey, kind: EntryKind): Promise<unknown> {
     let text: string;
     try {
       text = await readFile(this.file(key, kind), 'utf8');
@@ -137,7 +145,7 @@ export class FileResponseStore implements ResponseStore {
    * byte of a response and this write, a worker that dies costs a second call, so the write
    * does not wait behind other work on the event loop.
    */
-  private async write(key: CallKey, kind: 'response' | 'request', value: unknown): Promise<void> {
+  private async write(key: CallKey, kind: EntryKind, value: unknown): Promise<void> {
     const entry = await sealEntry(this.store, identityOf(key, kind), value);
     const dir = this.runDir(key);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -169,6 +177,15 @@ export class FileResponseStore implements ResponseStore {
 
   putRequest(key: CallKey, request: MessagesRequest): Promise<void> {
     return this.write(key, 'request', request);
+  }
+
+  async getBatch(key: CallKey, requestSha256: string): Promise<string | undefined> {
+    const value = (await this.read(key, 'batch')) as { requestSha256?: unknown; batchId?: unknown } | undefined;
+    return value && value.requestSha256 === requestSha256 && typeof value.batchId === 'string' ? value.batchId : undefined;
+  }
+
+  putBatch(key: CallKey, batchId: string, requestSha256: string): Promise<void> {
+    return this.write(key, 'batch', { batchId, requestSha256 });
   }
 
   async settle(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId' | 'turn'>): Promise<void> {

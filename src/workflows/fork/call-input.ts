@@ -81,6 +81,8 @@ export function modelCallInput(agent: ForkAgent, turn: number, opts: { compactAb
   };
   const budget = budgetOf(agent);
   if (budget) input.budget = budget;
+  // Absent for interactive forks: their inputs (and histories) are unchanged.
+  if (agent.input.delivery === 'batch') input.delivery = 'batch';
   if (agent.input.stream === false) input.stream = false;
   else if (agent.live.watched) input.watched = true;
   // A run's first call: a subscriber that came with the fork's start may not have polled yet, so

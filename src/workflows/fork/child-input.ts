@@ -64,6 +64,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
+    // Nobody waits on a batched agent's sub-agents either.
+    ...(agent.input.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
     ...(agent.input.contextManagement ? { contextManagement: agent.input.contextManagement } : {}),
     // Bring your own tools: a child inherits its caller's routes, MCP servers and hooks.
     ...(agent.input.routes ? { routes: agent.input.routes } : {}),
@@ -161,6 +163,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...(definition ? {} : agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
     ...own,
     ...(definition?.contextManagement ? { contextManagement: definition.contextManagement } : {}),
+    // A definition's delivery wins over the caller's (an interactive caller may batch a background reviewer).
+    ...(definition?.delivery ? { delivery: definition.delivery } : {}),
     ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
     system: definition?.systemPrompt || DEFAULT_SYSTEM_PROMPT,

@@ -7,7 +7,7 @@ import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/work
 import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import type { StopReason } from '../../shared/status';
-import { model, modelQueueOf } from '../activities';
+import { batchModel, model, modelQueueOf } from '../activities';
 import type { ForkAgent } from './agent';
 import { budgetExhausted } from '../../shared/budget';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
@@ -62,7 +62,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
     try {
       // One fairness key per tree: on a server with fairness on, a tree of 200 agents shares
       // the model queue with a tree of 2 instead of queueing it behind its backlog.
-      result = await model.callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [input]);
+      result = await (input.delivery === 'batch' ? batchModel : model).callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [input]);
       break;
     } catch (err) {
       if (isBudgetRefusal(err)) {

@@ -34,6 +34,7 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     ['background: yes', 'background', 'background', '"yes"'],
     ['isolation: container', 'isolation', 'isolation', '"container"'],
     ['color: magenta', 'color', 'color', '"magenta"'],
+    ['delivery: overnight', 'delivery', 'delivery', '"overnight"'],
     ['initialPrompt: ""', 'initialPrompt', 'initialPrompt', '""'],
     ['context: inline', 'context', 'context', '"inline"'],
     ['contextManagement: squeeze', 'contextManagement', 'contextManagement', '"squeeze"'],
@@ -139,6 +140,12 @@ describe('context: fork and other fields', () => {
     expect(agent).toMatchObject({ context: 'fork' });
     expect(agent).not.toHaveProperty('model');
     expect(problems).toEqual([expect.objectContaining({ field: 'model', outcome: 'ignored', problem: expect.stringContaining("caller's model") as string })]);
+  });
+
+  it('reads delivery', async () => {
+    const { agent, problems } = await loadOne(dir, withBasics('delivery: batch'));
+    expect(problems).toEqual([]);
+    expect(agent?.delivery).toBe('batch');
   });
 
   it('reads contextManagement as a shorthand or a map', async () => {
