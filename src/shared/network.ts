@@ -14,6 +14,7 @@
  * Pure and workflow-safe: the schema validates fork input; the matcher runs on the worker.
  */
 import { z } from 'zod';
+import { schemaOnce } from './schema-once';
 
 /** Most entries one allowance may list. */
 export const MAX_ALLOWED_HOSTS = 64;
@@ -48,7 +49,9 @@ export function parseHostRule(entry: string): HostRule | { error: string } {
   return { name: name.toLowerCase(), wildcard, ...(port !== undefined ? { port } : {}) };
 }
 
-const hostEntrySchema = z
+/** Built inside the allowance's factory: workflow-side modules build no schema at load (schema-once.ts). */
+const hostEntry = () =>
+  z
   .string()
   .max(260)
   .superRefine((entry, ctx) => {
@@ -57,10 +60,12 @@ const hostEntrySchema = z
   });
 
 /** The fork input's `sandbox.network` allowance. */
-export const networkAllowanceSchema = z.strictObject({
-  /** Hosts sandboxed Bash may reach over HTTP(S) through the worker's proxy. */
-  allowedHosts: z.array(hostEntrySchema).min(1).max(MAX_ALLOWED_HOSTS),
-});
+export const networkAllowanceSchema = schemaOnce('network#networkAllowanceSchema', () =>
+  z.strictObject({
+    /** Hosts sandboxed Bash may reach over HTTP(S) through the worker's proxy. */
+    allowedHosts: z.array(hostEntry()).min(1).max(MAX_ALLOWED_HOSTS),
+  }),
+);
 
 export type NetworkAllowance = z.infer<typeof networkAllowanceSchema>;
 

@@ -73,9 +73,10 @@ test('with keys set, no marker from a prompt, a tool or a model reaches the work
   const done = await forkflow.fork({ agentId: `logs-tools-${id}`, prompt: `${MARK.prompt}\n@tool Glob {"pattern":"${MARK.toolInput}*"}\n@tool Glob {"pattern":"TOOLRESULTMARK*"}\n@reply ${MARK.reply}` }, { mode: 'sync' });
   expect(done).toMatchObject({ status: 'completed', text: MARK.reply });
 
-  // An approval whose command carries a marker (the request is logged), denied.
+  // An approval whose input carries a marker (the request is logged), denied. A FileWrite: under
+  // `bubble` a sandboxed Bash runs unasked, a file edit still asks.
   const approvalId = `logs-approval-${id}`;
-  const pending = await forkflow.start({ agentId: approvalId, permissionMode: 'bubble', prompt: `@tool Bash {"command":"echo ${MARK.command} > out.txt"}\n@reply asked` });
+  const pending = await forkflow.start({ agentId: approvalId, permissionMode: 'bubble', prompt: `@tool FileWrite {"file_path":"out.txt","content":"${MARK.command}"}\n@reply asked` });
   const requestId = await waitFor(async () => (await pending.status()).approvals[0]?.requestId, 'the approval request');
   await forkflow.deny(approvalId, requestId, { reason: 'not today', by: 'ops' });
   expect(await pending.result()).toMatchObject({ status: 'completed', text: 'asked' });

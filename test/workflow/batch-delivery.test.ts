@@ -103,7 +103,7 @@ test('a batched fork with tool calls completes through batches at half the inter
 
 test("a batched agent's sub-agent inherits batch delivery: no call of the tree is interactive", async () => {
   const prompt = script('Delegate.', agentStep({ description: 'helper', subagent_type: 'general-purpose', prompt: 'Help.\n@reply helped' }), '@reply done');
-  const result = await h.forkflow.fork({ agentId: 'bd-tree', prompt, delivery: 'batch', subAgents: { forkGate: false } }, { mode: 'sync' });
+  const result = await h.forkflow.startAgent({ agentId: 'bd-tree', prompt, delivery: 'batch', subAgents: { forkGate: false } }).then((a) => a.result());
   expect(result).toMatchObject({ status: 'completed', text: 'done' });
   const child = result.children?.[0]?.agentId;
   expect(child).toBeDefined();

@@ -13,7 +13,8 @@ jest.setTimeout(120_000);
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ name: 'linear' });
+  // About history, not context windows: ~800 KB of reads pass no model's window here, and nothing is managed.
+  h = await startHarness({ name: 'linear', model: { contextWindow: 1_000_000_000 } });
   const line = 'forkflow records every message exactly once in history.'.padEnd(63, '.');
   writeFileSync(join(h.workspaceRoot, 'big.txt'), Array.from({ length: 320 }, (_, i) => `${i} ${line}`).join('\n'));
 });
@@ -23,7 +24,7 @@ test('a 40-turn fork with ~20 KB tool results: linear history, small activity in
   const turns = 40;
   const prompt = `Read it over and over.\n@repeat ${turns - 1} @tool Read {"file_path":"big.txt"}\n@reply done`;
   // A long fork re-reads a growing prefix: far beyond the default 50k-token budget, on purpose.
-  const result = await h.forkflow.fork({ agentId: 'linear-40', prompt, maxTurns: 50, budget: { maxTokens: 10_000_000 } }, { mode: 'sync' });
+  const result = await h.forkflow.fork({ agentId: 'linear-40', prompt, maxTurns: 50, budget: { maxTokens: 10_000_000 }, contextManagement: 'off' }, { mode: 'sync' });
   expect(result).toMatchObject({ status: 'completed', turns, text: 'done' });
 
   const transcript = await h.forkflow.transcript('linear-40');
