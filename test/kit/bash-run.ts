@@ -13,8 +13,10 @@ import type { SimpleCommand } from '../../src/activities/tools/shell/simple-comm
 
 export const BASH = '/bin/bash';
 const END = '\x01end\x01';
-// One printf per call, so concurrent pipeline stages do not interleave their records.
-const STUB = `#!/bin/bash\nprintf '%s\\0' "\${0##*/}" "$@" $'${END}' >> "$FZLOG"\n`;
+// One printf per call, so concurrent pipeline stages do not interleave their records. A stub
+// reading a pipe drains it as a real filter would: one that exits at once could kill the
+// stage before it with SIGPIPE, and what bash ran would then depend on timing.
+const STUB = `#!/bin/bash\nprintf '%s\\0' "\${0##*/}" "$@" $'${END}' >> "$FZLOG"\n[ -p /dev/stdin ] && while IFS= read -r line || [ -n "$line" ]; do :; done\nexit 0\n`;
 
 /** Names bash runs itself; no stub on PATH can observe them. */
 export const BUILTINS = new Set(
