@@ -20,7 +20,6 @@ import { viewMessages } from '../shared/context/view';
 import { conversationPages, prefixRefFrom } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
 import { requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
-import { SA } from '../shared/search-attributes';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
 import { temporalSettings } from './settings';
@@ -52,7 +51,7 @@ export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEvent
 import type { ForkParams } from './runner';
 import { startFrom, turnPointOf, type PointOptions } from './time-travel';
 import { retryAgent, type RetryOptions } from './retry';
-import { forksByPoint, lineageAttributes, lineageOf, type ForkByPoint, type LineageStep } from './lineage';
+import { forksByPoint, lineageOf, startAttributes, type ForkByPoint, type LineageStep } from './lineage';
 import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
 export type { PointOptions } from './time-travel';
 export type { RetryOptions } from './retry';
@@ -223,14 +222,7 @@ export class ForkflowClient {
       workflowId: agentId,
       staticSummary: `${v.forkLabel}: ${firstLine(v.prompt, 120)}`,
       staticDetails: `**Directive**\n\n${v.prompt}`,
-      typedSearchAttributes: [
-        { key: SA.agentId, value: agentId },
-        { key: SA.rootId, value: v.rootAgentId ?? agentId },
-        { key: SA.label, value: v.forkLabel },
-        { key: SA.querySource, value: v.querySource },
-        { key: SA.state, value: 'running' },
-        ...lineageAttributes(v),
-      ],
+      typedSearchAttributes: startAttributes(agentId, v),
     });
     return new ForkHandle(this, agentId, handle.firstExecutionRunId);
   }

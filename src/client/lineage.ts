@@ -22,6 +22,18 @@ export function lineageAttributes(v: Pick<ForkInput, 'parentAgentId' | 'origin'>
   ];
 }
 
+/** The search attributes a fork starts with: who it is, its tree, label and source, running, and its lineage. */
+export function startAttributes(agentId: string, v: Pick<ForkInput, 'rootAgentId' | 'forkLabel' | 'querySource' | 'parentAgentId' | 'origin'>) {
+  return [
+    { key: SA.agentId, value: agentId },
+    { key: SA.rootId, value: v.rootAgentId ?? agentId },
+    { key: SA.label, value: v.forkLabel },
+    { key: SA.querySource, value: v.querySource },
+    { key: SA.state, value: 'running' },
+    ...lineageAttributes(v),
+  ];
+}
+
 /** One agent on the way back: what it is, and where it came from (`parentTurn`: forked from that turn of its parent). */
 export interface LineageStep {
   agentId: string;

@@ -20,7 +20,7 @@ import type { ForkResult } from '../shared/status';
 import { resumable, type RetryableEnd, type TurnPoint } from '../shared/time-travel';
 import { closedResult, runEndOf } from '../shared/time-travel-reader';
 import { AgentNotFoundError, InvalidForkInputError, RetryRefusedError } from './errors';
-import { lineageAttributes } from './lineage';
+import { startAttributes } from './lineage';
 import { carriedLineage } from './tree';
 import { turnPointOf } from './time-travel';
 
@@ -134,15 +134,7 @@ export async function retryAgent(client: Client, agentId: string, opts: RetryOpt
     taskQueue: described.taskQueue,
     args: [next],
     staticSummary: `retry from turn ${point.turn} (after ${previous})`,
-    typedSearchAttributes: [
-      { key: SA.agentId, value: agentId },
-      { key: SA.rootId, value: v.rootAgentId ?? agentId },
-      { key: SA.label, value: v.forkLabel },
-      { key: SA.querySource, value: v.querySource },
-      { key: SA.state, value: 'running' },
-      ...lineageAttributes(v),
-      ...(v.name ? [{ key: SA.name, value: v.name }] : []),
-    ],
+    typedSearchAttributes: [...startAttributes(agentId, v), ...(v.name ? [{ key: SA.name, value: v.name }] : [])],
   });
   return { runId: started.firstExecutionRunId, fromTurn: point.turn };
 }
