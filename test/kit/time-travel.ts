@@ -77,3 +77,21 @@ export function unmarked(messages: MessageParam[]): unknown[] {
 export async function historyBytes(client: Client, workflowId: string, runId?: string): Promise<number> {
   return Number((await client.workflow.getHandle(workflowId, runId).describe()).historySize);
 }
+
+/**
+ * The bytes of every payload a run's history records (inputs, results, markers, signals,
+ * memo): what would grow with the prefix if a fork recorded it rather than a reference to it.
+ * Unlike the whole history's size it does not count the events that a busy machine adds (a
+ * workflow task timed out and scheduled again), so it compares forks run under any load.
+ */
+export async function historyPayloadBytes(client: Client, workflowId: string, runId?: string): Promise<number> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  let bytes = 0;
+  const walk = (value: unknown): void => {
+    if (value instanceof Uint8Array) bytes += value.length;
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(history.events ?? []);
+  return bytes;
+}

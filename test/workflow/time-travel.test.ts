@@ -18,7 +18,7 @@ import type { ForkInputJson } from '../../src/shared/fork-input';
 import type { RequestLogEntry } from '../../src/offline';
 import { bodyOf } from '../kit/requests';
 import { startHarness, type Harness } from '../kit/env';
-import { historyBytes, lastSeq, requestOfTurn, requestsEndingWith, requestsWith, sameUpToOwnMessage, unmarked } from '../kit/time-travel';
+import { historyPayloadBytes, lastSeq, requestOfTurn, requestsEndingWith, requestsWith, sameUpToOwnMessage, unmarked } from '../kit/time-travel';
 import { script, toolStep } from '../kit/tree';
 import { rejectionOf, waitFor } from '../kit/wait';
 import { blocksOf, toolUsesOf } from '../../src/shared/anthropic';
@@ -73,7 +73,7 @@ test('forks from turns 0, 1, 4, 6 and 12 send the agent’s own next request up 
     const status = await handle.status();
     expect(status.origin).toMatchObject({ agentId: AGENT, turn: k });
     expect(status.parentAgentId).toBe(AGENT);
-    sizes[k] = await historyBytes(h.client, handle.agentId);
+    sizes[k] = await historyPayloadBytes(h.client, handle.agentId);
   }
 
   // The last turn: the fork inherits the whole conversation, and reads what the agent's last request cached.
@@ -84,14 +84,14 @@ test('forks from turns 0, 1, 4, 6 and 12 send the agent’s own next request up 
   expect(unmarked(bodyOf(first).messages.slice(0, -1))).toEqual(unmarked(transcript));
   const last = requestOfTurn(agentRequests, TURNS);
   expect(first.usage!.cache_read_input_tokens).toBe(last.usage!.cache_read_input_tokens + last.usage!.cache_creation_input_tokens);
-  sizes[TURNS] = await historyBytes(h.client, handle.agentId);
+  sizes[TURNS] = await historyPayloadBytes(h.client, handle.agentId);
 
   // The turns live in three runs; each fork's origin names the run that held its point.
   const origins = await Promise.all([1, 6, TURNS].map(async (k) => (await h.forkflow.status(`tt-fork-${k}-${suffix}`)).origin!.runId));
   expect(new Set(origins).size).toBe(3);
   for (const runId of origins) expect(runs).toContain(runId);
 
-  console.log(`time travel: fork history bytes by turn ${JSON.stringify(sizes)}`);
+  console.log(`time travel: fork history payload bytes by turn ${JSON.stringify(sizes)}`);
   // A reference, not the prefix: the fork from the last turn (24 messages behind it) records
   // what the fork from turn 1 does, give or take the digits of its numbers. (The fork from
   // turn 0 shares the agent's opening message, whose script makes its one turn a Read: a tool

@@ -11,6 +11,7 @@ import { ToolAbortError } from './outcome';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const re = new RegExp(workerData.source, workerData.flags);
+parentPort.postMessage({ ready: true });
 parentPort.on('message', (msg) => {
   const lines = msg.text.split('\\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
@@ -54,14 +55,20 @@ export class LineMatcher {
   private nextId = 0;
   private pending: { id: number; settle: (r: MatchResult | Error) => void } | undefined;
   private failure: Error | undefined;
+  /** Settles when the worker has compiled the pattern: the budget counts matching, not a thread's start (slow on a busy host). */
+  private readonly ready: Promise<Error | undefined>;
 
   constructor(pattern: { source: string; flags: string }) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: pattern, resourceLimits: { maxOldGenerationSizeMb: 512 } });
-    this.worker.on('message', (msg: { id: number; hits: number[] }) => {
-      if (this.pending?.id === msg.id) this.pending.settle({ kind: 'hits', lines: msg.hits });
+    let settleReady: (err: Error | undefined) => void = () => undefined;
+    this.ready = new Promise((resolve) => (settleReady = resolve));
+    this.worker.on('message', (msg: { ready?: true; id?: number; hits?: number[] }) => {
+      if (msg.ready) settleReady(undefined);
+      else if (this.pending && this.pending.id === msg.id) this.pending.settle({ kind: 'hits', lines: msg.hits ?? [] });
     });
     const die = (err: Error): void => {
       this.failure ??= err;
+      settleReady(err);
       this.pending?.settle(err);
     };
     this.worker.on('error', die);
@@ -75,6 +82,7 @@ export class LineMatcher {
   async match(text: string, budgetMs: number, signal: AbortSignal): Promise<MatchResult> {
     if (this.failure) throw this.failure;
     if (signal.aborted) throw new ToolAbortError();
+    await this.whenReady(signal);
     const id = this.nextId++;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -92,6 +100,17 @@ export class LineMatcher {
       clearTimeout(timer);
       if (onAbort) signal.removeEventListener('abort', onAbort);
       this.pending = undefined;
+    }
+  }
+
+  /** Waits for the worker's start (no budget: a start does not backtrack); throws if it died or `signal` fired. */
+  private async whenReady(signal: AbortSignal): Promise<void> {
+    let onAbort: (() => void) | undefined;
+    try {
+      const failed = await Promise.race([this.ready, new Promise<Error>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve(new ToolAbortError())), { once: true }))]);
+      if (failed) throw failed;
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 
