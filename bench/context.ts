@@ -29,7 +29,7 @@ const WINDOW = Number(process.env.BENCH_WINDOW ?? 200_000);
 const BYTES_PER_READ = Number(process.env.BENCH_BYTES_PER_READ ?? 800);
 const MODEL = 'claude-bench-context';
 /** The floor's model: one with a 1M-token window (a fork may not ask a model for more than it has). */
-const FLOOR_MODEL = 'claude-sonnet-4-5';
+const FLOOR_MODEL = 'claude-sonnet-4-6';
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 interface Served {
