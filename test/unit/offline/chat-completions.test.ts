@@ -95,7 +95,7 @@ describe('offline model: Chat Completions through the openai SDK', () => {
 
   it('answers errors in OpenAI shape: scripted failures, unknown instructions, bad bodies, mid-stream faults', async () => {
     const client = openai(t.model);
-    const fail = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x\n@fail 529\n' }] }).catch((e: unknown) => e);
+    const fail = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x\n@fail 529 @reply ok' }] }).catch((e: unknown) => e);
     expect(fail).toBeInstanceOf(APIError);
     expect((fail as APIError).status).toBe(529);
     expect((fail as APIError).type).toBe('server_error');
