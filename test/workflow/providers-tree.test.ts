@@ -111,3 +111,37 @@ test('an Anthropic root, an OpenAI-compatible child and a third-provider grandch
   }));
   expect(result.treeUsage).toEqual(total);
 });
+
+test('forks of an OpenAI-compatible agent stay on its provider and model, send byte-identical prefixes and report their cached tokens', async () => {
+  const fork = (tag: string) => ({ name: 'Agent', input: { description: `fork ${tag}`, prompt: `Fork ${tag} task.\n@reply fork ${tag} done` } });
+  const child = script('mp2.child', `@tools ${JSON.stringify([fork('A'), fork('B')])}`, '@reply waiting', '@reply got one', '@reply done');
+  const root = script('mp2.root', agentStep({ subagent_type: 'general-purpose', provider: 'openai', prompt: child }), '@reply waiting', '@reply done');
+  const result = await h.forkflow
+    .startAgent({ agentId: 'mp2-root', prompt: root, model: 'claude-sonnet-4-6', subAgents: { forkGate: true, nested: true, providers: catalogueOf(config()) } })
+    .then((a) => a.result());
+  expect(result.status).toBe('completed');
+  const agents = (await h.forkflow.status('mp2-root')).perAgent ?? [];
+  const childAgent = agents.find((a) => a.parentId === 'mp2-root');
+  const forks = agents.filter((a) => a.parentId === childAgent?.agentId);
+  expect(forks).toHaveLength(2);
+  expect(forks.map((f) => f.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini']);
+
+  // Each fork's first request: its directive is its last user message.
+  type ChatBody = { model: string; messages: { role: string; content: unknown }[] };
+  const firstOf = (tag: string) =>
+    served(chat.log.entries(), '/v1/chat/completions').find((e) => {
+      const last = (e.body as ChatBody).messages.at(-1);
+      return last?.role === 'user' && JSON.stringify(last.content).includes(`Fork ${tag} task.`);
+    })!;
+  const [a, b] = [firstOf('A'), firstOf('B')];
+  const cut = (e: RequestLogEntry, tag: string) => e.rawBody.slice(0, e.rawBody.lastIndexOf(`Fork ${tag} task.`));
+  expect(cut(a, 'A').length).toBeGreaterThan(1000);
+  expect(cut(a, 'A')).toBe(cut(b, 'B'));
+  // Both read the child's prefix from the cache, and the ledger reports it as cache reads.
+  expect(a.usage!.cache_read_input_tokens).toBeGreaterThan(0);
+  expect(b.usage!.cache_read_input_tokens).toBeGreaterThan(0);
+  // One request each: a fork's ledger reads are its request's cached_tokens.
+  expect(forks.map((f) => f.turns)).toEqual([1, 1]);
+  const forkReads = forks.reduce((n, f) => n + f.usage.cacheReadInputTokens, 0);
+  expect(forkReads).toBe(a.usage!.cache_read_input_tokens + b.usage!.cache_read_input_tokens);
+});
