@@ -126,12 +126,12 @@ test('forks of an OpenAI-compatible agent stay on its provider and model, send b
   expect(forks).toHaveLength(2);
   expect(forks.map((f) => f.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini']);
 
-  // Each fork's first request: its directive is its last user message.
+  // Each fork's first request: the placeholder results of its parent's Agent calls, then its directive.
   type ChatBody = { model: string; messages: { role: string; content: unknown }[] };
   const firstOf = (tag: string) =>
     served(chat.log.entries(), '/v1/chat/completions').find((e) => {
-      const last = (e.body as ChatBody).messages.at(-1);
-      return last?.role === 'user' && JSON.stringify(last.content).includes(`Fork ${tag} task.`);
+      const [before, last] = (e.body as ChatBody).messages.slice(-2);
+      return before?.role === 'tool' && last?.role === 'user' && JSON.stringify(last.content).includes(`Fork ${tag} task.`);
     })!;
   const [a, b] = [firstOf('A'), firstOf('B')];
   const cut = (e: RequestLogEntry, tag: string) => e.rawBody.slice(0, e.rawBody.lastIndexOf(`Fork ${tag} task.`));

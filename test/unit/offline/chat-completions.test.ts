@@ -50,9 +50,11 @@ describe('offline model: Chat Completions through the openai SDK', () => {
     for (const call of calls) messages.push({ role: 'tool', tool_call_id: call.id, content: `contents of ${call.id}` });
     const second = await client.chat.completions.create({ model: MODEL, messages, tools: [READ_TOOL] });
     expect(second.choices[0]?.message.content).toBe('done');
-    // The restated Messages request pairs each result with its call.
-    const seen = t.model.log.entries()[1]?.body as { messages: unknown[] };
-    expect(seen.messages).toHaveLength(3);
+    // The log keeps the Chat body as sent; the script went on because each result answered its call.
+    const sent = t.model.log.entries()[1]?.body as { messages: { role: string }[] };
+    expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
+    const unpaired = await client.chat.completions.create({ model: MODEL, messages: messages.slice(0, 3), tools: [READ_TOOL] }).catch((e: unknown) => e);
+    expect((unpaired as APIError).status).toBe(400);
   });
 
   it('streams the same answer as chunks, with usage when asked, ending with [DONE]', async () => {
