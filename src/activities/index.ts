@@ -4,6 +4,7 @@
  * the type `ForkflowActivities`.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ProviderClients } from './model/providers/registry';
 import type { Client } from '@temporalio/client';
 import { ConversationSource } from './conversation';
 import type { ReadStartInput } from './snapshot-inputs';
@@ -28,6 +29,8 @@ export { McpHost, type McpHostOptions } from './mcp/host';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
+  /** The worker's providers by name (src/worker/providers.ts); calls naming none use `anthropic`. */
+  providers?: ProviderClients;
   client: Client;
   workspaceRoot: string;
   stream?: boolean;
@@ -65,8 +68,8 @@ export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   const ledger = createLedgerClient(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs }),
-    ...createCompactionActivities({ anthropic: deps.anthropic, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
+    ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs }),
+    ...createCompactionActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),

@@ -130,3 +130,18 @@ export function ttlOrderViolation(req: CacheableRequest): { index: number; ttl: 
   }
   return undefined;
 }
+
+/**
+ * Automatic prefix caching as OpenAI-compatible providers do it (no markers: every prefix
+ * may be cached): the request's own breakpoints are replaced by one at the end of every
+ * message, so a sibling that shares the first N messages reads them whatever follows.
+ */
+export function atMessageEnds(req: CacheableRequest, flat: FlatRequest): FlatRequest {
+  let at = (req.tools?.length ?? 0) + (req.system === undefined ? 0 : asBlocks(req.system).length);
+  const breakpoints: Breakpoint[] = [];
+  for (const message of req.messages) {
+    at += asBlocks(message.content).length;
+    breakpoints.push({ index: at - 1, ttl: '5m' });
+  }
+  return { ...flat, breakpoints };
+}

@@ -10,7 +10,8 @@ import type { PromptCache } from './cache';
 import { type ApiError, errorBody } from './errors';
 import type { RequestLog, RequestLogEntry } from './log';
 import type { Reply } from './reply';
-import { formatEvent, messageEvents, type SseEvent } from './sse';
+import { chunk, formatEvent, messageEvents, type SseEvent } from './sse';
+import { chatChunks, chatCompletion, chatErrorBody } from './openai/response';
 
 export interface ResponderDeps {
   log: RequestLog;
@@ -31,6 +32,8 @@ export interface Exchange {
   signal: AbortSignal;
   /** Set once the response has begun (cache writes committed). */
   began: boolean;
+  /** Set for `POST /v1/chat/completions`: answer in OpenAI's shapes (and its stream's usage chunk when asked). */
+  openai?: { includeUsage: boolean };
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -54,7 +57,8 @@ export function sendError(deps: ResponderDeps, ex: Exchange, error: ApiError): v
     responseBeganAt: now,
     endedAt: now,
   });
-  writeJson(ex.res, error.status, errorBody(error.type, error.message, entry.requestId), error.options.headers);
+  const body = ex.openai ? chatErrorBody(error.status, error.message) : errorBody(error.type, error.message, entry.requestId);
+  writeJson(ex.res, error.status, body, error.options.headers);
 }
 
 /** Sends `reply`. Rejects with an AbortError if the client goes away mid-stream. */
@@ -87,7 +91,7 @@ export async function sendReply(deps: ResponderDeps, ex: Exchange, reply: Reply)
         const now = deps.now();
         const { message } = reply;
         deps.log.update(entry, { status: 200, outcome: 'completed', response: message, usage: message.usage, responseBeganAt: now, endedAt: now });
-        return writeJson(res, 200, message);
+        return writeJson(res, 200, ex.openai ? chatCompletion(message, now) : message);
       }
   }
 }
@@ -96,7 +100,7 @@ async function stream(deps: ResponderDeps, ex: Exchange, reply: Extract<Reply, {
   const { entry, res, signal } = ex;
   const { message } = reply;
   const paced = reply.paceMs !== undefined;
-  const events = messageEvents(message, paced ? { chunkChars: PACED_DELTA_CHARS } : {});
+  const events = frames(message, ex, paced, deps.now());
   const delayMs = reply.paceMs ?? deps.streamChunkDelayMs;
   // An error can replace any event but the last: after message_stop the stream is done.
   const errorAt = reply.streamErrorAfter === undefined ? -1 : Math.min(Math.max(0, reply.streamErrorAfter), events.length - 1);
@@ -107,14 +111,15 @@ async function stream(deps: ResponderDeps, ex: Exchange, reply: Extract<Reply, {
     if (i === errorAt) {
       const error = { type: 'overloaded_error', message: 'Overloaded (mid-stream error injected by the offline model).' };
       deps.log.update(entry, { outcome: 'fault', error, endedAt: deps.now() });
-      await write(res, formatEvent({ event: 'error', data: errorBody(error.type, error.message, entry.requestId) }), signal);
+      const frame = ex.openai ? `data: ${JSON.stringify(chatErrorBody(529, error.message))}\n\n` : formatEvent({ event: 'error', data: errorBody(error.type, error.message, entry.requestId) });
+      await write(res, frame, signal);
       res.end();
       return;
     }
     if (i === events.length - 1) deps.log.update(entry, { outcome: 'completed', endedAt: deps.now() });
     const event = events[i] as (typeof events)[number];
-    const flushed = res.write(formatEvent(event));
-    deps.onEvent?.(entry.requestId, event, deps.now());
+    const flushed = res.write(event.frame);
+    if (event.event) deps.onEvent?.(entry.requestId, event.event, deps.now());
     if (i === 0) {
       // message_start is on its way: the prompt has been "processed", its cache entries are live.
       deps.cache.commit(reply.ticket);
@@ -124,4 +129,16 @@ async function stream(deps: ResponderDeps, ex: Exchange, reply: Extract<Reply, {
     if (!flushed) await once(res, 'drain', { signal });
   }
   res.end();
+}
+
+/**
+ * A stream's frames: the Messages events, or for the Chat Completions wire its chunks as
+ * `data:` lines closed by `data: [DONE]` (the first frame carries the role, as
+ * `message_start` does, so cache writes commit at the same point on both wires).
+ */
+function frames(message: Extract<Reply, { kind: 'message' }>['message'], ex: Exchange, paced: boolean, now: number): { frame: string; event?: SseEvent }[] {
+  if (!ex.openai) return messageEvents(message, paced ? { chunkChars: PACED_DELTA_CHARS } : {}).map((event) => ({ frame: formatEvent(event), event }));
+  const split = paced ? (s: string) => chunk(s, Math.max(1, Math.ceil(Array.from(s).length / PACED_DELTA_CHARS))) : (s: string) => chunk(s);
+  const chunks = chatChunks(message, now, ex.openai.includeUsage, split).map((c) => ({ frame: `data: ${JSON.stringify(c)}\n\n` }));
+  return [...chunks, { frame: 'data: [DONE]\n\n' }];
 }

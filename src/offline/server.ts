@@ -22,6 +22,7 @@ import { planCountTokens, planMessages } from './routes/messages';
 import { BatchStore } from './batches';
 import { batchOpOf, planBatches, type BatchOp } from './routes/batches';
 import { betasOf, windowFor, type WindowOption } from './limits';
+import { toMessagesBody } from './openai/request';
 
 /** The real API refuses bodies over 32 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -48,7 +49,7 @@ export interface ServerSettings {
   onStreamEvent?: ResponderDeps['onEvent'];
 }
 
-type Route = 'messages' | 'count_tokens' | 'clock' | BatchOp | undefined;
+type Route = 'messages' | 'chat_completions' | 'count_tokens' | 'clock' | BatchOp | undefined;
 
 function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -64,6 +65,7 @@ function routeOf(method: string, url: string, admin: boolean): Route {
   if (method !== 'POST') return undefined;
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/messages/count_tokens') return 'count_tokens';
+  if (path === '/v1/chat/completions') return 'chat_completions';
   return undefined;
 }
 
@@ -171,7 +173,10 @@ export class OfflineServer {
       } catch (e) {
         jsonError = (e as Error).message;
       }
-      const stream = route === 'messages' && (body as { stream?: unknown } | undefined)?.stream === true;
+      const stream = (route === 'messages' || route === 'chat_completions') && (body as { stream?: unknown } | undefined)?.stream === true;
+      // OpenAI's SDKs read the request id from x-request-id.
+      if (route === 'chat_completions') res.setHeader('x-request-id', entry.requestId);
+      if (route === 'chat_completions') ex.openai = { includeUsage: (body as { stream_options?: { include_usage?: unknown } } | undefined)?.stream_options?.include_usage === true };
       this.log.update(entry, { rawBody: raw, body, stream });
       const decision = this.faults.take({ ...entry });
       planned = this.plan(entry, route, { body, jsonError, tooLarge, stream, host: req.headers.host }, decision);
@@ -208,7 +213,7 @@ export class OfflineServer {
       if (!route) {
         throw new ApiError(
           404,
-          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages, POST /v1/messages/count_tokens and /v1/messages/batches.`,
+          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages, POST /v1/messages/count_tokens, /v1/messages/batches and POST /v1/chat/completions.`,
         );
       }
       // The admin route is the emulator's own (no API version); it exists only when enabled.
@@ -217,8 +222,9 @@ export class OfflineServer {
         return planClock(entry.method, input.body, this.settings.adminClock as OfflineClock);
       }
       checkAuth(entry.headers, this.settings.apiKey);
-      const version = checkVersion(entry.headers);
-      if (route === 'messages' && this.rateLimiter) {
+      // Chat Completions has no version header; its body is restated as a 2023-06-01 Messages body.
+      const version = route === 'chat_completions' ? '2023-06-01' : checkVersion(entry.headers);
+      if ((route === 'messages' || route === 'chat_completions') && this.rateLimiter) {
         const verdict = this.rateLimiter.take();
         if (!verdict.admitted) {
           const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
@@ -236,7 +242,9 @@ export class OfflineServer {
       const window = this.settings.contextWindow;
       const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
-      return planMessages(input.body, version, deps, entry.seq, { betas, streamErrorAfter: afterEvents, promptTooLong: fault?.kind === 'prompt_too_long' });
+      const opts = { betas, streamErrorAfter: afterEvents, promptTooLong: fault?.kind === 'prompt_too_long' };
+      if (route === 'chat_completions') return planMessages(toMessagesBody(input.body).messages, version, deps, entry.seq, { ...opts, betas: [], prefixCaching: true });
+      return planMessages(input.body, version, deps, entry.seq, opts);
     } catch (e) {
       if (isApiError(e)) return error(e);
       throw e;

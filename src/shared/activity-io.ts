@@ -18,6 +18,11 @@ export interface RunRef {
 export interface ModelCallInput {
   run: RunRef;
   agentId: string;
+  /**
+   * The provider this agent's calls go to (a name from the worker's FORKFLOW_PROVIDERS,
+   * src/shared/providers.ts). Absent: the worker's default Anthropic client, as before providers.
+   */
+  provider?: string;
   turn: number;
   /** The request covers messages [0, messageCount) of the run's conversation. */
   messageCount: number;

@@ -15,6 +15,7 @@ export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.s
   prompt: z.string().min(1).describe('The task, complete and self-contained: the sub-agent sees nothing else you have not given it (a fork sees your conversation).'),
   subagent_type: z.string().min(1).optional().describe('A named agent to run. Omit it to fork yourself (you share your context with the fork).'),
   model: z.string().min(1).optional().describe('Model for a named agent. A fork always uses your model.'),
+  provider: z.string().min(1).max(64).optional().describe('Provider for a named agent (default: yours); its model, an alias or omitted (its first model), must be one listed for it. A fork always runs on your provider.'),
   run_in_background: z.boolean().optional().describe('Return at once; the result arrives later as a task notification.'),
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'a name is lower-case letters, digits and dashes').optional().describe('A short name to address it with SendMessage.'),
   isolation: z.enum(['worktree', 'remote']).optional().describe('worktree: its own git worktree; remote: run on the remote workers.'),
@@ -70,6 +71,11 @@ export interface AgentToolOptions {
   modelAllowlist?: ModelAllowlist;
   /** The provider this tree runs on: only its allowlist entry is shown (the others are refused). */
   provider?: string;
+  /**
+   * The tree has a provider catalogue (`subAgents.providers`): the Agent tool takes `provider`
+   * and every provider's models are shown. Without it the tool's bytes are what they were.
+   */
+  providers?: Record<string, string[]>;
 }
 
 /** The skills a model may run (`context: fork` definitions), by name, first of each name. */
@@ -93,11 +99,12 @@ function skillTool(skills: AgentDefinition[]): ToolDefinition {
  * `run_in_background` is not offered: every spawn runs in the background.
  */
 export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[] {
-  const agentSchema = opts.forkGate ? agentToolInput.omit({ run_in_background: true }) : agentToolInput;
+  const offered = opts.providers ? agentToolInput : agentToolInput.omit({ provider: true });
+  const agentSchema = opts.forkGate ? offered.omit({ run_in_background: true }) : offered;
   const routing = opts.forkGate
     ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
     : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
-  const allowlist = opts.modelAllowlist && opts.provider ? { [opts.provider]: opts.modelAllowlist[opts.provider] ?? [] } : opts.modelAllowlist;
+  const allowlist = opts.providers ?? (opts.modelAllowlist && opts.provider ? { [opts.provider]: opts.modelAllowlist[opts.provider] ?? [] } : opts.modelAllowlist);
   const available = describeAgentsForTool(opts.agents, allowlist ? { modelAllowlist: allowlist } : {});
   const skills = forkSkills(opts.agents);
   return [

@@ -20,6 +20,8 @@ import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { DELIVERY_MODES, PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
+import type { ProviderCatalogue } from './agent-provider';
+import { providerNameSchema } from './model-allowlist';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
 import { treeTokenSchema } from './tree-ledger';
 import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
@@ -67,6 +69,17 @@ export interface CacheSafeParams {
   topK?: number;
   requestHashes?: RequestHashes;
   mcpServers?: Record<string, unknown>[];
+}
+
+/** Why an agent's `provider` (and `model`) cannot run under its tree's `subAgents.providers`, or undefined. */
+function providerProblem(v: { provider?: string; model?: string; subAgents?: { providers?: ProviderCatalogue } }): string | undefined {
+  const catalogue = v.subAgents?.providers;
+  if (v.provider === undefined || !catalogue) return undefined;
+  const entry = catalogue[v.provider];
+  if (!entry) return `provider "${v.provider}" is not one of subAgents.providers (${Object.keys(catalogue).join(', ')})`;
+  if (v.model === undefined || entry.models.includes(v.model)) return undefined;
+  const alias = entry.aliases[v.model];
+  return alias ? `model "${v.model}" is an alias on ${v.provider}: give the model id "${alias}"` : `model "${v.model}" is not allowed on provider "${v.provider}" (allowed: ${entry.models.join(', ')})`;
 }
 
 /**
@@ -207,6 +220,11 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   depth: z.number().int().min(0).max(100).default(0),
   /** Sub-agents this agent may start (Agent, SendMessage, TaskOutput, TaskStop tools). */
   subAgents: subAgentsSchema.optional(),
+  /**
+   * The provider this agent's model calls go to (a name of the workers' FORKFLOW_PROVIDERS).
+   * Absent: the workers' default Anthropic client. Checked against `subAgents.providers` when given.
+   */
+  provider: providerNameSchema.optional(),
   /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
   toolAccess: toolAccessInputSchema.optional(),
   approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),
@@ -274,7 +292,11 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   retry: retryMarkSchema.optional(),
   /** How the starter waits for it (traces and the UI show it): `sync`, `forget`, `background` or `child`. */
   mode: z.enum(['sync', 'forget', 'background', 'child']).default('forget'),
-}).refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
+}).superRefine((v, ctx) => {
+    const problem = providerProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['provider'] });
+  })
+  .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
   .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] })
   .refine((v) => !(v.from && (v.parent || v.parentRef)), { message: 'give from (a point to resolve) or parent/parentRef, not both', path: ['from'] })
   .refine((v) => !v.replay || v.continuation || v.parentRef || v.from, { message: 'replay needs a point to go on from: from, or parentRef', path: ['replay'] }));

@@ -10,6 +10,7 @@ import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema } 
 import { durationSchema } from './duration';
 import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
 import { prefixRefSchema } from './prefix';
+import { providerCatalogueSchema } from './agent-provider';
 import type { CarriedCache } from './cache-break';
 import { schemaOnce } from './schema-once';
 
@@ -39,6 +40,13 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
   modelAllowlist: modelAllowlistSchema.optional(),
   /** The provider this tree's model calls go to: the allowlist entry that applies. */
   provider: providerNameSchema.default(DEFAULT_PROVIDER),
+  /**
+   * The providers this tree's agents may run on, with their models and aliases
+   * (src/shared/agent-provider.ts; `catalogueOf` builds it from FORKFLOW_PROVIDERS). When set,
+   * the Agent tool takes `provider`, and a spawned agent may run on another provider; when
+   * absent, every agent runs on the worker's default client, as before.
+   */
+  providers: providerCatalogueSchema.optional(),
   /** How a child's token budget derives from this agent's: equal | remaining | proportional | fixed:N. */
   budgetPolicy: z.unknown().optional(),
   /** Per-agent cap on any child budget. */

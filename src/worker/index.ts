@@ -11,6 +11,8 @@
 export { createForkflowWorker, createModelWorker, createWorkspaceWorker, type ForkflowWorkerOptions } from './worker';
 export { bundleForkflowWorkflows, WorkflowBundleMismatchError } from './bundle';
 export { createModelClient } from './model-client';
+export { createProviderClients, providersFromEnv, InvalidProvidersError } from './providers';
+export { catalogueOf } from '../shared/agent-provider';
 export { installRuntime, isRuntimeInstallError, RuntimeInstallError, type InstalledRuntime, type RuntimeSettings } from './runtime';
 export { forkflowSettings, type ForkflowSettings } from './config';
 export { tracingFromEnv, type Tracing } from './tracing';

@@ -6,6 +6,7 @@
  * after half a second: a retried model call's conversation query waits no longer than that.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ProviderClients } from '../activities/model/providers/registry';
 import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -39,6 +40,8 @@ export interface ForkflowWorkerOptions {
   namespace: string;
   taskQueue: string;
   anthropic: Anthropic;
+  /** Named providers (src/worker/providers.ts `createProviderClients`); default: `anthropic` alone. */
+  providers?: ProviderClients;
   workspaceRoot: string;
   /** Roots every fork's workspace must lie under (default: FORKFLOW_WORKSPACE_ROOTS and `workspaceRoot`). */
   workspaceRoots?: string[];
@@ -170,7 +173,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -196,7 +199,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter,
-    activities: createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -213,7 +216,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs });
+  const all = createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

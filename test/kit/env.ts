@@ -3,6 +3,8 @@
  * model and a worker on a task queue of the test's own, and hands back clients. Real parts
  * only: a real server, the real SDKs, the emulator over HTTP.
  */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ProviderClients } from '../../src/activities/model/providers/registry';
 import type { SandboxAvailability } from '../../src/activities/tools/sandbox';
 import type { ConversationSource } from '../../src/activities/conversation';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -74,6 +76,8 @@ export interface HarnessOptions {
   server?: { address: string; namespace: string; uiUrl?: string };
   /** The worker's poll interval for submitted Message Batches (delivery `batch`), in ms. */
   batchPollMs?: number;
+  /** The worker's named providers, given its default client (default: that client alone). */
+  providers?: (defaultClient: Anthropic) => ProviderClients;
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -94,13 +98,15 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   // With `noWorker` no worker is created at all: one that never ran keeps its connection
   // from closing.
   const nativeConnection = opts.noWorker ? undefined : await NativeConnection.connect({ address: env.address });
+  const anthropic = createModelClient({ apiKey: 'test-key', baseURL: model.url });
   const worker = nativeConnection
     ? await createForkflowWorker({
         connection: nativeConnection,
         client,
         namespace: env.namespace,
         taskQueue,
-        anthropic: createModelClient({ apiKey: 'test-key', baseURL: model.url }),
+        anthropic,
+        ...(opts.providers ? { providers: opts.providers(anthropic) } : {}),
         workspaceRoot,
         conversations,
         workflowBundle: { codePath: opts.bundlePath ?? env.bundlePath },

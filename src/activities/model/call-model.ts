@@ -28,9 +28,16 @@ import type { LedgerClient } from '../tree';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 import { callViaBatch } from './batch-call';
+import { callChatCompletions } from './providers/openai-call';
+import { providerFor, type ProviderClients } from './providers/registry';
 
 export interface ModelDeps {
   anthropic: Anthropic;
+  /**
+   * The worker's providers by name (src/worker/providers.ts): a call whose input names a
+   * provider goes to that provider's client; a call naming none goes to `anthropic`.
+   */
+  providers?: ProviderClients;
   conversations: ConversationSource;
   /** Stream responses (default). Off only for endpoints without SSE. */
   stream?: boolean;
@@ -216,6 +223,12 @@ export function createModelActivities(deps: ModelDeps) {
       // Deltas to stream subscribers; a stream that fails never fails the call (live-publisher.ts).
       const live = deps.stream !== false ? LivePublisher.open(input, deps.liveStream) : undefined;
       try {
+        // The provider is the input's, the same on every attempt; an unknown one fails at once.
+        const provider = providerFor(deps.providers, input.provider);
+        const anthropic = provider?.kind === 'anthropic' ? provider.anthropic : deps.anthropic;
+        // An OpenAI-compatible provider: Chat Completions through its adapter (providers/openai-call.ts).
+        const chat = provider?.kind === 'openai-compatible' ? provider.openai : undefined;
+        const viaDefault = anthropic === deps.anthropic && !chat;
         // An earlier attempt left its request (and maybe got the whole response and then lost
         // its worker, or its server): hand that response back instead of paying twice.
         const handed = retry ? await handedOver(deps.responses, key) : undefined;
@@ -238,8 +251,9 @@ export function createModelActivities(deps: ModelDeps) {
         let requestTokens: number | undefined;
         if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body);
         else if (input.context && !input.keepAlive && !handed) {
-          const counting = deps.countTokens !== false;
-          requestTokens = await measureRequest(deps.anthropic, prepared, input.context, counting, ctx.cancellationSignal);
+          // Chat Completions has no count_tokens: the estimate decides alone.
+          const counting = deps.countTokens !== false && !chat;
+          requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal);
           checkFits(input.turn, requestTokens, input.context, counting);
         }
         const body = await withinBudget(deps, input, prepared.body);
@@ -250,7 +264,8 @@ export function createModelActivities(deps: ModelDeps) {
         // This attempt's proof of its gateway call: its cancel must carry it (the key alone is in history).
         const proof = randomBytes(32).toString('hex');
         try {
-          const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
+          // The gateway fronts the worker's Anthropic endpoint only: other providers' calls carry no call key.
+          const digest = deps.gateway && key && viaDefault ? callKeyDigest(key) : undefined;
           const options = {
             signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
             ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}),
@@ -273,10 +288,11 @@ export function createModelActivities(deps: ModelDeps) {
           let keeping: Promise<void> | undefined;
           let message: Anthropic.Messages.Message | undefined;
           // Delivery `batch` (a keep-alive never: it must land before the cache expires).
-          if (input.delivery === 'batch' && !input.keepAlive) {
+          // Only the Anthropic Messages API has batches: other providers answer interactively.
+          if (input.delivery === 'batch' && !input.keepAlive && !chat) {
             progress.phase = 'waiting for batch';
             const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
-            const out = await callViaBatch({ anthropic: deps.anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            const out = await callViaBatch({ anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
             if (out.kind === 'message') {
               message = out.message;
               const plain = toResult(message);
@@ -292,11 +308,25 @@ export function createModelActivities(deps: ModelDeps) {
           }
           if (message) {
             // Answered by its batch.
+          } else if (chat) {
+            const out = await callChatCompletions(chat, body, {
+              stream: deps.stream !== false,
+              signal: options.signal,
+              onEvent: (event) => {
+                progress.events++;
+                live?.onEvent(event);
+              },
+              onFinal: (final, requestId) => {
+                result = { ...toResult(final), ...(requestId ? { requestId } : {}) };
+                keeping = keep(deps.responses, key, result, body);
+              },
+            });
+            message = out.message;
           } else if (deps.stream !== false) {
             // Beta headers (the 1M window, context management, the MCP connector) go by the beta client's `betas`.
             const stream: MessageStream = prepared.betas.length > 0
-              ? (deps.anthropic.beta.messages.stream({ ...(body as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: prepared.betas }, options) as unknown as MessageStream)
-              : deps.anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
+              ? (anthropic.beta.messages.stream({ ...(body as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: prepared.betas }, options) as unknown as MessageStream)
+              : anthropic.messages.stream(body as Anthropic.Messages.MessageStreamParams, options);
             message = await stream
               .on('streamEvent', (event) => {
                 progress.events++;
@@ -308,9 +338,9 @@ export function createModelActivities(deps: ModelDeps) {
               })
               .finalMessage();
           } else if (prepared.betas.length > 0) {
-            message = (await deps.anthropic.beta.messages.create({ ...(body as unknown as Anthropic.Beta.Messages.MessageCreateParamsNonStreaming), stream: false, betas: prepared.betas }, options)) as unknown as Anthropic.Messages.Message;
+            message = (await anthropic.beta.messages.create({ ...(body as unknown as Anthropic.Beta.Messages.MessageCreateParamsNonStreaming), stream: false, betas: prepared.betas }, options)) as unknown as Anthropic.Messages.Message;
           } else {
-            message = await deps.anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
+            message = await anthropic.messages.create({ ...(body as Anthropic.Messages.MessageCreateParamsNonStreaming), stream: false }, options);
           }
           result ??= toResult(message);
           await (keeping ?? keep(deps.responses, key, result, body));
@@ -322,7 +352,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
-          if (ctx.cancellationSignal.aborted && deps.gateway && key) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
+          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
           recordModelFailure(body.model, failure);
           throw failure;

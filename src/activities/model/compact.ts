@@ -6,6 +6,8 @@
  * moment it arrives (a worker that dies before the workflow records it costs no second
  * summary), and it is charged at the tree's root like any call, once per compaction number.
  */
+import { callChatCompletions } from './providers/openai-call';
+import { providerFor } from './providers/registry';
 import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
@@ -23,7 +25,7 @@ import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { capAttempts, classifyModelError } from './errors';
 import type { CallKey } from './response-store';
 
-export type CompactionDeps = Pick<ModelDeps, 'anthropic' | 'conversations' | 'responses' | 'stopping' | 'gateway' | 'ledger' | 'countTokens'>;
+export type CompactionDeps = Pick<ModelDeps, 'anthropic' | 'providers' | 'conversations' | 'responses' | 'stopping' | 'gateway' | 'ledger' | 'countTokens'>;
 
 /** The summarising request: the agent's own context and messages up to `keepFrom`, and the compaction request. */
 async function summaryRequest(deps: CompactionDeps, input: CompactionCallInput) {
@@ -60,33 +62,42 @@ export function createCompactionActivities(deps: CompactionDeps) {
         const sent = await summaryRequest(deps, input);
         const earlier = ctx.info.attempt > 1 ? await kept(deps.responses, key, sent.body) : undefined;
         if (earlier) return await charge(earlier);
+        // The agent's provider summarises its conversation (an OpenAI-compatible one through its adapter, without count_tokens).
+        const provider = providerFor(deps.providers, input.call.provider);
+        const anthropic = provider?.kind === 'anthropic' ? provider.anthropic : deps.anthropic;
+        const chat = provider?.kind === 'openai-compatible' ? provider.openai : undefined;
+        const viaDefault = anthropic === deps.anthropic && !chat;
         const window = input.call.context?.window;
-        const requestTokens = window ? await measureRequest(deps.anthropic, sent, { window }, deps.countTokens !== false, ctx.cancellationSignal) : undefined;
+        const requestTokens = window ? await measureRequest(anthropic, sent, { window }, deps.countTokens !== false && !chat, ctx.cancellationSignal) : undefined;
         if (window && requestTokens !== undefined) checkFits(turn, requestTokens, { window }, true);
         let result: ModelCallResult;
         // This attempt's proof of its gateway call: only it may cancel the call there.
         const proof = randomBytes(32).toString('hex');
         try {
-          const digest = deps.gateway && key ? callKeyDigest(key) : undefined;
+          const digest = deps.gateway && key && viaDefault ? callKeyDigest(key) : undefined;
           const options = { signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal, ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}) };
           const params = sent.body;
-          const stream = sent.betas.length > 0
-            ? deps.anthropic.beta.messages.stream({ ...(params as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: sent.betas }, options)
-            : deps.anthropic.messages.stream(params as Anthropic.Messages.MessageStreamParams, options);
-          const message = (await stream.finalMessage()) as Anthropic.Messages.Message;
+          const stream = chat
+            ? undefined
+            : sent.betas.length > 0
+              ? anthropic.beta.messages.stream({ ...(params as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: sent.betas }, options)
+              : anthropic.messages.stream(params as Anthropic.Messages.MessageStreamParams, options);
+          const answered = chat ? await callChatCompletions(chat, params, { stream: true, signal: options.signal }) : undefined;
+          const message = answered ? answered.message : ((await stream!.finalMessage()) as Anthropic.Messages.Message);
+          const requestId = answered ? answered.requestId : stream?.request_id;
           result = {
             message: { role: 'assistant', content: message.content.map(toParamBlock) },
             stopReason: message.stop_reason,
             ...replyUsage(message, requestTokens),
             model: message.model,
             ...(requestTokens !== undefined ? { requestTokens } : {}),
-            ...(stream.request_id ? { requestId: stream.request_id } : {}),
+            ...(requestId ? { requestId } : {}),
           };
           await keep(deps.responses, key, result, sent.body);
           recordModelSuccess(sent.body.model, result.usage);
         } catch (err) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable(`compaction before turn ${turn} handed back: the worker is stopping`, 'WorkerStopping');
-          if (ctx.cancellationSignal.aborted && deps.gateway && key) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
+          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`compaction before turn ${turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
           recordModelFailure(sent.body.model, failure);
           throw failure;

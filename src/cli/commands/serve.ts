@@ -21,6 +21,7 @@ import { installRuntime, isRuntimeInstallError } from '../../worker/runtime';
 import { CliError, EXIT } from '../exit';
 import { ensureSearchAttributes } from '../../worker/search-attributes';
 import { createModelClient } from '../../worker/model-client';
+import { createProviderClients, providersFromEnv } from '../../worker/providers';
 import { createForkflowWorker, createModelWorker, createWorkspaceWorker } from '../../worker/worker';
 import { DEFAULT_WEB_PORT, startWebView, type WebView } from '../web/server';
 import { withClient, type GlobalOptions } from './agents';
@@ -159,8 +160,9 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       // Every worker of this process shares one connection, client, converter and model client.
       const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
       const anthropic = createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl });
+      const providers = createProviderClients(providersFromEnv(), anthropic);
       const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
-      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, modelGateway: settings.modelGateway, workspaceRoot });
+      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, providers, modelGateway: settings.modelGateway, workspaceRoot });
       const workers = [
         await createForkflowWorker({
           ...on(taskQueue),

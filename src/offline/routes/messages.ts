@@ -8,7 +8,7 @@ import { estimateTextTokens } from '../../shared/tokens';
 import type { CacheAccounting, CacheTicket, PromptCache } from '../cache';
 import { applyClearing, checkCompactionBlocks, compactEdit, contextEditsOf, DEFAULT_COMPACTION_TRIGGER, fromLastCompaction } from '../context-editing';
 import { ApiError } from '../errors';
-import { flattenRequest } from '../flatten';
+import { atMessageEnds, flattenRequest } from '../flatten';
 import { conversationKey, messageId } from '../ids';
 import { promptTooLong } from '../limits';
 import { applyLimits } from '../output';
@@ -35,6 +35,8 @@ export interface MessagesOptions {
   promptTooLong?: boolean;
   /** From a programmatic `stream_error` fault. */
   streamErrorAfter?: number;
+  /** Cache every message boundary instead of the marked blocks (the Chat Completions wire: automatic caching). */
+  prefixCaching?: boolean;
 }
 
 /** Usage of one pass, as the API spells it. */
@@ -63,7 +65,7 @@ function edited(req: ValidRequest, body: unknown, deps: MessagesDeps, opts: Mess
   const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }).totalTokens;
   const cleared = applyClearing(fromLastCompaction(req.messages), edits, sized);
   const seen: ValidRequest = cleared.messages === req.messages ? req : { ...req, messages: cleared.messages };
-  const flat = flattenRequest(seen);
+  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen)) : flattenRequest(seen);
   const window = deps.contextWindow(req.model, betas);
   if (opts.promptTooLong || flat.totalTokens > window) {
     const error = promptTooLong(Math.max(flat.totalTokens, window + 1), window);

@@ -13,6 +13,7 @@ import { toMs } from '../../shared/duration';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
 import { forkRecursionGuard } from '../../shared/recursion';
+import { agentProvider, childProvider } from '../../shared/agent-provider';
 import { confineCwd } from '../../shared/workspace-path';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
@@ -67,10 +68,38 @@ function childModel(agent: ForkAgent, input: AgentToolInput, launch: Launch): { 
   return { model, source: { kind: 'inherited' } };
 }
 
+/** A skill asking for a model other than its caller's: it runs as a fork and cannot. */
+function skillModelProblem(agent: ForkAgent, skill: AgentDefinition, wanted: string | undefined): string | undefined {
+  if (!wanted || wanted === agent.summary.model) return undefined;
+  return `Skill "${skill.name}" asks for model "${wanted}", but a skill runs as a fork of you and shares your model (${agent.summary.model}). Do the task yourself, or start a named agent with that model.`;
+}
+
+/**
+ * With a provider catalogue (`subAgents.providers`): the child's provider and model resolve
+ * there (src/shared/agent-provider.ts), a fork stays on its parent's.
+ */
+function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers: NonNullable<SubAgentsConfig['providers']> }, input: AgentToolInput, launch: Launch): string | undefined {
+  const definition = launch.kind === 'spawn' ? launch.definition : undefined;
+  const modelFrom = !input.model && definition?.model ? `Agent type "${definition.name}"` : undefined;
+  const choice = childProvider({
+    catalogue: config.providers,
+    parent: { provider: agentProvider(agent.input, config), model: agent.summary.model },
+    fork: launch.kind !== 'spawn',
+    provider: input.provider,
+    model: launch.kind === 'spawn' ? (input.model ?? definition?.model) : undefined,
+    ...(modelFrom ? { modelFrom } : {}),
+  });
+  if (!choice.ok) return choice.error;
+  return launch.kind === 'skill' ? skillModelProblem(agent, launch.skill, named(launch.skill.model)) : undefined;
+}
+
 /** Why a model cannot be used for this child, or undefined. */
 function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): string | undefined {
   const check = (model: string, source: ModelSource) => modelRefusal({ allowlist: config.modelAllowlist, provider: config.provider, model, source });
   if (launch.kind === 'fork' && input.model && input.model !== agent.summary.model) return `A fork always uses your model (${agent.summary.model}); omit model, or pick a subagent_type.`;
+  const providers = config.providers;
+  if (providers) return providerProblem(agent, { ...config, providers }, input, launch);
+  if (input.provider !== undefined) return 'This agent tree offers no choice of provider (no subAgents.providers): omit provider.';
   if (launch.kind === 'skill') {
     const wanted = named(launch.skill.model);
     const refused = wanted ? check(wanted, { kind: 'skill', skill: launch.skill.name }) : undefined;

@@ -79,6 +79,8 @@ export function modelCallInput(agent: ForkAgent, turn: number, opts: { compactAb
     ...(ref ? { prefix: { run: ref.run, count: ref.count, digest: ref.digest }, ...(ownContext ? {} : { contextFrom }) } : {}),
     ...(ref && agent.summary.maxTokens !== ref.context.maxTokens ? { maxTokens: agent.summary.maxTokens } : {}),
   };
+  // Absent for agents on the workers' default client: their inputs (and histories) are unchanged.
+  if (agent.input.provider !== undefined) input.provider = agent.input.provider;
   const budget = budgetOf(agent);
   if (budget) input.budget = budget;
   // Absent for interactive forks: their inputs (and histories) are unchanged.

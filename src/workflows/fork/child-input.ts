@@ -6,6 +6,7 @@
  *   definition allows, and sub-agent tools only when nested spawning is on.
  * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
  */
+import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
 import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
@@ -71,6 +72,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.routes ? { routes: agent.input.routes } : {}),
     ...(agent.input.mcpServers ? { mcpServers: agent.input.mcpServers } : {}),
     ...(agent.input.hooks ? { hooks: agent.input.hooks } : {}),
+    // A fork (and a skill) runs on its caller's provider; a spawn may name another (spawnChildInput).
+    ...(agent.input.provider ? { provider: agent.input.provider } : {}),
   };
 }
 
@@ -153,8 +156,11 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider }) : [])];
-  const model = resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
+  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}) }) : [])];
+  // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
+  const parentProvider = agentProvider(agent.input, config);
+  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider, model: input.model ?? definition?.model }) : undefined;
+  const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);
   const own = definedTools(agent, definition);
   return {
@@ -171,7 +177,9 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     tools,
     model,
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
-    ...(nested ? { subAgents: config } : {}),
+    // Set when it differs from the caller's (the caller's own, if named, came with `common`).
+    ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
+    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : {}),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),

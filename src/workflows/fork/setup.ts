@@ -9,6 +9,7 @@
  * unless it says it is a counterfactual fork: then it holds its own context (the parent's with
  * the overrides) and records which parts changed.
  */
+import { allowlistOf } from '../../shared/agent-provider';
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
@@ -83,7 +84,7 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
   const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
-  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider }) : [];
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}) }) : [];
   return [...builtin, ...sub];
 }
 

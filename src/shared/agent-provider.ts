@@ -1,0 +1,90 @@
+/**
+ * Which provider and model a sub-agent runs on, when its tree has a provider catalogue
+ * (`subAgents.providers`): the providers its agents may use, each with its allowed models
+ * (the first is the default) and its aliases. A fork always stays on its parent's provider
+ * and model (its cache is there); a spawned agent may name another provider, and its model
+ * resolves on that provider: an alias maps per provider, `inherit` or nothing means the
+ * parent's model on the parent's provider and the provider's first model elsewhere.
+ *
+ * Pure and workflow-safe: the workflow runs {@link childProvider} before anything starts,
+ * so every refusal is a tool error and nothing is started.
+ */
+import { z } from 'zod';
+import { modelIdSchema } from './agents';
+import { providerNameSchema } from './model-allowlist';
+import type { ProvidersConfig } from './providers';
+import { schemaOnce } from './schema-once';
+
+/** `{ name: { models, aliases } }`: what a tree's agents may run on. */
+export const providerCatalogueSchema = schemaOnce('agent-provider#providerCatalogueSchema', () => z.record(
+  providerNameSchema,
+  z.strictObject({
+    models: z.array(modelIdSchema).min(1),
+    aliases: z.record(z.string().min(1).max(64), modelIdSchema).default({}),
+  }).refine((p) => Object.values(p.aliases).every((m) => p.models.includes(m)), { message: 'every alias must map to a model listed in models', path: ['aliases'] }),
+));
+export type ProviderCatalogue = z.output<typeof providerCatalogueSchema>;
+
+/**
+ * The catalogue of a worker's provider configuration (entries that list models), for a
+ * client building a tree's input from the same FORKFLOW_PROVIDERS the workers read.
+ */
+export function catalogueOf(config: ProvidersConfig): ProviderCatalogue {
+  return Object.fromEntries(config.filter((p) => p.models.length > 0).map((p) => [p.name, { models: p.models, aliases: p.aliases }]));
+}
+
+/** The models per provider, as the allowlist the Agent tool shows. */
+export function allowlistOf(catalogue: ProviderCatalogue): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(catalogue).map(([name, p]) => [name, p.models]));
+}
+
+export type ChildChoice = { ok: true; provider: string; model: string } | { ok: false; error: string };
+
+const INHERIT = 'inherit';
+
+/**
+ * The provider and model of a child, or the refusal to give the model.
+ *
+ * @example childProvider({ catalogue, parent: { provider: 'anthropic', model: 'claude-sonnet-4-6' }, fork: false, provider: 'openai', model: 'mini' }) // { ok: true, provider: 'openai', model: 'gpt-4.1-mini' }
+ */
+export function childProvider(args: {
+  catalogue: ProviderCatalogue;
+  parent: { provider: string; model: string };
+  /** A fork (or a skill, which runs as one). */
+  fork: boolean;
+  /** The Agent call's `provider`. */
+  provider?: string;
+  /** The model asked for: the call's, else a named agent's definition's. */
+  model?: string;
+  /** Where `model` came from, for the message. */
+  modelFrom?: string;
+}): ChildChoice {
+  const { catalogue, parent, fork } = args;
+  const names = Object.keys(catalogue);
+  if (fork) {
+    if (args.provider !== undefined && args.provider !== parent.provider) {
+      return { ok: false, error: `A fork always runs on your provider (${parent.provider}) and model (${parent.model}), where your cache is: omit provider, or pick a subagent_type to start a new agent on ${args.provider}.` };
+    }
+    return { ok: true, provider: parent.provider, model: parent.model };
+  }
+  const provider = args.provider ?? parent.provider;
+  const entry = catalogue[provider];
+  if (!entry) return { ok: false, error: `There is no provider "${provider}" for this agent tree. Providers: ${names.join(', ')}.` };
+  const asked = args.model?.trim();
+  if (!asked || asked === INHERIT) {
+    if (provider === parent.provider) return { ok: true, provider, model: parent.model };
+    return { ok: true, provider, model: entry.models[0] as string };
+  }
+  const model = entry.aliases[asked] ?? asked;
+  if (entry.models.includes(model)) return { ok: true, provider, model };
+  const elsewhere = names.filter((n) => n !== provider && (catalogue[n]!.models.includes(asked) || asked in catalogue[n]!.aliases));
+  const where = elsewhere.length ? ` It belongs to ${elsewhere.join(', ')}: pass provider "${elsewhere[0]}" with it, or pick a model of ${provider}.` : '';
+  const aliases = Object.keys(entry.aliases);
+  const from = args.modelFrom ? `${args.modelFrom} asks for model` : 'Model';
+  return { ok: false, error: `${from} "${asked}", which is not available on provider "${provider}".${where} Allowed on ${provider}: ${entry.models.join(', ')}${aliases.length ? ` (aliases: ${aliases.join(', ')})` : ''}.` };
+}
+
+/** The provider an agent runs on: its own `provider`, else its tree's (`subAgents.provider`). */
+export function agentProvider(input: { provider?: string }, config: { provider: string }): string {
+  return input.provider ?? config.provider;
+}
