@@ -31,10 +31,11 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
     .option('-d, --dir <dir>', 'directory of *.md agent files', '.forkflow/agents')
     .action(async (flags: { dir: string }) => {
       const report = formatAgentReport(await loadAgentDefinitions(resolve(flags.dir)));
+      // A field that is not honoured is a problem too: the exit status says so, in either format.
+      if (report.problems.length > 0) process.exitCode = EXIT.failure;
       if (globals().json) return printJson(report);
       process.stdout.write(`${table(report.head, report.rows)}\n${report.summary}\n`);
       for (const p of report.problems) process.stdout.write(`  - ${p}\n`);
-      if (report.problems.length > 0) process.exitCode = EXIT.failure;
     });
 
   program
