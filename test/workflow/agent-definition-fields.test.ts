@@ -68,5 +68,6 @@ test("a definition's maxTurns ends its loop at that many turns; without backgrou
   // Sync: the child's outcome is the tool result itself, and it stopped at its own limit.
   expect(answer!.json).toMatchObject({ agentId: 'fields-turns.spawn-1' });
   expect(answer!.json?.status).not.toBe('async_launched');
+  expect(answer!.json).toMatchObject({ note: expect.stringContaining('SendMessage to "fields-turns.spawn-1"') as string });
   expect((await h.forkflow.status('fields-turns.spawn-1')).turns).toBe(2);
 });

@@ -3,7 +3,8 @@
  * contradicts", G and H): a fork child is told to commit what it changes and to report in
  * under 500 words (seed 003's rules); a fork runs with seed 003's 200 turns unless its caller
  * sets `subAgents.forkMaxTurns`; TaskStop takes the legacy `shell_id`; a fork run with
- * skipTranscript is left out of `list()`.
+ * skipTranscript is left out of `list()`. Also the launch views (issue 32 item 3): `async_launched`
+ * carries the prompt and a fork's `messages_inherited`.
  */
 import { textOf } from '../../src/shared/anthropic';
 import { startHarness, type Harness } from '../kit/env';
@@ -29,6 +30,12 @@ test("a fork child reads seed 003's rules and gets 200 turns; a caller's forkMax
   expect(directive).toContain('5. Keep your report under 500 words.');
   expect(directive).not.toContain('Commit changes only if the directive asks');
   expect((await h.forkflow.status('rules-fork.fork-1')).maxTurns).toBe(200);
+  // The launch view carries the prompt and, for a fork, how many of the caller's messages it starts from.
+  expect(toolResultsIn(await h.forkflow.transcript('rules-fork'))[0]!.json).toMatchObject({
+    status: 'async_launched',
+    prompt: 'Look around.\n@reply looked',
+    messages_inherited: bodyOf(child).messages.length - 1,
+  });
 
   const capped = await h.forkflow
     .startAgent({ agentId: 'rules-capped', prompt: prompt.replace('Look around.', 'Look again.'), subAgents: { forkMaxTurns: 7 } })

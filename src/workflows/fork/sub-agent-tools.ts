@@ -6,7 +6,7 @@
  */
 import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentToolInput, sendMessageToolInput, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentToolInput, sendMessageToolInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -109,8 +109,13 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   return jsonResult(use.id, outcomeView(record), record.state !== 'completed');
 }
 
+/** Before this patch TaskStop refused the legacy `shell_id` (seed 001 accepts it as `task_id`). */
+export const TASK_STOP_SHELL_ID_PATCH = 'forkflow-task-stop-shell-id-1';
+
 async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
-  const parsed = taskStopCallInput.safeParse(use.input);
+  // Before the patch `shell_id` was refused: a recorded run that sent it keeps its refusal.
+  const legacy = typeof use.input === 'object' && use.input !== null && 'shell_id' in use.input && !patched(TASK_STOP_SHELL_ID_PATCH);
+  const parsed = (legacy ? taskStopToolInput : taskStopCallInput).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskStop call: ${describeIssues(parsed.error).join('; ')}`);
   const record = agent.children.find(parsed.data.task_id);
   if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours.`);
