@@ -169,7 +169,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
     // A definition's skills are preloaded into its prompt; its initialPrompt opens its first turn.
-    system: definition ? withPreloadedSkills(definition.systemPrompt, definition, config.agents) || DEFAULT_SYSTEM_PROMPT : DEFAULT_SYSTEM_PROMPT,
+    system: definition ? withPreloadedSkills(definition.systemPrompt || DEFAULT_SYSTEM_PROMPT, definition, config.agents) : DEFAULT_SYSTEM_PROMPT,
     ...(definition?.initialPrompt ? { prompt: `${definition.initialPrompt}\n\n${input.prompt}` } : {}),
     tools,
     model,
