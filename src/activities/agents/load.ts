@@ -25,6 +25,11 @@ export const MAX_AGENT_FILE_BYTES = 256 * 1024;
  * const { agents, problems } = await loadAgentDefinitions('.forkflow/agents');
  */
 export async function loadAgentDefinitions(dir: string): Promise<AgentLoadResult> {
+  return withCheckedSkills(await readAgentDirectory(dir));
+}
+
+/** One directory's agents and problems, skills not yet checked (sources.ts merges several first). */
+export async function readAgentDirectory(dir: string): Promise<AgentLoadResult> {
   let entries: string[];
   try {
     entries = await readdir(dir);
@@ -55,7 +60,13 @@ export async function loadAgentDefinitions(dir: string): Promise<AgentLoadResult
     firstFileOf.set(definition.name, file);
     agents.push(definition);
   }
-  return { agents: agents.map((a) => withResolvableSkills(a, agents, problems)), problems };
+  return { agents, problems };
+}
+
+/** Every named agent keeps only the skills the loaded commands can supply; the rest are reported. */
+export function withCheckedSkills(result: AgentLoadResult): AgentLoadResult {
+  const problems = [...result.problems];
+  return { agents: result.agents.map((a) => withResolvableSkills(a, result.agents, problems)), problems };
 }
 
 /**
