@@ -47,7 +47,7 @@ test('background: true in the definition answers async_launched with the gate of
   expect(notes).toHaveLength(1);
   expect(notes[0]).toContain('reviewed: fine');
 
-  const first = messageRequests(h.model).find((e) => bodyOf(e).messages.length === 1 && textOf(bodyOf(e).messages[0]!).includes('Review the change.'))!;
+  const first = messageRequests(h.model).find((e) => bodyOf(e).messages.length === 1 && JSON.stringify(bodyOf(e).system).includes('You review changes.'))!;
   expect(textOf(bodyOf(first).messages[0]!)).toMatch(/^Begin with the riskiest file\.\n\nReview the change\./);
   const system = JSON.stringify(bodyOf(first).system);
   expect(system).toContain('You review changes.');
