@@ -46,10 +46,10 @@ describe('loadAgentDefinitions: valid files', () => {
     dir.file('agent.md', FULL);
     const { agents: all, problems } = await loadAgentDefinitions(dir.dir);
     const agents = all.filter((a) => a.context !== 'fork');
-    // Valid but not honoured: reported by name and left out.
+    // Valid but not honoured: reported by name (in honoured.ts's order) and left out.
     expect(problems.map((p) => [p.field, p.outcome])).toEqual([
-      ['effort', 'unsupported'],
       ['memory', 'unsupported'],
+      ['effort', 'unsupported'],
     ]);
     expect(agents).toEqual([
       {
