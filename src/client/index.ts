@@ -24,7 +24,7 @@ import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
 import { temporalSettings } from './settings';
 import { AgentNotFoundError, ForkflowError, InvalidForkInputError, ResultAlreadyTakenError } from './errors';
-import { toAgentRow, type AgentRow } from './rows';
+import { isHidden, startMemo, toAgentRow, type AgentRow } from './rows';
 import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage';
 import { streamEvents, type StreamOptions } from './stream';
 import type { StreamEvent } from '../shared/stream-events';
@@ -223,6 +223,7 @@ export class ForkflowClient {
       staticSummary: `${v.forkLabel}: ${firstLine(v.prompt, 120)}`,
       staticDetails: `**Directive**\n\n${v.prompt}`,
       typedSearchAttributes: startAttributes(agentId, v),
+      ...startMemo(v),
     });
     return new ForkHandle(this, agentId, handle.firstExecutionRunId);
   }
@@ -447,13 +448,17 @@ export class ForkflowClient {
     await this.call(agentId, (h) => h.cancel());
   }
 
-  /** Agents matching a visibility query (same language as the Web UI's search box). */
-  list(opts: { query?: string; limit?: number } = {}): Promise<AgentRow[]> {
+  /**
+   * Agents matching a visibility query (same language as the Web UI's search box). Forks run
+   * with skipTranscript are left out unless `includeHidden` (Temporal's own UI still shows them).
+   */
+  list(opts: { query?: string; limit?: number; includeHidden?: boolean } = {}): Promise<AgentRow[]> {
     const base = `WorkflowType = '${WORKFLOW_TYPES.fork}'`;
     const query = opts.query ? `${base} AND (${opts.query})` : base;
     return this.outage.read('list', async () => {
       const rows: AgentRow[] = [];
       for await (const info of this.temporal.workflow.list({ query })) {
+        if (!opts.includeHidden && isHidden(info)) continue;
         rows.push(toAgentRow(info));
         if (rows.length >= (opts.limit ?? 100)) break;
       }

@@ -21,6 +21,7 @@ import { resumable, type RetryableEnd, type TurnPoint } from '../shared/time-tra
 import { closedResult, runEndOf } from '../shared/time-travel-reader';
 import { AgentNotFoundError, InvalidForkInputError, RetryRefusedError } from './errors';
 import { startAttributes } from './lineage';
+import { startMemo } from './rows';
 import { carriedLineage } from './tree';
 import { turnPointOf } from './time-travel';
 
@@ -135,6 +136,7 @@ export async function retryAgent(client: Client, agentId: string, opts: RetryOpt
     args: [next],
     staticSummary: `retry from turn ${point.turn} (after ${previous})`,
     typedSearchAttributes: [...startAttributes(agentId, v), ...(v.name ? [{ key: SA.name, value: v.name }] : [])],
+    ...startMemo(v),
   });
   return { runId: started.firstExecutionRunId, fromTurn: point.turn };
 }

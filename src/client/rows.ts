@@ -22,6 +22,22 @@ export interface AgentRow {
   totalTokens?: number;
 }
 
+/**
+ * The memo a fork started with skipTranscript carries: `list()` leaves it out (seed 000: a
+ * skip_transcript fork "stays invisible to agent ps"). Set at start, so it costs no workflow command.
+ */
+export const HIDDEN_MEMO = { forkflowHidden: true } as const;
+
+/** The start memo of a fork: hidden when it runs with skipTranscript, none otherwise. */
+export function startMemo(v: { skipTranscript?: boolean }): { memo?: typeof HIDDEN_MEMO } {
+  return v.skipTranscript ? { memo: HIDDEN_MEMO } : {};
+}
+
+/** True for a fork started hidden (see {@link HIDDEN_MEMO}). */
+export function isHidden(info: Pick<WorkflowExecutionInfo, 'memo'>): boolean {
+  return info.memo?.forkflowHidden === true;
+}
+
 export function toAgentRow(info: WorkflowExecutionInfo): AgentRow {
   const sa = info.typedSearchAttributes;
   return {

@@ -42,6 +42,16 @@ export const taskStopToolInput = schemaOnce('agent-tools#taskStopToolInput', () 
 }));
 export type TaskStopToolInput = z.infer<typeof taskStopToolInput>;
 
+/**
+ * What a TaskStop call may carry: `task_id`, or the legacy `shell_id` (seed 001: "也兼容旧的
+ * shell_id"), which means the same thing. Not both, and only `task_id` is shown to the model
+ * (its tool definition stays `taskStopToolInput`).
+ */
+export const taskStopCallInput = schemaOnce('agent-tools#taskStopCallInput', () => z
+  .strictObject({ task_id: z.string().min(1).optional(), shell_id: z.string().min(1).optional() })
+  .refine((v) => (v.task_id === undefined) !== (v.shell_id === undefined), { message: 'give task_id (the agent id of a running sub-agent to stop); shell_id is its legacy name, not to be given with it' })
+  .transform((v): TaskStopToolInput => ({ task_id: (v.task_id ?? v.shell_id)! })));
+
 /** Skill names and arguments are the model's choice: bounded and plain before anything looks them up. */
 export const skillToolInput = schemaOnce('agent-tools#skillToolInput', () => z.strictObject({
   skill: skillNameSchema.describe('The skill to run, by name (one of those listed).'),

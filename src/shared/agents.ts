@@ -53,10 +53,15 @@ export const skillNameSchema = schemaOnce('agents#skillNameSchema', () => z.stri
 /** A model id or alias as the provider spells it (checked against allowlists elsewhere). */
 export const modelIdSchema = schemaOnce('agents#modelIdSchema', () => z.string().max(200).regex(/^\S+$/));
 
+/** The longest `description` accepted: it is shown to the model in every Agent tool description. */
+export const MAX_DESCRIPTION_CHARS = 8_000;
+/** The longest `initialPrompt` accepted: it opens every first turn of the agent. */
+export const MAX_INITIAL_PROMPT_CHARS = 16_000;
+
 /** One schema per field, shared by the file loader and by {@link agentDefinitionSchema}. */
 export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   name: agentNameSchema,
-  description: z.string().trim().min(1),
+  description: z.string().trim().min(1).max(MAX_DESCRIPTION_CHARS),
   context: z.literal('fork'),
   tools: z.array(toolNameSchema),
   disallowedTools: z.array(toolNameSchema),
@@ -70,7 +75,7 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   isolation: z.enum(ISOLATION_MODES),
   delivery: z.enum(DELIVERY_MODES),
   color: z.enum(AGENT_COLORS),
-  initialPrompt: z.string().trim().min(1),
+  initialPrompt: z.string().trim().min(1).max(MAX_INITIAL_PROMPT_CHARS),
   skills: z.array(skillNameSchema),
   contextManagement: contextManagementSchema,
   mcpServers: agentMcpServersSchema,
@@ -162,8 +167,11 @@ export interface AgentProblem {
   file: string;
   /** The frontmatter field concerned, if any. */
   field?: string;
-  /** `skipped`: no agent from this file; `ignored`: the field (or one entry) was left out; `restricted`: tools were withheld to be safe. */
-  outcome: 'skipped' | 'ignored' | 'restricted';
+  /**
+   * `skipped`: no agent from this file; `ignored`: the field (or one entry) was left out; `restricted`: tools were withheld to be safe;
+   * `unsupported`: a valid field forkflow cannot carry out, left out (src/activities/agents/honoured.ts).
+   */
+  outcome: 'skipped' | 'ignored' | 'restricted' | 'unsupported';
   /** What was wrong. */
   problem: string;
   /** What to do about it. */

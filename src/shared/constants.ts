@@ -16,6 +16,8 @@ export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
 export const DEFAULTS = {
   model: 'claude-sonnet-5-5',
   maxTurns: 30,
+  /** A fork's turn limit unless its caller's `subAgents.forkMaxTurns` says otherwise (seed 003, FORK_AGENT maxTurns). */
+  forkMaxTurns: 200,
   /** `max_tokens` of each model call when neither the input nor the parent snapshot says. */
   maxOutputTokens: 8192,
   forkLabel: 'fork',

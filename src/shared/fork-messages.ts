@@ -12,7 +12,8 @@ export const FORK_TAG = 'forkflow-worker';
 /** Identical in every sibling, so their requests differ only after the last placeholder. */
 export const PLACEHOLDER_RESULT = 'Handed to a forked worker; its report arrives separately.';
 
-const WORKER_RULES = [
+/** The first rules (runs recorded before the seed's were adopted keep them: their openings must stay byte-identical). */
+const WORKER_RULES_1 = [
   'You are a forked worker, not the main agent. The conversation above is context you inherited; the directive below is your whole job.',
   'Rules:',
   '1. Do not start or fork sub-agents; do the work yourself.',
@@ -27,6 +28,27 @@ const WORKER_RULES = [
   '   Issues: problems or open questions, or none',
   'The directive is the text after this block.',
 ].join('\n');
+
+/** The rules as seed 003's fork child protocol states them: commit what you change, report in under 500 words. */
+const WORKER_RULES_2 = [
+  'You are a forked worker, not the main agent. The conversation above is context you inherited; the directive below is your whole job.',
+  'Rules:',
+  '1. Do not start or fork sub-agents; do the work yourself.',
+  '2. Do not converse, ask questions or suggest next steps; nobody will answer. Act.',
+  '3. Use your tools directly, and read files before changing them.',
+  '4. If you modify files, commit your changes before reporting.',
+  '5. Keep your report under 500 words.',
+  '6. Start your report with "Scope:" and use these lines:',
+  '   Scope: the directive in one line',
+  '   Result: what you found or did',
+  '   Key files: the files that matter',
+  '   Files changed: paths with the commit hash, or none',
+  '   Issues: problems or open questions, or none',
+  'The directive is the text after this block.',
+].join('\n');
+
+/** The newest fork rules; an opening records the version it was written with (`OpeningOptions.rules`). */
+export const FORK_RULES_VERSION = 2;
 
 /** Where a worktree fork works, and where its parent did. */
 export interface WorktreePaths {
@@ -43,12 +65,15 @@ function worktreeNotice(w: WorktreePaths): string {
 
 export interface OpeningOptions {
   worktree?: WorktreePaths;
+  /** Which worker rules the opening carries: 2 (the seed's), or absent for the first rules (recorded runs). */
+  rules?: typeof FORK_RULES_VERSION;
 }
 
 /** The text block holding the boilerplate and the child directive. */
 export function directiveText(directive: string, opts: OpeningOptions = {}): string {
   const notice = opts.worktree ? `\n${worktreeNotice(opts.worktree)}` : '';
-  return `<${FORK_TAG}>\n${WORKER_RULES}${notice}\n</${FORK_TAG}>\n${directive}`;
+  const rules = opts.rules === FORK_RULES_VERSION ? WORKER_RULES_2 : WORKER_RULES_1;
+  return `<${FORK_TAG}>\n${rules}${notice}\n</${FORK_TAG}>\n${directive}`;
 }
 
 /** True when a message carries fork boilerplate (a fork child sees this in its own history). */
@@ -124,10 +149,11 @@ export interface OpeningRecipe {
   shape: PrefixShape;
   directive: string;
   worktree?: WorktreePaths;
+  rules?: typeof FORK_RULES_VERSION;
 }
 
 export function openingFromRecipe(recipe: OpeningRecipe): MessageParam[] {
-  return buildForkOpeningAfter(recipe.shape, recipe.directive, recipe.worktree ? { worktree: recipe.worktree } : {}).messages;
+  return buildForkOpeningAfter(recipe.shape, recipe.directive, { ...(recipe.worktree ? { worktree: recipe.worktree } : {}), ...(recipe.rules ? { rules: recipe.rules } : {}) }).messages;
 }
 
 /**

@@ -51,6 +51,8 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
   budgetPolicy: z.unknown().optional(),
   /** Per-agent cap on any child budget. */
   perAgentMaxTokens: z.number().int().positive().default(200_000),
+  /** The turn limit of a fork (an Agent call without subagent_type, or a skill); absent: FORK_MAX_TURNS, seed 003's 200. */
+  forkMaxTurns: z.number().int().min(1).max(10_000).optional(),
   /** Task queue of the remote workers (Agent isolation: "remote"). */
   remoteTaskQueue: z.string().min(1).optional(),
   /** Base URL of the Temporal Web UI, for links in remote_launched results. */

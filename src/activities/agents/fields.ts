@@ -7,6 +7,8 @@
 import {
   AGENT_COLORS,
   EFFORT_LEVELS,
+  MAX_DESCRIPTION_CHARS,
+  MAX_INITIAL_PROMPT_CHARS,
   INHERIT_MODEL,
   ISOLATION_MODES,
   DELIVERY_MODES,
@@ -22,6 +24,8 @@ import {
 import { DEFAULTS } from '../../shared/constants';
 import { parseList, preview, type ListKind, type Report } from './lists';
 import { plainIssues } from '../../shared/plain-issues';
+import { dropUnhonoured } from './honoured';
+import { systemPromptOf } from './prompt-field';
 
 type OptionalKey = Exclude<keyof typeof agentFieldSchemas, 'name' | 'description'>;
 
@@ -47,7 +51,7 @@ const SCALAR_FIELDS: Record<string, ScalarField> = {
   isolation: { key: 'isolation', expected: oneOf(ISOLATION_MODES), whenAbsent: "it runs in the caller's directory" },
   delivery: { key: 'delivery', expected: oneOf(DELIVERY_MODES), whenAbsent: "its caller's delivery applies" },
   color: { key: 'color', expected: oneOf(AGENT_COLORS), whenAbsent: 'no colour is shown' },
-  initialPrompt: { key: 'initialPrompt', expected: 'non-empty text', whenAbsent: 'nothing is added to the first turn' },
+  initialPrompt: { key: 'initialPrompt', expected: `non-empty text of at most ${MAX_INITIAL_PROMPT_CHARS} characters`, whenAbsent: 'nothing is added to the first turn' },
   contextManagement: {
     key: 'contextManagement',
     expected: 'forkflow, provider, clear-tool-results or off, or a map with strategy (compact, clear-tool-results, off) and optionally by, threshold, keepRecent, keepToolUses, instructions',
@@ -88,7 +92,7 @@ const STRUCTURED_FIELDS: Record<string, StructuredField> = {
   routes: { key: 'routes', expected: 'a list of { tools, taskQueue, readOnly?, idempotent?, timeout?, ... } (README "Your own tools")', onBad: 'ignored' },
 };
 
-const KNOWN_FIELDS = ['name', 'description', ...Object.keys(SCALAR_FIELDS), ...Object.keys(LIST_FIELDS), ...Object.keys(STRUCTURED_FIELDS)];
+const KNOWN_FIELDS = ['name', 'description', 'prompt', ...Object.keys(SCALAR_FIELDS), ...Object.keys(LIST_FIELDS), ...Object.keys(STRUCTURED_FIELDS)];
 const NAME_RULE = 'lowercase letters, digits and hyphens, starting with a letter or digit, at most 64 characters';
 
 /**
@@ -109,7 +113,7 @@ export function buildDefinition(
     report({
       field: 'description',
       outcome: 'skipped',
-      problem: data.description == null ? 'description is missing' : `description must be non-empty text, got ${preview(data.description)}`,
+      problem: data.description == null ? 'description is missing' : `description must be non-empty text of at most ${MAX_DESCRIPTION_CHARS} characters, got ${preview(data.description)}`,
       fix: 'Add description: saying when to use this agent; the model reads it to choose one.',
     });
   }
@@ -119,7 +123,7 @@ export function buildDefinition(
   let skip = false;
   for (const [field, value] of Object.entries(data)) {
     // A blank value (`model:`) is the same as leaving the field out.
-    if (field === 'name' || field === 'description' || value == null) continue;
+    if (field === 'name' || field === 'description' || field === 'prompt' || value == null) continue;
     // hasOwn: a field called `constructor` must not find Object.prototype's.
     const scalar = Object.hasOwn(SCALAR_FIELDS, field) ? SCALAR_FIELDS[field] : undefined;
     const list = Object.hasOwn(LIST_FIELDS, field) ? LIST_FIELDS[field] : undefined;
@@ -154,7 +158,8 @@ export function buildDefinition(
     }
   }
 
-  if (skip) return { problems };
+  if (skip || dropUnhonoured(fields, report)) return { problems };
+  const systemPrompt = systemPromptOf(data.prompt, body, report);
 
   // A fork shares its caller's prompt cache, which a different model would break.
   if (fields.context === 'fork' && fields.model !== undefined && fields.model !== INHERIT_MODEL) {
@@ -167,7 +172,7 @@ export function buildDefinition(
     });
   }
 
-  const definition = agentDefinitionSchema.parse({ ...fields, name, description: description.data, systemPrompt: body, sourceFile: file });
+  const definition = agentDefinitionSchema.parse({ ...fields, name, description: description.data, systemPrompt, sourceFile: file });
   return { definition, problems };
 }
 

@@ -6,6 +6,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits, type AgentDefinition, type AgentLoadResult, type AgentProblem } from '../../shared/agents';
+import { resolveSkill } from '../../shared/agent-skills';
 import { AgentDirectoryError } from './errors';
 import { buildDefinition } from './fields';
 import { splitFrontmatter } from './frontmatter';
@@ -24,6 +25,11 @@ export const MAX_AGENT_FILE_BYTES = 256 * 1024;
  * const { agents, problems } = await loadAgentDefinitions('.forkflow/agents');
  */
 export async function loadAgentDefinitions(dir: string): Promise<AgentLoadResult> {
+  return withCheckedSkills(await readAgentDirectory(dir));
+}
+
+/** One directory's agents and problems, skills not yet checked (sources.ts merges several first). */
+export async function readAgentDirectory(dir: string): Promise<AgentLoadResult> {
   let entries: string[];
   try {
     entries = await readdir(dir);
@@ -55,6 +61,34 @@ export async function loadAgentDefinitions(dir: string): Promise<AgentLoadResult
     agents.push(definition);
   }
   return { agents, problems };
+}
+
+/** Every named agent keeps only the skills the loaded commands can supply; the rest are reported. */
+export function withCheckedSkills(result: AgentLoadResult): AgentLoadResult {
+  const problems = [...result.problems];
+  return { agents: result.agents.map((a) => withResolvableSkills(a, result.agents, problems)), problems };
+}
+
+/**
+ * A named agent keeps only the skills it can preload (a `context: fork` command loaded from
+ * the same directory); every other name is reported, not silently dropped.
+ */
+function withResolvableSkills(agent: AgentDefinition, agents: AgentDefinition[], problems: AgentProblem[]): AgentDefinition {
+  if (!agent.skills) return agent;
+  const missing = agent.skills.filter((s) => !resolveSkill(s, agents));
+  for (const skill of missing) {
+    problems.push({
+      file: agent.sourceFile,
+      field: 'skills',
+      outcome: 'ignored',
+      problem: `skill "${skill}" is not a context: fork command in this directory, so it cannot be preloaded`,
+      fix: `Add a ${skill}.md command with context: fork to the directory, or delete the entry.`,
+    });
+  }
+  if (missing.length === 0) return agent;
+  const { skills: _all, ...rest } = agent;
+  const kept = agent.skills.filter((s) => !missing.includes(s));
+  return kept.length ? { ...rest, skills: kept } : rest;
 }
 
 async function loadFile(file: string): Promise<{ definition?: AgentDefinition; problems: AgentProblem[] }> {

@@ -11,7 +11,7 @@ import {
 } from '../../shared/agents';
 
 export interface AgentReport {
-  /** Column headings: name, model, tools, source. */
+  /** Column headings: name, model, tools, color, source. */
   head: string[];
   /** One row per agent, sorted by name, cells in `head` order. */
   rows: string[][];
@@ -25,6 +25,7 @@ const OUTCOME_TEXT: Record<AgentProblem['outcome'], string> = {
   skipped: 'file skipped',
   ignored: 'ignored',
   restricted: 'tools withheld',
+  unsupported: 'not honoured',
 };
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -37,11 +38,11 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 export function formatAgentReport(result: AgentLoadResult): AgentReport {
   const rows = [...result.agents]
     .sort((a, b) => compareCodeUnits(a.name, b.name))
-    .map((a) => [a.name, a.context === 'fork' ? 'caller (fork)' : (a.model ?? INHERIT_MODEL), summarizeAgentTools(a), a.sourceFile]);
+    .map((a) => [a.name, a.context === 'fork' ? 'caller (fork)' : (a.model ?? INHERIT_MODEL), summarizeAgentTools(a), a.color ?? '-', a.sourceFile]);
   const problems = result.problems.map((p) => `${p.file}: ${p.problem} (${OUTCOME_TEXT[p.outcome]}). ${p.fix}`);
   const skippedFiles = new Set(result.problems.filter((p) => p.outcome === 'skipped').map((p) => p.file)).size;
   const summary =
     `${plural(rows.length, 'agent')} loaded, ${plural(problems.length, 'problem')}` +
     (skippedFiles ? ` (${plural(skippedFiles, 'file')} skipped)` : '');
-  return { head: ['name', 'model', 'tools', 'source'], rows, problems, summary };
+  return { head: ['name', 'model', 'tools', 'color', 'source'], rows, problems, summary };
 }

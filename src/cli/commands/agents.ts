@@ -211,9 +211,10 @@ export function registerAgentCommands(program: Command, globals: () => GlobalOpt
     .description('agents matching a visibility query, e.g. "ForkState = \'running\'"')
     .option('-q, --query <query>', 'visibility query (the Web UI search box language)')
     .option('-n, --limit <n>', 'at most this many', positiveInt('--limit'), 50)
-    .action((flags: { query?: string; limit: number }) =>
+    .option('--hidden', 'include forks run with skipTranscript (left out by default)')
+    .action((flags: { query?: string; limit: number; hidden?: boolean }) =>
       withClient(globals(), async (client) => {
-        const rows = await client.list({ query: flags.query, limit: flags.limit });
+        const rows = await client.list({ query: flags.query, limit: flags.limit, includeHidden: flags.hidden === true });
         if (globals().json) return printJson(rows);
         process.stdout.write(
           table(

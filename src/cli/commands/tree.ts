@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { formatAgentReport, loadAgentDefinitions } from '../../activities/agents';
+import { formatAgentReport, loadAgentSources } from '../../activities/agents';
 import type { AgentDefinition } from '../../shared/agents';
 import type { Usage } from '../../shared/anthropic';
 import { CliError, EXIT } from '../exit';
@@ -13,9 +13,10 @@ import { formatUsage, printJson, table, truncate } from '../output';
 import { withClient, type GlobalOptions } from './agents';
 import { watchStream, watchTree } from '../watch/watch';
 
-async function definitions(dir: string | undefined): Promise<AgentDefinition[]> {
-  if (!dir) return [];
-  const loaded = await loadAgentDefinitions(resolve(dir));
+/** Several directories: a later one's agent replaces an earlier one's of the same name (user, then project). */
+async function definitions(dirs: string[] | undefined): Promise<AgentDefinition[]> {
+  if (!dirs?.length) return [];
+  const loaded = await loadAgentSources(dirs.map((d) => resolve(d)));
   for (const p of loaded.problems) process.stderr.write(`forkflow: ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.problem} — ${p.fix}\n`);
   return loaded.agents;
 }
@@ -28,13 +29,16 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
   program
     .command('agents')
     .description('named agent definitions in a directory: what loads, and what is wrong with the rest')
-    .option('-d, --dir <dir>', 'directory of *.md agent files', '.forkflow/agents')
-    .action(async (flags: { dir: string }) => {
-      const report = formatAgentReport(await loadAgentDefinitions(resolve(flags.dir)));
+    .option('-d, --dir <dirs...>', 'directories of *.md agent files; a later one overrides an earlier one by name', ['.forkflow/agents'])
+    .action(async (flags: { dir: string[] }) => {
+      const loaded = await loadAgentSources(flags.dir.map((d) => resolve(d)));
+      const report = formatAgentReport(loaded);
+      for (const line of loaded.overridden) process.stderr.write(`forkflow: ${line}\n`);
+      // A field that is not honoured is a problem too: the exit status says so, in either format.
+      if (report.problems.length > 0) process.exitCode = EXIT.failure;
       if (globals().json) return printJson(report);
       process.stdout.write(`${table(report.head, report.rows)}\n${report.summary}\n`);
       for (const p of report.problems) process.stdout.write(`  - ${p}\n`);
-      if (report.problems.length > 0) process.exitCode = EXIT.failure;
     });
 
   program
@@ -43,12 +47,12 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
     .requiredOption('-p, --prompt <text>', 'its task')
     .option('-l, --label <label>', 'label', 'main')
     .option('--agent-id <id>', 'agent (and workflow) id')
-    .option('--agents-dir <dir>', 'named agent definitions to offer it')
+    .option('--agents-dir <dirs...>', 'named agent definitions to offer it (several: a later directory overrides an earlier one by name)')
     .option('--no-fork-gate', 'omitting subagent_type starts a general-purpose agent instead of a fork')
     .option('--nested', 'let spawned agents start their own sub-agents')
     .option('--bubble', 'writing tools wait for approval (forkflow approve|deny)')
     .option('-w, --wait', 'wait for the result')
-    .action((flags: { prompt: string; label: string; agentId?: string; agentsDir?: string; forkGate: boolean; nested?: boolean; bubble?: boolean; wait?: boolean }) =>
+    .action((flags: { prompt: string; label: string; agentId?: string; agentsDir?: string[]; forkGate: boolean; nested?: boolean; bubble?: boolean; wait?: boolean }) =>
       withClient(globals(), async (client) => {
         const agents = await definitions(flags.agentsDir);
         const handle = await client.startAgent({
@@ -75,7 +79,7 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
     .option('-w, --wait', 'wait for the result')
     .action((name: string, flags: { from: string; dir: string; args?: string; wait?: boolean }) =>
       withClient(globals(), async (client) => {
-        const skill = (await definitions(flags.dir)).find((d) => d.name === name && d.context === 'fork');
+        const skill = (await definitions([flags.dir])).find((d) => d.name === name && d.context === 'fork');
         if (!skill) throw new CliError(`No command "${name}" with context: fork in ${flags.dir} (see \`forkflow agents --dir ${flags.dir}\`).`, EXIT.notFound);
         const prompt = [skill.systemPrompt, flags.args].filter(Boolean).join('\n\n');
         const handle = await client.forkFrom(flags.from, {

@@ -35,19 +35,30 @@ export type Launch = { kind: 'fork' } | { kind: 'spawn'; definition?: AgentDefin
  * A child's outcome as a tool result. No wall-clock duration: it would make the same
  * conversation differ from run to run for no use to the model (notifications keep it).
  */
+/**
+ * Before this patch `completed` had no SendMessage hint, and `async_launched` no `prompt` or
+ * (for a fork) `messages_inherited` (seeds 001 and 002 show them); the tool results are in
+ * the conversation, so recorded runs keep their bytes.
+ */
+export const LAUNCH_VIEWS_PATCH = 'forkflow-launch-views-1';
+
 export function outcomeView(record: ChildRecord) {
   const o = record.result;
-  return o
-    ? { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...(o.worktree ? { worktree: o.worktree } : {}) }
-    : { status: 'running', agentId: record.agentId, ...(record.name ? { name: record.name } : {}) };
+  if (!o) return { status: 'running', agentId: record.agentId, ...(record.name ? { name: record.name } : {}) };
+  const hint = o.status === 'completed' && patched(LAUNCH_VIEWS_PATCH) ? { note: `To continue this agent from its own history, SendMessage to "${record.name ?? record.agentId}".` } : {};
+  return { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...(o.worktree ? { worktree: o.worktree } : {}), ...hint };
 }
 
-function launched(record: ChildRecord, note?: string) {
+/** `inherited`: for a fork, how many of the caller's messages it starts from. */
+function launched(record: ChildRecord, note?: string, inherited?: number) {
+  const more = patched(LAUNCH_VIEWS_PATCH);
   return {
     status: 'async_launched',
     agentId: record.agentId,
     ...(record.name ? { name: record.name } : {}),
     description: record.description,
+    ...(more ? { prompt: record.agentInput.prompt } : {}),
+    ...(more && inherited !== undefined ? { messages_inherited: inherited } : {}),
     output: `Its report arrives as a task notification. To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
     ...(note ? { note } : {}),
   };
@@ -233,8 +244,9 @@ export async function launchChild(
     const ui = config.uiBaseUrl ? `${config.uiBaseUrl.replace(/\/$/, '')}/namespaces/${workflowInfo().namespace}/workflows/${encodeURIComponent(id)}` : undefined;
     return jsonResult(use.id, { status: 'remote_launched', agentId: id, workflowId: id, taskQueue, ...(ui ? { uiUrl: ui } : {}) });
   }
-  if (background) return jsonResult(use.id, launched(record));
+  const inherited = launch.kind === 'spawn' ? undefined : admission.input.parentRef?.count;
+  if (background) return jsonResult(use.id, launched(record, undefined, inherited));
   const outcome = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
-  if (!outcome) return jsonResult(use.id, launched(record, `still running after ${config.backgroundAfter}: moved to the background`));
+  if (!outcome) return jsonResult(use.id, launched(record, `still running after ${config.backgroundAfter}: moved to the background`, inherited));
   return jsonResult(use.id, outcomeView(record), outcome.status !== 'completed');
 }

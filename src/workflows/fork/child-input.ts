@@ -10,12 +10,13 @@ import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-pr
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { subAgentToolDefinitions } from '../../shared/agent-tools';
 import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { withPreloadedSkills } from '../../shared/agent-skills';
 import { mergeHooks } from '../../shared/tools/hooks';
 import { mcpServerOf } from '../../shared/tools/mcp';
 import { routeFor } from '../../shared/tools/routes';
 import { isSubAgentTool } from '../../shared/agent-tools';
 import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
-import { FORK_QUERY_SOURCE } from '../../shared/constants';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { childPermissionMode } from '../../shared/permissions';
 import { confineCwd } from '../../shared/workspace-path';
@@ -143,7 +144,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     parentRef: ref,
     querySource: FORK_QUERY_SOURCE,
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true),
-    maxTurns: agent.input.maxTurns,
+    maxTurns: config.forkMaxTurns ?? DEFAULTS.forkMaxTurns,
     ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
@@ -173,7 +174,9 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...(definition?.delivery ? { delivery: definition.delivery } : {}),
     ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
-    system: definition?.systemPrompt || DEFAULT_SYSTEM_PROMPT,
+    // A definition's skills are preloaded into its prompt; its initialPrompt opens its first turn.
+    system: definition ? withPreloadedSkills(definition.systemPrompt || DEFAULT_SYSTEM_PROMPT, definition, config.agents) : DEFAULT_SYSTEM_PROMPT,
+    ...(definition?.initialPrompt ? { prompt: `${definition.initialPrompt}\n\n${input.prompt}` } : {}),
     tools,
     model,
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,

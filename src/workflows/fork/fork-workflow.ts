@@ -29,6 +29,7 @@ import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation
 import { registerApprovalHandlers } from './approvals';
 import { registerChildHandlers, reportToParent, settleChildren } from './children';
 import { setUpFork } from './setup';
+import { forkRules } from './fork-rules';
 import { prefixRefOf } from '../conversation-queries';
 import { parseCarriedState, type CarriedState } from '../../shared/carried-state';
 import { deliverWakingMessages, runTurns } from './turn-loop';
@@ -168,7 +169,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // (Nothing is awaited without them: an agent with neither runs exactly as before.)
   if (input.mcpServers) await openMcpServers(agent);
   const startContext = !input.continuation && hooksFor(input.hooks, 'SubagentStart').length > 0 ? await subagentStart(agent) : undefined;
-  const setup = setUpFork(prepared.input, worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}, {
+  const setup = setUpFork(prepared.input, { ...(worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}), ...forkRules(prepared.input) }, {
     mcpTools: mcpToolDefinitions(agent.mcp.all),
     ...(startContext ? { startContext } : {}),
     ...(prepared.parentContext ? { parentContext: prepared.parentContext } : {}),

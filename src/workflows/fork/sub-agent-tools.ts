@@ -6,7 +6,7 @@
  */
 import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentToolInput, sendMessageToolInput, taskOutputToolInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentToolInput, sendMessageToolInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -31,7 +31,15 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const launch: Launch = fork ? { kind: 'fork' } : { kind: 'spawn', definition: config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork') };
   const why = await refusal(agent, config, input, launch);
   if (why) return errorResult(use.id, why);
-  return launchChild(agent, config, { id, use, input, launch, background: config.forkGate || input.run_in_background === true });
+  return launchChild(agent, config, { id, use, input, launch, background: config.forkGate || input.run_in_background === true || alwaysBackground(launch) });
+}
+
+/** Before this patch a definition's `background: true` was not read: its agent ran in the foreground unless the call asked. */
+export const DEFINITION_BACKGROUND_PATCH = 'forkflow-definition-background-1';
+
+/** A named agent whose definition says `background: true` always runs in the background (seed 001: call OR definition). */
+function alwaysBackground(launch: Launch): boolean {
+  return launch.kind === 'spawn' && launch.definition?.background === true && patched(DEFINITION_BACKGROUND_PATCH);
 }
 
 /** Before this patch a tree's root signalled whatever id its model named (histories then hold that signal). */
@@ -101,8 +109,13 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   return jsonResult(use.id, outcomeView(record), record.state !== 'completed');
 }
 
+/** Before this patch TaskStop refused the legacy `shell_id` (seed 001 accepts it as `task_id`). */
+export const TASK_STOP_SHELL_ID_PATCH = 'forkflow-task-stop-shell-id-1';
+
 async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
-  const parsed = taskStopToolInput.safeParse(use.input);
+  // Before the patch `shell_id` was refused: a recorded run that sent it keeps its refusal.
+  const legacy = typeof use.input === 'object' && use.input !== null && 'shell_id' in use.input && !patched(TASK_STOP_SHELL_ID_PATCH);
+  const parsed = (legacy ? taskStopToolInput : taskStopCallInput).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskStop call: ${describeIssues(parsed.error).join('; ')}`);
   const record = agent.children.find(parsed.data.task_id);
   if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours.`);

@@ -10,6 +10,7 @@ import {
   PERMISSION_MODES,
   agentToolsFor,
 } from '../../../src/shared/agents';
+import { loadAgentDefinitions } from '../../../src/activities/agents';
 import { agentFile, agentsDir, loadOne, withBasics, type TempDir } from './kit';
 
 let dir: TempDir;
@@ -42,11 +43,11 @@ describe('each optional field: a bad value is reported and dropped, the agent st
   ];
   it.each(cases)('%s', async (line, field, key, quoted) => {
     // A valid neighbour shows that only the bad field was dropped.
-    const neighbour = field === 'maxTurns' ? 'memory: user' : 'maxTurns: 5';
+    const neighbour = field === 'maxTurns' ? 'color: red' : 'maxTurns: 5';
     const { agent, problems } = await loadOne(dir, withBasics(`${line}\n${neighbour}`));
     expect(agent).toBeDefined();
     expect(agent).not.toHaveProperty(key);
-    expect(agent).toMatchObject(field === 'maxTurns' ? { memory: 'user' } : { maxTurns: 5 });
+    expect(agent).toMatchObject(field === 'maxTurns' ? { color: 'red' } : { maxTurns: 5 });
     expect(problems).toEqual([{ file: expect.any(String) as string, field, outcome: 'ignored', problem: expect.stringContaining(quoted) as string, fix: expect.stringContaining('delete the line') as string }]);
   });
 
@@ -56,12 +57,10 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     expect(problems[0]?.fix).toBe('Use one of low, medium, high, xhigh, max, or delete the line (then the default effort applies).');
   });
 
-  it('accepts every documented value of each enumerated field', async () => {
+  it('keeps every documented value of each enumerated field it honours', async () => {
     const enums: [string, readonly string[]][] = [
-      ['effort', EFFORT_LEVELS],
       ['permissionMode', PERMISSION_MODES],
-      ['memory', MEMORY_SCOPES],
-      ['isolation', ISOLATION_MODES],
+      ['isolation', ISOLATION_MODES.filter((m) => m !== 'remote')],
       ['color', AGENT_COLORS],
     ];
     for (const [field, values] of enums) {
@@ -69,6 +68,22 @@ describe('each optional field: a bad value is reported and dropped, the agent st
         const { agent, problems } = await loadOne(dir, withBasics(`${field}: ${value}`));
         expect({ field, problems }).toEqual({ field, problems: [] });
         expect(agent).toHaveProperty(field, value);
+      }
+    }
+  });
+
+  it('reports by name, and leaves out, every valid value it cannot honour (memory, effort, isolation: remote)', async () => {
+    const unhonoured: [string, readonly string[]][] = [
+      ['effort', EFFORT_LEVELS],
+      ['memory', MEMORY_SCOPES],
+      ['isolation', ['remote']],
+    ];
+    for (const [field, values] of unhonoured) {
+      for (const value of values) {
+        const { agent, problems } = await loadOne(dir, withBasics(`${field}: ${value}`));
+        expect(agent).toBeDefined();
+        expect(agent).not.toHaveProperty(field);
+        expect({ value, problems }).toEqual({ value, problems: [expect.objectContaining({ field, outcome: 'unsupported', problem: expect.stringContaining(field) as string })] });
       }
     }
   });
@@ -124,12 +139,19 @@ describe('tool fields', () => {
   });
 
   it('reads skills as a list or comma string, drops bad entries and ignores an unreadable value', async () => {
-    expect((await loadOne(dir, withBasics('skills: review, plugin:lint'))).agent?.skills).toEqual(['review', 'plugin:lint']);
-    const bad = await loadOne(dir, withBasics('skills: [review, "two words"]'));
-    expect(bad.agent?.skills).toEqual(['review']);
+    // Skills are context: fork commands of the same directory; names that resolve to none are reported (load.test.ts).
+    dir.file('review.md', agentFile('name: review\ndescription: Reviews\ncontext: fork'));
+    dir.file('lint.md', agentFile('name: lint\ndescription: Lints\ncontext: fork'));
+    const named = (r: { agents: { name: string; skills?: string[] }[] }) => r.agents.find((a) => a.name === 'tester');
+    dir.file('agent.md', withBasics('skills: review, plugin:lint'));
+    expect(named(await loadAgentDefinitions(dir.dir))?.skills).toEqual(['review', 'plugin:lint']);
+    dir.file('agent.md', withBasics('skills: [review, "two words"]'));
+    const bad = await loadAgentDefinitions(dir.dir);
+    expect(named(bad)?.skills).toEqual(['review']);
     expect(bad.problems).toEqual([expect.objectContaining({ field: 'skills', outcome: 'ignored' })]);
-    const unreadable = await loadOne(dir, withBasics('skills: 3'));
-    expect(unreadable.agent).not.toHaveProperty('skills');
+    dir.file('agent.md', withBasics('skills: 3'));
+    const unreadable = await loadAgentDefinitions(dir.dir);
+    expect(named(unreadable)).not.toHaveProperty('skills');
     expect(unreadable.problems).toEqual([expect.objectContaining({ field: 'skills', outcome: 'ignored' })]);
   });
 });

@@ -18,11 +18,11 @@ describe('formatAgentReport', () => {
     dir.file('5.md', agentFile('name: Bad Name\ndescription: x'));
     const report = formatAgentReport(await loadAgentDefinitions(dir.dir));
 
-    expect(report.head).toEqual(['name', 'model', 'tools', 'source']);
+    expect(report.head).toEqual(['name', 'model', 'tools', 'color', 'source']);
     expect(report.rows).toEqual([
-      ['alpha', 'inherit', 'all except Bash', path.join(dir.dir, '2.md')],
-      ['audit', 'caller (fork)', 'Read', path.join(dir.dir, '3.md')],
-      ['zeta', 'claude-opus-5', 'Read, Grep', path.join(dir.dir, '1.md')],
+      ['alpha', 'inherit', 'all except Bash', '-', path.join(dir.dir, '2.md')],
+      ['audit', 'caller (fork)', 'Read', '-', path.join(dir.dir, '3.md')],
+      ['zeta', 'claude-opus-5', 'Read, Grep', '-', path.join(dir.dir, '1.md')],
     ]);
     expect(report.problems).toEqual([
       `${path.join(dir.dir, '1.md')}: maxTurns is -3; expected a whole number from 1 to 10000 (ignored). Use a whole number from 1 to 10000, or delete the line (then the default turn limit applies).`,
@@ -37,6 +37,6 @@ describe('formatAgentReport', () => {
     const report = formatAgentReport(await loadAgentDefinitions(dir.dir));
     expect(report.problems).toHaveLength(2);
     expect(report.summary).toBe('0 agents loaded, 2 problems (1 file skipped)');
-    expect(formatAgentReport({ agents: [], problems: [] })).toEqual({ head: ['name', 'model', 'tools', 'source'], rows: [], problems: [], summary: '0 agents loaded, 0 problems' });
+    expect(formatAgentReport({ agents: [], problems: [] })).toEqual({ head: ['name', 'model', 'tools', 'color', 'source'], rows: [], problems: [], summary: '0 agents loaded, 0 problems' });
   });
 });
