@@ -13,10 +13,10 @@ import { modelIdSchema } from './agents';
 import { DEFAULT_PROVIDER, providerNameSchema } from './model-allowlist';
 import { schemaOnce } from './schema-once';
 
-export const providerKindSchema = z.enum(['anthropic', 'openai-compatible']);
+export const providerKindSchema = schemaOnce('providers#providerKindSchema', () => z.enum(['anthropic', 'openai-compatible']));
 export type ProviderKind = z.infer<typeof providerKindSchema>;
 
-const envVarSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+const envVarSchema = schemaOnce('providers#envVarSchema', () => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'));
 
 /** One provider entry. */
 export const providerSchema = schemaOnce('providers#providerSchema', () => z.strictObject({
