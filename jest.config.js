@@ -6,7 +6,7 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testTimeout: 60_000,
+  testTimeout: 180_000,
   maxWorkers: 1,
   projects: [
     {

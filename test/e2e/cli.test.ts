@@ -7,8 +7,6 @@ import { startHarness, type Harness } from '../kit/env';
 import { runForkflow, type ProcessResult } from '../kit/processes';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'cli' });

@@ -12,8 +12,6 @@ import { startHarness, tempDir, type Harness } from '../kit/env';
 import { runForkflow, type ProcessResult } from '../kit/processes';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'dream-schedule', workspaceRoot: realpathSync(tempDir('dream-schedule')) });
@@ -45,7 +43,7 @@ test('a schedule created through the CLI runs a consolidation; a second trigger 
   expect((await cli('dream', 'schedule', 'trigger', '--scope', dirs.scope)).status).toBe(0);
   // Polling goes through the client (a CLI process per poll would be slow); the CLI's describe is checked below.
   const describe = () => new DreamClient(h.forkflow).schedules.describe(dirs.scope);
-  await waitFor(async () => (await h.forkflow.status(`dream-${dirs.scope}`)).activity === 'tool Bash' || undefined, 'the scheduled consolidation to hold the lock', 30_000);
+  await waitFor(async () => (await h.forkflow.status(`dream-${dirs.scope}`)).activity === 'tool Bash' || undefined, 'the scheduled consolidation to hold the lock', 60_000);
   const first = await describe();
   expect(first.running).toHaveLength(1);
 

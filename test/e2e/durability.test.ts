@@ -17,8 +17,6 @@ import { startWorkerProcess } from '../kit/processes';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { recordHistory } from '../kit/histories';
 
-jest.setTimeout(120_000);
-
 const script = (hold: number) =>
   ['Check the notes.', '@tool Read {"file_path":"notes.txt"}', `@sleep ${hold} @tool Grep {"pattern":"beta","output_mode":"content"}`, '@reply all done'].join('\n');
 

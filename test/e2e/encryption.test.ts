@@ -23,8 +23,6 @@ import { run, runTemporal } from '../kit/processes';
 import { bigSnapshot } from '../kit/snapshots';
 import { rejectionOf, waitFor } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 const root = join(__dirname, '..', '..');
 const artifacts = join(root, 'test-artifacts');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -144,7 +142,6 @@ test('a fork that fails with a marker in its failure message: the client reads t
   expect((cause as ApplicationFailure).failure?.encodedAttributes).toBeTruthy();
 });
 
-
 test('plain JSON from the temporal CLI starts and messages a fork while the worker encrypts', async () => {
   const wf = `plain-${id}`;
   const cli = (args: string[]) => runTemporal([...args, '--address', stack.server.address, '--namespace', stack.server.namespace]);
@@ -215,7 +212,7 @@ describe('the Web UI', () => {
     await waitFor(async () => !(await formatting.isChecked()), 'JSON formatting to be off');
     await page.getByRole('button', { name: 'Run Query' }).click();
     const result = page.getByRole('textbox', { name: 'Query Result' });
-    return waitFor(async () => (await result.innerText()).trim() || undefined, 'the query result on screen', 20_000);
+    return waitFor(async () => (await result.innerText()).trim() || undefined, 'the query result on screen', 60_000);
   }
 
   test("with the dev stack's codec server: the input and the transcript query show the decoded text", async () => {

@@ -19,8 +19,6 @@ import { largestPayload, rawHistory, referenceCount } from '../kit/raw-history';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { bigSnapshot } from '../kit/snapshots';
 
-jest.setTimeout(120_000);
-
 /** The SDK's default threshold: every payload at least this big goes to the blob store. */
 const THRESHOLD = 256 * 1024;
 /**

@@ -18,8 +18,6 @@ import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, script, toolStep } from '../kit/tree';
 import { rejectionOf, waitFor } from '../kit/wait';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'live-stream' });
@@ -57,7 +55,7 @@ test('a subscriber gets the rest of a reply after the worker is killed mid-call;
   let second: Awaited<ReturnType<typeof startWorkerProcess>> | undefined;
   try {
     // Some of turn 2's text has reached the subscriber: the call is mid-stream.
-    await waitFor(() => seen.events.filter((e) => e.type === 'text-delta' && e.turn === 2).length >= 3, 'turn 2 text on the stream', 30_000);
+    await waitFor(() => seen.events.filter((e) => e.type === 'text-delta' && e.turn === 2).length >= 3, 'turn 2 text on the stream', 60_000);
     const inFlight = messageRequests(h.model).find((e) => e.outcome === 'pending' && bodyOf(e).messages.length === 3);
     expect(inFlight).toBeDefined();
     await first.kill('SIGKILL');
@@ -159,7 +157,7 @@ test('forkflow watch renders the live text and tool calls of a fork until it end
   const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request');
   const watch = watchProcess('live-watch');
   try {
-    await waitFor(() => watch.stdout().includes('→ FileWrite'), 'the watcher to show the first turn', 30_000);
+    await waitFor(() => watch.stdout().includes('→ FileWrite'), 'the watcher to show the first turn', 60_000);
     await h.forkflow.approve('live-watch', pending.requestId);
     expect(await watch.exited).toBe(0);
     const out = watch.stdout();
@@ -187,11 +185,11 @@ test('forkflow watch --tree shows one line per agent of the tree and the focused
     `@pace 10 @reply ${text}`,
   );
   const handle = await h.forkflow.startAgent({ agentId: 'live-tree', prompt, permissionMode: 'bubble' });
-  const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request', 30_000);
-  const child = await waitFor(async () => (await h.forkflow.tree('live-tree')).agents.find((a) => a.agentId !== 'live-tree'), 'the child in visibility', 30_000);
+  const pending = await waitFor(async () => (await handle.status()).approvals[0], 'the approval request', 60_000);
+  const child = await waitFor(async () => (await h.forkflow.tree('live-tree')).agents.find((a) => a.agentId !== 'live-tree'), 'the child in visibility', 60_000);
   const watch = watchProcess('live-tree', '--tree', '--interval', '200');
   try {
-    await waitFor(() => watch.stdout().includes(child.agentId) && watch.stdout().includes('→ FileWrite'), 'the tree lines and the first turns', 30_000);
+    await waitFor(() => watch.stdout().includes(child.agentId) && watch.stdout().includes('→ FileWrite'), 'the tree lines and the first turns', 60_000);
     await h.forkflow.approve('live-tree', pending.requestId);
     expect(await watch.exited).toBe(0);
     const lines = watch.stdout().split('\n');

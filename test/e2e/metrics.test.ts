@@ -23,8 +23,6 @@ import { startHarness, type Harness } from '../kit/env';
 import { runForkflow, startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 const TOOL_PROMPT = 'Look.\n@tool Glob {"pattern":"*"}\n@reply done';
 
 let h: Harness;

@@ -10,8 +10,6 @@ import { runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
 import { agentStep, script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(60_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'operator' });

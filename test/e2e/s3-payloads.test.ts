@@ -21,8 +21,6 @@ import { bodyOf, messageRequests } from '../kit/requests';
 import { startS3Server, type S3Server } from '../kit/s3-server';
 import { bigSnapshot } from '../kit/snapshots';
 
-jest.setTimeout(60_000);
-
 /** The SDK's default threshold: every payload at least this big goes to the bucket. */
 const THRESHOLD = 256 * 1024;
 const PREFIX = 'team/forkflow';

@@ -41,7 +41,7 @@ test('a notification reaches the parent exactly once when the worker dies betwee
     const prompt = script('Parent.', agentStep({ description: 'child', prompt: 'Child.\n@reply child done' }), '@sleep 4000 @reply waiting', '@reply after the report');
     const parent = await forkflow.startAgent({ agentId: 'notify-once', prompt });
     // The child has finished while the parent's next model call is still in flight.
-    await waitFor(async () => (await forkflow.status('notify-once.fork-1').catch(() => undefined))?.state === 'completed' || undefined, 'the child to complete', 30_000);
+    await waitFor(async () => (await forkflow.status('notify-once.fork-1').catch(() => undefined))?.state === 'completed' || undefined, 'the child to complete', 60_000);
     await h.model.log.waitFor((e) => e.outcome === 'pending' && e.rawBody.includes('Parent.') && bodyOf(e).messages.length === 3);
     await worker.kill('SIGKILL');
     worker = await startWorkerProcess(opts);

@@ -2,7 +2,7 @@
  * Waiting on an observed condition (a query answer, a file), never on the clock: polls until
  * `check` returns a value, failing with `what` when the deadline passes.
  */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

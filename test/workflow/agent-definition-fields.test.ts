@@ -10,8 +10,6 @@ import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn } from '../kit/tree';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'agent-fields' });

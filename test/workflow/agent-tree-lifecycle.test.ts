@@ -15,8 +15,6 @@ import { bodyOf, lastMessage, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'tree-life' });

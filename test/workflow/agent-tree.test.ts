@@ -11,8 +11,6 @@ import { recordHistory } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'tree' });

@@ -16,8 +16,6 @@ import { recordHistory } from '../kit/histories';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
 import { rejectionOf, waitFor } from '../kit/wait';
 
-jest.setTimeout(60_000);
-
 const E = temporal.api.enums.v1.EventType;
 
 let h: Harness;

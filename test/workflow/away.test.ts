@@ -9,8 +9,6 @@ import { hoursAgo, runSession, scopeIn, startSession, waitForVisible } from '../
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 
-jest.setTimeout(60_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'away' });

@@ -15,8 +15,6 @@ import { batchSavingUsd, estimateCostUsd } from '../../src/shared/pricing';
 import { startHarness, type Harness } from '../kit/env';
 import { agentStep, script, toolStep } from '../kit/tree';
 
-jest.setTimeout(90_000);
-
 const MINUTE = 60_000;
 const PROCESSING_MS = 2 * MINUTE;
 

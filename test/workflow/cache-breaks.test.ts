@@ -15,8 +15,6 @@ import { recordCarriedState, recordHistory, startInputOf } from '../kit/historie
 import { bodyOf, messageRequests } from '../kit/requests';
 import { filler } from '../kit/snapshots';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'cache-breaks' });

@@ -13,8 +13,6 @@ import { bodyOf, messageRequests } from '../kit/requests';
 import { bigSnapshot, filler } from '../kit/snapshots';
 import { recordHistory } from '../kit/histories';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'cache' });

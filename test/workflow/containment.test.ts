@@ -10,8 +10,6 @@ import { blocksOf, type ToolResultBlock } from '../../src/shared/anthropic';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 
-jest.setTimeout(60_000);
-
 let h: Harness;
 let ws: string;
 let mem: string;

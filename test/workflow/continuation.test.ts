@@ -23,8 +23,6 @@ import { recordCarriedState, recordHistory, startInputOf } from '../kit/historie
 import { script, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'continuation' });

@@ -16,8 +16,6 @@ import { E, historyEvents } from '../kit/history-order';
 import { notificationsIn, script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'can-kids' });

@@ -16,8 +16,6 @@ import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { waitFor } from '../kit/wait';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 let dream: DreamClient;
 beforeAll(async () => {

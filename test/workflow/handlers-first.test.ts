@@ -13,8 +13,6 @@ import type { WorktreeRef } from '../../src/shared/activity-io';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 
-jest.setTimeout(60_000);
-
 let h: Harness;
 let repo: string;
 beforeAll(async () => {

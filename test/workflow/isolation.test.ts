@@ -15,8 +15,6 @@ import { createWorkspaceWorker } from '../../src/worker/worker';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 
-jest.setTimeout(60_000);
-
 let h: Harness;
 let repo: string;
 beforeAll(async () => {

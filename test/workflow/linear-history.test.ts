@@ -9,8 +9,6 @@ import { temporal } from '@temporalio/proto';
 import { canonicalJson, utf8Length } from '../../src/shared/hash';
 import { startHarness, type Harness } from '../kit/env';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   // About history, not context windows: ~800 KB of reads pass no model's window here, and nothing is managed.

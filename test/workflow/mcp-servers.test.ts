@@ -16,8 +16,6 @@ import { bodyOf } from '../kit/requests';
 import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 const E = temporal.api.enums.v1.EventType;
 
 let h: Harness;
@@ -132,7 +130,7 @@ test('a server that sends malformed JSON-RPC, and one that lists 500 tools: clea
     idleTimeout: '1m',
   });
   const { waitFor } = await import('../kit/wait');
-  const status = await waitFor(async () => { const s = await handle.status(); return s.state === 'idle' ? s : undefined; }, 'the agent to finish', 30_000);
+  const status = await waitFor(async () => { const s = await handle.status(); return s.state === 'idle' ? s : undefined; }, 'the agent to finish', 60_000);
   const byName = Object.fromEntries((status.mcpServers ?? []).map((s) => [s.name, s]));
   expect(byName.garbled).toMatchObject({ state: 'unavailable', error: expect.stringContaining('could not start a session') as string });
   expect(byName.garbled!.error).toMatch(/JSON|not valid|Unexpected/i);

@@ -10,8 +10,6 @@ import { createModelWorker } from '../../src/worker/worker';
 import { startHarness, type Harness } from '../kit/env';
 import { agentStep, script, toolStep } from '../kit/tree';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 let native: NativeConnection;
 let modelWorker: Worker;

@@ -24,8 +24,6 @@ import { recordHistory } from '../kit/histories';
 import { E, historyEvents } from '../kit/history-order';
 import { rejectionOf, waitFor } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 const enc = (s: string) => new TextEncoder().encode(s);
 const dir = tempDir('poison');
 const keys = `poison-k1:${randomBytes(32).toString('base64')}`;

@@ -14,8 +14,6 @@ import { createProviderClients } from '../../src/worker/providers';
 import { startHarness, type Harness } from '../kit/env';
 import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 let chat: OfflineModel;
 

@@ -11,8 +11,6 @@ import { blocksOf, type ToolResultBlock } from '../../src/shared/anthropic';
 import { probeSandbox } from '../../src/activities/tools/sandbox';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 
-jest.setTimeout(60_000);
-
 let sandboxed: Harness;
 let plain: Harness;
 let refusing: Harness;

@@ -12,8 +12,6 @@ import { bodyOf, messageRequests } from '../kit/requests';
 import { waitFor } from '../kit/wait';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'seed-rules' });

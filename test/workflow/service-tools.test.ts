@@ -17,8 +17,6 @@ import { script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 import { rawHistory, referenceCount } from '../kit/raw-history';
 
-jest.setTimeout(90_000);
-
 const E = temporal.api.enums.v1.EventType;
 
 let h: Harness;

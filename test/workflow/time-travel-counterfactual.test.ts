@@ -19,8 +19,6 @@ import { blocksOf } from '../../src/shared/anthropic';
 import { script, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 const suffix = Math.random().toString(36).slice(2, 8);
 const A = `tt-cf-agent-${suffix}`;

@@ -21,8 +21,6 @@ import { firstUserText, lastSeq, requestsWith, unmarked } from '../kit/time-trav
 import { script, toolStep } from '../kit/tree';
 import { rejectionOf, waitFor } from '../kit/wait';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 const suffix = Math.random().toString(36).slice(2, 8);
 

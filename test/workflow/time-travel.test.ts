@@ -25,8 +25,6 @@ import { blocksOf, toolUsesOf } from '../../src/shared/anthropic';
 import { PLACEHOLDER_RESULT } from '../../src/shared/fork-messages';
 import { recordHistory } from '../kit/histories';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 /** The agent's own requests, one per turn (forks share its first message: taken before any fork). */
 let agentRequests: RequestLogEntry[];

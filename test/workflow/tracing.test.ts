@@ -6,8 +6,6 @@
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startHarness, type Harness } from '../kit/env';
 
-jest.setTimeout(60_000);
-
 const exporter = new InMemorySpanExporter();
 let h: Harness;
 beforeAll(async () => {

@@ -17,8 +17,6 @@ import { rejectionOf, waitFor } from '../kit/wait';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-jest.setTimeout(90_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'tree-boundary' });

@@ -14,8 +14,6 @@ import { bodyOf, messageRequests } from '../kit/requests';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
 import type { ForkInputJson } from '../../src/shared/fork-input';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'tree-budgets' });

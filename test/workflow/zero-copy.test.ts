@@ -13,8 +13,6 @@ import { bigSnapshot } from '../kit/snapshots';
 import { recordHistory } from '../kit/histories';
 import { rawHistory, recordedBytes } from '../kit/raw-history';
 
-jest.setTimeout(120_000);
-
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ name: 'zerocopy' });
