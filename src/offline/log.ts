@@ -78,13 +78,13 @@ export class RequestLog {
 
   /**
    * Resolves with the first entry that matches `predicate`, now or as soon as an entry is
-   * added or changes so that it matches. Rejects after `timeoutMs` (default 10 000) with a
+   * added or changes so that it matches. Rejects after `timeoutMs` (default 60 000) with a
    * summary of what the log holds.
    *
    * @example
    * await model.log.waitFor((e) => e.outcome === 'aborted');
    */
-  waitFor(predicate: RequestLogPredicate, { timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<RequestLogEntry> {
+  waitFor(predicate: RequestLogPredicate, { timeoutMs = 60_000 }: { timeoutMs?: number } = {}): Promise<RequestLogEntry> {
     let existing: RequestLogEntry | undefined;
     try {
       existing = this.items.find((e) => predicate(snapshot(e)));

@@ -76,7 +76,7 @@ async function waitForApproval(h: Harness, policy: Policy): Promise<Run> {
   const approveAt = first.receivedAt + WAIT;
   if (policy === 'keep-alive') {
     // Real (scaled) time passes: keep-alives keep arriving until the emulated clock says 20 minutes.
-    await h.model.log.waitFor((e) => mine(e) && isKeepAlive(e) && e.receivedAt >= approveAt - 5 * MINUTE && e.outcome === 'completed', { timeoutMs: 30_000 });
+    await h.model.log.waitFor((e) => mine(e) && isKeepAlive(e) && e.receivedAt >= approveAt - 5 * MINUTE && e.outcome === 'completed', { timeoutMs: 60_000 });
     await waitFor(() => h.model.clock.now() >= approveAt, 'twenty emulated minutes', 60_000);
   } else {
     h.model.clock.advance(approveAt - h.model.clock.now());
@@ -159,7 +159,7 @@ test('keep-alive: an idle fork waiting for a message is kept warm too, until the
   const handle = await scaled.forkflow.start({ agentId, prompt: 'Answer.\n@reply first', system: `(idle) ${SYSTEM}`, model: MODEL, idleTimeout: '1h', cacheWhileWaiting: 'keep-alive' });
   await waitFor(async () => (await handle.status()).state === 'idle', 'the fork to go idle');
   // Two keep-alives: more than 8 emulated minutes without a turn, the prefix still warm.
-  const second = await scaled.model.log.waitFor((e) => mine(e) && isKeepAlive(e) && e.outcome === 'completed' && (e.body as { messages: unknown[] }).messages.length === 1 && scaled.model.log.entries().filter((x) => mine(x) && isKeepAlive(x)).length >= 2, { timeoutMs: 20_000 });
+  const second = await scaled.model.log.waitFor((e) => mine(e) && isKeepAlive(e) && e.outcome === 'completed' && (e.body as { messages: unknown[] }).messages.length === 1 && scaled.model.log.entries().filter((x) => mine(x) && isKeepAlive(x)).length >= 2, { timeoutMs: 60_000 });
   const first = scaled.model.log.entries().find(mine)!;
   expect(second.receivedAt - first.receivedAt).toBeGreaterThan(5 * MINUTE);
   expect(await scaled.forkflow.sendMessage(agentId, { message: '@reply second' })).toBe('queued');

@@ -74,7 +74,7 @@ test('a fork resumes on a fresh worker after its parent closed, reading the pref
     const ref = await forkflow.recordSnapshot(snapshot);
     expect((await h.client.workflow.getHandle(ref.run.workflowId).describe()).status.name).toBe('COMPLETED');
 
-    const inFlight = await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Slow.'), { timeoutMs: 30_000 });
+    const inFlight = await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Slow.'), { timeoutMs: 60_000 });
     await worker.kill('SIGKILL');
     worker = await startWorkerProcess(opts);
     const result = await handle!.result();
