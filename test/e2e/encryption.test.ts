@@ -183,7 +183,7 @@ describe('the Web UI', () => {
     profile = mkdtempSync(join(tmpdir(), 'forkflow-chromium-'));
     browser = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 1000 } });
     page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     mkdirSync(artifacts, { recursive: true });
   }, 15 * 60_000);
 

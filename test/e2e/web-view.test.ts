@@ -78,7 +78,7 @@ beforeAll(async () => {
   h = await startHarness({ name: 'web-view' });
   [viewUrl, browser] = await Promise.all([startServe(), launchChromium({ width: 1300, height: 900 })]);
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(60_000);
   mkdirSync(artifacts, { recursive: true });
 });
 
@@ -158,7 +158,7 @@ test('the page lists the tree with states and usage, streams the child’s text 
     if (!onTime) {
       const why = await whyNotEnded();
       await ended()
-        .waitFor({ timeout: 45_000 })
+        .waitFor({ timeout: 90_000 })
         .catch((err: Error) => {
           throw new Error(`${err.message}\n${why}`);
         });

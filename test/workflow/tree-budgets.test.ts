@@ -189,7 +189,7 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   // A tree that ran out winds down: nothing is left running, and every agent ended with a result.
   expect(ledger.every((a) => a.agentId === 'budget-root' || a.state === 'ended')).toBe(true);
   await recordHistory(h.client.workflow.getHandle('budget-root'), 'tree-ledger-budget-root');
-}, 300_000);
+}, 600_000);
 
 test('a child resumed by SendMessage keeps its budget, turns and usage; trimmed children stay in the totals', async () => {
   const child = (n: number) => script(`resume.${n}`, '@reply first answer');
