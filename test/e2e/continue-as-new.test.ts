@@ -8,7 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkResult } from '../../src/client';
 import type { MessageParam } from '../../src/shared/anthropic';
+import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
+import type { OfflineModel } from '../../src/offline';
 import { startHarness, tempDir, type Harness } from '../kit/env';
+import { bodyOf, messageRequests } from '../kit/requests';
 import { startOwnServer } from '../kit/own-server';
 import { agentStep, script } from '../kit/tree';
 import { soakOr } from '../kit/soak';
@@ -32,6 +35,22 @@ const params = {
   budget: { maxTokens: 100_000_000 },
   subAgents: { forkGate: false, maxChildren: 50, maxTreeRunning: 100, perAgentMaxTokens: 1_000_000 },
 };
+
+/** What a model served the tree (every completed request), and how many request bodies it was asked more than once. */
+function served(model: OfflineModel): { usage: Usage; requests: number; repeated: number } {
+  const usage = { ...ZERO_USAGE };
+  const bodies = new Map<string, number>();
+  const done = messageRequests(model).filter((e) => e.outcome === 'completed' && e.usage);
+  for (const e of done) {
+    usage.inputTokens += e.usage!.input_tokens;
+    usage.outputTokens += e.usage!.output_tokens;
+    usage.cacheReadInputTokens += e.usage!.cache_read_input_tokens ?? 0;
+    usage.cacheCreationInputTokens += e.usage!.cache_creation_input_tokens ?? 0;
+    const key = JSON.stringify(bodyOf(e).messages);
+    bodies.set(key, (bodies.get(key) ?? 0) + 1);
+  }
+  return { usage, requests: done.length, repeated: [...bodies.values()].filter((n) => n > 1).length };
+}
 
 let h: Harness;
 let workspace: string;
@@ -62,6 +81,10 @@ test(`${TURNS} turns and ${CHILDREN} children: continued as new, same transcript
     expect(runs.length).toBeGreaterThan(1);
     expect(result).toMatchObject({ status: 'completed', turns: TURNS, text: 'done', toolUses: reference.toolUses });
     expect(result.usage).toEqual(reference.usage);
+    // Each tree's totals against what its own model served: which run is off, when they differ.
+    const [servedRef, servedCan] = [served(h.model), served(own.model)];
+    console.log(`continue-as-new: tree usage ${JSON.stringify(result.treeUsage)}, its model served ${JSON.stringify(servedCan)}; reference ${JSON.stringify(reference.treeUsage)}, served ${JSON.stringify(servedRef)}`);
+    expect({ reference: reference.treeUsage, continued: result.treeUsage }).toEqual({ reference: servedRef.usage, continued: servedCan.usage });
     expect(result.treeUsage).toEqual(reference.treeUsage);
     expect(result.children).toHaveLength(CHILDREN);
     expect(transcript).toEqual(referenceTranscript);
