@@ -4,7 +4,7 @@
  * Temporal visibility (eventually consistent), still registered for runs recorded before
  * the ledger existed.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '../shared/constants';
 import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate } from '../shared/messages';
@@ -32,9 +32,18 @@ export function serverBusy(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (code === GRPC_RESOURCE_EXHAUSTED || code === GRPC_UNAVAILABLE) return true;
+    if (RUN_CLOSED_FIRST.has(String((e as { type?: unknown }).type))) return true;
   }
   return false;
 }
+
+/**
+ * Update failures the server gives when the run it reached closed (continued as new) before
+ * answering, or completed a task without taking the update up: the request never counted, and
+ * asked again it lands on the root's current run (or finds the root gone). Not "the root is
+ * gone": read that way, a charge made while a busy root continued as new was dropped.
+ */
+const RUN_CLOSED_FIRST = new Set(['AcceptedUpdateCompletedWorkflow', 'UnprocessedUpdate']);
 const GRPC_RESOURCE_EXHAUSTED = 8;
 const GRPC_UNAVAILABLE = 14;
 
@@ -74,8 +83,9 @@ export function createLedgerClient(client: Client, pause: (ms: number) => Promis
       }),
     charge: (rootId, req) =>
       whileServerBusy(() => client.workflow.getHandle(rootId).executeUpdate(chargeTokensUpdate, { args: [req] }), pause).catch((err: unknown) => {
-        if (rootGone(err)) return false;
-        throw err;
+        if (!rootGone(err)) throw err;
+        log.warn('charge not recorded: the tree root does not answer', { rootId, agentId: req.agentId, error: err instanceof Error ? `${err.name}: ${(err.cause as Error | undefined)?.message ?? err.message}` : String(err) });
+        return false;
       }),
   };
 }

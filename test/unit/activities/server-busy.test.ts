@@ -1,3 +1,5 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { serverBusy, whileServerBusy } from '../../../src/activities/tree';
 
 /** Shaped as the client throws them: a ServiceError whose cause carries the gRPC status code. */
@@ -13,6 +15,13 @@ describe('asking a tree root again while the server is busy', () => {
     expect(serverBusy(serviceError(3, 'invalid argument'))).toBe(false);
     expect(serverBusy(Object.assign(new Error('gone'), { name: 'WorkflowNotFoundError' }))).toBe(false);
     expect(serverBusy(undefined)).toBe(false);
+  });
+
+  it('asks again when the run it reached closed first (continued as new), never when the root refused', () => {
+    const failed = (type: string, message: string) => new WorkflowUpdateFailedError('Workflow Update failed', ApplicationFailure.create({ type, message, nonRetryable: true }));
+    expect(serverBusy(failed('AcceptedUpdateCompletedWorkflow', 'Workflow Update failed because the Workflow completed before the Update completed.'))).toBe(true);
+    expect(serverBusy(failed('UnprocessedUpdate', "Workflow Update is rejected because it wasn't processed by worker."))).toBe(true);
+    expect(serverBusy(failed('Error', 'Invalid tree ledger request: agentId: Required'))).toBe(false);
   });
 
   it('asks again after growing pauses until the root answers', async () => {
