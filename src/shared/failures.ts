@@ -39,6 +39,8 @@ export const FAILURE = {
   invalidInterrupt: 'InvalidInterrupt',
   /** An interrupt or backgroundChild request found nothing to act on (no turn in flight, no sync sub-agent waited for). */
   nothingToInterrupt: 'NothingToInterrupt',
+  /** A scheduled prompt's input did not validate; `details[0]` is `{ issues }`. */
+  invalidScheduledPrompt: 'InvalidScheduledPrompt',
   /** A scheduled prompt's agent is closed or unknown: the prompt was not delivered. */
   agentNotRunning: 'AgentNotRunning',
 } as const;

@@ -115,7 +115,8 @@ export async function guardCall(agent: ForkAgent, use: ToolUseBlock, run: () => 
   try {
     return await run();
   } catch (err) {
-    if (agent.turnControl.stoppedBy(err)) return errorResult(use.id, interruptedCallText(agent.turnControl.interruption?.by ?? OPERATOR, true));
+    const by = agent.turnControl.stoppedBy(err) ? agent.turnControl.interrupter() : undefined;
+    if (by) return errorResult(use.id, interruptedCallText(by, true));
     throw err;
   }
 }

@@ -59,6 +59,11 @@ export class TurnControl {
     return this.fired;
   }
 
+  /** Who interrupted the current turn, if anyone did. */
+  interrupter(): string | undefined {
+    return this.fired?.by;
+  }
+
   /** True for the cancellation an interruption caused (not the agent's own cancel or timeout). */
   stoppedBy(err: unknown): boolean {
     return this.fired !== undefined && isCancellation(err) && !this.outerCancelled;
