@@ -4,7 +4,7 @@
  * conditions are small predicates checked before every model call.
  */
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
-import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf } from '../../shared/anthropic';
+import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf, ZERO_USAGE } from '../../shared/anthropic';
 import { interruptedCallText, interruptionNote } from '../../shared/interrupt';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import type { StopReason } from '../../shared/status';
@@ -128,6 +128,8 @@ async function waitForChildren(agent: ForkAgent): Promise<void> {
 function interruptedTurn(agent: ForkAgent, results: ToolResultBlock[]): TurnOutcome {
   const stopped = agent.turnControl.take()!;
   agent.doing(undefined);
+  // Stream subscribers drop the deltas of a reply that will never be recorded.
+  if (stopped.during === 'model call') agent.live.turnEnd(stopped.turn, 'interrupted', ZERO_USAGE);
   const note = { type: 'text' as const, text: interruptionNote(stopped.by, stopped.during, stopped.reason) };
   const goOn = agent.inbox.length > 0;
   agent.append({ role: 'user', content: goOn ? boundaryBlocks(agent, [...results, note]) : [...results, note] });
