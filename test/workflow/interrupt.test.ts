@@ -170,3 +170,20 @@ test('bad interrupts are refused where they arrive and change nothing', async ()
   expect(status.interrupts).toBeUndefined();
   await idle.cancel();
 });
+
+test('the interruptTurn signal (how a parent workflow interrupts) stops a turn as the update does', async () => {
+  const handle = await h.forkflow.start({ agentId: 'int-signal', prompt: 'Signal me.\n@sleep 60000 @reply never', idleTimeout: '60s' });
+  const call = await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Signal me.'));
+  await h.client.workflow.getHandle('int-signal').signal(interruptSignal, { by: 'int-parent', message: '@reply after the signal' });
+  await h.model.log.waitFor((e) => e.seq === call.seq && e.outcome === 'aborted');
+  const status = await waitFor(async () => {
+    const s = await handle.status();
+    return s.lastText === 'after the signal' && s.state === 'idle' ? s : undefined;
+  }, 'the agent to go on with the message');
+  expect(status).toMatchObject({ turns: 1, rejectedSignals: [], interrupts: { count: 1, last: { by: 'int-parent', during: 'model call', turn: 1 } } });
+  const transcript = await h.forkflow.transcript('int-signal');
+  expectValidForMessagesApi(transcript);
+  expect(transcript.map((m) => m.role)).toEqual(['user', 'user', 'assistant']);
+  expect(textOf(transcript[1]!)).toContain('[message from int-parent, summary: interrupting message]');
+  await handle.cancel();
+});
