@@ -192,8 +192,8 @@ export async function startChildAgent(
   const outlives = patched(CHILDREN_OUTLIVE_RUNS_PATCH);
   // Its scope hangs from the agent's, not from the turn that started it: interrupting the turn
   // (turn-control.ts) leaves it running; cancelling the agent still cancels it.
-  const outer = agent.turnControl.outer;
-  const scope = new CancellationScope({ cancellable: true, ...(outer ? { parent: outer } : {}) });
+  const under = agent.turnControl.children;
+  const scope = new CancellationScope({ cancellable: true, ...(under ? { parent: under } : {}) });
   const handle = await scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,

@@ -26,6 +26,7 @@ export type TurnPart<T> = { done: true; value: T } | { done: false };
 
 export class TurnControl {
   private outerScope?: CancellationScope;
+  private childScope?: CancellationScope;
   private inFlight?: { scope: CancellationScope; during: InterruptedDuring; turn: number };
   private fired?: Interruption;
   private settledSeq = 0;
@@ -35,13 +36,21 @@ export class TurnControl {
   private readonly waitingFor = new Set<string>();
   private readonly toBackground = new Map<string, string>();
 
-  /** The agent's work scope (cancelled by a workflow cancel or the agent's timeout): sub-agents' scopes hang from it, not from a turn. */
+  /**
+   * Takes the agent's work scope (cancelled by a workflow cancel or the agent's timeout), and
+   * opens under it the scope sub-agents' scopes hang from, not from a turn's. Call it before any
+   * turn: sub-agents then sit one scope below the work scope, as each turn's calls do, so a
+   * cancellation reaches them in the order it did when both hung from the work scope itself
+   * (recorded histories keep their order of cancel commands).
+   */
   attach(outer: CancellationScope): void {
     this.outerScope = outer;
+    this.childScope = new CancellationScope({ cancellable: true, parent: outer });
   }
 
-  get outer(): CancellationScope | undefined {
-    return this.outerScope;
+  /** Where sub-agents' scopes hang (undefined before {@link attach}: the current scope). */
+  get children(): CancellationScope | undefined {
+    return this.childScope;
   }
 
   /** The agent itself is being cancelled or timed out (not merely interrupted). */
