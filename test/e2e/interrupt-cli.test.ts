@@ -22,8 +22,8 @@ async function temporal(...args: string[]): Promise<string> {
 const cli = (...args: string[]): Promise<ProcessResult> => runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, ...args]);
 
 test('temporal workflow update execute --name interrupt stops a model call; forkflow interrupt then refuses, exit 1', async () => {
-  await h.forkflow.start({ agentId: 'cli-int', prompt: 'Hang.\n@sleep 60000 @reply never' });
-  const call = await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Hang.'));
+  await h.forkflow.start({ agentId: 'cli-int', prompt: 'Hang.\n@tool Glob {"pattern":"*"}\n@sleep 60000 @reply never' });
+  const call = await h.model.log.waitFor((e) => e.outcome === 'pending' && JSON.stringify(e.body ?? '').includes('Hang.') && (e.body as { messages?: unknown[] } | undefined)?.messages?.length === 3);
   const out = await temporal('workflow', 'update', 'execute', '-w', 'cli-int', '--name', 'interrupt', '--input', JSON.stringify({ reason: 'from the temporal CLI' }), '-o', 'json');
   expect(out).toContain('model call');
   await h.model.log.waitFor((e) => e.seq === call.seq && e.outcome === 'aborted');
