@@ -7,7 +7,7 @@
 import { inspect } from 'node:util';
 import { QueryNotRegisteredError, QueryRejectedError, ServiceError, WorkflowFailedError } from '@temporalio/client';
 import { NamespaceNotFoundError, WorkflowNotFoundError } from '@temporalio/common';
-import { AgentNotFoundError, DreamScheduleExistsError, DreamScheduleNotFoundError, InvalidInputError, isEncryptionKeyError, isStorageConfigError, TemporalUnavailableError } from '../client';
+import { AgentNotFoundError, DreamScheduleExistsError, DreamScheduleNotFoundError, InvalidInputError, isEncryptionKeyError, isStorageConfigError, PromptScheduleExistsError, PromptScheduleNotFoundError, TemporalUnavailableError } from '../client';
 import { isUnreachable } from '../client/outage';
 import { oneLine } from '../shared/text';
 import { CliError, EXIT } from './exit';
@@ -38,10 +38,10 @@ export function toCliError(err: unknown): CliError {
   if (isEncryptionKeyError(err)) return new CliError(err.message, EXIT.usage);
   // A bad FORKFLOW_STORAGE / FORKFLOW_S3_* setting: the same.
   if (isStorageConfigError(err)) return new CliError(err.message, EXIT.usage);
-  if (err instanceof AgentNotFoundError || err instanceof DreamScheduleNotFoundError) return new CliError(err.message, EXIT.notFound);
+  if (err instanceof AgentNotFoundError || err instanceof DreamScheduleNotFoundError || err instanceof PromptScheduleNotFoundError) return new CliError(err.message, EXIT.notFound);
   if (err instanceof WorkflowNotFoundError) return new CliError(`${err.workflowId || 'workflow'}: not found (check the id with \`forkflow list\`).`, EXIT.notFound);
   if (err instanceof InvalidInputError) return new CliError(err.message.replace(/:\n- /, ': ').replace(/\n- /g, '; '), EXIT.usage);
-  if (err instanceof DreamScheduleExistsError) return new CliError(err.message, EXIT.failure);
+  if (err instanceof DreamScheduleExistsError || err instanceof PromptScheduleExistsError) return new CliError(err.message, EXIT.failure);
   // A query the workflow does not have, or one its handler refused (e.g. skipTranscript).
   if (err instanceof QueryNotRegisteredError) return new CliError(`query failed: ${err.message}`, EXIT.failure);
   if (err instanceof QueryRejectedError) return new CliError(`query rejected: ${err.message}`, EXIT.failure);

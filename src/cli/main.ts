@@ -13,6 +13,8 @@ import { registerServeCommands } from './commands/serve';
 import { registerTopCommand } from './commands/top';
 import { registerTreeCommands } from './commands/tree';
 import { registerTimeTravelCommands } from './commands/time-travel';
+import { registerInterruptCommands } from './commands/interrupt';
+import { registerScheduleCommands } from './commands/schedule';
 import { errorReport } from './errors';
 import { EXIT } from './exit';
 
@@ -35,6 +37,8 @@ export function buildProgram(): Command {
   registerTopCommand(program, globals);
   registerTreeCommands(program, globals);
   registerTimeTravelCommands(program, globals);
+  registerInterruptCommands(program, globals);
+  registerScheduleCommands(program, globals);
   registerGatewayCommand(program);
   registerCodecServerCommand(program);
   return program;

@@ -29,12 +29,16 @@ import { connectRidingOutages, OutageGuard, type OutageOptions } from './outage'
 import { streamEvents, type StreamOptions } from './stream';
 import type { StreamEvent } from '../shared/stream-events';
 import { mergeHooks } from '../shared/tools/hooks';
+import { PromptSchedules } from './prompt-schedule';
+import { backgroundAgent, interruptAgent, type BackgroundChildAnswer, type InterruptAnswer, type InterruptArgs } from './interrupt';
 
 export * from './errors';
 /** The converter a service's own `new Client(...)` needs to read what forkflow's workers store. */
 export { forkflowDataConverter } from '../payloads/data-converter';
 export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type OutageRetry } from './outage';
 export * from './dream';
+export type { BackgroundChildAnswer, InterruptAnswer, InterruptArgs } from './interrupt';
+export { PromptSchedules, PromptScheduleExistsError, PromptScheduleNotFoundError, type PromptScheduleSpecInput, type PromptScheduleView } from './prompt-schedule';
 // For services that build their own Temporal Client or Worker: the same converter, the same keys.
 export { EncryptionKeyError, isEncryptionKeyError } from '../payloads/keys';
 export { isStorageConfigError, StorageConfigError } from '../payloads/storage';
@@ -110,6 +114,11 @@ export class ForkHandle {
 
   cancel(): Promise<void> {
     return this.client.cancel(this.agentId);
+  }
+
+  /** Interrupts its turn in flight (not a cancel); see `ForkflowClient.interrupt`. */
+  interrupt(args: InterruptArgs = {}): Promise<InterruptAnswer> {
+    return this.client.interrupt(this.agentId, args);
   }
 
   /** Its live events (text, thinking, tool calls…) until `done`; see `ForkflowClient.stream`. */
@@ -441,6 +450,32 @@ export class ForkflowClient {
     if (context.toolChoice) snapshot.toolChoice = context.toolChoice as CacheSafeParams['toolChoice'];
     if (context.mcpServers) snapshot.mcpServers = context.mcpServers;
     return snapshot;
+  }
+
+  /**
+   * Interrupts the agent's turn in flight: its model call and tool calls stop (unfinished ones
+   * are recorded as interrupted), its background sub-agents keep running, and it waits for
+   * its next message — or, given `message`, goes on with it at once. Resolves once the turn
+   * has stopped; an agent with nothing in flight (idle, finished) refuses with a ForkflowError.
+   *
+   * @example
+   * await forkflow.interrupt('agent-7', { reason: 'wrong file', message: 'Edit src/b.ts instead.' });
+   */
+  interrupt(agentId: string, args: InterruptArgs = {}): Promise<InterruptAnswer> {
+    return interruptAgent(this.temporal, agentId, args);
+  }
+
+  /**
+   * Moves a running sync sub-agent to the background now: its parent's Agent call stops
+   * waiting (answering `async_launched`) and the outcome arrives later as a task notification.
+   */
+  background(childId: string, opts: { by?: string } = {}): Promise<BackgroundChildAnswer> {
+    return backgroundAgent(this.temporal, childId, opts);
+  }
+
+  /** Cron or interval Schedules that send a prompt to an agent (src/client/prompt-schedule.ts). */
+  get schedules(): PromptSchedules {
+    return new PromptSchedules(this.temporal, this.taskQueue);
   }
 
   /** Cancels the agent (and, through Temporal, its subtree); it ends `killed` with its partial result. */

@@ -8,6 +8,8 @@ export const WORKFLOW_TYPES = {
   fork: 'forkWorkflow',
   snapshot: 'snapshotWorkflow',
   autoDream: 'autoDreamWorkflow',
+  /** Started by a prompt Schedule: signals one message to an agent (src/workflows/schedule/). */
+  scheduledPrompt: 'scheduledPromptWorkflow',
 } as const;
 
 /** The query source that marks a fork child (one half of the recursion guard). */

@@ -35,6 +35,14 @@ export const FAILURE = {
   invalidDreamConfig: 'InvalidDreamConfig',
   /** A server in `requiredMcpServers` did not come up (or is not configured): the agent was not started. */
   mcpServerUnavailable: 'McpServerUnavailable',
+  /** An interrupt or backgroundChild request did not validate (update rejected); `details[0]` is `{ issues }`. */
+  invalidInterrupt: 'InvalidInterrupt',
+  /** An interrupt or backgroundChild request found nothing to act on (no turn in flight, no sync sub-agent waited for). */
+  nothingToInterrupt: 'NothingToInterrupt',
+  /** A scheduled prompt's input did not validate; `details[0]` is `{ issues }`. */
+  invalidScheduledPrompt: 'InvalidScheduledPrompt',
+  /** A scheduled prompt's agent is closed or unknown: the prompt was not delivered. */
+  agentNotRunning: 'AgentNotRunning',
 } as const;
 
 export type FailureType = (typeof FAILURE)[keyof typeof FAILURE];

@@ -25,7 +25,7 @@ export type ForkState = 'running' | 'idle' | 'completed' | 'failed' | 'killed' |
 export type TerminalStatus = 'completed' | 'failed' | 'killed' | 'timeout';
 
 /** Why a fork stopped (a completed fork may have stopped for several reasons). */
-export type StopReason = 'end_turn' | 'max_turns' | 'budget_exhausted' | 'cancelled' | 'timeout' | 'error' | 'escape_audit_failed';
+export type StopReason = 'end_turn' | 'max_turns' | 'budget_exhausted' | 'cancelled' | 'timeout' | 'error' | 'escape_audit_failed' | 'interrupted';
 
 export interface RejectedSignal {
   signal: string;
@@ -108,6 +108,8 @@ export interface ForkStatus extends Lineage {
   mcpServers?: McpServerStatus[];
   /** What went wrong around its tools that the model was not told (a hook that failed, a session started again): the last 20. */
   toolNotices?: string[];
+  /** Interruptions of its turns in this run (src/shared/interrupt.ts): how many, and the latest. */
+  interrupts?: { count: number; last?: { by: string; reason?: string; during: 'model call' | 'tool calls'; turn: number; at: string } };
 }
 
 export interface CacheBreak {

@@ -5,3 +5,4 @@
 export { forkWorkflow } from './fork/fork-workflow';
 export { snapshotWorkflow } from './snapshot/snapshot-workflow';
 export { autoDreamWorkflow } from './dream/dream-workflow';
+export { scheduledPromptWorkflow } from './schedule/prompt-workflow';

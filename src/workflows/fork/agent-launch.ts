@@ -246,7 +246,11 @@ export async function launchChild(
   }
   const inherited = launch.kind === 'spawn' ? undefined : admission.input.parentRef?.count;
   if (background) return jsonResult(use.id, launched(record, undefined, inherited));
-  const outcome = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
-  if (!outcome) return jsonResult(use.id, launched(record, `still running after ${config.backgroundAfter}: moved to the background`, inherited));
+  const wait = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
+  const outcome = 'moved' in wait ? undefined : wait.outcome;
+  if (!outcome) {
+    const by = 'moved' in wait ? wait.moved.by : undefined;
+    return jsonResult(use.id, launched(record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited));
+  }
   return jsonResult(use.id, outcomeView(record), outcome.status !== 'completed');
 }

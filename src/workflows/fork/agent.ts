@@ -42,6 +42,7 @@ import type { RunRef } from '../../shared/activity-io';
 import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
 import { McpState } from './mcp-state';
+import { TurnControl } from './turn-control';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -82,6 +83,8 @@ export class ForkAgent {
   readonly children = new ChildTable();
   /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
   readonly approvals = new ApprovalBook();
+  /** The turn part in flight, its interruption, sync sub-agents to move to the background (owned by turn-control.ts, driven by interrupt.ts). */
+  readonly turnControl = new TurnControl();
   /** This run reserves and charges its model calls at the tree's root (tree-authority.ts decides, once). */
   inTreeLedger = false;
   /** The tree ledger, held by a tree's root only (written by tree-authority.ts's handlers). */
@@ -455,6 +458,7 @@ export class ForkAgent {
       startedAt: this.startedAt,
       ...(this.mcp.size ? { mcpServers: this.mcp.status(this.input.mcpServers) } : {}),
       ...(this.toolNotices.length ? { toolNotices: [...this.toolNotices] } : {}),
+      ...withInterrupts(this.turnControl.status()),
     };
   }
 }
@@ -470,6 +474,10 @@ const TOOL_NOTICES_KEPT = 20;
 
 function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
   return mcp ? { mcp } : {};
+}
+
+function withInterrupts(interrupts: ForkStatus['interrupts']): Pick<ForkStatus, 'interrupts'> {
+  return interrupts ? { interrupts } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

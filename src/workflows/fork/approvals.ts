@@ -96,7 +96,12 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
   try {
     await whileWaiting(agent, () => condition(() => request.decision !== undefined || expired));
   } catch (err) {
-    approvalDecided(use.name, 'cancelled'); // the fork was cancelled while waiting
+    approvalDecided(use.name, 'cancelled'); // the fork was cancelled (or its turn interrupted) while waiting
+    if (agent.turnControl.stoppedBy(err)) {
+      // An interrupted agent goes on: the request is no longer pending.
+      agent.approvals.close(request);
+      if (!agent.approvals.length) setState(agent, 'running');
+    }
     throw err;
   }
   agent.approvals.close(request);

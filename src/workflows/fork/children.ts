@@ -190,7 +190,10 @@ export async function startChildAgent(
   };
   agent.children.add(record, args.resumed === true);
   const outlives = patched(CHILDREN_OUTLIVE_RUNS_PATCH);
-  const scope = new CancellationScope();
+  // Its scope hangs from the agent's, not from the turn that started it: interrupting the turn
+  // (turn-control.ts) leaves it running; cancelling the agent still cancels it.
+  const under = agent.turnControl.children;
+  const scope = new CancellationScope({ cancellable: true, ...(under ? { parent: under } : {}) });
   const handle = await scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
@@ -232,23 +235,42 @@ export async function startChildAgent(
   return { record, handle };
 }
 
+/** How a sync child's wait ended: its outcome, or it moved to the background (after the time limit, or asked to `by` someone). */
+export type SyncWait = { outcome?: ChildOutcome } | { moved: { by?: string } };
+
 /**
- * Waits for a sync child, unless it is still running after `backgroundAfterMs`: then it
- * moves to the background (its outcome will arrive as a notification) and `undefined` is
- * returned.
+ * Waits for a sync child, unless it is still running after `backgroundAfterMs` or someone asks
+ * to move it (the `backgroundChild` update): then it moves to the background (its outcome will
+ * arrive as a notification). A sync child is part of its caller's turn: interrupting the turn
+ * stops it, and its partial outcome is the call's result.
  */
-export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number): Promise<ChildOutcome | undefined> {
+export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number): Promise<SyncWait> {
   const runtime = agent.children.runtime(record.agentId);
   if (runtime) {
+    const control = agent.turnControl;
+    const asked = () => control.backgroundRequestedBy(record.agentId) !== undefined;
     const timer = new CancellationScope();
-    const moved = await Promise.race([runtime.done.then(() => false), timer.run(() => sleep(backgroundAfterMs)).then(() => true)]);
-    timer.cancel();
+    control.waiting(record.agentId, true);
+    let moved: false | { by?: string };
+    try {
+      moved = await Promise.race([
+        runtime.done.then(() => false as const),
+        timer.run(() => Promise.race([sleep(backgroundAfterMs).then(() => ({})), condition(asked).then(() => ({ by: control.backgroundRequestedBy(record.agentId)! }))])),
+      ]);
+    } catch (err) {
+      if (!control.stoppedBy(err)) throw err;
+      await CancellationScope.nonCancellable(() => stopChild(agent, record));
+      return { outcome: record.result };
+    } finally {
+      timer.cancel();
+      control.waiting(record.agentId, false);
+    }
     if (moved && record.state === 'running') {
       agent.children.moveToBackground(record);
-      return undefined;
+      return { moved };
     }
   }
-  return record.result;
+  return { outcome: record.result };
 }
 
 /** Marks a child's outcome as seen, dropping a notification that is still queued for it. */

@@ -44,6 +44,7 @@ import { closeMcpSessions, mcpToolDefinitions, openMcpServers } from './mcp-serv
 import { subagentStart, subagentStop } from './hooks';
 import { hooksFor } from '../../shared/tools/hooks';
 import { runTurnsUntilStopped } from './stop-hook';
+import { registerInterruptHandlers } from './interrupt';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -59,8 +60,14 @@ function carriedStateOf(raw: unknown): CarriedState | undefined {
  */
 const WAKE_DELIVERS_MESSAGE_PATCH = 'wake-delivers-message-first';
 
-/** Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. */
+/**
+ * Runs turns; when idle-waiting is enabled, a message arriving in time resumes the fork. An
+ * interrupted turn always waits for the next message (or a sub-agent's report): for its
+ * idleTimeout, or without a limit when it has none.
+ */
 async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
+  // Sub-agents' scopes hang from this one: a turn's interruption leaves them running (turn-control.ts).
+  agent.turnControl.attach(CancellationScope.current());
   const idleMs = agent.input.idleTimeout === undefined ? 0 : toMs(agent.input.idleTimeout);
   // A run that continued as new while idle (to move to a new build) goes on idling, and does
   // not move again: if the server still says a newer build is current, the next one will.
@@ -68,12 +75,14 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
   const mayMove = idleLeft === undefined;
   for (;;) {
     const reason = idleLeft !== undefined ? 'end_turn' : hooksFor(agent.input.hooks, 'Stop').length > 0 ? await runTurnsUntilStopped(agent) : await runTurns(agent);
-    if (reason !== 'end_turn' || idleMs === 0) return reason;
+    const interrupted = reason === 'interrupted';
+    if (!interrupted && (reason !== 'end_turn' || idleMs === 0)) return reason;
     setState(agent, 'idle');
     const waitMs = idleLeft ?? idleMs;
     idleLeft = undefined;
     const idleSince = workflowNow();
-    const resumed = await whileWaiting(agent, () => condition(() => agent.inbox.length > 0 || (mayMove && newBuildIsCurrent()), waitMs));
+    const woken = () => agent.inbox.length > 0 || (mayMove && newBuildIsCurrent());
+    const resumed = await whileWaiting(agent, () => (waitMs === 0 ? condition(woken).then(() => true) : condition(woken, waitMs)));
     if (!resumed) return reason;
     // Woken on a build that is no longer current: the message (carried in the inbox) is read on the new one.
     if (mayMove && newBuildIsCurrent()) await continueWhileIdle(agent, Math.max(0, waitMs - (workflowNow() - idleSince)));
@@ -155,6 +164,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   registerHandlers(agent);
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);
+  registerInterruptHandlers(agent);
   if (agent.book) registerLedgerHandlers(agent);
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {

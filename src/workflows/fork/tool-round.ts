@@ -23,6 +23,7 @@ import { runMcpTool } from './mcp-call';
 import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { errorResult } from './tool-results';
+import { guardCall } from './interrupt';
 import { localTools, tools } from '../activities';
 import type { ForkAgent } from './agent';
 import type { ToolCallOutcome } from '../../shared/metrics';
@@ -180,8 +181,10 @@ export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messa
   const results: ToolResultBlock[] = [];
   let batch: ToolUseBlock[] = [];
   const lane = (use: ToolUseBlock) => uses.indexOf(use) + 1;
+  // An interrupted turn answers every call: not run, or stopped (interrupt.ts).
+  const one = (use: ToolUseBlock) => guardCall(agent, use, () => runOne(agent, use, messageIndex, lane(use)));
   const flush = async () => {
-    results.push(...(await Promise.all(batch.map((u) => runOne(agent, u, messageIndex, lane(u))))));
+    results.push(...(await Promise.all(batch.map(one))));
     batch = [];
   };
   for (const use of uses) {
@@ -190,7 +193,7 @@ export async function runToolRound(agent: ForkAgent, uses: ToolUseBlock[], messa
       continue;
     }
     await flush();
-    results.push(await runOne(agent, use, messageIndex, lane(use)));
+    results.push(await one(use));
   }
   await flush();
   agent.doing(undefined);

@@ -4,7 +4,8 @@
  * conditions are small predicates checked before every model call.
  */
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
-import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf } from '../../shared/anthropic';
+import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf, ZERO_USAGE } from '../../shared/anthropic';
+import { interruptedCallText, interruptionNote } from '../../shared/interrupt';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import type { StopReason } from '../../shared/status';
 import { batchModel, model, modelQueueOf } from '../activities';
@@ -18,11 +19,13 @@ import { whileWaiting } from './keep-alive';
 import { publishProgress } from './visibility';
 import { modelCallInput } from './call-input';
 import { compactAfterRefusal, contextAfterCall, contextRefusal, manageContext } from './compaction';
+import { errorResult } from './tool-results';
 
 export type TurnOutcome =
   | { kind: 'run_again' } // tools ran (or messages arrived): call the model again
   | { kind: 'final' } //     the model finished and nothing is queued
-  | { kind: 'stop'; reason: StopReason };
+  | { kind: 'stop'; reason: StopReason }
+  | { kind: 'interrupted' }; // an interruption stopped it and nothing is queued: wait for the next message
 
 type StopCondition = (agent: ForkAgent) => StopReason | undefined;
 
@@ -117,6 +120,23 @@ async function waitForChildren(agent: ForkAgent): Promise<void> {
   agent.doing(undefined);
 }
 
+/**
+ * Records where an interruption stopped the turn: the tool results it has (every tool_use keeps
+ * one) and a note saying so, in one user turn. A message that came with it (or was queued) is
+ * delivered with them and the agent goes on; otherwise it waits for the next one.
+ */
+function interruptedTurn(agent: ForkAgent, results: ToolResultBlock[]): TurnOutcome {
+  const stopped = agent.turnControl.take()!;
+  agent.doing(undefined);
+  // Stream subscribers drop the deltas of a reply that will never be recorded.
+  if (stopped.during === 'model call') agent.live.turnEnd(stopped.turn, 'interrupted', ZERO_USAGE);
+  const note = { type: 'text' as const, text: interruptionNote(stopped.by, stopped.during, stopped.reason) };
+  const goOn = agent.inbox.length > 0;
+  agent.append({ role: 'user', content: goOn ? boundaryBlocks(agent, [...results, note]) : [...results, note] });
+  publishProgress(agent);
+  return goOn ? { kind: 'run_again' } : { kind: 'interrupted' };
+}
+
 export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
   // A run that continued as new while waiting for its children goes on waiting (no model call: its final reply is on record).
   if (!agent.takeResumedWait()) {
@@ -124,16 +144,25 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
       const reason = condition(agent);
       if (reason) return { kind: 'stop', reason };
     }
-    const reply = await modelStep(agent);
+    // The model call and the tool round each run in a scope an interruption cancels (turn-control.ts).
+    const control = agent.turnControl;
+    const step = await control.run('model call', agent.turns + 1, () => modelStep(agent));
+    if (!step.done) return interruptedTurn(agent, []);
+    const reply = step.value;
     if (!reply) return { kind: 'stop', reason: 'budget_exhausted' };
     const uses = toolUsesOf(reply.message);
     if (uses.length > 0) {
-      const results = await runToolRound(agent, uses, agent.messageCount - 1);
+      const round = await control.run('tool calls', agent.turns, () => runToolRound(agent, uses, agent.messageCount - 1));
+      const stoppedBy = control.interruption?.by ?? 'operator';
+      const results = round.done ? round.value : uses.map((u) => errorResult(u.id, interruptedCallText(stoppedBy, true)));
       publishToolResults(agent, uses, results);
+      if (control.interruption) return interruptedTurn(agent, results);
       agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
       publishProgress(agent);
       return { kind: 'run_again' };
     }
+    // A reply that was complete before an interruption could stop it ends its turn as usual.
+    control.take();
   }
   // Background sub-agents still at work: their reports are what this agent waits for.
   if (agent.inbox.length === 0 && agent.runningChildren.length > 0) await waitForChildren(agent);
@@ -160,5 +189,6 @@ export async function runTurns(agent: ForkAgent): Promise<StopReason> {
     const outcome = await runTurn(agent);
     if (outcome.kind === 'final') return 'end_turn';
     if (outcome.kind === 'stop') return outcome.reason;
+    if (outcome.kind === 'interrupted') return 'interrupted';
   }
 }
