@@ -22,6 +22,7 @@ import { DELIVERY_MODES, PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import type { ProviderCatalogue } from './agent-provider';
 import { providerNameSchema } from './model-allowlist';
+import { failoverInputSchema } from './failover';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
 import { treeTokenSchema } from './tree-ledger';
 import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
@@ -225,6 +226,11 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * Absent: the workers' default Anthropic client. Checked against `subAgents.providers` when given.
    */
   provider: providerNameSchema.optional(),
+  /**
+   * Fallbacks of its provider and model when it has no `subAgents.providers` to read them
+   * from (src/shared/failover.ts); a parent sets it for its sub-agents. Ignored with a catalogue.
+   */
+  failover: failoverInputSchema.optional(),
   /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
   toolAccess: toolAccessInputSchema.optional(),
   approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),

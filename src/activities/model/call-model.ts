@@ -256,7 +256,8 @@ export function createModelActivities(deps: ModelDeps) {
           requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal);
           checkFits(input.turn, requestTokens, input.context, counting);
         }
-        const body = await withinBudget(deps, input, prepared.body);
+        // A fallback's model (src/shared/failover.ts): the same request, asked of another model.
+        const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         live?.start(body.model);
@@ -353,7 +354,7 @@ export function createModelActivities(deps: ModelDeps) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
           if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
-          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
+          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, provider: input.provider ?? 'default', model: body.model } : undefined);
           recordModelFailure(body.model, failure);
           throw failure;
         }

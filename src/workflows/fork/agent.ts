@@ -22,7 +22,7 @@ import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } fr
 import { tokensCharged } from '../../shared/budget';
 import { estimateCostUsd } from '../../shared/pricing';
 import { leftFor, ledgerTotals, ledgerView, type TreeLedger } from '../../shared/tree-ledger';
-import { isoNow } from '../clock';
+import { isoNow, workflowNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
 import { Inbox, renderQueuedMessage } from './inbox';
@@ -42,6 +42,10 @@ import type { RunRef } from '../../shared/activity-io';
 import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
 import { McpState } from './mcp-state';
+import { agentProvider } from '../../shared/agent-provider';
+import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
+import { FAILOVER_DEFAULTS, FailoverBook, failoverChain, failoverSettings, failoverStatus, type Route } from '../../shared/failover';
+import type { FailoverSettings } from '../../shared/providers';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -64,6 +68,8 @@ export class ForkAgent {
   readonly toolNotices: string[] = [];
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
+  /** Where its model calls go while its provider is out (written by failover.ts only). */
+  readonly failover = new FailoverBook();
   /** Where each of this run's turns began (owned by turn-index.ts, fed by the turn loop). */
   readonly turnIndex = new TurnIndex();
   /** Where it came from and what it changed (a fork from a point, a counterfactual, a retry); set once, after set-up. */
@@ -186,6 +192,40 @@ export class ForkAgent {
   get model(): string {
     const i = this.input;
     return this.conversation?.setup.summary.model ?? i.model ?? i.parent?.model ?? i.parentRef?.context.model ?? i.continuation?.ref.context.model ?? DEFAULTS.model;
+  }
+
+  /** Its provider and model, then their fallbacks (src/shared/failover.ts); just the first without any. */
+  failoverChain(): Route[] {
+    return this.failoverFrom({ provider: agentProvider(this.input, { provider: this.input.subAgents?.provider ?? DEFAULT_PROVIDER }), model: this.model });
+  }
+
+  /** The chain of `primary` as this agent knows it: from its tree's catalogue, else its own input's fallbacks. */
+  private failoverFrom(primary: Route): Route[] {
+    const catalogue = this.input.subAgents?.providers;
+    if (catalogue) return failoverChain(catalogue, primary);
+    return this.input.failover ? [primary, ...this.input.failover.fallbacks.filter((f) => f.provider !== primary.provider || f.model !== primary.model)] : [primary];
+  }
+
+  /** How its calls fail over: its primary provider's settings. */
+  failoverSettings(): FailoverSettings {
+    const catalogue = this.input.subAgents?.providers;
+    const provider = agentProvider(this.input, { provider: this.input.subAgents?.provider ?? DEFAULT_PROVIDER });
+    return catalogue ? failoverSettings(catalogue, provider) : (this.input.failover?.settings ?? FAILOVER_DEFAULTS);
+  }
+
+  /**
+   * The `failover` input of a sub-agent on `route` (a fork: this agent's own), when it has
+   * fallbacks: a sub-agent without the catalogue fails over all the same. With a catalogue the
+   * child's own provider's settings apply; without, a child on another route gets none.
+   */
+  failoverForChild(route: Route): Pick<ForkInput, 'failover'> {
+    const own = this.failoverChain()[0]!;
+    const same = route.provider === own.provider && route.model === own.model;
+    if (!this.input.subAgents?.providers && !same) return {};
+    const chain = this.failoverFrom(route);
+    if (chain.length < 2) return {};
+    const settings = this.input.subAgents?.providers ? failoverSettings(this.input.subAgents.providers, route.provider) : this.failoverSettings();
+    return { failover: { fallbacks: chain.slice(1), settings } };
   }
 
   /** Where this agent's tools act: its worktree, else the workspace root it was given. */
@@ -344,6 +384,7 @@ export class ForkAgent {
       streamOffset: this.live.endOffset,
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
       ...withMcp(this.mcp.carry()),
+      ...withFailover(this.failover.carry()),
     };
   }
 
@@ -376,6 +417,7 @@ export class ForkAgent {
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
+    this.failover.adopt(state.failover);
     this.window.adoptState(state.context);
     // A continue-as-new keeps its MCP sessions; a resumed agent (its sessions closed when it ended) opens them again.
     if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
@@ -393,7 +435,7 @@ export class ForkAgent {
       const t = ledgerTotals(this.book);
       return { usage: t.usage, costUsd: t.costUsd, agents: t.agents };
     }
-    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded });
+    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded, fallbacks: this.failover.state.fallbackCalls });
   }
 
   /** The tree's budget and every agent's facts, at a tree's root. */
@@ -455,7 +497,15 @@ export class ForkAgent {
       startedAt: this.startedAt,
       ...(this.mcp.size ? { mcpServers: this.mcp.status(this.input.mcpServers) } : {}),
       ...(this.toolNotices.length ? { toolNotices: [...this.toolNotices] } : {}),
+      ...this.failoverFields(),
     };
+  }
+
+  /** Failover, for an agent whose provider has fallbacks (after set-up: the chain needs its model). */
+  private failoverFields(): Pick<ForkStatus, 'failover'> {
+    if (!this.conversation) return {};
+    const chain = this.failoverChain();
+    return chain.length > 1 ? { failover: failoverStatus(this.failover, chain, workflowNow()) } : {};
   }
 }
 
@@ -470,6 +520,10 @@ const TOOL_NOTICES_KEPT = 20;
 
 function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
   return mcp ? { mcp } : {};
+}
+
+function withFailover(failover: CarriedState['failover']): Pick<CarriedState, 'failover'> {
+  return failover ? { failover } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

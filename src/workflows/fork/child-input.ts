@@ -148,6 +148,8 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
+    // It has no provider catalogue: its fallbacks come with it (src/shared/failover.ts).
+    ...agent.failoverForChild(agent.failoverChain()[0]!),
   };
 }
 
@@ -182,7 +184,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
     // Set when it differs from the caller's (the caller's own, if named, came with `common`).
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
-    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : {}),
+    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : agent.failoverForChild({ provider: choice?.ok ? choice.provider : parentProvider, model })),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
