@@ -83,6 +83,13 @@ function providerProblem(v: { provider?: string; model?: string; subAgents?: { p
   return alias ? `model "${v.model}" is an alias on ${v.provider}: give the model id "${alias}"` : `model "${v.model}" is not allowed on provider "${v.provider}" (allowed: ${entry.models.join(', ')})`;
 }
 
+/** Why a named agent's `provider:` cannot run in its tree, or undefined (nothing is started with one that cannot). */
+function definitionProviderProblem(a: { name: string; provider?: string }, sub: { provider: string; providers?: ProviderCatalogue }): string | undefined {
+  if (a.provider === undefined) return undefined;
+  if (sub.providers) return a.provider in sub.providers ? undefined : `agent "${a.name}" names provider "${a.provider}", which is not one of subAgents.providers (${Object.keys(sub.providers).join(', ')})`;
+  return a.provider === sub.provider ? undefined : `agent "${a.name}" names provider "${a.provider}", but this tree runs on "${sub.provider}" and offers no other (no subAgents.providers)`;
+}
+
 /**
  * Which tools a fork may use, decided per call: `allowAll` (writes inside the workspace),
  * `readOnly` (read tools, and Bash when the shell classifier says the command only reads),
@@ -301,6 +308,10 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
 }).superRefine((v, ctx) => {
     const problem = providerProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['provider'] });
+    (v.subAgents?.agents ?? []).forEach((a, i) => {
+      const refused = definitionProviderProblem(a, v.subAgents!);
+      if (refused) ctx.addIssue({ code: 'custom', message: refused, path: ['subAgents', 'agents', i, 'provider'] });
+    });
   })
   .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
   .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] })

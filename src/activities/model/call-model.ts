@@ -354,7 +354,7 @@ export function createModelActivities(deps: ModelDeps) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
           if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
-          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, provider: input.provider ?? 'default', model: body.model } : undefined);
+          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, ...(input.provider ? { provider: input.provider } : {}), model: body.model } : undefined);
           recordModelFailure(body.model, failure);
           throw failure;
         }

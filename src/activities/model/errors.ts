@@ -107,13 +107,13 @@ export function isBusy(failure: ApplicationFailure): boolean {
  * attempts. A call with a fallback (`failover`) gives up on an outage after `afterAttempts`,
  * as {@link MODEL_UNAVAILABLE_FAILURE}, for the workflow to move it (src/shared/failover.ts).
  */
-export function capAttempts(failure: ApplicationFailure, attempt: number, failover?: { afterAttempts: number; provider: string; model: string }): ApplicationFailure {
+export function capAttempts(failure: ApplicationFailure, attempt: number, failover?: { afterAttempts: number; provider?: string; model: string }): ApplicationFailure {
   if (failover && !failure.nonRetryable && isOutage(failure) && attempt >= failover.afterAttempts) {
     return ApplicationFailure.create({
       type: MODEL_UNAVAILABLE_FAILURE,
-      message: `${failover.provider} (${failover.model}) unavailable after ${attempt} attempts: ${failure.message}`,
+      message: `${failover.provider ? `${failover.provider} (${failover.model})` : failover.model} unavailable after ${attempt} attempts: ${failure.message}`,
       nonRetryable: true,
-      details: [{ ...((failure.details?.[0] as object | undefined) ?? {}), cause: failure.type ?? null }],
+      details: [{ ...(failure.details?.[0] ?? {}), cause: failure.type ?? null }],
     });
   }
   if (failure.nonRetryable || isBusy(failure) || attempt < MODEL_ATTEMPTS) return failure;

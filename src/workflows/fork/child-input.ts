@@ -162,7 +162,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}) }) : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
-  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider, model: input.model ?? definition?.model }) : undefined;
+  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definition?.model }) : undefined;
   const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);
   const own = definedTools(agent, definition);

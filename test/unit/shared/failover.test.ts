@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { capAttempts, classifyModelError, MODEL_ATTEMPTS } from '../../../src/activities/model/errors';
 import { catalogueOf, providerCatalogueSchema } from '../../../src/shared/agent-provider';
 import { ZERO_USAGE } from '../../../src/shared/anthropic';
-import { FailoverBook, failoverChain, failoverStatus, isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../../src/shared/failover';
+import { FailoverBook, failoverChain, failoverStateSchema, failoverStatus, isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../../src/shared/failover';
 import { providersConfigSchema } from '../../../src/shared/providers';
 import Anthropic from '@anthropic-ai/sdk';
 
@@ -119,7 +119,7 @@ describe('an agent’s failover state', () => {
     book.failed(chain, 1, 10, 1, 'y', 60_000);
     expect(book.start(chain, 20)).toBe(2);
     const next = new FailoverBook();
-    next.adopt(JSON.parse(JSON.stringify(book.carry())));
+    next.adopt(failoverStateSchema.parse(JSON.parse(JSON.stringify(book.carry()))));
     expect(next.start(chain, 30)).toBe(2);
     expect(next.state.switches).toBe(2);
     // A shorter chain (a changed configuration) falls back to the primary.
