@@ -12,7 +12,8 @@
 import { z } from 'zod';
 import { modelIdSchema } from './agents';
 import { providerNameSchema } from './model-allowlist';
-import { failoverSettingsSchema, type ProvidersConfig } from './providers';
+import { failoverSettingsSchema, priceSchema, type ProvidersConfig } from './providers';
+import type { Price } from './pricing';
 import { schemaOnce } from './schema-once';
 
 /**
@@ -27,6 +28,7 @@ export const providerCatalogueSchema = schemaOnce('agent-provider#providerCatalo
     aliases: z.record(z.string().min(1).max(64), modelIdSchema).default({}),
     fallbacks: z.array(z.strictObject({ provider: providerNameSchema, model: modelIdSchema, for: z.array(modelIdSchema).min(1).optional() })).max(8).optional(),
     failover: failoverSettingsSchema.optional(),
+    pricing: z.record(modelIdSchema, priceSchema).optional(),
   }).refine((p) => Object.values(p.aliases).every((m) => p.models.includes(m)), { message: 'every alias must map to a model listed in models', path: ['aliases'] }),
 ).superRefine((catalogue, ctx) => {
   for (const [name, entry] of Object.entries(catalogue)) {
@@ -52,7 +54,7 @@ export function catalogueOf(config: ProvidersConfig): ProviderCatalogue {
       const model = f.model ?? firstModel(f.provider);
       return model && firstModel(f.provider) ? [{ provider: f.provider, model, ...(f.for ? { for: f.for } : {}) }] : [];
     });
-    return [p.name, { models: p.models, aliases: p.aliases, ...(fallbacks.length ? { fallbacks } : {}), ...(p.failover ? { failover: p.failover } : {}) }];
+    return [p.name, { models: p.models, aliases: p.aliases, ...(fallbacks.length ? { fallbacks } : {}), ...(p.failover ? { failover: p.failover } : {}), ...(p.pricing ? { pricing: p.pricing } : {}) }];
   }));
 }
 
@@ -110,4 +112,12 @@ export function childProvider(args: {
 /** The provider an agent runs on: its own `provider`, else its tree's (`subAgents.provider`). */
 export function agentProvider(input: { provider?: string }, config: { provider: string }): string {
   return input.provider ?? config.provider;
+}
+
+/**
+ * A model's price on a provider, as the tree's catalogue configures it (`pricing`); undefined
+ * when it does not (then src/shared/pricing.ts's table applies).
+ */
+export function priceOf(catalogue: ProviderCatalogue | undefined, provider: string, model: string): Price | undefined {
+  return catalogue?.[provider]?.pricing?.[model];
 }

@@ -30,6 +30,12 @@ export const fallbackSchema = schemaOnce('providers#fallbackSchema', () => z.str
 }));
 export type FallbackConfig = z.output<typeof fallbackSchema>;
 
+/** A model's price in US dollars per million tokens (src/shared/pricing.ts `Price`). */
+export const priceSchema = schemaOnce('providers#priceSchema', () => {
+  const usd = z.number().min(0).max(10_000);
+  return z.strictObject({ input: usd, output: usd, cacheRead: usd.optional(), cacheWrite5m: usd.optional(), cacheWrite1h: usd.optional() });
+});
+
 /** When a call leaves its provider, and for how long its agent's calls stay away (workflow time). */
 export const failoverSettingsSchema = schemaOnce('providers#failoverSettingsSchema', () => z.strictObject({
   /** Attempts of one call that must fail with an outage (529, 5xx, connection) before it moves on. */
@@ -59,6 +65,8 @@ export const providerSchema = schemaOnce('providers#providerSchema', () => z.str
   fallbacks: z.array(fallbackSchema).max(8).optional(),
   /** How failover to `fallbacks` behaves (defaults: after 3 attempts, 30 s away). */
   failover: failoverSettingsSchema.optional(),
+  /** Prices of its models (`model → price`); a model not listed: the built-in table (Anthropic families, else sonnet's). */
+  pricing: z.record(modelIdSchema, priceSchema).optional(),
 }).refine((p) => p.models.length === 0 || Object.values(p.aliases).every((m) => p.models.includes(m)), {
   message: 'every alias must map to a model listed in models',
   path: ['aliases'],

@@ -197,7 +197,7 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
 async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
   const ledger = input.budget?.ledger;
   if (ledger && deps.ledger) {
-    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}), ...(ledger.token ? { token: ledger.token } : {}) });
+    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.provider ? { provider: input.provider } : {}), ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}), ...(ledger.token ? { token: ledger.token } : {}) });
   }
   return result;
 }

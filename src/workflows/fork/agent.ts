@@ -42,10 +42,8 @@ import type { RunRef } from '../../shared/activity-io';
 import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
 import { McpState } from './mcp-state';
-import { agentProvider } from '../../shared/agent-provider';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
-import { FAILOVER_DEFAULTS, FailoverBook, failoverChain, failoverSettings, failoverStatus, type Route } from '../../shared/failover';
-import type { FailoverSettings } from '../../shared/providers';
+import { FailoverBook, failoverStatus } from '../../shared/failover';
+import { failoverChainOf, priceOn } from './failover-routes';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -192,40 +190,6 @@ export class ForkAgent {
   get model(): string {
     const i = this.input;
     return this.conversation?.setup.summary.model ?? i.model ?? i.parent?.model ?? i.parentRef?.context.model ?? i.continuation?.ref.context.model ?? DEFAULTS.model;
-  }
-
-  /** Its provider and model, then their fallbacks (src/shared/failover.ts); just the first without any. */
-  failoverChain(): Route[] {
-    return this.failoverFrom({ provider: agentProvider(this.input, { provider: this.input.subAgents?.provider ?? DEFAULT_PROVIDER }), model: this.model });
-  }
-
-  /** The chain of `primary` as this agent knows it: from its tree's catalogue, else its own input's fallbacks. */
-  private failoverFrom(primary: Route): Route[] {
-    const catalogue = this.input.subAgents?.providers;
-    if (catalogue) return failoverChain(catalogue, primary);
-    return this.input.failover ? [primary, ...this.input.failover.fallbacks.filter((f) => f.provider !== primary.provider || f.model !== primary.model)] : [primary];
-  }
-
-  /** How its calls fail over: its primary provider's settings. */
-  failoverSettings(): FailoverSettings {
-    const catalogue = this.input.subAgents?.providers;
-    const provider = agentProvider(this.input, { provider: this.input.subAgents?.provider ?? DEFAULT_PROVIDER });
-    return catalogue ? failoverSettings(catalogue, provider) : (this.input.failover?.settings ?? FAILOVER_DEFAULTS);
-  }
-
-  /**
-   * The `failover` input of a sub-agent on `route` (a fork: this agent's own), when it has
-   * fallbacks: a sub-agent without the catalogue fails over all the same. With a catalogue the
-   * child's own provider's settings apply; without, a child on another route gets none.
-   */
-  failoverForChild(route: Route): Pick<ForkInput, 'failover'> {
-    const own = this.failoverChain()[0]!;
-    const same = route.provider === own.provider && route.model === own.model;
-    if (!this.input.subAgents?.providers && !same) return {};
-    const chain = this.failoverFrom(route);
-    if (chain.length < 2) return {};
-    const settings = this.input.subAgents?.providers ? failoverSettings(this.input.subAgents.providers, route.provider) : this.failoverSettings();
-    return { failover: { fallbacks: chain.slice(1), settings } };
   }
 
   /** Where this agent's tools act: its worktree, else the workspace root it was given. */
@@ -435,7 +399,9 @@ export class ForkAgent {
       const t = ledgerTotals(this.book);
       return { usage: t.usage, costUsd: t.costUsd, agents: t.agents };
     }
-    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded, fallbacks: this.failover.state.fallbackCalls });
+    const primary = failoverChainOf(this)[0]!;
+    const price = priceOn(this, primary.provider, primary.model);
+    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded, fallbacks: this.failover.state.fallbackCalls, ...(price ? { price } : {}) });
   }
 
   /** The tree's budget and every agent's facts, at a tree's root. */
@@ -504,7 +470,7 @@ export class ForkAgent {
   /** Failover, for an agent whose provider has fallbacks (after set-up: the chain needs its model). */
   private failoverFields(): Pick<ForkStatus, 'failover'> {
     if (!this.conversation) return {};
-    const chain = this.failoverChain();
+    const chain = failoverChainOf(this);
     return chain.length > 1 ? { failover: failoverStatus(this.failover, chain, workflowNow()) } : {};
   }
 }

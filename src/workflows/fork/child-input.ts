@@ -28,6 +28,7 @@ import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
 import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
 import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
+import { failoverChainOf, failoverForChild } from './failover-routes';
 
 export const GENERAL_PURPOSE = 'general-purpose';
 
@@ -149,7 +150,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
     // It has no provider catalogue: its fallbacks come with it (src/shared/failover.ts).
-    ...agent.failoverForChild(agent.failoverChain()[0]!),
+    ...failoverForChild(agent, failoverChainOf(agent)[0]!),
   };
 }
 
@@ -184,7 +185,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
     // Set when it differs from the caller's (the caller's own, if named, came with `common`).
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
-    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : agent.failoverForChild({ provider: choice?.ok ? choice.provider : parentProvider, model })),
+    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),

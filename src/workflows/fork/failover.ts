@@ -14,6 +14,7 @@ import { MODEL_UNAVAILABLE_FAILURE, type Route } from '../../shared/failover';
 import { estimateCostUsd } from '../../shared/pricing';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
+import { failoverChainOf, failoverSettingsOf, priceOn } from './failover-routes';
 
 /** Marks runs that may fail over (a switch schedules a second model call for a turn). */
 export const FAILOVER_PATCH = 'forkflow-model-failover';
@@ -40,15 +41,15 @@ export async function callWithFailover(
   input: ModelCallInput,
   call: (input: ModelCallInput, summary: string) => Promise<ModelCallResult>,
 ): Promise<{ result: ModelCallResult; input: ModelCallInput }> {
-  const chain = agent.failoverChain();
+  const chain = failoverChainOf(agent);
   if (chain.length < 2) return { result: await call(input, `turn ${turn} · model ${agent.summary.model}`), input };
-  const settings = agent.failoverSettings();
+  const settings = failoverSettingsOf(agent);
   for (let index = agent.failover.start(chain, workflowNow()); ; index++) {
     const sent = routed(input, chain, index, settings.afterAttempts);
     const to = chain[index]!;
     try {
       const result = await call(sent, `turn ${turn} · ${to.provider} ${to.model}${index > 0 ? ' (fallback)' : ''}`);
-      const back = agent.failover.served(chain, index, workflowNow(), turn, result.usage, estimateCostUsd(result.model, result.usage));
+      const back = agent.failover.served(chain, index, workflowNow(), turn, result.usage, estimateCostUsd(result.model, result.usage, priceOn(agent, to.provider, result.model)));
       if (back) agent.live.failover(turn, { from: back.from, to: back.to, reason: back.reason });
       return { result, input: sent };
     } catch (err) {
