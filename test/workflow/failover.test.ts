@@ -19,19 +19,27 @@ import { waitFor } from '../kit/wait';
 
 let h: Harness;
 let chat: OfflineModel;
+/** The harness's own Anthropic offline model (the primary), known once its worker's clients are made. */
+let primaryUrl: string;
 
 const config = () =>
   providersConfigSchema.parse([
     // Every call tries the primary first (no cooldown): the move back needs no waiting.
     { name: 'anthropic', kind: 'anthropic', models: ['claude-sonnet-4-6'], fallbacks: [{ provider: 'openai', model: 'gpt-4.1-mini' }], failover: { afterAttempts: 2, cooldownMs: 0 } },
     // The same endpoint under another name, with an hour's cooldown: calls stay on the fallback.
-    { name: 'sticky', kind: 'anthropic', baseURL: h.model.url, apiKeyEnv: 'OFFLINE_ANTHROPIC_KEY', models: ['claude-haiku-4-5'], fallbacks: [{ provider: 'openai', model: 'gpt-4.1' }], failover: { afterAttempts: 2, cooldownMs: 3_600_000 } },
+    { name: 'sticky', kind: 'anthropic', baseURL: primaryUrl, apiKeyEnv: 'OFFLINE_ANTHROPIC_KEY', models: ['claude-haiku-4-5'], fallbacks: [{ provider: 'openai', model: 'gpt-4.1' }], failover: { afterAttempts: 2, cooldownMs: 3_600_000 } },
     { name: 'openai', kind: 'openai-compatible', baseURL: `${chat.url}/v1`, apiKeyEnv: 'OFFLINE_OPENAI_KEY', models: ['gpt-4.1-mini', 'gpt-4.1'] },
   ]);
 
 beforeAll(async () => {
   chat = await startOfflineModel();
-  h = await startHarness({ name: 'failover', providers: (own) => createProviderClients(config(), own, { OFFLINE_OPENAI_KEY: 'k1', OFFLINE_ANTHROPIC_KEY: 'k2' }) });
+  h = await startHarness({
+    name: 'failover',
+    providers: (own) => {
+      primaryUrl = own.baseURL;
+      return createProviderClients(config(), own, { OFFLINE_OPENAI_KEY: 'k1', OFFLINE_ANTHROPIC_KEY: 'k2' });
+    },
+  });
 });
 afterAll(async () => {
   await h?.close();

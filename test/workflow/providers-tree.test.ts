@@ -155,7 +155,8 @@ test('an agent file\'s provider: the named agent runs there with its model resol
     .then((a) => a.result());
   expect(result.status).toBe('completed');
   const helper = ((await h.forkflow.status('mp3-root')).perAgent ?? []).find((a) => a.parentId === 'mp3-root');
-  expect(helper).toMatchObject({ model: 'gpt-4.1-mini', state: 'completed' });
+  expect(helper).toMatchObject({ model: 'gpt-4.1-mini', state: 'ended' });
+  expect((await h.forkflow.status(helper!.agentId)).state).toBe('completed');
   const helperCalls = served(chat.log.entries(), '/v1/chat/completions').filter((e) => e.rawBody.includes('mp3.child'));
   expect(helperCalls.map((e) => (e.body as { model: string }).model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini']);
 

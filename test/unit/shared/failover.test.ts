@@ -44,7 +44,7 @@ describe('failover configuration', () => {
 
   it('refuses fallbacks to unknown providers, unlisted models, aliases, or the model itself', () => {
     const base = { name: 'a', kind: 'anthropic', models: ['m1'], aliases: { one: 'm1' } };
-    const bad = (fallbacks: unknown[]) => providersConfigSchema.safeParse([{ ...base, fallbacks }]);
+    const bad = (fallbacks: unknown[]) => ({ error: { message: providersConfigSchema.safeParse([{ ...base, fallbacks }]).error?.issues.map((i) => i.message).join('\n') } });
     expect(bad([{ provider: 'nope' }]).error?.message).toContain('fallback provider "nope" is not configured');
     expect(bad([{ provider: 'a', model: 'm2' }]).error?.message).toContain('fallback model "m2" is not listed');
     expect(bad([{ provider: 'a', model: 'one' }]).error?.message).toContain('give a model id, not an alias');
@@ -52,7 +52,7 @@ describe('failover configuration', () => {
     expect(bad([{ provider: 'a', model: 'm1', for: ['zz'] }]).error?.message).toContain('must not be the model');
     expect(providersConfigSchema.safeParse([{ ...base, failover: { afterAttempts: 0 } }]).success).toBe(false);
     // A tree's catalogue is checked the same way.
-    expect(providerCatalogueSchema.safeParse({ a: { models: ['m1'], fallbacks: [{ provider: 'b', model: 'x' }] } }).error?.message).toContain('not in the catalogue');
+    expect(providerCatalogueSchema.safeParse({ a: { models: ['m1'], fallbacks: [{ provider: 'b', model: 'x' }] } }).error?.issues[0]?.message).toContain('not in the catalogue');
   });
 });
 

@@ -72,8 +72,10 @@ describe('provider configuration', () => {
     expect(providersFromEnv({ FORKFLOW_PROVIDERS_FILE: file })).toHaveLength(3);
     // Owned by someone else: the same file seen by another user (root's files are accepted).
     const st = statSync(file);
-    expect(providersFileProblem(file, st, st.uid + 1)).toContain(`belongs to uid ${st.uid}, not to this process's user (uid ${st.uid + 1})`);
-    expect(providersFileProblem(file, { ...st, uid: 0, isFile: () => true }, 1000)).toBeUndefined();
+    const owned = (uid: number) => ({ uid, mode: st.mode, isFile: () => true });
+    expect(providersFileProblem(file, owned(4242), 1000)).toContain("belongs to uid 4242, not to this process's user (uid 1000) or root");
+    expect(providersFileProblem(file, owned(0), 1000)).toBeUndefined();
+    expect(providersFileProblem(file, owned(1000), 1000)).toBeUndefined();
     expect(providersFileProblem(file, st, st.uid)).toBeUndefined();
     const sub = join(dir, 'sub');
     mkdirSync(sub, { mode: 0o700 });
