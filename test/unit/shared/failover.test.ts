@@ -49,7 +49,8 @@ describe('failover configuration', () => {
     expect(bad([{ provider: 'a', model: 'm2' }]).error?.message).toContain('fallback model "m2" is not listed');
     expect(bad([{ provider: 'a', model: 'one' }]).error?.message).toContain('give a model id, not an alias');
     expect(bad([{ provider: 'a' }]).error?.message).toContain('must not be the model it falls back from');
-    expect(bad([{ provider: 'a', model: 'm1', for: ['zz'] }]).error?.message).toContain('must not be the model');
+    expect(bad([{ provider: 'a', model: 'm1', for: ['m1'] }]).error?.message).toContain('must not be the model');
+    expect(bad([{ provider: 'a', model: 'm1', for: ['zz'] }]).error?.message).toContain('fallback "for" names models not listed for provider "a": zz');
     expect(providersConfigSchema.safeParse([{ ...base, failover: { afterAttempts: 0 } }]).success).toBe(false);
     // A tree's catalogue is checked the same way.
     expect(providerCatalogueSchema.safeParse({ a: { models: ['m1'], fallbacks: [{ provider: 'b', model: 'x' }] } }).error?.issues[0]?.message).toContain('not in the catalogue');
