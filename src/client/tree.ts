@@ -80,6 +80,8 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     maxTurnsReached: false,
     // Breaks counted on, and the first call judged against the last request (src/shared/cache-break.ts).
     ...(previous?.cache ? { cache: previous.cache } : {}),
+    // Where its calls go while a provider is out, and what fallbacks served (src/shared/failover.ts).
+    ...(previous?.failover ? { failover: previous.failover } : {}),
     ...carriedLineage(previous),
   };
   await client.workflow.start(WORKFLOW_TYPES.fork, {

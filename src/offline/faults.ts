@@ -10,6 +10,12 @@ interface FaultCommon {
   times?: number;
   /** Only requests whose log entry (body already parsed) satisfies this. Default: all. */
   match?: (entry: RequestLogEntry) => boolean;
+  /**
+   * A fault window: only requests received before this time of the model's clock (emulated
+   * ms, `model.clock.now()`); the first request at or after it removes the fault. Combine with
+   * `times: Infinity` for an outage of a given length, ended by time passing or `clock.advance`.
+   */
+  until?: number;
 }
 
 /** Answer with this HTTP status and the matching error type. */
@@ -78,6 +84,7 @@ export class Faults {
       throw new RangeError(`A status fault needs an HTTP error status (400-599), got ${fault.status}`);
     }
     if (fault.kind === 'latency' && !(fault.ms >= 0)) throw new RangeError(`Latency must be ≥ 0 ms, got ${fault.ms}`);
+    if (fault.until !== undefined && !Number.isFinite(fault.until)) throw new RangeError(`A fault window's "until" must be a finite clock time, got ${fault.until}`);
     this.queue.push({ fault, remaining: times });
   }
 
@@ -98,6 +105,10 @@ export class Faults {
   take(entry: RequestLogEntry): FaultDecision {
     const decision: FaultDecision = { latencyMs: 0 };
     for (const q of this.queue) {
+      if (q.fault.until !== undefined && entry.receivedAt >= q.fault.until) {
+        q.remaining = 0;
+        continue;
+      }
       if (q.fault.match && !q.fault.match(entry)) continue;
       if (q.fault.kind === 'latency') {
         decision.latencyMs += q.fault.ms;

@@ -23,6 +23,17 @@ export interface ModelCallInput {
    * src/shared/providers.ts). Absent: the worker's default Anthropic client, as before providers.
    */
   provider?: string;
+  /**
+   * The model to ask, when not the request context's: a fallback's (src/shared/failover.ts).
+   * Absent: the context's model, as before failover.
+   */
+  model?: string;
+  /**
+   * The call has a fallback: it gives up on an outage (529, 5xx, connection) after this many
+   * attempts, as `ModelUnavailable`, and the workflow calls the next candidate. Absent: it
+   * retries as always (overload without limit).
+   */
+  failoverAfter?: number;
   turn: number;
   /** The request covers messages [0, messageCount) of the run's conversation. */
   messageCount: number;

@@ -12,17 +12,33 @@
 import { z } from 'zod';
 import { modelIdSchema } from './agents';
 import { providerNameSchema } from './model-allowlist';
-import type { ProvidersConfig } from './providers';
+import { failoverSettingsSchema, priceSchema, type ProvidersConfig } from './providers';
+import type { Price } from './pricing';
 import { schemaOnce } from './schema-once';
 
-/** `{ name: { models, aliases } }`: what a tree's agents may run on. */
+/**
+ * `{ name: { models, aliases, fallbacks?, failover? } }`: what a tree's agents may run on, and
+ * where a provider's calls go when it is overloaded or out (src/shared/failover.ts). Each
+ * fallback names a provider of the catalogue and one of its models.
+ */
 export const providerCatalogueSchema = schemaOnce('agent-provider#providerCatalogueSchema', () => z.record(
   providerNameSchema,
   z.strictObject({
     models: z.array(modelIdSchema).min(1),
     aliases: z.record(z.string().min(1).max(64), modelIdSchema).default({}),
+    fallbacks: z.array(z.strictObject({ provider: providerNameSchema, model: modelIdSchema, for: z.array(modelIdSchema).min(1).optional() })).max(8).optional(),
+    failover: failoverSettingsSchema.optional(),
+    pricing: z.record(modelIdSchema, priceSchema).optional(),
   }).refine((p) => Object.values(p.aliases).every((m) => p.models.includes(m)), { message: 'every alias must map to a model listed in models', path: ['aliases'] }),
-));
+).superRefine((catalogue, ctx) => {
+  for (const [name, entry] of Object.entries(catalogue)) {
+    (entry.fallbacks ?? []).forEach((f, i) => {
+      const target = catalogue[f.provider];
+      if (!target) ctx.addIssue({ code: 'custom', message: `fallback provider "${f.provider}" is not in the catalogue`, path: [name, 'fallbacks', i] });
+      else if (!target.models.includes(f.model)) ctx.addIssue({ code: 'custom', message: `fallback model "${f.model}" is not listed for provider "${f.provider}"`, path: [name, 'fallbacks', i] });
+    });
+  }
+}));
 export type ProviderCatalogue = z.output<typeof providerCatalogueSchema>;
 
 /**
@@ -30,7 +46,16 @@ export type ProviderCatalogue = z.output<typeof providerCatalogueSchema>;
  * client building a tree's input from the same FORKFLOW_PROVIDERS the workers read.
  */
 export function catalogueOf(config: ProvidersConfig): ProviderCatalogue {
-  return Object.fromEntries(config.filter((p) => p.models.length > 0).map((p) => [p.name, { models: p.models, aliases: p.aliases }]));
+  const listed = config.filter((p) => p.models.length > 0);
+  const firstModel = (name: string) => listed.find((p) => p.name === name)?.models[0];
+  return Object.fromEntries(listed.map((p) => {
+    // Fallbacks to providers that list no models are not offered to trees (they have no catalogue entry).
+    const fallbacks = (p.fallbacks ?? []).flatMap((f) => {
+      const model = f.model ?? firstModel(f.provider);
+      return model && firstModel(f.provider) ? [{ provider: f.provider, model, ...(f.for ? { for: f.for } : {}) }] : [];
+    });
+    return [p.name, { models: p.models, aliases: p.aliases, ...(fallbacks.length ? { fallbacks } : {}), ...(p.failover ? { failover: p.failover } : {}), ...(p.pricing ? { pricing: p.pricing } : {}) }];
+  }));
 }
 
 /** The models per provider, as the allowlist the Agent tool shows. */
@@ -87,4 +112,12 @@ export function childProvider(args: {
 /** The provider an agent runs on: its own `provider`, else its tree's (`subAgents.provider`). */
 export function agentProvider(input: { provider?: string }, config: { provider: string }): string {
   return input.provider ?? config.provider;
+}
+
+/**
+ * A model's price on a provider, as the tree's catalogue configures it (`pricing`); undefined
+ * when it does not (then src/shared/pricing.ts's table applies).
+ */
+export function priceOf(catalogue: ProviderCatalogue | undefined, provider: string, model: string): Price | undefined {
+  return catalogue?.[provider]?.pricing?.[model];
 }

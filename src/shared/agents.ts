@@ -50,6 +50,10 @@ export const agentNameSchema = schemaOnce('agents#agentNameSchema', () => z.stri
 export const toolNameSchema = schemaOnce('agents#toolNameSchema', () => z.string().regex(/^(?:\*|[A-Za-z0-9_.:-]{1,128}\*?)$/));
 /** A skill name; plugin skills may carry a `plugin:` namespace. */
 export const skillNameSchema = schemaOnce('agents#skillNameSchema', () => z.string().max(200).regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/));
+/** A provider key as configured (`anthropic`, `bedrock`, `vertex`, a gateway's name); re-exported by model-allowlist.ts. */
+export const providerNameSchema = schemaOnce('agents#providerNameSchema', () =>
+  z.string().max(64).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . - (starting with a letter or digit)'));
+
 /** A model id or alias as the provider spells it (checked against allowlists elsewhere). */
 export const modelIdSchema = schemaOnce('agents#modelIdSchema', () => z.string().max(200).regex(/^\S+$/));
 
@@ -67,6 +71,7 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
   disallowedTools: z.array(toolNameSchema),
   allowedTools: z.array(toolNameSchema),
   model: modelIdSchema,
+  provider: providerNameSchema,
   effort: z.enum(EFFORT_LEVELS),
   permissionMode: z.enum(PERMISSION_MODES),
   maxTurns: z.number().int().min(1).max(10_000),
@@ -107,6 +112,11 @@ export interface AgentDefinition {
   allowedTools?: string[];
   /** A model id or `inherit`; absent = inherit. A call's `model` wins over it. */
   model?: string;
+  /**
+   * The provider it runs on (a name of its tree's `subAgents.providers`); absent: its caller's.
+   * A call's `provider` wins over it; refused at the start and at launch when the tree has no such provider.
+   */
+  provider?: string;
   effort?: EffortLevel;
   permissionMode?: PermissionMode;
   maxTurns?: number;
@@ -145,6 +155,7 @@ export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', 
   disallowedTools: f.disallowedTools.optional(),
   allowedTools: f.allowedTools.optional(),
   model: f.model.optional(),
+  provider: f.provider.optional(),
   effort: f.effort.optional(),
   permissionMode: f.permissionMode.optional(),
   maxTurns: f.maxTurns.optional(),

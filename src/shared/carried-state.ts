@@ -21,6 +21,7 @@ import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { schemaOnce } from './schema-once';
 import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
 import { carriedMcpSchema } from './tools/mcp';
+import { failoverStateSchema } from './failover';
 
 export const CARRIED_STATE_VERSION = 2;
 
@@ -132,6 +133,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
     .optional(),
   /** v2: its MCP servers as recorded at its start (their sessions stay open across continue-as-new). */
   mcp: carriedMcpSchema.optional(),
+  /** v2: failover of its model calls (src/shared/failover.ts); absent before its first switch. */
+  failover: failoverStateSchema.optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

@@ -22,6 +22,7 @@ import { DELIVERY_MODES, PERMISSION_MODES } from './agents';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import type { ProviderCatalogue } from './agent-provider';
 import { providerNameSchema } from './model-allowlist';
+import { failoverInputSchema } from './failover';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from './time-travel';
 import { treeTokenSchema } from './tree-ledger';
 import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
@@ -80,6 +81,13 @@ function providerProblem(v: { provider?: string; model?: string; subAgents?: { p
   if (v.model === undefined || entry.models.includes(v.model)) return undefined;
   const alias = entry.aliases[v.model];
   return alias ? `model "${v.model}" is an alias on ${v.provider}: give the model id "${alias}"` : `model "${v.model}" is not allowed on provider "${v.provider}" (allowed: ${entry.models.join(', ')})`;
+}
+
+/** Why a named agent's `provider:` cannot run in its tree, or undefined (nothing is started with one that cannot). */
+function definitionProviderProblem(a: { name: string; provider?: string }, sub: { provider: string; providers?: ProviderCatalogue }): string | undefined {
+  if (a.provider === undefined) return undefined;
+  if (sub.providers) return a.provider in sub.providers ? undefined : `agent "${a.name}" names provider "${a.provider}", which is not one of subAgents.providers (${Object.keys(sub.providers).join(', ')})`;
+  return a.provider === sub.provider ? undefined : `agent "${a.name}" names provider "${a.provider}", but this tree runs on "${sub.provider}" and offers no other (no subAgents.providers)`;
 }
 
 /**
@@ -225,6 +233,11 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * Absent: the workers' default Anthropic client. Checked against `subAgents.providers` when given.
    */
   provider: providerNameSchema.optional(),
+  /**
+   * Fallbacks of its provider and model when it has no `subAgents.providers` to read them
+   * from (src/shared/failover.ts); a parent sets it for its sub-agents. Ignored with a catalogue.
+   */
+  failover: failoverInputSchema.optional(),
   /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
   toolAccess: toolAccessInputSchema.optional(),
   approval: z.strictObject({ timeout: durationSchema.default('1h'), onTimeout: z.enum(['deny', 'fail']).default('deny') }).default({ timeout: '1h', onTimeout: 'deny' }),
@@ -295,6 +308,10 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
 }).superRefine((v, ctx) => {
     const problem = providerProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['provider'] });
+    (v.subAgents?.agents ?? []).forEach((a, i) => {
+      const refused = definitionProviderProblem(a, v.subAgents!);
+      if (refused) ctx.addIssue({ code: 'custom', message: refused, path: ['subAgents', 'agents', i, 'provider'] });
+    });
   })
   .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
   .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] })

@@ -9,14 +9,11 @@
  * inheriting its parent's model) with {@link modelRefusal}.
  */
 import { z } from 'zod';
-import { compareCodeUnits, modelIdSchema } from './agents';
+import { compareCodeUnits, modelIdSchema, providerNameSchema } from './agents';
 import { schemaOnce } from './schema-once';
 
-/** A provider key as configured (`anthropic`, `bedrock`, `vertex`, a gateway's name). */
-export const providerNameSchema = z
-  .string()
-  .max(64)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . - (starting with a letter or digit)');
+/** A provider key as configured (`anthropic`, `bedrock`, `vertex`, a gateway's name); defined beside the agent fields that use it. */
+export { providerNameSchema };
 
 /** `{ provider: [model, …] }`; each list is what that provider may serve to this tree. */
 export const modelAllowlistSchema = schemaOnce('model-allowlist#modelAllowlistSchema', () => z.record(providerNameSchema, z.array(modelIdSchema)));

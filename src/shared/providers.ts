@@ -18,6 +18,33 @@ export type ProviderKind = z.infer<typeof providerKindSchema>;
 
 const envVarSchema = schemaOnce('providers#envVarSchema', () => z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'));
 
+/**
+ * One fallback of a provider, tried in order when the provider is overloaded or out
+ * (src/shared/failover.ts): another provider entry and its model (absent: that provider's
+ * first model). `for`: only calls of these models of this provider fail over to it (absent: all).
+ */
+export const fallbackSchema = schemaOnce('providers#fallbackSchema', () => z.strictObject({
+  provider: providerNameSchema,
+  model: modelIdSchema.optional(),
+  for: z.array(modelIdSchema).min(1).optional(),
+}));
+export type FallbackConfig = z.output<typeof fallbackSchema>;
+
+/** A model's price in US dollars per million tokens (src/shared/pricing.ts `Price`). */
+export const priceSchema = schemaOnce('providers#priceSchema', () => {
+  const usd = z.number().min(0).max(10_000);
+  return z.strictObject({ input: usd, output: usd, cacheRead: usd.optional(), cacheWrite5m: usd.optional(), cacheWrite1h: usd.optional() });
+});
+
+/** When a call leaves its provider, and for how long its agent's calls stay away (workflow time). */
+export const failoverSettingsSchema = schemaOnce('providers#failoverSettingsSchema', () => z.strictObject({
+  /** Attempts of one call that must fail with an outage (529, 5xx, connection) before it moves on. */
+  afterAttempts: z.number().int().min(1).max(20).default(3),
+  /** After a switch, the agent's calls go to the fallback this long; then the primary is tried first again. */
+  cooldownMs: z.number().int().min(0).max(86_400_000).default(30_000),
+}));
+export type FailoverSettings = z.output<typeof failoverSettingsSchema>;
+
 /** One provider entry. */
 export const providerSchema = schemaOnce('providers#providerSchema', () => z.strictObject({
   name: providerNameSchema,
@@ -34,6 +61,12 @@ export const providerSchema = schemaOnce('providers#providerSchema', () => z.str
   models: z.array(modelIdSchema).default([]),
   /** `alias → model` (e.g. `{ "mini": "gpt-4.1-mini" }`); each target must be an allowed model. */
   aliases: z.record(z.string().min(1).max(64), modelIdSchema).default({}),
+  /** Where its calls go, in order, when it is overloaded or out (never for a 4xx). */
+  fallbacks: z.array(fallbackSchema).max(8).optional(),
+  /** How failover to `fallbacks` behaves (defaults: after 3 attempts, 30 s away). */
+  failover: failoverSettingsSchema.optional(),
+  /** Prices of its models (`model → price`); a model not listed: the built-in table (Anthropic families, else sonnet's). */
+  pricing: z.record(modelIdSchema, priceSchema).optional(),
 }).refine((p) => p.models.length === 0 || Object.values(p.aliases).every((m) => p.models.includes(m)), {
   message: 'every alias must map to a model listed in models',
   path: ['aliases'],
@@ -44,8 +77,26 @@ export type ProviderConfig = z.output<typeof providerSchema>;
 export const providersConfigSchema = schemaOnce('providers#providersConfigSchema', () => z
   .array(providerSchema)
   .min(1)
-  .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, { message: 'provider names must be unique' }));
+  .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, { message: 'provider names must be unique' })
+  .superRefine((ps, ctx) => {
+    ps.forEach((p, i) => (p.fallbacks ?? []).forEach((f, j) => {
+      const problem = fallbackProblem(ps, p, f);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, path: [i, 'fallbacks', j] });
+    }));
+  }));
 export type ProvidersConfig = z.output<typeof providersConfigSchema>;
+
+/** Why fallback `f` of provider `p` cannot be used, or undefined. */
+function fallbackProblem(ps: readonly ProviderConfig[], p: ProviderConfig, f: FallbackConfig): string | undefined {
+  const target = ps.find((t) => t.name === f.provider);
+  if (!target) return `fallback provider "${f.provider}" is not configured`;
+  if (f.model === undefined && target.models.length === 0) return `fallback provider "${f.provider}" lists no models: give the fallback a model`;
+  if (f.model !== undefined && target.models.length > 0 && !target.models.includes(f.model)) return `fallback model "${f.model}" is not listed for provider "${f.provider}" (give a model id, not an alias)`;
+  if (f.provider === p.name && (f.model === undefined || (f.for ?? []).includes(f.model))) return 'a fallback must not be the model it falls back from';
+  const stray = (f.for ?? []).filter((m) => p.models.length > 0 && !p.models.includes(m));
+  if (stray.length > 0) return `fallback "for" names models not listed for provider "${p.name}": ${stray.join(', ')}`;
+  return undefined;
+}
 
 /**
  * The configuration when none is given: one Anthropic entry named `anthropic`, today's

@@ -8,6 +8,7 @@ import type { LedgerAgentView, TreeLedger } from './tree-ledger';
 import type { ContextStatus } from './context/state';
 import type { CounterfactualPart, ForkOrigin, RetryMark } from './time-travel';
 import type { McpServerStatus } from './tools/mcp';
+import type { FailoverState, FailoverStatus } from './failover';
 
 /** Where an agent came from, and what it changed (src/shared/time-travel.ts). */
 export interface Lineage {
@@ -110,6 +111,11 @@ export interface ForkStatus extends Lineage {
   toolNotices?: string[];
   /** Interruptions of its turns in this run (src/shared/interrupt.ts): how many, and the latest. */
   interrupts?: { count: number; last?: { by: string; reason?: string; during: 'model call' | 'tool calls'; turn: number; at: string } };
+  /**
+   * For an agent whose provider has fallbacks (src/shared/failover.ts): the provider and model
+   * its next call goes to, the chain, switches so far and the last one, and what fallbacks served.
+   */
+  failover?: FailoverStatus;
 }
 
 export interface CacheBreak {
@@ -153,6 +159,8 @@ export interface ForkResult extends Lineage {
   model?: string;
   /** Its cache-break watch, which a resumed run takes over (see src/shared/cache-break.ts). */
   cache?: CarriedCache;
+  /** Its failover state after a switch (src/shared/failover.ts), which a resumed run takes over. */
+  failover?: FailoverState;
   /** Its sub-agents and how each ended (a killed parent lists their partial results). */
   children?: ChildSummary[];
   /** Where its conversation ends: a message to a finished agent resumes from here. */

@@ -4,7 +4,8 @@
  * Two kinds of event, on two channels, so that watching an agent writes nothing to its history:
  * - **Recorded events**, published by the workflow from its own deterministic state: `tool-use`
  *   (the reply's final tool calls), `tool-result`, `message` (a user message delivered at a
- *   turn boundary), `compaction` (the context was compacted), `turn-end` (usage, stop reason,
+ *   turn boundary), `compaction` (the context was compacted), `failover` (calls moved to a
+ *   fallback provider, or back), `turn-end` (usage, stop reason,
  *   a preview of the reply), `done`. They are
  *   kept in the run's `@temporalio/workflow-streams` log (topic `STREAM_TOPIC`), which replay
  *   rebuilds from history: nothing is written to keep them.
@@ -133,6 +134,19 @@ export const streamEventSchema = schemaOnce('stream-events#streamEventSchema', (
     tokensBefore: z.number().int().min(0),
     tokensAfter: z.number().int().min(0).optional(),
     usage: usageSchema.optional(),
+  }),
+  /**
+   * The agent's model calls moved (src/shared/failover.ts): from an unavailable provider and
+   * model to the next fallback (`reason`: the failure), or back to the primary once it served
+   * again (`reason` `recovered`). `until`: workflow ms until which calls stay on `to`.
+   */
+  z.strictObject({
+    ...base,
+    type: z.literal('failover'),
+    from: z.strictObject({ provider: z.string().max(64), model: z.string().max(200) }),
+    to: z.strictObject({ provider: z.string().max(64), model: z.string().max(200) }),
+    reason: z.string().max(300),
+    until: z.number().int().min(0).optional(),
   }),
   /**
    * The turn's model call ended. `text`: the reply's text, whole when `textChars` equals its

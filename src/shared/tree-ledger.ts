@@ -20,7 +20,7 @@
 import { z } from 'zod';
 import { addUsage, ZERO_USAGE, type Usage } from './anthropic';
 import { tokensCharged } from './budget';
-import { estimateCostUsd } from './pricing';
+import { estimateCostUsd, type Price } from './pricing';
 import { schemaOnce } from './schema-once';
 
 export const TREE_LEDGER_VERSION = 1;
@@ -172,6 +172,8 @@ export const chargeRequestSchema = schemaOnce('tree-ledger#chargeRequestSchema',
   model: z.string().min(1).max(200),
   usage: usageSchema,
   toolUses: z.number().int().min(0),
+  /** The provider that served the call, when not the tree's own (a fallback, an agent elsewhere): priced as it configures `model`. */
+  provider: z.string().min(1).max(64).optional(),
   /**
    * A keep-alive call (cacheWhileWaiting): the agent's n-th, counted over all its runs. It is
    * charged once per number, counts no turn, and was not reserved (it repeats a request the
@@ -309,15 +311,22 @@ export function reserve(ledger: TreeLedger, req: ReserveRequest): ReserveResult 
   return { ok: true, tokens };
 }
 
-/** Charges a finished call's usage (once per agent and turn) and releases its reservation. */
-export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
+/** A model's configured price on a provider (absent provider: the tree's own), or undefined for the built-in table. */
+export type PriceLookup = (provider: string | undefined, model: string) => Price | undefined;
+
+/**
+ * Charges a finished call's usage (once per agent and turn) and releases its reservation, at
+ * the price `prices` gives the serving provider and model.
+ */
+export function charge(ledger: TreeLedger, req: ChargeRequest, prices?: PriceLookup): boolean {
   const node = ledger.nodes[req.agentId];
-  if (req.keepAlive !== undefined) return node ? chargeNumbered(node, req, 'keepAlives', req.keepAlive) : false;
-  if (req.compaction !== undefined) return node ? chargeNumbered(node, req, 'compactions', req.compaction) : false;
+  const price = prices?.(req.provider, req.model);
+  if (req.keepAlive !== undefined) return node ? chargeNumbered(node, req, 'keepAlives', req.keepAlive, price) : false;
+  if (req.compaction !== undefined) return node ? chargeNumbered(node, req, 'compactions', req.compaction, price) : false;
   if (!node || req.turn <= node.lastTurn) return false;
   node.usage = addUsage(node.usage, req.usage);
   node.charged += tokensCharged(req.usage);
-  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
+  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage, price)) * 1_000_000) / 1_000_000;
   node.turns += 1;
   node.lastTurn = req.turn;
   node.toolUses = Math.max(node.toolUses, req.toolUses);
@@ -330,11 +339,11 @@ export function charge(ledger: TreeLedger, req: ChargeRequest): boolean {
  * A call that is not a turn — a keep-alive or a compaction — charged its usage and cost once
  * per number (a retried charge is a repeat); no turn, no reservation.
  */
-function chargeNumbered(node: LedgerNode, req: ChargeRequest, counter: 'keepAlives' | 'compactions', n: number): boolean {
+function chargeNumbered(node: LedgerNode, req: ChargeRequest, counter: 'keepAlives' | 'compactions', n: number, price: Price | undefined): boolean {
   if (n <= (node[counter] ?? 0)) return false;
   node.usage = addUsage(node.usage, req.usage);
   node.charged += tokensCharged(req.usage);
-  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage)) * 1_000_000) / 1_000_000;
+  node.costUsd = Math.round((node.costUsd + estimateCostUsd(req.model, req.usage, price)) * 1_000_000) / 1_000_000;
   node[counter] = n;
   return true;
 }

@@ -5,11 +5,12 @@
  *   src/shared/providers.ts), or
  * - `FORKFLOW_PROVIDERS_FILE`: the path of a file holding that JSON.
  *
- * Setting both is an error. Setting neither means {@link DEFAULT_PROVIDERS}: the one
+ * The file must be a regular file of this user's (or root's) that group and others cannot
+ * write. Setting both is an error. Setting neither means {@link DEFAULT_PROVIDERS}: the one
  * Anthropic endpoint of ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, through the worker's own
  * client, so requests are exactly what they were before providers existed.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -42,16 +43,44 @@ export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): Provider
   const file = env.FORKFLOW_PROVIDERS_FILE;
   if (inline && file) throw new InvalidProvidersError('Set FORKFLOW_PROVIDERS or FORKFLOW_PROVIDERS_FILE, not both.');
   if (inline) return parse(inline, 'FORKFLOW_PROVIDERS');
-  if (file) {
-    let raw: string;
-    try {
-      raw = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new InvalidProvidersError(`FORKFLOW_PROVIDERS_FILE ${file} cannot be read: ${(e as Error).message}`);
-    }
-    return parse(raw, `FORKFLOW_PROVIDERS_FILE ${file}`);
-  }
+  if (file) return parse(readTrusted(file), `FORKFLOW_PROVIDERS_FILE ${file}`);
   return DEFAULT_PROVIDERS;
+}
+
+const euid = (): number => (typeof process.geteuid === 'function' ? process.geteuid() : -1);
+
+/**
+ * Why a providers file with these stats may not be trusted by user `me`, or undefined. The
+ * file says where every prompt goes (`baseURL`) and which variable's key goes with it, so it
+ * is refused, as ssh refuses a config file, when another user owns it (root's is accepted)
+ * or group or others may write it.
+ */
+export function providersFileProblem(file: string, st: { uid: number; mode: number; isFile(): boolean }, me: number = euid()): string | undefined {
+  if (!st.isFile()) return `FORKFLOW_PROVIDERS_FILE ${file} is not a regular file.`;
+  if (me >= 0 && st.uid !== me && st.uid !== 0) {
+    return `FORKFLOW_PROVIDERS_FILE ${file} belongs to uid ${st.uid}, not to this process's user (uid ${me}) or root: its owner could send every prompt elsewhere. Use a file of your own.`;
+  }
+  if ((st.mode & 0o022) !== 0) {
+    return `FORKFLOW_PROVIDERS_FILE ${file} has mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}: group or others may write it, and so send every prompt elsewhere. Remove their write access (chmod go-w ${file}).`;
+  }
+  return undefined;
+}
+
+/** The providers file, checked on the open file itself (it cannot be swapped between check and read). */
+function readTrusted(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw new InvalidProvidersError(`FORKFLOW_PROVIDERS_FILE ${file} cannot be read: ${(e as Error).message}`);
+  }
+  try {
+    const problem = providersFileProblem(file, fstatSync(fd));
+    if (problem) throw new InvalidProvidersError(problem);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function keyOf(p: ProviderConfig, env: NodeJS.ProcessEnv): string {

@@ -6,7 +6,9 @@
  * unknown provider, a model of another provider, an alias with no mapping there) are tool
  * errors and start nothing.
  */
+import { InvalidForkInputError } from '../../src/client/errors';
 import { startOfflineModel, type OfflineModel, type RequestLogEntry } from '../../src/offline';
+import type { AgentDefinition } from '../../src/shared/agents';
 import { catalogueOf } from '../../src/shared/agent-provider';
 import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
 import { providersConfigSchema } from '../../src/shared/providers';
@@ -142,4 +144,27 @@ test('forks of an OpenAI-compatible agent stay on its provider and model, send b
   expect(forks.map((f) => f.turns)).toEqual([1, 1]);
   const forkReads = forks.reduce((n, f) => n + f.usage.cacheReadInputTokens, 0);
   expect(forkReads).toBe(a.usage!.cache_read_input_tokens + b.usage!.cache_read_input_tokens);
+});
+
+test('an agent file\'s provider: the named agent runs there with its model resolved there; a provider the tree lacks starts nothing', async () => {
+  const onOpenai: AgentDefinition = { name: 'gpt-helper', description: 'Helps on GPT.', systemPrompt: 'You help.', sourceFile: 'gpt-helper.md', provider: 'openai', model: 'mini', tools: ['Glob'] };
+  const child = script('mp3.child', toolStep('Glob', { pattern: '*' }), '@reply helper done');
+  const root = script('mp3.root', agentStep({ subagent_type: 'gpt-helper', prompt: child }), '@reply root done');
+  const result = await h.forkflow
+    .startAgent({ agentId: 'mp3-root', prompt: root, model: 'claude-sonnet-4-6', subAgents: { forkGate: false, agents: [onOpenai], providers: catalogueOf(config()) } })
+    .then((a) => a.result());
+  expect(result.status).toBe('completed');
+  const helper = ((await h.forkflow.status('mp3-root')).perAgent ?? []).find((a) => a.parentId === 'mp3-root');
+  expect(helper).toMatchObject({ model: 'gpt-4.1-mini', state: 'ended' });
+  expect((await h.forkflow.status(helper!.agentId)).state).toBe('completed');
+  const helperCalls = served(chat.log.entries(), '/v1/chat/completions').filter((e) => e.rawBody.includes('mp3.child'));
+  expect(helperCalls.map((e) => (e.body as { model: string }).model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini']);
+
+  // A definition naming a provider the tree does not have: an input error, no workflow started.
+  const stray: AgentDefinition = { ...onOpenai, name: 'stray', provider: 'nope' };
+  await expect(h.forkflow.startAgent({ agentId: 'mp3-stray', prompt: root, subAgents: { agents: [stray], providers: catalogueOf(config()) } })).rejects.toThrow(InvalidForkInputError);
+  await expect(h.forkflow.startAgent({ agentId: 'mp3-stray', prompt: root, subAgents: { agents: [stray], providers: catalogueOf(config()) } })).rejects.toThrow('agent "stray" names provider "nope", which is not one of subAgents.providers (anthropic, openai, gemini)');
+  // Without a catalogue, only the tree's own provider is allowed.
+  await expect(h.forkflow.startAgent({ agentId: 'mp3-stray', prompt: root, subAgents: { agents: [onOpenai] } })).rejects.toThrow('offers no other (no subAgents.providers)');
+  await expect(h.client.workflow.getHandle('mp3-stray').describe()).rejects.toThrow();
 });

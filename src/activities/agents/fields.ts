@@ -43,6 +43,7 @@ const oneOf = (values: readonly string[]): string => `one of ${values.join(', ')
 const SCALAR_FIELDS: Record<string, ScalarField> = {
   context: { key: 'context', expected: '"fork"', whenAbsent: 'the file is a named agent' },
   model: { key: 'model', expected: `a model id such as ${DEFAULTS.model}, or inherit`, whenAbsent: "the caller's model is used" },
+  provider: { key: 'provider', expected: 'a provider name of the tree (subAgents.providers, built from FORKFLOW_PROVIDERS) such as anthropic', whenAbsent: "the caller's provider is used" },
   effort: { key: 'effort', expected: oneOf(EFFORT_LEVELS), whenAbsent: 'the default effort applies' },
   permissionMode: { key: 'permissionMode', expected: oneOf(PERMISSION_MODES), whenAbsent: 'the default permission mode applies' },
   maxTurns: { key: 'maxTurns', expected: 'a whole number from 1 to 10000', whenAbsent: 'the default turn limit applies' },

@@ -197,7 +197,7 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
 async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCallResult): Promise<ModelCallResult> {
   const ledger = input.budget?.ledger;
   if (ledger && deps.ledger) {
-    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}), ...(ledger.token ? { token: ledger.token } : {}) });
+    await deps.ledger.charge(ledger.rootId, { agentId: input.agentId, turn: input.turn, model: result.model, usage: result.usage, toolUses: ledger.toolUses, ...(input.provider ? { provider: input.provider } : {}), ...(input.keepAlive ? { keepAlive: input.keepAlive } : {}), ...(ledger.token ? { token: ledger.token } : {}) });
   }
   return result;
 }
@@ -256,7 +256,8 @@ export function createModelActivities(deps: ModelDeps) {
           requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal);
           checkFits(input.turn, requestTokens, input.context, counting);
         }
-        const body = await withinBudget(deps, input, prepared.body);
+        // A fallback's model (src/shared/failover.ts): the same request, asked of another model.
+        const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         live?.start(body.model);
@@ -353,7 +354,7 @@ export function createModelActivities(deps: ModelDeps) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
           if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
-          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
+          const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, ...(input.provider ? { provider: input.provider } : {}), model: body.model } : undefined);
           recordModelFailure(body.model, failure);
           throw failure;
         }

@@ -10,6 +10,7 @@ import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { CONTEXT_FAILURE } from '../../shared/context/call';
 import { parsePromptTooLong } from '../../shared/context/windows';
+import { isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../shared/failover';
 
 const NON_RETRYABLE = new Set([400, 401, 403, 404, 413, 422]);
 
@@ -101,8 +102,20 @@ export function isBusy(failure: ApplicationFailure): boolean {
   return failure.type === 'ModelRateLimited' || failure.type === 'ModelOverloaded' || (failure.type === 'ModelStreamError' && failure.message.startsWith('overloaded_error'));
 }
 
-/** The failure to throw from attempt `attempt`: non-retryable once a non-busy error used up its attempts. */
-export function capAttempts(failure: ApplicationFailure, attempt: number): ApplicationFailure {
+/**
+ * The failure to throw from attempt `attempt`: non-retryable once a non-busy error used up its
+ * attempts. A call with a fallback (`failover`) gives up on an outage after `afterAttempts`,
+ * as {@link MODEL_UNAVAILABLE_FAILURE}, for the workflow to move it (src/shared/failover.ts).
+ */
+export function capAttempts(failure: ApplicationFailure, attempt: number, failover?: { afterAttempts: number; provider?: string; model: string }): ApplicationFailure {
+  if (failover && !failure.nonRetryable && isOutage(failure) && attempt >= failover.afterAttempts) {
+    return ApplicationFailure.create({
+      type: MODEL_UNAVAILABLE_FAILURE,
+      message: `${failover.provider ? `${failover.provider} (${failover.model})` : failover.model} unavailable after ${attempt} attempts: ${failure.message}`,
+      nonRetryable: true,
+      details: [{ ...(failure.details?.[0] ?? {}), cause: failure.type ?? null }],
+    });
+  }
   if (failure.nonRetryable || isBusy(failure) || attempt < MODEL_ATTEMPTS) return failure;
   return ApplicationFailure.create({ type: failure.type ?? undefined, message: `${failure.message} (gave up after ${attempt} attempts)`, nonRetryable: true, details: failure.details ?? undefined });
 }

@@ -70,6 +70,9 @@ export class StreamRenderer {
       case 'compaction':
         this.line(`⇣ context compacted by ${e.by} (${e.reason}) before turn ${e.turn}: ${e.tokensBefore} tokens${e.tokensAfter !== undefined ? ` → ${e.tokensAfter}` : ''}; requests start at message ${e.at}${e.usage ? ` · summarising: in ${e.usage.inputTokens + e.usage.cacheReadInputTokens + e.usage.cacheCreationInputTokens} · out ${e.usage.outputTokens}` : ''}`);
         return;
+      case 'failover':
+        this.line(`⇄ ${e.reason === 'recovered' ? 'back on' : 'failover to'} ${e.to.provider}/${e.to.model} from ${e.from.provider}/${e.from.model} (turn ${e.turn}): ${oneLine(e.reason, 160)}`);
+        return;
       case 'done':
         this.line(`■ ${e.status}${e.stopReason ? ` (${e.stopReason})` : ''}${e.error ? `: ${oneLine(e.error, 200)}` : ''}`);
         return;

@@ -92,15 +92,17 @@ function skillModelProblem(agent: ForkAgent, skill: AgentDefinition, wanted: str
 function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers: NonNullable<SubAgentsConfig['providers']> }, input: AgentToolInput, launch: Launch): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
   const modelFrom = !input.model && definition?.model ? `Agent type "${definition.name}"` : undefined;
+  // The call's provider, else the definition's (its frontmatter `provider:`).
+  const fromDefinition = input.provider === undefined ? definition?.provider : undefined;
   const choice = childProvider({
     catalogue: config.providers,
     parent: { provider: agentProvider(agent.input, config), model: agent.summary.model },
     fork: launch.kind !== 'spawn',
-    provider: input.provider,
+    provider: input.provider ?? fromDefinition,
     model: launch.kind === 'spawn' ? (input.model ?? definition?.model) : undefined,
     ...(modelFrom ? { modelFrom } : {}),
   });
-  if (!choice.ok) return choice.error;
+  if (!choice.ok) return fromDefinition ? `Agent type "${definition!.name}" is configured with provider "${fromDefinition}". ${choice.error}` : choice.error;
   return launch.kind === 'skill' ? skillModelProblem(agent, launch.skill, named(launch.skill.model)) : undefined;
 }
 
@@ -111,6 +113,10 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
   const providers = config.providers;
   if (providers) return providerProblem(agent, { ...config, providers }, input, launch);
   if (input.provider !== undefined) return 'This agent tree offers no choice of provider (no subAgents.providers): omit provider.';
+  const definition = launch.kind === 'spawn' ? launch.definition : undefined;
+  if (definition?.provider !== undefined && definition.provider !== agentProvider(agent.input, config)) {
+    return `Agent type "${definition.name}" is configured with provider "${definition.provider}", but this agent tree offers no choice of provider (no subAgents.providers). Pick another subagent_type.`;
+  }
   if (launch.kind === 'skill') {
     const wanted = named(launch.skill.model);
     const refused = wanted ? check(wanted, { kind: 'skill', skill: launch.skill.name }) : undefined;

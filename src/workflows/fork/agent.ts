@@ -22,7 +22,7 @@ import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } fr
 import { tokensCharged } from '../../shared/budget';
 import { estimateCostUsd } from '../../shared/pricing';
 import { leftFor, ledgerTotals, ledgerView, type TreeLedger } from '../../shared/tree-ledger';
-import { isoNow } from '../clock';
+import { isoNow, workflowNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
 import { Inbox, renderQueuedMessage } from './inbox';
@@ -43,6 +43,8 @@ import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
 import { McpState } from './mcp-state';
 import { TurnControl } from './turn-control';
+import { FailoverBook, failoverStatus } from '../../shared/failover';
+import { failoverChainOf, priceOn } from './failover-routes';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -65,6 +67,8 @@ export class ForkAgent {
   readonly toolNotices: string[] = [];
   /** Turns, tool calls, usage and budget (owned by tally.ts). */
   readonly tally = new Tally();
+  /** Where its model calls go while its provider is out (written by failover.ts only). */
+  readonly failover = new FailoverBook();
   /** Where each of this run's turns began (owned by turn-index.ts, fed by the turn loop). */
   readonly turnIndex = new TurnIndex();
   /** Where it came from and what it changed (a fork from a point, a counterfactual, a retry); set once, after set-up. */
@@ -347,6 +351,7 @@ export class ForkAgent {
       streamOffset: this.live.endOffset,
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
       ...withMcp(this.mcp.carry()),
+      ...withFailover(this.failover.carry()),
     };
   }
 
@@ -379,6 +384,7 @@ export class ForkAgent {
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);
+    this.failover.adopt(state.failover);
     this.window.adoptState(state.context);
     // A continue-as-new keeps its MCP sessions; a resumed agent (its sessions closed when it ended) opens them again.
     if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
@@ -396,7 +402,9 @@ export class ForkAgent {
       const t = ledgerTotals(this.book);
       return { usage: t.usage, costUsd: t.costUsd, agents: t.agents };
     }
-    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded });
+    const primary = failoverChainOf(this)[0]!;
+    const price = priceOn(this, primary.provider, primary.model);
+    return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded, fallbacks: this.failover.state.fallbackCalls, ...(price ? { price } : {}) });
   }
 
   /** The tree's budget and every agent's facts, at a tree's root. */
@@ -459,7 +467,15 @@ export class ForkAgent {
       ...(this.mcp.size ? { mcpServers: this.mcp.status(this.input.mcpServers) } : {}),
       ...(this.toolNotices.length ? { toolNotices: [...this.toolNotices] } : {}),
       ...withInterrupts(this.turnControl.status()),
+      ...this.failoverFields(),
     };
+  }
+
+  /** Failover, for an agent whose provider has fallbacks (after set-up: the chain needs its model). */
+  private failoverFields(): Pick<ForkStatus, 'failover'> {
+    if (!this.conversation) return {};
+    const chain = failoverChainOf(this);
+    return chain.length > 1 ? { failover: failoverStatus(this.failover, chain, workflowNow()) } : {};
   }
 }
 
@@ -478,6 +494,10 @@ function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
 
 function withInterrupts(interrupts: ForkStatus['interrupts']): Pick<ForkStatus, 'interrupts'> {
   return interrupts ? { interrupts } : {};
+}
+
+function withFailover(failover: CarriedState['failover']): Pick<CarriedState, 'failover'> {
+  return failover ? { failover } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

@@ -28,6 +28,7 @@ import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
 import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
 import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
+import { failoverChainOf, failoverForChild } from './failover-routes';
 
 export const GENERAL_PURPOSE = 'general-purpose';
 
@@ -148,6 +149,8 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
+    // It has no provider catalogue: its fallbacks come with it (src/shared/failover.ts).
+    ...failoverForChild(agent, failoverChainOf(agent)[0]!),
   };
 }
 
@@ -160,7 +163,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}) }) : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
-  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider, model: input.model ?? definition?.model }) : undefined;
+  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definition?.model }) : undefined;
   const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);
   const own = definedTools(agent, definition);
@@ -182,7 +185,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
     // Set when it differs from the caller's (the caller's own, if named, came with `common`).
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
-    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : {}),
+    ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),

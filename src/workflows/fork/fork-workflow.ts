@@ -118,9 +118,14 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     childCounter: agent.children.started,
     model: agent.model,
     cache: agent.cache.carry(),
+    ...withFailover(agent.failover.carry()),
     ...(agent.opened ? { context: agent.window.status(agent.model) } : {}),
     ...agent.lineage,
   };
+}
+
+function withFailover(failover: ForkResult['failover']): Pick<ForkResult, 'failover'> {
+  return failover ? { failover } : {};
 }
 
 function treeFields(agent: ForkAgent): Pick<ForkResult, 'treeUsage' | 'treeCostUsd' | 'children' | 'ledger'> {

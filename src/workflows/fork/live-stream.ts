@@ -303,6 +303,11 @@ export class LiveStream {
     this.publish({ type: 'compaction', turn, ...c });
   }
 
+  /** Calls moved to another provider and model, or back (src/shared/failover.ts). */
+  failover(turn: number, f: { from: { provider: string; model: string }; to: { provider: string; model: string }; reason: string; until?: number }): void {
+    this.publish({ type: 'failover', turn, ...f });
+  }
+
   turnEnd(turn: number, stopReason: string | null, usage: StreamUsage, text = ''): void {
     const reply = text === '' ? {} : (({ preview, chars }) => ({ text: preview, textChars: chars }))(streamPreview(text, STREAM_REPLY_CHARS));
     this.publish({ type: 'turn-end', turn, stopReason: (stopReason ?? 'unknown').slice(0, 100), usage, ...reply });

@@ -13,6 +13,8 @@ import { CancellationScope, getExternalWorkflowHandle, log, patched, setHandler,
 import { describeIssues } from '../../shared/fork-input';
 import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate } from '../../shared/messages';
 import { undecodableReason } from '../../shared/undecodable';
+import { priceOf } from '../../shared/agent-provider';
+import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
 import {
   admit,
   admitRequestSchema,
@@ -113,7 +115,10 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
   const book = () => agent.book!;
   setHandler(admitAgentUpdate, (req) => admit(book(), req), { validator: validatorOf(agent, admitRequestSchema, 'treeAdmitAgent') });
   setHandler(reserveTokensUpdate, (req) => reserve(book(), req), { validator: validatorOf(agent, reserveRequestSchema, 'treeReserveTokens') });
-  setHandler(chargeTokensUpdate, (req) => charge(book(), req), { validator: validatorOf(agent, chargeRequestSchema, 'treeChargeTokens') });
+  // Each call at its serving provider's price for its model (src/shared/agent-provider.ts `priceOf`).
+  const catalogue = agent.input.subAgents?.providers;
+  const prices = (provider: string | undefined, model: string) => priceOf(catalogue, provider ?? agent.input.subAgents?.provider ?? DEFAULT_PROVIDER, model);
+  setHandler(chargeTokensUpdate, (req) => charge(book(), req, prices), { validator: validatorOf(agent, chargeRequestSchema, 'treeChargeTokens') });
   setHandler(agentEndedSignal, (raw: unknown) => {
     const undecodable = undecodableReason(raw);
     if (undecodable) return dropSignal(agent, 'treeAgentEnded', [undecodable]);

@@ -4,9 +4,9 @@
  * (trimmed, or resumed and running again) count through `folded`, so nothing a finished
  * child spent is lost. Reads a narrow view, so any module may use it without importing the agent.
  */
-import { addUsage, type Usage } from '../../shared/anthropic';
+import { addUsage, subtractUsage, type Usage } from '../../shared/anthropic';
 import type { FoldedUsage } from '../../shared/carried-state';
-import { estimateCostUsd } from '../../shared/pricing';
+import { estimateCostUsd, type Price } from '../../shared/pricing';
 import type { ChildRecord } from '../../shared/tree-input';
 
 export interface TreeView {
@@ -14,11 +14,17 @@ export interface TreeView {
   readonly usage: Usage;
   readonly children: readonly ChildRecord[];
   readonly folded: FoldedUsage;
+  /** Calls fallback providers served (src/shared/failover.ts): their usage is in `usage`, priced apart. */
+  readonly fallbacks?: { usage: Usage; costUsd: number };
+  /** Its model's price as its provider entry configures it (absent: the built-in table). */
+  readonly price?: Price;
 }
 
 export function treeTotals(agent: TreeView): { usage: Usage; costUsd: number; agents: number } {
   let usage = addUsage(agent.usage, agent.folded.usage);
-  let costUsd = estimateCostUsd(agent.model, agent.usage) + agent.folded.costUsd;
+  // What fallbacks served is charged at their prices, the rest at the agent's model's.
+  const own = agent.fallbacks && agent.fallbacks.costUsd + agent.fallbacks.usage.inputTokens + agent.fallbacks.usage.outputTokens > 0 ? estimateCostUsd(agent.model, subtractUsage(agent.usage, agent.fallbacks.usage), agent.price) + agent.fallbacks.costUsd : estimateCostUsd(agent.model, agent.usage, agent.price);
+  let costUsd = own + agent.folded.costUsd;
   for (const c of agent.children) {
     if (!c.result) continue;
     usage = addUsage(usage, c.result.treeUsage);

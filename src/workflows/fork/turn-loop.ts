@@ -18,6 +18,7 @@ import { runToolRound } from './tool-round';
 import { whileWaiting } from './keep-alive';
 import { publishProgress } from './visibility';
 import { modelCallInput } from './call-input';
+import { callWithFailover } from './failover';
 import { compactAfterRefusal, contextAfterCall, contextRefusal, manageContext } from './compaction';
 import { errorResult } from './tool-results';
 
@@ -65,7 +66,9 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
     try {
       // One fairness key per tree: on a server with fairness on, a tree of 200 agents shares
       // the model queue with a tree of 2 instead of queueing it behind its backlog.
-      result = await (input.delivery === 'batch' ? batchModel : model).callModel.executeWithOptions({ summary: `turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [input]);
+      // A provider with fallbacks: an unavailable one moves the call down its chain (failover.ts).
+      const proxy = input.delivery === 'batch' ? batchModel : model;
+      ({ result, input } = await callWithFailover(agent, turn, input, (sent, summary) => proxy.callModel.executeWithOptions({ summary, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [sent])));
       break;
     } catch (err) {
       if (isBudgetRefusal(err)) {

@@ -26,6 +26,8 @@ describe('each optional field: a bad value is reported and dropped, the agent st
   const cases: [string, string, string, string][] = [
     ['model: two words', 'model', 'model', '"two words"'],
     ['model: 42', 'model', 'model', '42'],
+    ['provider: two words', 'provider', 'provider', '"two words"'],
+    ['provider: -dash', 'provider', 'provider', '"-dash"'],
     ['effort: extreme', 'effort', 'effort', '"extreme"'],
     ['permissionMode: yolo', 'permissionMode', 'permissionMode', '"yolo"'],
     ['maxTurns: 0', 'maxTurns', 'maxTurns', '0'],
@@ -49,6 +51,12 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     expect(agent).not.toHaveProperty(key);
     expect(agent).toMatchObject(field === 'maxTurns' ? { color: 'red' } : { maxTurns: 5 });
     expect(problems).toEqual([{ file: expect.any(String) as string, field, outcome: 'ignored', problem: expect.stringContaining(quoted) as string, fix: expect.stringContaining('delete the line') as string }]);
+  });
+
+  it('keeps a provider name (checked against the tree when it starts and at launch)', async () => {
+    const { agent, problems } = await loadOne(dir, withBasics('provider: openai\nmodel: gpt-4.1-mini'));
+    expect(problems).toEqual([]);
+    expect(agent).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini' });
   });
 
   it('says what a valid value looks like', async () => {

@@ -94,3 +94,17 @@ test('a compaction gets a line of its own: who, why, the sizes, where requests s
     ].join('\n'),
   );
 });
+
+test('a failover gets a line of its own: where calls went, from where, and why; the move back too', () => {
+  const out = rendered([
+    { type: 'failover', turn: 3, from: { provider: 'anthropic', model: 'claude-sonnet-4-6' }, to: { provider: 'openai', model: 'gpt-4.1' }, reason: 'claude-sonnet-4-6 unavailable after 3 attempts: Overloaded', until: 1_000 },
+    { type: 'failover', turn: 7, from: { provider: 'openai', model: 'gpt-4.1' }, to: { provider: 'anthropic', model: 'claude-sonnet-4-6' }, reason: 'recovered' },
+  ]);
+  expect(out).toBe(
+    [
+      '⇄ failover to openai/gpt-4.1 from anthropic/claude-sonnet-4-6 (turn 3): claude-sonnet-4-6 unavailable after 3 attempts: Overloaded',
+      '⇄ back on anthropic/claude-sonnet-4-6 from openai/gpt-4.1 (turn 7): recovered',
+      '',
+    ].join('\n'),
+  );
+});

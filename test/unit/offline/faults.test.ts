@@ -45,6 +45,19 @@ describe('offline model: faults', () => {
     expect((await t.client.messages.create(ask('@reply target'))).content).toEqual([{ type: 'text', text: 'target' }]);
   });
 
+  it('a fault window ends at its clock time: an outage of 30 s emulated, over once the clock passes it', async () => {
+    const until = t.model.clock.now() + 30_000;
+    t.model.faults.add({ kind: 'status', status: 529, times: Infinity, until });
+    expect((await apiError(t.client.messages.create(ask('@reply one')))).status).toBe(529);
+    expect((await apiError(t.client.messages.create(ask('@reply two')))).status).toBe(529);
+    t.model.clock.advance(29_000);
+    expect((await apiError(t.client.messages.create(ask('@reply three')))).status).toBe(529);
+    t.model.clock.advance(1_000);
+    expect((await t.client.messages.create(ask('@reply four'))).content).toEqual([{ type: 'text', text: 'four' }]);
+    expect(t.model.faults.size()).toBe(0);
+    expect(() => t.model.faults.add({ kind: 'drop', until: Number.NaN })).toThrow(/finite clock time/);
+  });
+
   it('clear() removes queued faults', async () => {
     t.model.faults.add({ kind: 'drop', times: Infinity });
     t.model.faults.clear();

@@ -4,13 +4,13 @@
  * client (the very same object), and model resolution per provider (aliases, defaults,
  * `inherit`, a model of another provider, an alias with no mapping).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { DEFAULT_PROVIDERS, resolveModel } from '../../../src/shared/providers';
-import { createProviderClients, InvalidProvidersError, providersFromEnv } from '../../../src/worker/providers';
+import { createProviderClients, InvalidProvidersError, providersFileProblem, providersFromEnv } from '../../../src/worker/providers';
 
 const CONFIG = [
   { name: 'anthropic', kind: 'anthropic', models: ['claude-sonnet-4-6', 'claude-haiku-4-5'], aliases: { sonnet: 'claude-sonnet-4-6', haiku: 'claude-haiku-4-5' } },
@@ -31,7 +31,7 @@ describe('provider configuration', () => {
   it('reads JSON inline or from a file, and builds one client per entry', () => {
     const inline = providersFromEnv({ FORKFLOW_PROVIDERS: JSON.stringify(CONFIG) });
     const dir = mkdtempSync(join(tmpdir(), 'providers-'));
-    writeFileSync(join(dir, 'p.json'), JSON.stringify(CONFIG));
+    writeFileSync(join(dir, 'p.json'), JSON.stringify(CONFIG), { mode: 0o600 });
     expect(providersFromEnv({ FORKFLOW_PROVIDERS_FILE: join(dir, 'p.json') })).toEqual(inline);
     expect(inline[2]?.aliases).toEqual({});
     const clients = createProviderClients(inline, new Anthropic({ apiKey: 'k' }), { OAI_KEY: 'a', GEMINI_API_KEY: 'g' });
@@ -54,6 +54,32 @@ describe('provider configuration', () => {
   ])('refuses %j', (env, message) => {
     expect(() => providersFromEnv(env)).toThrow(InvalidProvidersError);
     expect(() => providersFromEnv(env)).toThrow(message);
+  });
+
+  it('refuses a providers file others could have written: group- or world-writable, another user\'s, not a regular file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'providers-'));
+    const file = join(dir, 'p.json');
+    writeFileSync(file, JSON.stringify(CONFIG), { mode: 0o600 });
+    for (const mode of [0o664, 0o646, 0o666]) {
+      chmodSync(file, mode);
+      expect(() => providersFromEnv({ FORKFLOW_PROVIDERS_FILE: file })).toThrow(InvalidProvidersError);
+      expect(() => providersFromEnv({ FORKFLOW_PROVIDERS_FILE: file })).toThrow(`has mode 0${mode.toString(8)}: group or others may write it`);
+    }
+    // Readable by others is fine: the file holds no keys.
+    chmodSync(file, 0o644);
+    expect(providersFromEnv({ FORKFLOW_PROVIDERS_FILE: file })).toHaveLength(3);
+    chmodSync(file, 0o600);
+    expect(providersFromEnv({ FORKFLOW_PROVIDERS_FILE: file })).toHaveLength(3);
+    // Owned by someone else: the same file seen by another user (root's files are accepted).
+    const st = statSync(file);
+    const owned = (uid: number) => ({ uid, mode: st.mode, isFile: () => true });
+    expect(providersFileProblem(file, owned(4242), 1000)).toContain("belongs to uid 4242, not to this process's user (uid 1000) or root");
+    expect(providersFileProblem(file, owned(0), 1000)).toBeUndefined();
+    expect(providersFileProblem(file, owned(1000), 1000)).toBeUndefined();
+    expect(providersFileProblem(file, st, st.uid)).toBeUndefined();
+    const sub = join(dir, 'sub');
+    mkdirSync(sub, { mode: 0o700 });
+    expect(() => providersFromEnv({ FORKFLOW_PROVIDERS_FILE: sub })).toThrow('is not a regular file');
   });
 
   it('refuses clients it cannot build: a missing key, an OpenAI-compatible entry without a base URL', () => {
