@@ -18,6 +18,7 @@ import { carriedWarmthSchema } from './cache-warmth';
 import { carriedContextSchema } from './context/state';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
+import { shellTaskRecordSchema } from './shell-tasks';
 import { schemaOnce } from './schema-once';
 import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
 import { carriedMcpSchema } from './tools/mcp';
@@ -132,6 +133,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
     .optional(),
   /** v2: its MCP servers as recorded at its start (their sessions stay open across continue-as-new). */
   mcp: carriedMcpSchema.optional(),
+  /** v2: its background shell tasks (src/shared/shell-tasks.ts) and the counter their ids are numbered by; absent: it never started one. */
+  shells: z.object({ records: z.array(shellTaskRecordSchema), counter: count }).optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

@@ -17,6 +17,7 @@ import { admitted, childInputFor, launchChild, launchOf, outcomeView, refusal, s
 import { childIdFor, resumeOf } from './child-input';
 import { markSeen, startChildAgent, stopChild } from './children';
 import { skillCall } from './skill-tool';
+import { shellTaskOutput, shellTaskStop } from './shell-tasks';
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
@@ -99,8 +100,10 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
+  const shell = agent.shells.find(parsed.data.task_id);
+  if (shell) return shellTaskOutput(agent, use, shell, parsed.data);
   const record = agent.children.find(parsed.data.task_id);
-  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours. Use the agentId the Agent tool returned.`);
+  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours (nor background task). Use the agentId the Agent tool returned, or the task_id of your background Bash command.`);
   if (record.state === 'running' && parsed.data.block !== false) {
     await whileWaiting(agent, () => condition(() => record.state !== 'running', parsed.data.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS));
   }
@@ -117,8 +120,10 @@ async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolRe
   const legacy = typeof use.input === 'object' && use.input !== null && 'shell_id' in use.input && !patched(TASK_STOP_SHELL_ID_PATCH);
   const parsed = (legacy ? taskStopToolInput : taskStopCallInput).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskStop call: ${describeIssues(parsed.error).join('; ')}`);
+  const shell = agent.shells.find(parsed.data.task_id);
+  if (shell) return shellTaskStop(agent, use, shell);
   const record = agent.children.find(parsed.data.task_id);
-  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours.`);
+  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours (nor background task).`);
   if (record.state !== 'running') return errorResult(use.id, `Only a running task can be stopped; ${record.agentId} is ${record.state}.`);
   await stopChild(agent, record);
   markSeen(agent, record);
