@@ -22,7 +22,10 @@ export const SHELL_TASK_LIMITS = {
   keptFinished: 50,
 } as const;
 
-/** A task id is the workflow's own choice, checked again on the host before it names a file. */
+/**
+ * A task's file key (`bash-<n>-<8 hex>`, unique per agent workflow): the workflow's own choice,
+ * checked again on the host before it names a file. The model addresses the task as `bash-<n>`.
+ */
 export const SHELL_TASK_ID = /^bash-[0-9]{1,6}-[0-9a-f]{8}$/;
 
 /** How a task ended, as its host saw it. */
@@ -38,7 +41,10 @@ export type ShellEnding = z.infer<typeof shellEndingSchema>;
 
 export const shellTaskRecordSchema = schemaOnce('shell-tasks#shellTaskRecordSchema', () => z.object({
   v: z.literal(1),
+  /** What the model calls it: `bash-<n>`. */
   taskId: z.string(),
+  /** What its files are named by on its host (SHELL_TASK_ID). */
+  key: z.string(),
   toolUseId: z.string(),
   /** The command, cut to a line for summaries. */
   label: z.string(),
@@ -64,6 +70,7 @@ export type ShellTaskRecord = z.infer<typeof shellTaskRecordSchema>;
 /** What the tool round asks the host to start: the Bash call's activity input plus the task's own fields. */
 export interface StartShellTaskInput {
   call: ToolCallInput;
+  /** The task's file key (SHELL_TASK_ID). */
   taskId: string;
   command: string;
   timeoutMs: number;

@@ -87,7 +87,7 @@ function follow(agent: ForkAgent, record: ShellTaskRecord): void {
   const done = scope
     .run(async () => {
       for (;;) {
-        const args = { agentId: agent.agentId, taskId: record.taskId, stallMs: record.stallMs, ...(record.stallReportedAt !== undefined ? { stallReportedAt: record.stallReportedAt } : {}) };
+        const args = { agentId: agent.agentId, taskId: record.key, stallMs: record.stallMs, ...(record.stallReportedAt !== undefined ? { stallReportedAt: record.stallReportedAt } : {}) };
         const r = await shellWatch.watchShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `background ${record.taskId}` }, [args]);
         if (r.kind === 'ended') return end(agent, record, r);
         agent.shells.stalled(record, r.bytes);
@@ -110,15 +110,19 @@ export async function startBackgroundShell(agent: ForkAgent, use: ToolUseBlock, 
   const parsed = bashInput.safeParse(given);
   if (!parsed.success) return errorResult(use.id, `Invalid Bash call: ${describeIssues(parsed.error).join('; ')}`);
   const { command, timeout_ms, stall_ms } = parsed.data;
-  const taskId = `bash-${agent.shells.next()}-${uuid4().slice(0, 8)}`;
+  const n = agent.shells.next();
+  const taskId = `bash-${n}`;
+  // Files are named by a key unique to this workflow: an agent id used again never meets an earlier task's files.
+  const key = `${taskId}-${uuid4().slice(0, 8)}`;
   // The command travels once, in its own field.
   const { input: _inline, inputAt: _at, ...rest } = call;
-  const started = await shellTasks.startShellTask.executeWithOptions({ taskQueue, summary: `turn ${agent.turns} · Bash in the background` }, [{ call: rest, taskId, command, timeoutMs: timeout_ms ?? SHELL_TASK_LIMITS.defaultTimeoutMs }]);
+  const started = await shellTasks.startShellTask.executeWithOptions({ taskQueue, summary: `turn ${agent.turns} · Bash in the background` }, [{ call: rest, taskId: key, command, timeoutMs: timeout_ms ?? SHELL_TASK_LIMITS.defaultTimeoutMs }]);
   if (!started.ok) return errorResult(use.id, started.content);
   agent.workArea.recordContainment(started.containment);
   const record: ShellTaskRecord = {
     v: 1,
     taskId,
+    key,
     toolUseId: use.id,
     label: firstLine(command, 120),
     hostQueue: started.hostQueue ?? taskQueue,
@@ -146,7 +150,7 @@ export function resumeShellTasks(agent: ForkAgent): void {
 /** Stops a running task on its host and records its end (no notification: the caller answers). */
 async function stop(agent: ForkAgent, record: ShellTaskRecord): Promise<void> {
   agent.shells.watch(record.taskId)?.scope.cancel();
-  const r = await shellTasks.stopShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `stop ${record.taskId}` }, [{ agentId: agent.agentId, taskId: record.taskId }]);
+  const r = await shellTasks.stopShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `stop ${record.taskId}` }, [{ agentId: agent.agentId, taskId: record.key }]);
   agent.shells.markSeen(record);
   agent.inbox.dropNotificationsFor(record.taskId);
   if (r.kind === 'ended') end(agent, record, r);
@@ -158,7 +162,7 @@ export async function shellTaskOutput(agent: ForkAgent, use: ToolUseBlock, recor
     await whileWaiting(agent, () => condition(() => record.state !== 'running', input.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS));
   }
   if (record.state === 'running') {
-    const now = await shellTasks.readShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `output of ${record.taskId}` }, [{ agentId: agent.agentId, taskId: record.taskId }]);
+    const now = await shellTasks.readShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `output of ${record.taskId}` }, [{ agentId: agent.agentId, taskId: record.key }]);
     return jsonResult(use.id, { ...view(record, now), note: 'still running; its notification arrives when it ends' });
   }
   agent.shells.markSeen(record);
@@ -178,7 +182,7 @@ export async function readOwnOutput(agent: ForkAgent, use: ToolUseBlock): Promis
   const path = isObject(use.input) && typeof use.input.file_path === 'string' ? use.input.file_path : undefined;
   const record = path === undefined ? undefined : agent.shells.byOutputFile(path);
   if (!record) return undefined;
-  const now = await shellTasks.readShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `Read ${record.taskId}` }, [{ agentId: agent.agentId, taskId: record.taskId }]);
+  const now = await shellTasks.readShellTask.executeWithOptions({ taskQueue: record.hostQueue, summary: `Read ${record.taskId}` }, [{ agentId: agent.agentId, taskId: record.key }]);
   if (!now.found) return errorResult(use.id, `The output of ${record.taskId} is gone from its host.`);
   return okResult(use.id, now.tail.length > 0 ? now.tail : '(no output yet)');
 }
