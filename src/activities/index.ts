@@ -17,6 +17,7 @@ import { createCompactionActivities } from './model/compact';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
 import { createShellTaskActivities } from './shell-tasks';
+import { createChildProgressActivities } from './child-progress';
 import { createDreamActivities } from './dream';
 import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
@@ -78,6 +79,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
+    ...createChildProgressActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
     ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
     ...createMcpActivities({ host: deps.mcp }),

@@ -187,3 +187,9 @@ export const shellWatch = proxyActivities<Pick<ForkflowActivities, 'watchShellTa
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: Number.POSITIVE_INFINITY },
 });
+
+/** A running sub-agent's progress (its status query), for TaskOutput: on the workflow's own worker, short. */
+export const progress = proxyLocalActivities<Pick<ForkflowActivities, 'childProgress'>>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '500ms', maximumAttempts: 3 },
+});

@@ -173,3 +173,28 @@ test('another agent cannot read, stop or Read a task that is not its own; a back
   expect(await owner.result()).toMatchObject({ status: 'killed', stopReason: 'cancelled' });
   expect(groupAlive(pgidOf(outputFile))).toBe(false);
 });
+
+test('a running sub-agent\'s progress is readable (TaskOutput, block false); its notification carries <tool-use-id> and the seed\'s summary', async () => {
+  const child = script('Work.', toolStep('Bash', { command: 'while [ ! -e child-go ]; do sleep 0.05; done; echo worked' }), '@reply child done');
+  const parent = await forkflow.startAgent({
+    agentId: 'bg-parent',
+    prompt: script('Delegate.', toolStep('Agent', { description: 'slow work', subagent_type: 'general-purpose', name: 'worker', prompt: child, run_in_background: true }), '@reply launched'),
+    subAgents: { forkGate: false },
+  });
+  // The child is inside its Bash call (waiting for the file), the parent waiting for the child.
+  await waitFor(async () => (await forkflow.status('bg-parent.worker-1')).activity?.startsWith('tool Bash') === true, 'the child in its Bash call');
+  await waitFor(async () => (await parent.status()).lastText === 'launched', 'the parent waiting');
+  await parent.sendMessage({ message: script(toolStep('TaskOutput', { task_id: 'worker', block: false }), '@reply looked', '@reply all done'), summary: 'look' });
+  await waitFor(async () => toolResultsIn(await forkflow.transcript('bg-parent')).length === 2, 'TaskOutput');
+  const looked = toolResultsIn(await forkflow.transcript('bg-parent'))[1]!;
+  expect(looked.json).toMatchObject({ status: 'running', agentId: 'bg-parent.worker-1', name: 'worker', progress: { turns: 1, toolUses: 1, lastText: '' } });
+  expect((looked.json!.progress as { doing: string }).doing).toMatch(/^tool Bash/);
+  writeFileSync(join(workspace, 'child-go'), '');
+  expect(await parent.result()).toMatchObject({ status: 'completed', text: 'all done' });
+  const transcript = await forkflow.transcript('bg-parent');
+  const agentCall = toolUse(transcript, 'Agent')!;
+  const notes = notificationsIn(transcript);
+  expect(notes).toHaveLength(1);
+  expect(notes[0]).toContain(`<task-id>bg-parent.worker-1</task-id>\n<tool-use-id>${agentCall.id}</tool-use-id>\n<name>worker</name>\n<status>completed</status>\n<summary>Agent "slow work" completed</summary>\n<result>child done</result>`);
+  await noTaskFailures('bg-parent');
+});

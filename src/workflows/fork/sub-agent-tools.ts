@@ -21,6 +21,7 @@ import { shellTaskOutput, shellTaskStop } from './shell-tasks';
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
+import { progress } from '../activities';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   const parsed = agentToolInput.safeParse(use.input);
@@ -97,6 +98,9 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   return jsonResult(use.id, { status: 'queued', agentId: target, note });
 }
 
+/** Before this patch TaskOutput on a running sub-agent said only that it runs (no progress, no activity). */
+export const CHILD_PROGRESS_PATCH = 'forkflow-child-progress-1';
+
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
@@ -107,7 +111,12 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   if (record.state === 'running' && parsed.data.block !== false) {
     await whileWaiting(agent, () => condition(() => record.state !== 'running', parsed.data.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS));
   }
-  if (record.state === 'running') return jsonResult(use.id, { ...outcomeView(record), note: 'still running; ask again later or wait for its notification' });
+  if (record.state === 'running') {
+    // Its progress so far (seed 001: a running agent's output is readable), by its status query.
+    const now = patched(CHILD_PROGRESS_PATCH) ? await progress.childProgress({ agentId: record.agentId }) : undefined;
+    const shown = now?.found ? { progress: { turns: now.turns, toolUses: now.toolUses, totalTokens: now.totalTokens, ...(now.doing ? { doing: now.doing } : {}), lastText: now.lastText } } : {};
+    return jsonResult(use.id, { ...outcomeView(record), ...shown, note: 'still running; ask again later or wait for its notification' });
+  }
   markSeen(agent, record);
   return jsonResult(use.id, outcomeView(record), record.state !== 'completed');
 }
