@@ -198,3 +198,23 @@ test('a running sub-agent\'s progress is readable (TaskOutput, block false); its
   expect(notes[0]).toContain(`<task-id>bg-parent.worker-1</task-id>\n<tool-use-id>${agentCall.id}</tool-use-id>\n<name>worker</name>\n<status>completed</status>\n<summary>Agent "slow work" completed</summary>\n<result>child done</result>`);
   await noTaskFailures('bg-parent');
 });
+
+test('a task runs on across continue-as-new: the next run follows it again, its end arrives once', async () => {
+  const prompt = script(
+    'Long.',
+    toolStep('Bash', { command: 'while [ ! -e can-go ]; do sleep 0.05; done; echo across-runs', run_in_background: true }),
+    toolStep('Bash', { command: 'touch can-go' }),
+    '@reply waiting',
+    '@reply got it',
+  );
+  const handle = await forkflow.startAgent({ agentId: 'bg-runs', prompt, continueAsNew: { turnsPerRun: 1 } });
+  expect(await handle.result()).toMatchObject({ status: 'completed', text: 'got it' });
+  const notes = notificationsIn(await forkflow.transcript('bg-runs'));
+  expect(notes).toHaveLength(1);
+  expect(notes[0]).toContain('<status>completed</status>');
+  expect(notes[0]).toContain('<result>across-runs\n</result>');
+  // The run that finished is not the one that started the task.
+  const first = (await h.client.workflow.getHandle('bg-runs').fetchHistory()).events![0]!;
+  expect(first.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+  await noTaskFailures('bg-runs');
+});
