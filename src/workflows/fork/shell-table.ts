@@ -18,6 +18,11 @@ export class ShellTable {
   private records: ShellTaskRecord[] = [];
   private counter = 0;
   private readonly watches = new Map<string, ShellWatch>();
+  /**
+   * The scope watches run under: the workflow's root (set at its start), so that cancelling a
+   * tool round or a turn never silently ends the watch of a task that goes on running.
+   */
+  home?: CancellationScope;
 
   get all(): readonly ShellTaskRecord[] {
     return this.records;

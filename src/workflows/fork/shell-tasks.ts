@@ -83,7 +83,7 @@ function end(agent: ForkAgent, record: ShellTaskRecord, r: Omit<Ended, 'kind'>):
 
 /** Follows a running task with watch activities on its host, until it ends (or the watch is cancelled). */
 function follow(agent: ForkAgent, record: ShellTaskRecord): void {
-  const scope = new CancellationScope();
+  const scope = new CancellationScope({ cancellable: true, ...(agent.shells.home ? { parent: agent.shells.home } : {}) });
   const done = scope
     .run(async () => {
       for (;;) {
@@ -142,8 +142,10 @@ export async function startBackgroundShell(agent: ForkAgent, use: ToolUseBlock, 
   });
 }
 
-/** A new run (continue-as-new) follows the running tasks it carried. */
+/** At a run's start: watches go under its root scope, and a new run (continue-as-new) follows the running tasks it carried. */
 export function resumeShellTasks(agent: ForkAgent): void {
+  // Called at the workflow's start, in its root scope: every watch of this run lives there.
+  agent.shells.home = CancellationScope.current();
   for (const record of agent.shells.running) follow(agent, record);
 }
 
