@@ -16,6 +16,8 @@ import { createModelActivities } from './model/call-model';
 import { createCompactionActivities } from './model/compact';
 import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
+import { createShellTaskActivities } from './shell-tasks';
+import { createChildProgressActivities } from './child-progress';
 import { createDreamActivities } from './dream';
 import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
@@ -54,6 +56,8 @@ export interface ActivityDeps {
   modelGateway?: string;
   /** This host's own task queue (`<queue>@<host>`), named in the worktrees it creates. */
   hostQueue?: string;
+  /** Where background shell tasks keep their files (default: `<state dir>/shell-tasks`). */
+  shellTaskDir?: string;
   /** Tests only: the offline model's clock scale (see ForkflowWorkerOptions.modelClockScale). */
   modelClockScale?: number;
   /** Live deltas of model calls to stream subscribers (default on; `{ enabled: false }` turns the worker's off). */
@@ -71,9 +75,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs }),
     ...createCompactionActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
+    ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
+    ...createChildProgressActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
     ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
     ...createMcpActivities({ host: deps.mcp }),

@@ -20,7 +20,7 @@ import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
 import { protectedPaths, sandboxAvailability, type Refusal, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
-import type { WritePolicy } from './tools/types';
+import type { ToolContext, WritePolicy } from './tools/types';
 import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
 
 export interface ToolDeps {
@@ -99,6 +99,59 @@ function logRefusal(input: ToolCallInput, refusal: Refusal): void {
   Context.current().log.warn('sandbox proxy refused a request', { agentId: input.agentId, turn: input.turn, ...refusal });
 }
 
+/**
+ * What a call may touch, as this worker's rules resolve it: its workspace and view, its write
+ * policy, and for Bash the OS sandbox (unless opted out). Shared by foreground tool calls and
+ * background shell tasks (shell-tasks/), so both run under the same walls.
+ */
+export async function toolContextOf(
+  deps: Pick<ToolDeps, 'sandbox' | 'sandboxLimits'>,
+  policy: WorkspacePolicy,
+  input: ToolCallInput,
+  activity: { signal: AbortSignal; heartbeat: (details?: unknown) => void },
+): Promise<{ ok: true; ctx: ToolContext } | { ok: false; message: string }> {
+  const writePolicy: WritePolicy = input.writePolicy;
+  const workspace = await resolveWorkspace(
+    {
+      root: input.workspaceRoot,
+      readPaths: input.sandbox?.readPaths,
+      confinedTo: input.confinedTo,
+      worktreeRepo: input.worktreeRepo,
+      // A memory agent reads its memory directory too, wherever it lies.
+      ...(writePolicy.kind === 'within' ? { memoryDir: writePolicy.canonicalDir ?? writePolicy.dir } : {}),
+    },
+    policy,
+  );
+  if (!workspace.ok) return { ok: false, message: workspace.message };
+  const availability = input.name === 'Bash' ? await (deps.sandbox ?? sandboxAvailability)() : undefined;
+  if (availability && input.unsandboxed) Context.current().log.warn('Bash runs outside the OS sandbox: the fork is in bypassPermissions mode, allowed by its caller', { agentId: input.agentId, turn: input.turn });
+  const ctx: ToolContext = {
+    root: workspace.root,
+    view: workspace.view,
+    signal: activity.signal,
+    // Local activities (the short read tools) cannot heartbeat; their caller's task does.
+    heartbeat: activity.heartbeat,
+    writePolicy,
+    // The parser-based classifier: advice inside the sandbox, the rule outside it.
+    classifyShell: classifyShellCommand,
+    // Every Bash call in the OS sandbox, unless opted out (tools/sandbox/policy.ts).
+    ...(availability
+      ? {
+          shellSandbox: {
+            availability,
+            require: input.requireSandbox === true,
+            bypass: input.unsandboxed === true,
+            writableExtra: workspace.writableExtra,
+            // The hosts the fork allows, through a proxy per call; each refusal is logged.
+            ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
+            ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
+          },
+        }
+      : {}),
+  };
+  return { ok: true, ctx };
+}
+
 export function createToolActivities(deps: ToolDeps) {
   const policy = workspacePolicyOf(deps);
   return {
@@ -120,44 +173,9 @@ export function createToolActivities(deps: ToolDeps) {
         beat.runningSince = Date.now();
         // A call that must not run twice says at once that it began: the first heartbeat is not throttled.
         if (once && !ctx.info.isLocal) ctx.heartbeat({ ...beat });
-        const workspace = await resolveWorkspace(
-          {
-            root: input.workspaceRoot,
-            readPaths: input.sandbox?.readPaths,
-            confinedTo: input.confinedTo,
-            worktreeRepo: input.worktreeRepo,
-            // A memory agent reads its memory directory too, wherever it lies.
-            ...(writePolicy.kind === 'within' ? { memoryDir: writePolicy.canonicalDir ?? writePolicy.dir } : {}),
-          },
-          policy,
-        );
-        if (!workspace.ok) return { isError: true, content: workspace.message };
-        const availability = input.name === 'Bash' ? await (deps.sandbox ?? sandboxAvailability)() : undefined;
-        if (availability && input.unsandboxed) ctx.log.warn('Bash runs outside the OS sandbox: the fork is in bypassPermissions mode, allowed by its caller', { agentId: input.agentId, turn: input.turn });
-        return await runBuiltinTool(input.name, raw, {
-          root: workspace.root,
-          view: workspace.view,
-          signal: ctx.cancellationSignal,
-          // Local activities (the short read tools) cannot heartbeat; their caller's task does.
-          heartbeat: ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details),
-          writePolicy,
-          // The parser-based classifier: advice inside the sandbox, the rule outside it.
-          classifyShell: classifyShellCommand,
-          // Every Bash call in the OS sandbox, unless opted out (tools/sandbox/policy.ts).
-          ...(availability
-            ? {
-                shellSandbox: {
-                  availability,
-                  require: input.requireSandbox === true,
-                  bypass: input.unsandboxed === true,
-                  writableExtra: workspace.writableExtra,
-                  // The hosts the fork allows, through a proxy per call; each refusal is logged.
-                  ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
-                  ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
-                },
-              }
-            : {}),
-        });
+        const built = await toolContextOf(deps, policy, input, { signal: ctx.cancellationSignal, heartbeat: ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details) });
+        if (!built.ok) return { isError: true, content: built.message };
+        return await runBuiltinTool(input.name, raw, built.ctx);
       } catch (err) {
         // Cancelled by the workflow, or by this worker shutting down: then the attempt fails
         // and another worker retries it at once (the rules above decide what that retry does).

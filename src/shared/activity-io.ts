@@ -199,3 +199,8 @@ export interface WorktreeRef {
 }
 
 export type WorktreeResult = { kind: 'removed' } | { kind: 'kept'; path: string; branch: string; changedFiles: string[]; commits: number };
+
+/** A running sub-agent's progress as its `status` query answers (src/activities/child-progress.ts). */
+export type ChildProgress =
+  | { found: true; state: string; turns: number; toolUses: number; totalTokens: number; doing?: string; lastText: string }
+  | { found: false };

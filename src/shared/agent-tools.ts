@@ -31,14 +31,14 @@ export const sendMessageToolInput = schemaOnce('agent-tools#sendMessageToolInput
 export type SendMessageToolInput = z.infer<typeof sendMessageToolInput>;
 
 export const taskOutputToolInput = schemaOnce('agent-tools#taskOutputToolInput', () => z.strictObject({
-  task_id: z.string().min(1).describe('The agent id returned by Agent.'),
+  task_id: z.string().min(1).describe('The agent id returned by Agent, or the task_id of a background Bash command.'),
   block: z.boolean().optional().describe('Wait for it to finish (default true).'),
   timeout_ms: z.number().int().min(0).max(600_000).optional().describe('How long to wait when blocking (default 30000, at most 600000).'),
 }));
 export type TaskOutputToolInput = z.infer<typeof taskOutputToolInput>;
 
 export const taskStopToolInput = schemaOnce('agent-tools#taskStopToolInput', () => z.strictObject({
-  task_id: z.string().min(1).describe('The agent id of a running sub-agent to stop.'),
+  task_id: z.string().min(1).describe('The agent id of a running sub-agent, or the task_id of a running background Bash command, to stop.'),
 }));
 export type TaskStopToolInput = z.infer<typeof taskStopToolInput>;
 
@@ -123,6 +123,6 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
     ...(skills.length ? [skillTool(skills)] : []),
     { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(sendMessageToolInput) },
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
-    { name: 'TaskStop', description: 'Stop a running sub-agent; its partial result is kept.', input_schema: jsonSchema(taskStopToolInput) },
+    { name: 'TaskStop', description: 'Stop a running sub-agent (its partial result is kept) or background command.', input_schema: jsonSchema(taskStopToolInput) },
   ];
 }

@@ -18,6 +18,7 @@ import { carriedWarmthSchema } from './cache-warmth';
 import { carriedContextSchema } from './context/state';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
+import { shellTaskRecordSchema } from './shell-tasks';
 import { schemaOnce } from './schema-once';
 import { COUNTERFACTUAL_PARTS, retryMarkSchema } from './time-travel';
 import { carriedMcpSchema } from './tools/mcp';
@@ -135,6 +136,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   mcp: carriedMcpSchema.optional(),
   /** v2: failover of its model calls (src/shared/failover.ts); absent before its first switch. */
   failover: failoverStateSchema.optional(),
+  /** v2: its background shell tasks (src/shared/shell-tasks.ts) and the counter their ids are numbered by; absent: it never started one. */
+  shells: z.object({ records: z.array(shellTaskRecordSchema), counter: count }).optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

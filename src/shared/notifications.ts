@@ -5,14 +5,20 @@
  */
 export interface TaskNotification {
   taskId: string;
+  /** The tool call that started the task (seed 001's `<tool-use-id>`). */
+  toolUseId?: string;
+  /** Where its output is (seed 001's `<output-file>`): a background shell task's file on its host. */
+  outputFile?: string;
   name?: string;
-  status: 'completed' | 'failed' | 'killed' | 'timeout';
+  /** `stalled`: a background shell task that has written nothing for a while (it still runs). */
+  status: 'completed' | 'failed' | 'killed' | 'timeout' | 'stalled';
   /** One line for people and the model. */
   summary: string;
   result?: string;
   error?: string;
-  totalTokens: number;
-  toolUses: number;
+  /** Absent for a shell task (no model usage): the usage line then has its duration only. */
+  totalTokens?: number;
+  toolUses?: number;
   durationMs: number;
   worktree?: { path: string; branch: string };
 }
@@ -31,12 +37,14 @@ export function renderTaskNotification(n: TaskNotification): string {
   const lines = [
     `<${TASK_NOTIFICATION_TAG}>`,
     `<task-id>${escapeText(n.taskId)}</task-id>`,
+    ...(n.toolUseId ? [`<tool-use-id>${escapeText(n.toolUseId)}</tool-use-id>`] : []),
+    ...(n.outputFile ? [`<output-file>${escapeText(n.outputFile)}</output-file>`] : []),
     ...(n.name ? [`<name>${escapeText(n.name)}</name>`] : []),
     `<status>${n.status}</status>`,
     `<summary>${escapeText(n.summary)}</summary>`,
     ...(n.result !== undefined ? [`<result>${escapeText(n.result)}</result>`] : []),
     ...(n.error !== undefined ? [`<error>${escapeText(n.error)}</error>`] : []),
-    `<usage>total_tokens: ${n.totalTokens}; tool_uses: ${n.toolUses}; duration_ms: ${n.durationMs}</usage>`,
+    n.totalTokens === undefined ? `<usage>duration_ms: ${n.durationMs}</usage>` : `<usage>total_tokens: ${n.totalTokens}; tool_uses: ${n.toolUses ?? 0}; duration_ms: ${n.durationMs}</usage>`,
     ...(n.worktree ? [`<worktree path="${escapeText(n.worktree.path)}" branch="${escapeText(n.worktree.branch)}"/>`] : []),
     `</${TASK_NOTIFICATION_TAG}>`,
   ];

@@ -164,3 +164,32 @@ export const mcp = proxyActivities<Pick<ForkflowActivities, 'mcpOpen' | 'mcpCall
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   retry: { maximumAttempts: 1 },
 });
+
+/**
+ * Background shell tasks (src/workflows/fork/shell-tasks.ts) on their host: starting, reading
+ * and stopping one are short calls, retried while the host is away (a task is found again by
+ * its files, so a second start or stop does nothing twice).
+ */
+export const shellTasks = proxyActivities<Pick<ForkflowActivities, 'startShellTask' | 'readShellTask' | 'stopShellTask'>>({
+  startToCloseTimeout: '60s',
+  scheduleToCloseTimeout: ACTIVITY_PROFILES.tool.scheduleToCloseMs,
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: Number.POSITIVE_INFINITY },
+});
+
+/**
+ * Following a background shell task until it ends or stalls: heartbeating like a tool call, so
+ * a lost worker's watch is retried on the host within seconds and picks the task up again.
+ * Cancelled without waiting: cancelling a watch never stops the task (TaskStop does).
+ */
+export const shellWatch = proxyActivities<Pick<ForkflowActivities, 'watchShellTask'>>({
+  startToCloseTimeout: '25h',
+  heartbeatTimeout: ACTIVITY_PROFILES.tool.heartbeatMs,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: Number.POSITIVE_INFINITY },
+});
+
+/** A running sub-agent's progress (its status query), for TaskOutput: on the workflow's own worker, short. */
+export const progress = proxyLocalActivities<Pick<ForkflowActivities, 'childProgress'>>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '500ms', maximumAttempts: 3 },
+});

@@ -73,7 +73,7 @@ type Ending =
 // stays verbatim in $1.
 const JOIN_STREAMS = 'exec "$BASH" -c "$1" 2>&1';
 
-type RunnablePlan = ShellPlan & { kind: 'sandbox' | 'plain' };
+export type RunnablePlan = ShellPlan & { kind: 'sandbox' | 'plain' };
 
 /** Protected paths inside what the sandbox mounts, each as a directory or file mask. */
 function masksOf(view: FsView, mounted: readonly string[]): Mask[] {
@@ -117,8 +117,8 @@ function specBase(view: FsView): SpecBase {
   return { root: view.root, readPaths: view.readPaths, system: systemEntries(), masks: [] };
 }
 
-/** The argv that runs `command` under `plan`: [cgroup entry] [setpriv] bwrap … -- bash … [bridge] */
-function argvFor(command: string, plan: RunnablePlan, cgroup: CallCgroup | undefined, proxy: NetProxy | undefined): string[] {
+/** The argv that runs `command` under `plan`: [cgroup entry] [setpriv] bwrap … -- bash … [bridge] (background tasks too: shell-tasks/). */
+export function argvFor(command: string, plan: RunnablePlan, cgroup: CallCgroup | undefined, proxy: NetProxy | undefined): string[] {
   const limits = ulimitScript(plan.limits, { processes: plan.kind === 'sandbox' });
   const shell = proxy
     ? ['bash', '-c', `${limits}; ${START_BRIDGE}; ${JOIN_STREAMS}`, 'bash', command, ...bridgeArgs(process.execPath, proxy.socket)]
@@ -159,8 +159,8 @@ async function bounded(event: Promise<unknown>, ms: number): Promise<void> {
   t.cancel();
 }
 
-/** The plan for this call, with the protected paths inside its mounts masked. */
-function plan(ctx: ToolContext, view: FsView): ShellPlan {
+/** The plan for this call, with the protected paths inside its mounts masked (background tasks too: shell-tasks/). */
+export function plan(ctx: ToolContext, view: FsView): ShellPlan {
   let planned = planShell(ctx.writePolicy, specBase(view), ctx.shellSandbox);
   if (planned.kind !== 'sandbox') return planned;
   if (planned.setpriv) {

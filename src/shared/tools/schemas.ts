@@ -40,6 +40,8 @@ export const bashInput = schemaOnce('tools/schemas#bashInput', () => z.strictObj
   command: z.string().min(1).describe('The shell command to run (bash).'),
   timeout_ms: z.number().int().min(100).max(600_000).optional().describe('Kill the command after this long. Default 120000.'),
   description: z.string().optional().describe('What the command does, in a few words.'),
+  run_in_background: z.boolean().optional().describe('Start it as a background task (a long build or test run) and return at once: you get a task notification when it ends or stalls; TaskOutput reads its output, TaskStop stops it. Default time limit one hour (timeout_ms sets another).'),
+  stall_ms: z.number().int().min(1_000).max(86_400_000).optional().describe('With run_in_background: notify me when it has written nothing for this long. Default 300000.'),
 }));
 
 export const fileEditInput = schemaOnce('tools/schemas#fileEditInput', () => z.strictObject({

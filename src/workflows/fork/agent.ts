@@ -26,6 +26,7 @@ import { isoNow, workflowNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
 import { Inbox, renderQueuedMessage } from './inbox';
+import { ShellTable } from './shell-table';
 import { WorkArea } from './work-area';
 import { Tally } from './tally';
 import { ChildTable } from './child-table';
@@ -85,6 +86,8 @@ export class ForkAgent {
   readonly inbox = new Inbox();
   /** Sub-agents on record and their live handles (owned by child-table.ts, driven by children.ts). */
   readonly children = new ChildTable();
+  /** Background shell tasks on record and their watches (owned by shell-table.ts, driven by shell-tasks.ts). */
+  readonly shells = new ShellTable();
   /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
   readonly approvals = new ApprovalBook();
   /** The turn part in flight, its interruption, sync sub-agents to move to the background (owned by turn-control.ts, driven by interrupt.ts). */
@@ -352,6 +355,8 @@ export class ForkAgent {
       ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
       ...withMcp(this.mcp.carry()),
       ...withFailover(this.failover.carry()),
+      // Only agents that ever started a background shell task carry the part (earlier states stay as they were).
+      ...(this.shells.started > 0 ? { shells: { records: [...this.shells.all], counter: this.shells.started } } : {}),
     };
   }
 
@@ -381,6 +386,7 @@ export class ForkAgent {
     this.until = state.deadline;
     this.inbox.adopt(state.inbox, state.inboxSeq);
     this.children.adopt(state.children, state.childCounter, state.spawned, state.folded);
+    if (state.shells) this.shells.adopt(state.shells.records, state.shells.counter);
     if (state.ledger && this.inTreeLedger) this.book = state.ledger;
     this.workArea.recordWrites(state.touched);
     this.cache.adopt(state.cache);

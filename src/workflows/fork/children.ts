@@ -84,9 +84,11 @@ function notify(agent: ForkAgent, record: ChildRecord): void {
     taskId: record.agentId,
     text: renderTaskNotification({
       taskId: record.agentId,
+      // Seed 001's notification: the tool call that started it, and `Agent "<description>" <status>`.
+      toolUseId: record.toolUseId,
       name: record.name,
       status: o.status,
-      summary: `${record.description}: ${o.status}${o.error ? ` (${firstLine(o.error, 100)})` : ''}`,
+      summary: `Agent "${record.description}" ${o.status}${o.error ? ` (${firstLine(o.error, 100)})` : ''}`,
       ...(o.status === 'failed' ? { error: o.error ?? 'failed' } : { result: o.text }),
       totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens,
       toolUses: o.toolUses,

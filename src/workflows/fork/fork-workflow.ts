@@ -28,6 +28,7 @@ import { registerHandlers } from './handlers';
 import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
 import { registerApprovalHandlers } from './approvals';
 import { registerChildHandlers, reportToParent, settleChildren } from './children';
+import { resumeShellTasks, stopShellTasks } from './shell-tasks';
 import { setUpFork } from './setup';
 import { forkRules } from './fork-rules';
 import { prefixRefOf } from '../conversation-queries';
@@ -170,6 +171,8 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   registerApprovalHandlers(agent);
   registerChildHandlers(agent);
   registerInterruptHandlers(agent);
+  // Background shell tasks carried from the previous run are followed again (none: nothing scheduled).
+  resumeShellTasks(agent);
   if (agent.book) registerLedgerHandlers(agent);
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {
@@ -251,6 +254,8 @@ async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
   agent.doing(undefined);
   // Sub-agents end with their parent (cancelled with it, or already done): their partial results join its result.
   await CancellationScope.nonCancellable(() => settleChildren(agent, { cancelAdopted: status === 'killed' || status === 'timeout' }));
+  // Its background shell tasks end with it.
+  if (agent.shells.running.length > 0) await CancellationScope.nonCancellable(() => stopShellTasks(agent));
   // The audit decides the outcome, so it comes first; worktree clean-up waits until the
   // terminal state is recorded, so nobody waiting on the state is held up by it.
   const escapes = await CancellationScope.nonCancellable(() => auditMemory(agent));

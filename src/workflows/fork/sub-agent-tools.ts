@@ -17,9 +17,11 @@ import { admitted, childInputFor, launchChild, launchOf, outcomeView, refusal, s
 import { childIdFor, resumeOf } from './child-input';
 import { markSeen, startChildAgent, stopChild } from './children';
 import { skillCall } from './skill-tool';
+import { shellTaskOutput, shellTaskStop } from './shell-tasks';
 import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
+import { progress } from '../activities';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   const parsed = agentToolInput.safeParse(use.input);
@@ -96,15 +98,25 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   return jsonResult(use.id, { status: 'queued', agentId: target, note });
 }
 
+/** Before this patch TaskOutput on a running sub-agent said only that it runs (no progress, no activity). */
+export const CHILD_PROGRESS_PATCH = 'forkflow-child-progress-1';
+
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
+  const shell = agent.shells.find(parsed.data.task_id);
+  if (shell) return shellTaskOutput(agent, use, shell, parsed.data);
   const record = agent.children.find(parsed.data.task_id);
-  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours. Use the agentId the Agent tool returned.`);
+  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours (nor background task). Use the agentId the Agent tool returned, or the task_id of your background Bash command.`);
   if (record.state === 'running' && parsed.data.block !== false) {
     await whileWaiting(agent, () => condition(() => record.state !== 'running', parsed.data.timeout_ms ?? TASK_OUTPUT_DEFAULT_TIMEOUT_MS));
   }
-  if (record.state === 'running') return jsonResult(use.id, { ...outcomeView(record), note: 'still running; ask again later or wait for its notification' });
+  if (record.state === 'running') {
+    // Its progress so far (seed 001: a running agent's output is readable), by its status query.
+    const now = patched(CHILD_PROGRESS_PATCH) ? await progress.childProgress({ agentId: record.agentId }) : undefined;
+    const shown = now?.found ? { progress: { turns: now.turns, toolUses: now.toolUses, totalTokens: now.totalTokens, ...(now.doing ? { doing: now.doing } : {}), lastText: now.lastText } } : {};
+    return jsonResult(use.id, { ...outcomeView(record), ...shown, note: 'still running; ask again later or wait for its notification' });
+  }
   markSeen(agent, record);
   return jsonResult(use.id, outcomeView(record), record.state !== 'completed');
 }
@@ -117,8 +129,10 @@ async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolRe
   const legacy = typeof use.input === 'object' && use.input !== null && 'shell_id' in use.input && !patched(TASK_STOP_SHELL_ID_PATCH);
   const parsed = (legacy ? taskStopToolInput : taskStopCallInput).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskStop call: ${describeIssues(parsed.error).join('; ')}`);
+  const shell = agent.shells.find(parsed.data.task_id);
+  if (shell) return shellTaskStop(agent, use, shell);
   const record = agent.children.find(parsed.data.task_id);
-  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours.`);
+  if (!record) return errorResult(use.id, `No sub-agent "${parsed.data.task_id}" of yours (nor background task).`);
   if (record.state !== 'running') return errorResult(use.id, `Only a running task can be stopped; ${record.agentId} is ${record.state}.`);
   await stopChild(agent, record);
   markSeen(agent, record);

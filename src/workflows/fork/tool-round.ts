@@ -22,6 +22,7 @@ import { postToolUse, preToolUse } from './hooks';
 import { runMcpTool } from './mcp-call';
 import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
+import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { errorResult } from './tool-results';
 import { guardCall } from './interrupt';
 import { localTools, tools } from '../activities';
@@ -74,6 +75,7 @@ function accessDenial(agent: ForkAgent, name: string): string | undefined {
 type Attempt = { block: ToolResultBlock; outcome: ToolCallOutcome };
 
 const deny = (toolUseId: string, message: string): Attempt => ({ block: errorResult(toolUseId, message), outcome: 'denied' });
+const blockAttempt = (block: ToolResultBlock): Attempt => ({ block, outcome: block.is_error ? 'error' : 'ok' });
 
 /** One tool call, counted once by outcome (ok / error / denied); `lane` is its place in the round (1-based). */
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, lane: number): Promise<ToolResultBlock> {
@@ -161,6 +163,12 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
   agent.doing(host ? `tool ${use.name} on ${host}, the host of its worktree` : `tool ${use.name}`);
   const summary = `turn ${agent.turns} · ${use.name}${host ? ` · on ${host}` : ''}`;
   const taskQueue = agent.toolQueue ?? info.taskQueue;
+  // Background shell tasks (shell-tasks.ts): started where this call would have run, with the same input.
+  if (use.name === 'Bash' && wantsBackground(given)) return blockAttempt(await startBackgroundShell(agent, use, given, input, taskQueue));
+  if (use.name === 'Read' && agent.shells.started > 0) {
+    const own = await readOwnOutput(agent, use);
+    if (own) return blockAttempt(own);
+  }
   try {
     const result =
       taskQueue === info.taskQueue && concurrencySafe(tool) && patched(LOCAL_READ_TOOLS_PATCH)

@@ -112,8 +112,10 @@ export function boundaryBlocks(agent: ForkAgent, results: ContentBlock[]): Conte
  * the run continues as new and the next one goes on waiting (continuation.ts).
  */
 async function waitForChildren(agent: ForkAgent): Promise<void> {
-  const news = () => agent.inbox.length > 0 || agent.runningChildren.length === 0;
-  agent.doing(`waiting for ${agent.runningChildren.length} sub-agent(s)`);
+  // Background shell tasks are waited for like sub-agents (their notifications are news too).
+  const news = () => agent.inbox.length > 0 || (agent.runningChildren.length === 0 && agent.shells.running.length === 0);
+  const shells = agent.shells.running.length;
+  agent.doing(`waiting for ${agent.runningChildren.length} sub-agent(s)${shells > 0 ? ` and ${shells} background task(s)` : ''}`);
   publishProgress(agent);
   await whileWaiting(agent, () => condition(() => news() || wantsToContinueWhileWaiting(agent)));
   if (!news()) {
@@ -168,7 +170,7 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
     control.take();
   }
   // Background sub-agents still at work: their reports are what this agent waits for.
-  if (agent.inbox.length === 0 && agent.runningChildren.length > 0) await waitForChildren(agent);
+  if (agent.inbox.length === 0 && (agent.runningChildren.length > 0 || agent.shells.running.length > 0)) await waitForChildren(agent);
   if (agent.inbox.length > 0) {
     agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
     return { kind: 'run_again' };

@@ -129,32 +129,34 @@ export function callCgroup(cap: ProcessCap & { kind: 'cgroup' }, limits: Sandbox
   const dir = path.join(cap.dir, randomUUID());
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'pids.max'), String(limits.processes));
-  return {
-    procs: path.join(dir, 'cgroup.procs'),
-    release() {
-      for (let i = 0; i < 20; i++) {
-        let pids: string[];
-        try {
-          pids = readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
-        } catch {
-          return;
-        }
-        for (const pid of pids) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // gone already
-          }
-        }
-        try {
-          rmdirSync(dir);
-          return;
-        } catch {
-          // still has members that are dying: try again
-        }
+  const procs = path.join(dir, 'cgroup.procs');
+  return { procs, release: () => releaseCgroup(procs) };
+}
+
+/** Kills what is left in a call's cgroup (named by its `cgroup.procs`) and removes it; also from another worker process (a background task's). */
+export function releaseCgroup(procs: string): void {
+  const dir = path.dirname(procs);
+  for (let i = 0; i < 20; i++) {
+    let pids: string[];
+    try {
+      pids = readFileSync(procs, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone already
       }
-    },
-  };
+    }
+    try {
+      rmdirSync(dir);
+      return;
+    } catch {
+      // still has members that are dying: try again
+    }
+  }
 }
 
 /** Removes leftover per-call cgroups of earlier worker processes (empty ones only). */
