@@ -61,7 +61,7 @@ test('SIGKILLed between submit and result, and again while results are read: eve
     h.model.log.clear();
     const processedBefore = h.model.batches.entries().length;
     jumpOnCreate = false;
-    const handle = await forkflow.startAgent({ agentId: 'bc-crash', prompt, delivery: 'batch' });
+    const handle = await forkflow.fork({ agentId: 'bc-crash', prompt, delivery: 'batch' }, { mode: 'forget' });
 
     // 1. The first batch is in progress and polled: the worker dies.
     const first = await h.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed', { timeoutMs: 60_000 });
