@@ -50,6 +50,10 @@ export interface ActivityDeps {
   responses?: ResponseStore;
   /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default 30 s). */
   batchPollMs?: number;
+  /** Delivery `batch`: how long a call waits for others to share its batch, in ms (default 1 s). */
+  batchWindowMs?: number;
+  /** Delivery `batch`: a batch gathered this many requests goes before its window ends (default 1,000). */
+  batchMaxRequests?: number;
   /** Aborted when the worker starts to stop: model calls in flight are handed back at once. */
   stopping?: AbortSignal;
   /** The model gateway `anthropic` points at, if any: calls then carry their call key. */
@@ -72,7 +76,7 @@ export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   const ledger = createLedgerClient(deps.client);
   return {
-    ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs }),
+    ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs, batchWindowMs: deps.batchWindowMs, batchMaxRequests: deps.batchMaxRequests }),
     ...createCompactionActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
     ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
     ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir }),

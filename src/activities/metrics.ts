@@ -41,6 +41,10 @@ export function recordModelSuccess(model: string, usage: Usage, meter: MetricMet
     // Zero is still added so every kind has a series from the first call on (dashboards, `top`).
     tokens.add(Math.max(0, Math.floor(n)), { model, kind });
   }
+  if (!usage.batch) return;
+  // The batched part (half price): `top` prices what it saved.
+  const batched = meter.createCounter(M.modelBatchTokens.name, undefined, M.modelBatchTokens.description);
+  for (const [kind, n] of tokensByKind(usage.batch)) batched.add(Math.max(0, Math.floor(n)), { model, kind });
 }
 
 /** What a failed attempt counts as: cancelled, or an error of the failure's type. */

@@ -139,6 +139,7 @@ export async function awaySummary(forkflow: ForkRunner, request: AwayRequestInpu
       maxTurns: 4,
       timeout: req.timeout,
       ...(req.model ? { model: req.model } : {}),
+      ...(req.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
     },
     { mode: 'sync', ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}) },
   );

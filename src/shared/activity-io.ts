@@ -83,6 +83,8 @@ export interface ModelCallInput {
   keepAlive?: number;
   /** `batch`: deliver this call through the Message Batches API (half price, results within 24 h); absent: interactive. */
   delivery?: 'batch';
+  /** Delivery `batch`: a call its batch did not answer fails (`BatchNotAnswered`) instead of going interactive. */
+  batchFallback?: 'fail';
   /** `false`: this fork's live stream is off, the call publishes no deltas (absent: on). */
   stream?: false;
   /**

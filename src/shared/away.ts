@@ -4,6 +4,7 @@
  * union, and the digest prompt given to a read-only fork. Pure and JSON-safe.
  */
 import { z } from 'zod';
+import { DELIVERY_MODES } from './agents';
 import { durationSchema } from './duration';
 import { memoryScopeSchema } from './dream/config';
 import { oneLine } from './text';
@@ -23,6 +24,12 @@ export const awayRequestSchema = schemaOnce('away#awayRequestSchema', () => z.st
   /** The digest covers at most this many events, the newest. */
   maxEvents: z.number().int().min(1).max(500).default(50),
   model: z.string().min(1).optional(),
+  /**
+   * How the digest fork's model calls go. Default `interactive`: `awaySummary` is asked by the
+   * user who just came back, and answers when the digest is written. A caller that prepares
+   * digests ahead (nobody waiting) may choose `batch` (half price; give it a longer `timeout`).
+   */
+  delivery: z.enum(DELIVERY_MODES).default('interactive'),
   /** Wall-clock limit of the digest fork. */
   timeout: durationSchema.default('5m'),
   /** Appended to the digest prompt (tests script the offline model with it; operators may steer one digest). */

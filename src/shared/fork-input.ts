@@ -137,6 +137,12 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * work nobody waits on. Sub-agents inherit it. Absent: `interactive`.
    */
   delivery: z.enum(DELIVERY_MODES).optional(),
+  /**
+   * Delivery `batch`: what a call its batch did not answer (an errored or expired request, a
+   * batch the provider lost twice) does. `interactive` (default): one interactive call at the
+   * full price; `fail`: the fork fails (`BatchNotAnswered`) rather than pay it. Sub-agents inherit it.
+   */
+  batchFallback: z.enum(['interactive', 'fail']).optional(),
   overrides: z
     .strictObject({
       agentId: z.string().min(1).max(200).optional(),

@@ -67,6 +67,13 @@ export const FORKFLOW_METRICS = {
     emittedBy: 'activity',
     description: 'Tokens reported by the provider on successful model calls (kind: input, output, cache_read, cache_creation).',
   },
+  modelBatchTokens: {
+    name: 'forkflow_model_batch_tokens_total',
+    kind: 'counter',
+    labels: ['model', 'kind'],
+    emittedBy: 'activity',
+    description: 'The part of forkflow_model_tokens_total delivered by Message Batches (delivery batch), billed at half price (kind as there).',
+  },
   toolCalls: {
     name: 'forkflow_tool_calls_total',
     kind: 'counter',

@@ -152,6 +152,18 @@ export function workspaceRootsOf(value: string | undefined, workspaceRoot: strin
 }
 
 /**
+ * Delivery `batch`: FORKFLOW_BATCH_POLL_MS, how often a submitted Message Batch is polled
+ * (default 30 s), and FORKFLOW_BATCH_WINDOW_MS, how long a batched call waits for other
+ * agents' calls to share its batch (default 1 s; 0 sends each at once), and FORKFLOW_BATCH_MAX_REQUESTS, the most a batch
+ * gathers before its window ends (default 1,000). Bad values are ignored.
+ */
+export function batchSettings(env: NodeJS.ProcessEnv = process.env): { batchPollMs?: number; batchWindowMs?: number; batchMaxRequests?: number } {
+  const int = (v: string | undefined, min: number) => (v !== undefined && v.trim() !== '' && Number.isInteger(Number(v)) && Number(v) >= min ? Number(v) : undefined);
+  const out = { batchPollMs: int(env.FORKFLOW_BATCH_POLL_MS, 1), batchWindowMs: int(env.FORKFLOW_BATCH_WINDOW_MS, 0), batchMaxRequests: int(env.FORKFLOW_BATCH_MAX_REQUESTS, 1) };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+}
+
+/**
  * FORKFLOW_COUNT_TOKENS=off: decide a request's size near its context limit on the shared
  * estimate alone, for endpoints without `/v1/messages/count_tokens`.
  */

@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ConversationSource, createActivities, McpHost, type FileResponseStore, type ResponseStore } from '../activities';
-import { countTokensSetting, liveStreamSettings, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
+import { batchSettings, countTokensSetting, liveStreamSettings, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
 import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
@@ -55,8 +55,12 @@ export interface ForkflowWorkerOptions {
   sandbox?: () => Promise<SandboxAvailability>;
   /** Where model responses are kept until recorded (default: FORKFLOW_RESPONSE_DIR, see config.ts). */
   responses?: ResponseStore;
-  /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default 30 s; tests: short). */
+  /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default FORKFLOW_BATCH_POLL_MS or 30 s; tests: short). */
   batchPollMs?: number;
+  /** Delivery `batch`: how long a call waits for others to share its batch, in ms (default FORKFLOW_BATCH_WINDOW_MS or 1 s). */
+  batchWindowMs?: number;
+  /** Delivery `batch`: a batch gathered this many requests goes before its window ends (default FORKFLOW_BATCH_MAX_REQUESTS or 1,000). */
+  batchMaxRequests?: number;
   /** Check requests near a context limit with the provider's `count_tokens` (default: on unless FORKFLOW_COUNT_TOKENS=off). */
   countTokens?: boolean;
   /**
@@ -108,6 +112,12 @@ const readStartInputBy = (client: Client) => (run: RunRef, workflowType: string)
 export function conversationSourceFor(client: Client): ConversationSource {
   return new ConversationSource(client, {}, readStartInputBy(client));
 }
+
+/** Delivery `batch` settings: the options', else the environment's. */
+const batchOf = (o: Pick<ForkflowWorkerOptions, 'batchPollMs' | 'batchWindowMs' | 'batchMaxRequests'>) => {
+  const given = { batchPollMs: o.batchPollMs, batchWindowMs: o.batchWindowMs, batchMaxRequests: o.batchMaxRequests };
+  return { ...batchSettings(), ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+};
 
 /** The roots forks' workspaces must lie under. */
 const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(process.env.FORKFLOW_WORKSPACE_ROOTS, o.workspaceRoot);
@@ -173,7 +183,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
-    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), ...batchOf(o) }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -199,7 +209,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter,
-    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), ...batchOf(o) }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -216,7 +226,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting(), batchPollMs: o.batchPollMs });
+  const all = createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting(), ...batchOf(o) });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

@@ -34,7 +34,7 @@ test('a schedule created through the CLI runs a consolidation; a second trigger 
 
   // Far from firing by itself (1 January), so every run here is a trigger.
   const created = json<DreamScheduleView>(
-    await cli('--json', 'dream', 'schedule', 'create', '--scope', dirs.scope, '--memory-dir', dirs.memoryDir, '--min-sessions', '1', '--cron', '0 0 1 1 *', '--jitter', '1m', '--catchup-window', '5m', '--note', 'nightly', '--extra-instructions', script),
+    await cli('--json', 'dream', 'schedule', 'create', '--scope', dirs.scope, '--memory-dir', dirs.memoryDir, '--min-sessions', '1', '--delivery', 'interactive', '--cron', '0 0 1 1 *', '--jitter', '1m', '--catchup-window', '5m', '--note', 'nightly', '--extra-instructions', script),
   );
   expect(created).toMatchObject({ scheduleId: `forkflow-dream-${dirs.scope}`, scope: dirs.scope, paused: false, overlap: 'SKIP', catchupWindowMs: 300_000, jitterMs: 60_000, actionsTaken: 0 });
   expect(created.calendars).toHaveLength(1);
@@ -106,7 +106,7 @@ test('`forkflow away` and `dream run` from the CLI: nothing to summarise exits 0
   const run = await cli('dream', 'run', '--scope', dirs.scope, '--memory-dir', dirs.memoryDir, '--min-sessions', '3');
   expect(run.status).toBe(0);
   expect(run.stdout).toContain(`${dirs.scope}: skipped (gate: sessions)`);
-  const failed = await cli('--json', 'dream', 'run', '--scope', dirs.scope, '--memory-dir', dirs.memoryDir, '--manual', '--extra-instructions', '@fail 400 @reply never');
+  const failed = await cli('--json', 'dream', 'run', '--scope', dirs.scope, '--memory-dir', dirs.memoryDir, '--manual', '--delivery', 'interactive', '--extra-instructions', '@fail 400 @reply never');
   expect(failed.status).toBe(4);
   expect(JSON.parse(failed.stdout)).toMatchObject({ kind: 'errored', rolledBack: true });
 });

@@ -76,6 +76,9 @@ export interface HarnessOptions {
   server?: { address: string; namespace: string; uiUrl?: string };
   /** The worker's poll interval for submitted Message Batches (delivery `batch`), in ms. */
   batchPollMs?: number;
+  /** The worker's batch window and size (delivery `batch`): see ForkflowWorkerOptions. */
+  batchWindowMs?: number;
+  batchMaxRequests?: number;
   /** The worker's named providers, given its default client (default: that client alone). */
   providers?: (defaultClient: Anthropic) => ProviderClients;
 }
@@ -116,6 +119,8 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         // A scaled emulator clock: the worker's keep-alive timers follow the same time.
         ...(opts.model?.clockScale ? { modelClockScale: opts.model.clockScale } : {}),
         ...(opts.batchPollMs ? { batchPollMs: opts.batchPollMs } : {}),
+        ...(opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {}),
+        ...(opts.batchMaxRequests ? { batchMaxRequests: opts.batchMaxRequests } : {}),
       })
     : undefined;
   const running = worker ? worker.run() : Promise.resolve();

@@ -27,7 +27,7 @@ const isCreate = (e: RequestLogEntry) => e.method === 'POST' && e.path === '/v1/
 const isInteractive = (e: RequestLogEntry) => e.method === 'POST' && e.path === '/v1/messages';
 
 beforeAll(async () => {
-  h = await startHarness({ name: 'batch-delivery', model: { batchProcessingMs: PROCESSING_MS }, batchPollMs: 20 });
+  h = await startHarness({ name: 'batch-delivery', model: { batchProcessingMs: PROCESSING_MS }, batchPollMs: 20, batchWindowMs: 100 });
   writeFileSync(join(h.workspaceRoot, 'notes.md'), 'the notes\n');
   // The provider "processes" a batch as soon as it is submitted: the clock jumps past its processing time.
   h.model.log.on('update', (e: RequestLogEntry) => {
@@ -49,10 +49,10 @@ beforeEach(() => {
 const withoutBatch = ({ batch: _b, ...u }: Usage): Usage => u;
 
 /** Bytes of a run's history (the events as JSON) and its model-call count. */
-async function historyOf(agentId: string): Promise<{ bytes: number; calls: number }> {
+async function historyOf(agentId: string): Promise<{ bytes: number; calls: number; events: number }> {
   const events = (await h.client.workflow.getHandle(agentId).fetchHistory()).events ?? [];
   const calls = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').length;
-  return { bytes: Buffer.byteLength(JSON.stringify(events)), calls };
+  return { bytes: Buffer.byteLength(JSON.stringify(events)), calls, events: events.length };
 }
 
 const prompt = (tag: string) => script(`Survey the notes (${tag}).`, toolStep('Glob', { pattern: '*' }), toolStep('Read', { file_path: 'notes.md' }), '@reply surveyed');
@@ -96,7 +96,10 @@ test('a batched fork with tool calls completes through batches at half the inter
   // History: one activity per batched turn, as per interactive turn.
   const [a, b] = [await historyOf('bd-live'), await historyOf('bd-batch')];
   expect(b.calls).toBe(a.calls);
-  console.log(`history bytes: interactive ${a.bytes} (${a.calls} calls), batch ${b.bytes} (${b.calls} calls); per batched turn ${Math.round((b.bytes - a.bytes) / b.calls)} B more`);
+  console.log(
+    `history: interactive ${a.events} events, ${a.bytes} B (${a.calls} model calls); batch ${b.events} events, ${b.bytes} B (${b.calls} calls); ` +
+      `per batched turn ${(b.events - a.events) / b.calls} events and ${Math.round((b.bytes - a.bytes) / b.calls)} B more`,
+  );
 });
 
 test("a batched agent's sub-agent inherits batch delivery: no call of the tree is interactive", async () => {
@@ -139,6 +142,15 @@ test('an errored request and an expired batch fall back to one interactive call 
   expect(h.model.log.entries().filter(isCreate)).toHaveLength(1);
   expect(h.model.log.entries().filter(isInteractive)).toHaveLength(1);
   expect(h.model.batches.entries().slice(-1)[0]?.result).toBe('expired');
+});
+
+test("batchFallback 'fail': an errored request fails the fork instead of paying an interactive call", async () => {
+  h.model.batches.inject({ kind: 'errored' });
+  const failed = await h.forkflow.fork({ agentId: 'bd-nofallback', prompt: '@reply never', delivery: 'batch', batchFallback: 'fail' }, { mode: 'sync' });
+  expect(failed.status).toBe('failed');
+  expect(failed.error).toContain("batchFallback 'fail'");
+  expect(h.model.log.entries().filter(isCreate)).toHaveLength(1);
+  expect(h.model.log.entries().filter(isInteractive)).toHaveLength(0);
 });
 
 test("a cancelled agent's batch is cancelled at the provider", async () => {

@@ -10,17 +10,36 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { DreamClient, InvalidDreamConfigError, type DreamOutcome } from '../../src/client';
+import type { DreamConfigInput } from '../../src/shared/dream/config';
+import type { RequestLogEntry } from '../../src/offline';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { closedSessionsQuery, dreamState, holdUntil, hoursAgo, runSession, scheduledActivities, scopeIn, setDreamState, tool, waitForVisible } from '../kit/dream';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { waitFor } from '../kit/wait';
 
+/**
+ * These tests script the fork turn by turn, hold it and time it out: its calls go interactive
+ * unless a test says otherwise (the `batch` default has a test of its own, at the end).
+ */
+class InteractiveDream extends DreamClient {
+  override start(config: DreamConfigInput, opts?: Parameters<DreamClient['start']>[1]): ReturnType<DreamClient['start']> {
+    return super.start({ delivery: 'interactive', ...config }, opts);
+  }
+}
+
 let h: Harness;
 let dream: DreamClient;
+const seenCreates = new Set<number>();
 beforeAll(async () => {
-  h = await startHarness({ name: 'dream', workspaceRoot: realpathSync(tempDir('dream')) });
-  dream = new DreamClient(h.forkflow);
+  h = await startHarness({ name: 'dream', workspaceRoot: realpathSync(tempDir('dream')), model: { batchProcessingMs: 60_000 }, batchPollMs: 20, batchWindowMs: 0 });
+  dream = new InteractiveDream(h.forkflow);
+  // A batch is processed as it is submitted: the emulated clock jumps past its processing time.
+  h.model.log.on('update', (e: RequestLogEntry) => {
+    if (e.method !== 'POST' || e.path !== '/v1/messages/batches' || e.outcome !== 'completed' || seenCreates.has(e.seq)) return;
+    seenCreates.add(e.seq);
+    h.model.clock.advance(60_000);
+  });
 });
 afterAll(() => h.close());
 beforeEach(() => h.model.log.clear());
@@ -276,4 +295,19 @@ test('a state directory inside the memory directory is refused (the fork could r
   const err = await dream.run({ memoryScope: dirs.scope, memoryDir: dirs.memoryDir, stateDir: join(dirs.memoryDir, '.state'), manual: true }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(InvalidDreamConfigError);
   expect((err as Error).message).toMatch(/inside memoryDir/);
+});
+
+test('by default the consolidation fork is batched: every model call of the dream goes through Message Batches, at half price', async () => {
+  const dirs = scopeIn(h, 'batched');
+  const script = [tool('FileWrite', { file_path: join(dirs.memoryDir, 'MEMORY.md'), content: '- nothing yet\n' }), '@reply Scope: consolidated'].join('\n');
+  // The plain client: no delivery in the config.
+  const outcome = expectKind(await new DreamClient(h.forkflow).run({ memoryScope: dirs.scope, memoryDir: dirs.memoryDir, manual: true, extraInstructions: script }), 'completed');
+  expect(outcome).toMatchObject({ memoriesChanged: 1, fork: { status: 'completed' } });
+  const log = h.model.log.entries();
+  const creates = log.filter((e) => e.method === 'POST' && e.path === '/v1/messages/batches');
+  expect(creates).toHaveLength(2);
+  expect(creates.every((e) => JSON.stringify(e.body).includes(`memory scope \\"${dirs.scope}\\"`))).toBe(true);
+  expect(dreamRequests(dirs.scope)).toEqual([]);
+  const fork = await h.forkflow.result(`dream-${dirs.scope}`);
+  expect(fork.usage.batch).toMatchObject({ outputTokens: fork.usage.outputTokens, inputTokens: fork.usage.inputTokens });
 });

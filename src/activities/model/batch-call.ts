@@ -1,25 +1,29 @@
 /**
- * A model call delivered through the Message Batches API (delivery `batch`, half price): a
- * one-request batch whose `custom_id` is the call's key digest, polled inside the model
- * activity (which heartbeats meanwhile) until it ends. The batch id is kept in the worker's
- * private response store before the first poll, so a retried attempt (a crash, a worker that
- * stopped) polls the batch already submitted instead of submitting the request again. An
- * errored, expired or cancelled request is handed back as a fallback: the caller then makes
- * the call interactively. A cancelled activity cancels its batch at the provider.
+ * A model call delivered through the Message Batches API (delivery `batch`, half price). Its
+ * `custom_id` is the call's key digest, the same on every attempt. The call goes to the
+ * worker's batcher (./batcher.ts), which coalesces it with other agents' calls into one batch
+ * and watches that batch; the activity heartbeats meanwhile.
+ *
+ * Submitted once: before the submit, the response store keeps a mark of it (when), and once
+ * the provider has it, its batch id. A retried attempt (a crash, a worker that stopped) polls
+ * the batch already submitted; one that finds the mark without a batch id (the worker died
+ * between submit and record) looks for its `custom_id` among the provider's batches created
+ * since the mark before submitting again. A batch the provider no longer knows (404) is
+ * submitted again once, under the same `custom_id`; an errored, expired or cancelled request
+ * (or a second 404) is handed back as a fallback: the caller then makes the call interactively.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { MessagesRequest } from '../../shared/anthropic';
-import { requestDigest, type CallKey, type ResponseStore } from './response-store';
+import { BatchNotFoundError, type Batcher } from './batcher';
+import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from './response-store';
 
-/** How often a submitted batch is asked about, in ms (real time). */
-export const DEFAULT_BATCH_POLL_MS = 30_000;
+/** How far the provider's clock may be behind the worker's when a batch is looked for by `custom_id`. */
+const CLOCK_SLACK_MS = 10 * 60_000;
 
 export interface BatchCallDeps {
   anthropic: Anthropic;
+  batcher: Batcher;
   responses?: ResponseStore;
-  /** Poll interval in ms (default {@link DEFAULT_BATCH_POLL_MS}). */
-  pollMs?: number;
 }
 
 export type BatchOutcome =
@@ -27,60 +31,86 @@ export type BatchOutcome =
   /** Not answered by the batch: the call goes interactive. */
   | { kind: 'fallback'; reason: string; batchId: string };
 
-/** The batch an earlier attempt submitted for this very request, if the store knows it. */
-async function submitted(deps: BatchCallDeps, key: CallKey | undefined, digest: string): Promise<string | undefined> {
+interface BatchCall {
+  key: CallKey | undefined;
+  customId: string;
+  body: MessagesRequest;
+  betas?: readonly string[];
+}
+
+/** What an earlier attempt kept of this very request's submission, if the store knows it. */
+async function marked(deps: BatchCallDeps, key: CallKey | undefined, digest: string): Promise<BatchMark | undefined> {
   if (!deps.responses?.getBatch || !key) return undefined;
   return deps.responses.getBatch(key, digest).catch(() => undefined);
 }
 
-async function cancelAtProvider(deps: BatchCallDeps, batchId: string): Promise<void> {
-  try {
-    await deps.anthropic.messages.batches.cancel(batchId, {}, { signal: AbortSignal.timeout(5_000) });
-  } catch {
-    // Best effort: an uncancelled batch is answered for nobody, and its request is billed once.
-  }
+/** A store that fails costs a possible second submit, never the call. */
+async function mark(deps: BatchCallDeps, key: CallKey | undefined, value: BatchMark, digest: string): Promise<void> {
+  if (deps.responses?.putBatch && key) await deps.responses.putBatch(key, value, digest).catch(() => undefined);
 }
 
 /**
- * Submits (or finds) the call's batch, waits for it to end and reads its result.
- * `onBatch` hears the batch id (heartbeat progress). Rejects with the abort reason when
- * `signal` aborts; `cancelled` tells whether the provider should cancel the batch (the
- * activity was cancelled, not merely handed back by a stopping worker).
+ * The batch holding `customId` among those the provider created since `since` (newest first),
+ * if any. The API lists batches without their requests, so each candidate's results are read,
+ * once it has ended; a rare path (a worker that died between submit and record).
  */
-export async function callViaBatch(
-  deps: BatchCallDeps,
-  call: { key: CallKey | undefined; customId: string; body: MessagesRequest; betas?: readonly string[] },
-  signal: AbortSignal,
-  cancelled: () => boolean,
-  onBatch: (batchId: string) => void,
-): Promise<BatchOutcome> {
-  const digest = requestDigest(call.body);
-  let batchId = await submitted(deps, call.key, digest);
-  if (!batchId) {
-    const params = call.body as unknown as Anthropic.Messages.MessageCreateParamsNonStreaming;
-    // The request's betas (context management, the 1M window, the MCP connector) apply to the whole batch.
-    const headers = call.betas && call.betas.length > 0 ? { 'anthropic-beta': call.betas.join(',') } : undefined;
-    const batch = await deps.anthropic.messages.batches.create({ requests: [{ custom_id: call.customId, params }] }, { signal, ...(headers ? { headers } : {}) });
-    batchId = batch.id;
-    // Kept before anything else: a retry must find it (a store that fails costs a possible resubmit).
-    if (deps.responses?.putBatch && call.key) await deps.responses.putBatch(call.key, batchId, digest).catch(() => undefined);
+export async function findSubmitted(deps: BatchCallDeps, customId: string, since: number, signal: AbortSignal): Promise<string | undefined> {
+  const horizon = since - CLOCK_SLACK_MS;
+  for await (const batch of deps.anthropic.messages.batches.list({ limit: 100 }, { signal })) {
+    if (Date.parse(batch.created_at) < horizon) break;
+    // Someone else's batch, maybe: waiting on it never cancels it.
+    const results = await deps.batcher.results(deps.anthropic, batch.id, signal, () => false);
+    if (results.has(customId)) return batch.id;
   }
-  onBatch(batchId);
+  return undefined;
+}
+
+async function submit(deps: BatchCallDeps, call: BatchCall, digest: string, signal: AbortSignal): Promise<string> {
+  const since = Date.now();
+  // Kept before the submit: a retry that finds it without a batch id looks before submitting.
+  await mark(deps, call.key, { since }, digest);
+  const params = call.body as unknown as Anthropic.Messages.MessageCreateParamsNonStreaming;
+  // The request's betas (context management, the 1M window, the MCP connector) apply to its whole batch.
+  let batchId: string;
   try {
-    for (;;) {
-      const batch = await deps.anthropic.messages.batches.retrieve(batchId, {}, { signal });
-      if (batch.processing_status === 'ended') break;
-      await sleep(deps.pollMs ?? DEFAULT_BATCH_POLL_MS, undefined, { signal });
-    }
-    for await (const r of await deps.anthropic.messages.batches.results(batchId, {}, { signal })) {
-      if (r.custom_id !== call.customId) continue;
-      if (r.result.type === 'succeeded') return { kind: 'message', message: r.result.message, batchId };
-      const why = r.result.type === 'errored' ? `errored: ${r.result.error.error.type}: ${r.result.error.error.message}` : r.result.type;
-      return { kind: 'fallback', reason: why, batchId };
-    }
-    return { kind: 'fallback', reason: 'no result for this request', batchId };
+    batchId = await deps.batcher.submit(deps.anthropic, { customId: call.customId, params, betas: call.betas ?? [] }, signal);
   } catch (err) {
-    if (signal.aborted && cancelled()) await cancelAtProvider(deps, batchId);
+    // An answer with an HTTP status is a refusal: no batch was made, and a retry need not look for one.
+    if (typeof (err as { status?: unknown } | null)?.status === 'number') await mark(deps, call.key, { since, refused: true }, digest);
     throw err;
+  }
+  await mark(deps, call.key, { since, batchId }, digest);
+  return batchId;
+}
+
+/**
+ * Submits (or finds) the call's batch, waits for it to end and reads its result. `onBatch`
+ * hears the batch id (heartbeat progress). Rejects with the abort reason when `signal` aborts;
+ * `cancelled` tells whether the agent was cancelled (its batch may then be cancelled at the
+ * provider) rather than merely handed back by a stopping worker.
+ */
+export async function callViaBatch(deps: BatchCallDeps, call: BatchCall, signal: AbortSignal, cancelled: () => boolean, onBatch: (batchId: string) => void): Promise<BatchOutcome> {
+  const digest = requestDigest(call.body);
+  const earlier = await marked(deps, call.key, digest);
+  const lookFor = earlier && !earlier.batchId && !earlier.refused;
+  let batchId = earlier?.batchId ?? (lookFor ? await findSubmitted(deps, call.customId, earlier.since, signal) : undefined);
+  if (lookFor && batchId) await mark(deps, call.key, { since: earlier.since, batchId }, digest);
+  for (let resubmitted = false; ; resubmitted = true) {
+    batchId ??= await submit(deps, call, digest, signal);
+    onBatch(batchId);
+    let results: Awaited<ReturnType<Batcher['results']>>;
+    try {
+      results = await deps.batcher.results(deps.anthropic, batchId, signal, cancelled);
+    } catch (err) {
+      if (!(err instanceof BatchNotFoundError)) throw err;
+      if (resubmitted) return { kind: 'fallback', reason: err.message, batchId };
+      batchId = undefined;
+      continue;
+    }
+    const result = results.get(call.customId);
+    if (!result) return { kind: 'fallback', reason: 'no result for this request', batchId };
+    if (result.type === 'succeeded') return { kind: 'message', message: result.message, batchId };
+    const why = result.type === 'errored' ? `errored: ${result.error.error.type}: ${result.error.error.message}` : result.type;
+    return { kind: 'fallback', reason: why, batchId };
   }
 }

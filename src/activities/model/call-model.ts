@@ -28,6 +28,10 @@ import type { LedgerClient } from '../tree';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 import { callViaBatch } from './batch-call';
+import { Batcher } from './batcher';
+
+/** The failure type of a batched call left unanswered under `batchFallback: 'fail'`. */
+export const BATCH_NOT_ANSWERED = 'BatchNotAnswered';
 import { callChatCompletions } from './providers/openai-call';
 import { providerFor, type ProviderClients } from './providers/registry';
 
@@ -62,6 +66,10 @@ export interface ModelDeps {
   liveStream?: LiveStreamOptions;
   /** Delivery `batch`: how often a submitted Message Batch is polled, in ms (default 30 s). */
   batchPollMs?: number;
+  /** Delivery `batch`: how long a call waits for others to share its batch, in ms (default 1 s). */
+  batchWindowMs?: number;
+  /** Delivery `batch`: a batch gathered this many requests goes before its window ends (default 1,000). */
+  batchMaxRequests?: number;
   /**
    * Check a request's size with the provider's `count_tokens` when the estimate is near its
    * limit (default on; off for endpoints without it: the estimate decides alone).
@@ -203,6 +211,8 @@ async function charged(deps: ModelDeps, input: ModelCallInput, result: ModelCall
 }
 
 export function createModelActivities(deps: ModelDeps) {
+  // One per worker: batched calls of every agent here share batches and their polls.
+  const batcher = new Batcher({ pollMs: deps.batchPollMs, windowMs: deps.batchWindowMs, maxRequests: deps.batchMaxRequests });
   return {
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
       const ctx = Context.current();
@@ -293,7 +303,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (input.delivery === 'batch' && !input.keepAlive && !chat) {
             progress.phase = 'waiting for batch';
             const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
-            const out = await callViaBatch({ anthropic, responses: deps.responses, pollMs: deps.batchPollMs }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            const out = await callViaBatch({ anthropic, batcher, responses: deps.responses }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
             if (out.kind === 'message') {
               message = out.message;
               const plain = toResult(message);
@@ -302,6 +312,8 @@ export function createModelActivities(deps: ModelDeps) {
               // No deltas came: subscribers get the reply whole.
               live?.replay(result.message);
               keeping = keep(deps.responses, key, result, body);
+            } else if (input.batchFallback === 'fail') {
+              throw ApplicationFailure.nonRetryable(`model call of turn ${input.turn} not answered by batch ${out.batchId} (${out.reason}); batchFallback 'fail' makes no interactive call`, BATCH_NOT_ANSWERED);
             } else {
               ctx.log.warn('batched model call not answered; calling interactively', { turn: input.turn, batchId: out.batchId, reason: out.reason });
               progress.phase = 'calling model';

@@ -51,13 +51,23 @@ export interface ResponseStore {
   getRequest(key: CallKey): Promise<MessagesRequest | undefined>;
   putRequest(key: CallKey, request: MessagesRequest): Promise<void>;
   /**
-   * The Message Batch an earlier attempt of this call submitted for the request with digest
-   * `requestSha256` (delivery `batch`): a retry polls it instead of submitting again.
+   * What an earlier attempt of this call did with the request with digest `requestSha256`
+   * (delivery `batch`): `since`, when it was about to submit it (kept before the submit), and
+   * `batchId` once the provider took it. A retry polls that batch instead of submitting again,
+   * or, with `since` alone, looks for its `custom_id` among the batches created since.
    */
-  getBatch?(key: CallKey, requestSha256: string): Promise<string | undefined>;
-  putBatch?(key: CallKey, batchId: string, requestSha256: string): Promise<void>;
+  getBatch?(key: CallKey, requestSha256: string): Promise<BatchMark | undefined>;
+  putBatch?(key: CallKey, mark: BatchMark, requestSha256: string): Promise<void>;
   /** Drops the run's entries for turns before this one: the workflow has recorded them. */
   settle(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId' | 'turn'>): Promise<void>;
+}
+
+/** A batched call's submission as kept: when it was about to be submitted (ms since the epoch, the worker's clock) and its batch. */
+export interface BatchMark {
+  since: number;
+  batchId?: string;
+  /** The provider refused the submit (an HTTP error): there is nothing to look for. */
+  refused?: true;
 }
 
 /** The digest a kept response is bound to: sha256 of the request body as sent (JSON). */
@@ -179,13 +189,14 @@ export class FileResponseStore implements ResponseStore {
     return this.write(key, 'request', request);
   }
 
-  async getBatch(key: CallKey, requestSha256: string): Promise<string | undefined> {
-    const value = (await this.read(key, 'batch')) as { requestSha256?: unknown; batchId?: unknown } | undefined;
-    return value && value.requestSha256 === requestSha256 && typeof value.batchId === 'string' ? value.batchId : undefined;
+  async getBatch(key: CallKey, requestSha256: string): Promise<BatchMark | undefined> {
+    const value = (await this.read(key, 'batch')) as { requestSha256?: unknown; batchId?: unknown; since?: unknown; refused?: unknown } | undefined;
+    if (!value || value.requestSha256 !== requestSha256 || typeof value.since !== 'number') return undefined;
+    return { since: value.since, ...(typeof value.batchId === 'string' ? { batchId: value.batchId } : {}), ...(value.refused === true ? { refused: true as const } : {}) };
   }
 
-  putBatch(key: CallKey, batchId: string, requestSha256: string): Promise<void> {
-    return this.write(key, 'batch', { batchId, requestSha256 });
+  putBatch(key: CallKey, mark: BatchMark, requestSha256: string): Promise<void> {
+    return this.write(key, 'batch', { ...mark, requestSha256 });
   }
 
   async settle(key: Pick<CallKey, 'namespace' | 'workflowId' | 'runId' | 'turn'>): Promise<void> {

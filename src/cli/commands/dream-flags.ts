@@ -17,6 +17,7 @@ export interface DreamConfigFlags {
   minSessions?: string;
   scanThrottle?: string;
   forkTimeout?: string;
+  delivery?: string;
   lockStaleGrace?: string;
   indexFile?: string;
   maxIndexLines?: string;
@@ -41,7 +42,8 @@ export function addDreamConfigOptions(cmd: Command): Command {
     .option('--min-hours <n>', 'hours since the last consolidation (default 24, at least 1)')
     .option('--min-sessions <n>', 'sessions since the last consolidation (default 5, at least 1)')
     .option('--scan-throttle <duration>', 'at most one session scan per this (default 10m)')
-    .option('--fork-timeout <duration>', 'limit of the consolidation fork (default 15m, at least 10s)')
+    .option('--fork-timeout <duration>', 'limit of the consolidation fork (default 24h batched, 15m interactive; at least 10s)')
+    .option('--delivery <mode>', 'the fork\'s model calls: batch (default: Message Batches, half price) or interactive')
     .option('--lock-stale-grace <duration>', 'a lock holder older than fork timeout + this is taken over (default 10m)')
     .option('--index-file <name>', 'index file name in the memory directory (default MEMORY.md)')
     .option('--max-index-lines <n>', 'the index is kept at most this long (default 200)')
@@ -86,6 +88,7 @@ export function dreamConfigFrom(flags: DreamConfigFlags): DreamConfigInput {
   set('minSessions', number('--min-sessions', flags.minSessions));
   set('scanThrottle', flags.scanThrottle);
   set('forkTimeout', flags.forkTimeout);
+  set('delivery', flags.delivery);
   set('lockStaleGrace', flags.lockStaleGrace);
   set('indexFile', flags.indexFile);
   set('maxIndexLines', number('--max-index-lines', flags.maxIndexLines));

@@ -4,6 +4,7 @@
  * an operator reads — fork state, model and outcome, token kind, tool and outcome, cache-break reason.
  */
 import { FORKFLOW_METRICS as M, TOKEN_KINDS, type TokenKind } from '../../shared/metrics';
+import { batchSavingUsd } from '../../shared/pricing';
 import { sumBy, total, type Sample } from './prometheus-text';
 
 export interface LabelledCount {
@@ -20,6 +21,29 @@ export interface MetricsSummary {
   /** The same by reason (what changed, TTL expired, or expired / unknown), most first. */
   cacheBreakReasons: LabelledCount[];
   approvals: { requested: number; decided: number; pending: number };
+  /** Tokens delivered by Message Batches (a part of `tokens`) and what they saved against interactive prices, estimated (src/shared/pricing.ts). */
+  batch: { tokens: Record<TokenKind, number>; savedUsd: number };
+}
+
+/** Batched tokens by kind, and their saving priced per model. */
+function batchPart(samples: readonly Sample[]): MetricsSummary['batch'] {
+  const tokens = Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>;
+  const byModel = new Map<string, Record<TokenKind, number>>();
+  for (const g of sumBy(samples, M.modelBatchTokens.name, ['model', 'kind'])) {
+    const kind = g.labels.kind as TokenKind;
+    if (!TOKEN_KINDS.includes(kind)) continue;
+    tokens[kind] += g.value;
+    const model = g.labels.model ?? '';
+    const row = byModel.get(model) ?? (Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>);
+    row[kind] += g.value;
+    byModel.set(model, row);
+  }
+  let savedUsd = 0;
+  for (const [model, t] of byModel) {
+    const u = { inputTokens: t.input, outputTokens: t.output, cacheReadInputTokens: t.cache_read, cacheCreationInputTokens: t.cache_creation };
+    savedUsd += batchSavingUsd(model, { ...u, batch: u });
+  }
+  return { tokens, savedUsd: Math.round(savedUsd * 1_000_000) / 1_000_000 };
 }
 
 function sorted(rows: LabelledCount[]): LabelledCount[] {
@@ -44,5 +68,6 @@ export function summarizeMetrics(samples: readonly Sample[]): MetricsSummary {
     // Best effort: counters live per worker process and a restart resets its share. The
     // exact figure is visibility's `ForkState = 'awaiting_approval'` count (the agents table).
     approvals: { requested, decided, pending: Math.max(0, requested - decided) },
+    batch: batchPart(samples),
   };
 }

@@ -29,6 +29,10 @@ function metricsBlock(s: TopSnapshot): string | undefined {
     `forks: started ${x.forks.started}${ended ? ` · ended: ${ended}` : ''} · cache breaks ${x.cacheBreaks}${reasons ? ` (${reasons})` : ''} · approvals pending ${x.approvals.pending}`,
     `tokens: input ${x.tokens.input} · output ${x.tokens.output} · cache read ${x.tokens.cache_read} · cache write ${x.tokens.cache_creation}`,
   ];
+  const b = x.batch.tokens;
+  if (b.input + b.output + b.cache_read + b.cache_creation > 0) {
+    lines.push(`batched (half price): input ${b.input} · output ${b.output} · cache read ${b.cache_read} · cache write ${b.cache_creation} · saved ≈ $${x.batch.savedUsd.toFixed(4)}`);
+  }
   if (x.modelCalls.length) lines.push(table(['model', 'outcome', 'calls'], rows(x.modelCalls, ['model', 'outcome'])));
   if (x.toolCalls.length) lines.push(table(['tool', 'outcome', 'calls'], rows(x.toolCalls, ['tool', 'outcome'])));
   return lines.join('\n');

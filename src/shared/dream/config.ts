@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { durationSchema, toMs } from '../duration';
+import { DELIVERY_MODES } from '../agents';
 import { describeIssues, type Validated } from '../fork-input';
 import { schemaOnce } from '../schema-once';
 
@@ -21,6 +22,9 @@ const absolutePath = (what: string) => z.string().regex(/^\//, `${what} must be 
 
 /** A consolidation fork may not be given less than this: a shorter run cannot read anything. */
 export const MIN_FORK_TIMEOUT_MS = 10_000;
+/** The consolidation fork's time limit when none is given: interactive, and batched (a batch answers within 24 h). */
+export const DEFAULT_FORK_TIMEOUT = '15m';
+export const DEFAULT_BATCH_FORK_TIMEOUT = '24h';
 
 export const dreamConfigSchema = schemaOnce('dream/config#dreamConfigSchema', () => z.strictObject({
   /** The scope: sessions are closed agent runs whose `ForkMemoryScope` is this. */
@@ -35,8 +39,18 @@ export const dreamConfigSchema = schemaOnce('dream/config#dreamConfigSchema', ()
   minSessions: z.number().int().min(1, 'minSessions must be at least 1').default(5),
   /** At most one session scan per this interval: the scan is the only gate that costs a visibility query. */
   scanThrottle: durationSchema.default('10m'),
-  /** Wall-clock limit of the consolidation fork (at least 10 s). */
-  forkTimeout: durationSchema.refine((d) => toMs(d) >= MIN_FORK_TIMEOUT_MS, 'forkTimeout must be at least 10s').default('15m'),
+  /**
+   * How the consolidation fork's model calls go: `batch` (default) through the Message Batches
+   * API at half price, since nobody waits on a dream; a provider without batches answers them
+   * interactively. `interactive` for a dream someone watches.
+   */
+  delivery: z.enum(DELIVERY_MODES).default('batch'),
+  /**
+   * Wall-clock limit of the consolidation fork (at least 10 s). Default 24h under `batch`
+   * delivery (each call may wait for its batch: results within 24 h, usually minutes), 15m
+   * under `interactive`.
+   */
+  forkTimeout: durationSchema.refine((d) => toMs(d) >= MIN_FORK_TIMEOUT_MS, 'forkTimeout must be at least 10s').optional(),
   /** A lock holder running longer than forkTimeout plus this is stale and is taken over. */
   lockStaleGrace: durationSchema.default('10m'),
   /** The index file's name inside memoryDir. */
@@ -69,7 +83,7 @@ export const dreamConfigSchema = schemaOnce('dream/config#dreamConfigSchema', ()
    * Default: the workflow's clock. Not allowed on a Schedule.
    */
   now: z.iso.datetime({ offset: true }).optional(),
-}));
+}).transform((c) => ({ ...c, forkTimeout: c.forkTimeout ?? (c.delivery === 'batch' ? DEFAULT_BATCH_FORK_TIMEOUT : DEFAULT_FORK_TIMEOUT) })));
 
 /** The configuration as callers write it (defaults optional). */
 export type DreamConfigInput = z.input<typeof dreamConfigSchema>;

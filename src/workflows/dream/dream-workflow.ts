@@ -5,8 +5,8 @@
  * since then (one visibility count) — then the lock and the fork (consolidate.ts). The result
  * is a `DreamOutcome`; only an invalid configuration fails the workflow.
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { validateDreamConfig, type DreamConfig, type DreamConfigInput } from '../../shared/dream/config';
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { DEFAULT_FORK_TIMEOUT, validateDreamConfig, type DreamConfig, type DreamConfigInput } from '../../shared/dream/config';
 import { enabledGate, sessionsGate, throttleGate, timeGate, type GateSkip } from '../../shared/dream/gates';
 import type { DreamOutcome, DreamRunInfo } from '../../shared/dream/outcome';
 import type { DreamStateView } from '../../shared/dream/state';
@@ -63,6 +63,18 @@ async function runGates(cfg: DreamConfig, now: number, run: DreamRunInfo, filesQ
   return few ? { stop: skipped(run, few) } : { go: view };
 }
 
+/** Runs that left `delivery` unsaid became batched (with a 24h fork timeout) from this patch on. */
+export const DREAM_BATCH_DEFAULT_PATCH = 'forkflow-dream-batch-default';
+
+/**
+ * The configuration as this run reads it. A run recorded before batching became the default
+ * read an unsaid `delivery` as interactive, with the 15m fork timeout: it replays so.
+ */
+function asRecorded(raw: DreamConfigInput, cfg: DreamConfig): DreamConfig {
+  if (raw.delivery !== undefined || patched(DREAM_BATCH_DEFAULT_PATCH)) return cfg;
+  return { ...cfg, delivery: 'interactive', forkTimeout: raw.forkTimeout ?? DEFAULT_FORK_TIMEOUT };
+}
+
 /**
  * Consolidates a scope's memory when its gates allow (see SEMANTICS.md, "autoDream").
  *
@@ -74,7 +86,7 @@ async function runGates(cfg: DreamConfig, now: number, run: DreamRunInfo, filesQ
 export async function autoDreamWorkflow(raw: DreamConfigInput): Promise<DreamOutcome> {
   const validated = validateDreamConfig(raw);
   if (!validated.ok) throw invalid(validated.issues);
-  const cfg = validated.value;
+  const cfg = asRecorded(raw, validated.value);
   publishScope(cfg.memoryScope);
   const now = cfg.now ? Date.parse(cfg.now) : workflowNow();
   const run: DreamRunInfo = { scope: cfg.memoryScope, manual: cfg.manual, at: iso(now) };

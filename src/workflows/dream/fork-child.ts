@@ -46,6 +46,8 @@ export function consolidationForkInput(cfg: DreamConfig, prompt: string, session
     overrides: { agentId: dreamLockId(cfg.memoryScope) },
     ...(cfg.workspace ? { workspace: cfg.workspace } : {}),
     ...(cfg.model ? { model: cfg.model } : {}),
+    // Nobody waits on a dream: half price through the Message Batches API (interactive where the provider has none).
+    ...(cfg.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
   };
 }
 

@@ -85,6 +85,7 @@ export function modelCallInput(agent: ForkAgent, turn: number, opts: { compactAb
   if (budget) input.budget = budget;
   // Absent for interactive forks: their inputs (and histories) are unchanged.
   if (agent.input.delivery === 'batch') input.delivery = 'batch';
+  if (agent.input.delivery === 'batch' && agent.input.batchFallback === 'fail') input.batchFallback = 'fail';
   if (agent.input.stream === false) input.stream = false;
   else if (agent.live.watched) input.watched = true;
   // A run's first call: a subscriber that came with the fork's start may not have polled yet, so

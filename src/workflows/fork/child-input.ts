@@ -69,6 +69,7 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
     // Nobody waits on a batched agent's sub-agents either.
     ...(agent.input.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
+    ...(agent.input.batchFallback ? { batchFallback: agent.input.batchFallback } : {}),
     ...(agent.input.contextManagement ? { contextManagement: agent.input.contextManagement } : {}),
     // Bring your own tools: a child inherits its caller's routes, MCP servers and hooks.
     ...(agent.input.routes ? { routes: agent.input.routes } : {}),

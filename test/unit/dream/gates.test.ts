@@ -20,7 +20,13 @@ function config(extra: Record<string, unknown> = {}): DreamConfig {
 }
 
 test('defaults and bounds of the configuration', () => {
-  expect(config()).toMatchObject({ enabled: true, minHours: 24, minSessions: 5, scanThrottle: '10m', forkTimeout: '15m', indexFile: 'MEMORY.md', manual: false });
+  expect(config()).toMatchObject({ enabled: true, minHours: 24, minSessions: 5, scanThrottle: '10m', delivery: 'batch', forkTimeout: '24h', indexFile: 'MEMORY.md', manual: false });
+  // Interactive: a dream someone watches gets the short limit; a limit given is kept either way.
+  expect(config({ delivery: 'interactive' })).toMatchObject({ delivery: 'interactive', forkTimeout: '15m' });
+  expect(config({ forkTimeout: '2h' })).toMatchObject({ delivery: 'batch', forkTimeout: '2h' });
+  // Parsing what parsing produced changes nothing (the client and the workflow both validate).
+  expect(validateDreamConfig(config())).toEqual({ ok: true, value: config() });
+  expect(validateDreamConfig({ memoryScope: 'team', memoryDir: '/m', delivery: 'later' }).ok).toBe(false);
   const bad = validateDreamConfig({ memoryScope: "te'am", memoryDir: 'memory', minHours: 0.99, minSessions: 0, forkTimeout: '9s', indexFile: '../x' });
   expect(bad.ok).toBe(false);
   const issues = bad.ok ? [] : bad.issues;

@@ -77,6 +77,15 @@ test('activity side: an ok call with its tokens by kind, failures by type, cance
   ]);
 });
 
+test('a batched call counts its tokens twice: among all tokens, and among the batched ones', () => {
+  const { meter, added } = recordingMeter();
+  const u = { inputTokens: 7, outputTokens: 3, cacheReadInputTokens: 0, cacheCreationInputTokens: 2 };
+  recordModelSuccess('claude-x', { ...u, batch: u }, meter);
+  const batched = added.filter((a) => a.name === 'forkflow_model_batch_tokens_total').map((a) => [a.tags.kind, a.value]);
+  expect(batched).toEqual([['input', 7], ['output', 3], ['cache_read', 0], ['cache_creation', 2]]);
+  expect(added.filter((a) => a.name === 'forkflow_model_tokens_total').map((a) => a.value)).toEqual([7, 3, 0, 2]);
+});
+
 // jest gives this file its own module registry, hence its own Temporal runtime.
 test('installRuntime serves /metrics once; a later call for another address is refused', async () => {
   const address = `127.0.0.1:${await freePort()}`;

@@ -75,7 +75,24 @@ test('the summary top prints', () => {
     cacheBreaks: 0,
     cacheBreakReasons: [],
     approvals: { requested: 3, decided: 1, pending: 2 },
+    batch: { tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, savedUsd: 0 },
   });
+});
+
+test('batched tokens: what they saved, priced per model, and the line top prints', () => {
+  const samples = parsePrometheusText(
+    [
+      'forkflow_model_batch_tokens_total{kind="input",model="claude-sonnet-4-6",taskQueue="a"} 1000000',
+      'forkflow_model_batch_tokens_total{kind="output",model="claude-sonnet-4-6",taskQueue="b"} 100000',
+      'forkflow_model_batch_tokens_total{kind="cache_read",model="claude-opus-4-1",taskQueue="a"} 1000000',
+    ].join('\n'),
+  );
+  const summary = summarizeMetrics(samples);
+  // Half of sonnet's $3 input + $1.50 output, and of opus's $1.50 of cache reads.
+  expect(summary.batch).toEqual({ tokens: { input: 1_000_000, output: 100_000, cache_read: 1_000_000, cache_creation: 0 }, savedUsd: 3 });
+  const screen = renderTop({ at: 'now', agents: { error: 'visibility not asked' }, metrics: { urls: ['http://w/metrics'], errors: [], summary } });
+  expect(screen).toContain('batched (half price): input 1000000 · output 100000 · cache read 1000000 · cache write 0 · saved ≈ $3.0000');
+  expect(renderTop({ at: 'now', agents: { error: 'x' }, metrics: { urls: [], errors: [], summary: summarizeMetrics([]) } })).not.toContain('batched');
 });
 
 test('cache breaks by reason, summed over workers, most first; top prints them beside the total', () => {
