@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATCH_EXPIRY_MS, type RequestLogEntry } from '../../src/offline';
-import type { Usage } from '../../src/shared/anthropic';
+import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
 import { batchSavingUsd, estimateCostUsd } from '../../src/shared/pricing';
 import { startHarness, type Harness } from '../kit/env';
 import { agentStep, script, toolStep } from '../kit/tree';
@@ -102,17 +102,35 @@ test('a batched fork with tool calls completes through batches at half the inter
   );
 });
 
-test("a batched agent's sub-agent inherits batch delivery: no call of the tree is interactive", async () => {
-  const prompt = script('Delegate.', agentStep({ description: 'helper', subagent_type: 'general-purpose', prompt: 'Help.\n@reply helped' }), '@reply done');
+test("a batched agent's background sub-agent inherits batch delivery: no call of the tree is interactive, and it costs half", async () => {
+  const prompt = script('Delegate.', agentStep({ description: 'helper', subagent_type: 'general-purpose', prompt: 'Help.\n@reply helped', run_in_background: true }), '@reply waiting', '@reply done');
   const result = await h.forkflow.startAgent({ agentId: 'bd-tree', prompt, delivery: 'batch', subAgents: { forkGate: false } }).then((a) => a.result());
   expect(result).toMatchObject({ status: 'completed', text: 'done' });
   const child = result.children?.[0]?.agentId;
   expect(child).toBeDefined();
   const log = h.model.log.entries();
   expect(log.filter(isInteractive)).toHaveLength(0);
-  // Two calls of the parent, one of the child, each its own batch.
-  expect(log.filter(isCreate)).toHaveLength(3);
+  // Three calls of the parent (the launch, the wait, the report) and one of the child, each submitted once (calls that meet in a window share a batch).
+  const submitted = log.filter(isCreate).flatMap((e) => (e.body as { requests: { custom_id: string }[] }).requests.map((r) => r.custom_id));
+  expect(submitted).toHaveLength(4);
+  expect(new Set(submitted).size).toBe(4);
   expect(result.treeUsage?.batch).toEqual(withoutBatch(result.treeUsage!));
+  // The child's own bill: the offline model's accounting for its one request, at half the interactive price.
+  const childResult = await h.forkflow.result(child!);
+  const mine = h.model.batches.entries().slice(-4);
+  expect(mine.map((p) => p.result)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  const billed = { ...ZERO_USAGE };
+  for (const p of mine) {
+    billed.inputTokens += p.usage!.input_tokens;
+    billed.outputTokens += p.usage!.output_tokens;
+    billed.cacheReadInputTokens += p.usage!.cache_read_input_tokens ?? 0;
+    billed.cacheCreationInputTokens += p.usage!.cache_creation_input_tokens ?? 0;
+  }
+  expect(withoutBatch(result.treeUsage!)).toMatchObject(billed);
+  const model = childResult.model ?? 'claude-sonnet-4-6';
+  expect(childResult.usage.batch).toEqual(withoutBatch(childResult.usage));
+  expect(estimateCostUsd(model, childResult.usage)).toBeCloseTo(estimateCostUsd(model, withoutBatch(childResult.usage)) / 2, 6);
+  expect(estimateCostUsd(model, childResult.usage)).toBeGreaterThan(0);
 });
 
 test('a poll that fails is retried against the batch already submitted: the request is submitted once', async () => {

@@ -12,6 +12,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { DreamClient, InvalidDreamConfigError, type DreamOutcome } from '../../src/client';
 import type { DreamConfigInput } from '../../src/shared/dream/config';
 import type { RequestLogEntry } from '../../src/offline';
+import { estimateCostUsd } from '../../src/shared/pricing';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { closedSessionsQuery, dreamState, holdUntil, hoursAgo, runSession, scheduledActivities, scopeIn, setDreamState, tool, waitForVisible } from '../kit/dream';
 import { startHarness, tempDir, type Harness } from '../kit/env';
@@ -301,6 +302,7 @@ test('by default the consolidation fork is batched: every model call of the drea
   const dirs = scopeIn(h, 'batched');
   const script = [tool('FileWrite', { file_path: join(dirs.memoryDir, 'MEMORY.md'), content: '- nothing yet\n' }), '@reply Scope: consolidated'].join('\n');
   // The plain client: no delivery in the config.
+  const before = h.model.batches.entries().length;
   const outcome = expectKind(await new DreamClient(h.forkflow).run({ memoryScope: dirs.scope, memoryDir: dirs.memoryDir, manual: true, extraInstructions: script }), 'completed');
   expect(outcome).toMatchObject({ memoriesChanged: 1, fork: { status: 'completed' } });
   const log = h.model.log.entries();
@@ -310,4 +312,21 @@ test('by default the consolidation fork is batched: every model call of the drea
   expect(dreamRequests(dirs.scope)).toEqual([]);
   const fork = await h.forkflow.result(`dream-${dirs.scope}`);
   expect(fork.usage.batch).toMatchObject({ outputTokens: fork.usage.outputTokens, inputTokens: fork.usage.inputTokens });
+  // The offline model's own accounting: what it billed per batch request, cache traffic included, is what the dream recorded.
+  const processed = h.model.batches.entries().slice(before);
+  expect(processed.map((p) => p.result)).toEqual(['succeeded', 'succeeded']);
+  const billed = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+  for (const p of processed) {
+    billed.inputTokens += p.usage?.input_tokens ?? 0;
+    billed.outputTokens += p.usage?.output_tokens ?? 0;
+    billed.cacheReadInputTokens += p.usage?.cache_read_input_tokens ?? 0;
+    billed.cacheCreationInputTokens += p.usage?.cache_creation_input_tokens ?? 0;
+  }
+  expect(fork.usage).toMatchObject(billed);
+  expect(fork.usage.batch).toMatchObject(billed);
+  expect(billed.cacheReadInputTokens).toBeGreaterThan(0);
+  // At half the price of the same tokens asked interactively.
+  const model = fork.model ?? 'claude-sonnet-4-6';
+  const { batch: _batched, ...interactive } = fork.usage;
+  expect(estimateCostUsd(model, fork.usage)).toBeCloseTo(estimateCostUsd(model, interactive) / 2, 6);
 });

@@ -165,10 +165,14 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   const ledger = status.perAgent!;
   // …and it was what stopped the tree: agents ended budget_exhausted, or were never started for want of it.
   const stopped = await Promise.all(ledger.map(async (a) => (await h.forkflow.result(a.agentId)).stopReason));
-  const unstarted = toolResultsIn((await Promise.all(['budget-root', ...ledger.map((a) => a.agentId)].map((id) => h.forkflow.transcript(id)))).flat()).filter((r) => r.text.includes('No token budget is left'));
+  const transcripts = (await Promise.all(ledger.map((a) => h.forkflow.transcript(a.agentId)))).flat();
+  const unstarted = toolResultsIn(transcripts).filter((r) => r.text.includes('No token budget is left'));
   expect(stopped.filter((r) => r === 'budget_exhausted').length + unstarted.length).toBeGreaterThan(0);
-  // Every agent of the tree started (the budget ran out later, mid-work).
-  expect(ledger.length).toBeGreaterThanOrEqual(30);
+  // Every Agent call of the tree was admitted (in the ledger) or refused for want of budget: none lost.
+  // How many start before the budget runs out depends on how the siblings' calls interleave.
+  const spawns = transcripts.flatMap((m) => (Array.isArray(m.content) && m.role === 'assistant' ? m.content : [])).filter((b) => b.type === 'tool_use' && b.name === 'Agent').length;
+  expect(ledger.length - 1 + unstarted.length).toBe(spawns);
+  expect(ledger.length).toBeGreaterThanOrEqual(6);
   figures('budget tree', { budget: BUDGET, charged: chargedOf(entries), agentsRan: byAgentCount(entries), inLedger: ledger.length, requests: entries.length });
   // Every agent that made a request is in the ledger with exactly the usage the model served it.
   const byAgent = new Map<string, RequestLogEntry[]>();
