@@ -18,6 +18,9 @@ function tree(): TreeLedger {
   return ledger;
 }
 
+/** The reason of a refusal ('' when it was not refused). */
+const why = (r: { ok: true } | { ok: false; reason: string }): string => (r.ok ? '' : r.reason);
+
 const req = (from: string, to: string, key = `${from}->${to}`, structured = false) => ({ from, to, key, structured });
 
 test('names resolve: a teammate, "lead", a unique name in the tree, an id; "*" is the rest of the team', () => {
@@ -35,13 +38,13 @@ test('names resolve: a teammate, "lead", a unique name in the tree, an id; "*" i
 
 test('hostile addresses are refused with a reason', () => {
   const l = tree();
-  expect(routeMessage(l, req('root.a-1', 'nobody'))).toMatchObject({ ok: false, reason: expect.stringContaining('No agent "nobody" in this agent tree. Names you can use: boss, b, helper, x') });
-  expect(routeMessage(l, req('root.a-1', '*', 'k', true))).toMatchObject({ ok: false, reason: expect.stringContaining('never broadcast') });
-  expect(routeMessage(l, req('root.helper-3', '*'))).toMatchObject({ ok: false, reason: expect.stringContaining('in no team') });
-  expect(routeMessage(l, req('root.a-1', 'a'))).toMatchObject({ ok: false, reason: expect.stringContaining('That is you') });
-  expect(routeMessage(l, req('outsider', 'a'))).toMatchObject({ ok: false, reason: expect.stringContaining('not part of tree root') });
+  expect(why(routeMessage(l, req('root.a-1', 'nobody')))).toContain('No agent "nobody" in this agent tree. Names you can use: boss, b, helper, x');
+  expect(why(routeMessage(l, req('root.a-1', '*', 'k', true)))).toContain('never broadcast');
+  expect(why(routeMessage(l, req('root.helper-3', '*')))).toContain('in no team');
+  expect(why(routeMessage(l, req('root.a-1', 'a')))).toContain('That is you');
+  expect(why(routeMessage(l, req('outsider', 'a')))).toContain('not part of tree root');
   l.nodes['root.b-2']!.state = 'ended';
-  expect(routeMessage(l, req('root.a-1', 'b'))).toMatchObject({ ok: false, reason: expect.stringContaining('has finished') });
+  expect(why(routeMessage(l, req('root.a-1', 'b')))).toContain('has finished');
   // Refusals count nothing.
   expect(Object.values(l.nodes).some((n) => n.messages)).toBe(false);
 });
@@ -49,10 +52,10 @@ test('hostile addresses are refused with a reason', () => {
 test('the ledger refuses name clashes, two leads of a team and a lead of two teams', () => {
   const l = tree();
   const ask = (agentId: string, parentId: string, name: string, team: string) => admit(l, { agentId, parentId, model: 'm', kind: 'spawn', want: 10, name, team });
-  expect(ask('root.a-9', 'root', 'a', 'crew')).toMatchObject({ ok: false, reason: expect.stringContaining('already has a member called "a"') });
-  expect(ask('root.boss-9', 'root', 'boss', 'crew')).toMatchObject({ ok: false, reason: expect.stringContaining('your own name') });
-  expect(ask('root.helper-3.q-2', 'root.helper-3', 'q', 'crew')).toMatchObject({ ok: false, reason: expect.stringContaining('is led by root') });
-  expect(ask('root.c-9', 'root', 'c', 'other')).toMatchObject({ ok: false, reason: expect.stringContaining('You lead team "crew" already') });
+  expect(why(ask('root.a-9', 'root', 'a', 'crew'))).toContain('already has a member called "a"');
+  expect(why(ask('root.boss-9', 'root', 'boss', 'crew'))).toContain('your own name');
+  expect(why(ask('root.helper-3.q-2', 'root.helper-3', 'q', 'crew'))).toContain('is led by root');
+  expect(why(ask('root.c-9', 'root', 'c', 'other'))).toContain('You lead team "crew" already');
   expect(Object.keys(l.nodes)).toHaveLength(5);
 });
 
