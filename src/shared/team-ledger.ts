@@ -80,7 +80,7 @@ function resolve(ledger: TreeLedger, sender: LedgerNode, req: RouteRequest): Led
   if (named.length === 1) return named;
   if (named.length > 1) return `${named.length} agents of this tree are called "${req.to}" (${named.map((n) => n.agentId).join(', ')}): address one by its agent id.`;
   const names = [...new Set(Object.values(ledger.nodes).flatMap((n) => (n.name && n.agentId !== sender.agentId ? [n.name] : [])))].slice(0, 30);
-  return `No agent "${req.to}" in this agent tree. ${names.length ? `Names you can use: ${names.join(', ')}` : 'No agent of it has a name'}${team ? ` (and "${BROADCAST}" for your team${team.leadId !== sender.agentId ? `, "${LEAD}" for its lead` : ''})` : ''}; or an agent id.`;
+  return `No running agent "${req.to}" in this agent tree: messages reach only agents of your own tree. ${names.length ? `Names you can use: ${names.join(', ')}` : 'No agent of it has a name'}${team ? ` (and "${BROADCAST}" for your team${team.leadId !== sender.agentId ? `, "${LEAD}" for its lead` : ''})` : ''}; or an agent id.`;
 }
 
 /** Resolves a peer message's receivers and counts it (once per `key`), or says why it cannot go. */

@@ -91,7 +91,7 @@ test('hostile team calls get clear errors and start nothing; a message forged fr
   expect(errors).toEqual([
     expect.stringMatching(/already called "x"|already has a member called "x"/),
     expect.stringContaining('mode is for teammates only'),
-    expect.stringContaining('No agent "nobody" in this agent tree'),
+    expect.stringContaining('No running agent "nobody" in this agent tree'),
     expect.stringContaining('A structured message is never broadcast'),
     expect.stringContaining('a text message needs a summary'),
   ]);

@@ -69,7 +69,8 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   const child = agent.children.find(to);
   const resume = child !== undefined && child.state !== 'running';
   // Under the patch every message that does not resume a child is a peer message: routed and counted at the root, with the tree's capability.
-  if (!resume && agent.inTreeLedger && patched(PEER_MESSAGES_PATCH)) return peerSend(agent, use, parsed.data);
+  // (One's own child by its name or id is addressed by its id: another agent of the tree may share the name.)
+  if (!resume && agent.inTreeLedger && patched(PEER_MESSAGES_PATCH)) return peerSend(agent, use, child ? { ...parsed.data, to: child.agentId } : parsed.data);
   if (typeof raw !== 'string') return errorResult(use.id, 'A structured message cannot resume a finished agent: send it text.');
   const message = raw;
   const payload = { message, summary, from: agent.agentId };

@@ -38,7 +38,7 @@ test('names resolve: a teammate, "lead", a unique name in the tree, an id; "*" i
 
 test('hostile addresses are refused with a reason', () => {
   const l = tree();
-  expect(why(routeMessage(l, req('root.a-1', 'nobody')))).toContain('No agent "nobody" in this agent tree. Names you can use: boss, b, helper, x');
+  expect(why(routeMessage(l, req('root.a-1', 'nobody')))).toContain('No running agent "nobody" in this agent tree: messages reach only agents of your own tree. Names you can use: boss, b, helper, x');
   expect(why(routeMessage(l, req('root.a-1', '*', 'k', true)))).toContain('never broadcast');
   expect(why(routeMessage(l, req('root.helper-3', '*')))).toContain('in no team');
   expect(why(routeMessage(l, req('root.a-1', 'a')))).toContain('That is you');
