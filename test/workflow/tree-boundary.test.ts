@@ -106,13 +106,14 @@ test('SendMessage stays inside its tree: refused at a root, dropped by an agent 
     subAgents: { forkGate: false, nested: true },
     prompt: script('Attack.', toolStep('SendMessage', { to: victimId, message: '@reply PWNED BY A ROOT', summary: 'hi' }), agentStep({ description: 'inner', subagent_type: 'general-purpose', prompt: inner }), '@reply attack over'),
   });
-  expect(await attacker.result()).toMatchObject({ status: 'completed', text: 'attack over' });
+  const attacked = await attacker.result();
+  expect(attacked).toMatchObject({ status: 'completed', text: 'attack over' });
   // The root knows its tree (its ledger): the model is told the agent is not in it.
   const rootResults = toolResultsIn(await h.forkflow.transcript('tb-attacker'));
   expect(rootResults[0]).toMatchObject({ isError: true });
   expect(rootResults[0]!.text).toContain(`No running agent "${victimId}" in this agent tree`);
   // The sub-agent's message is refused too: the root routes every peer message of its tree (team-ledger.ts).
-  const innerId = (await attacker.result()).children![0]!.agentId;
+  const innerId = attacked.children![0]!.agentId;
   const innerResults = toolResultsIn(await h.forkflow.transcript(innerId));
   expect(innerResults[0]).toMatchObject({ isError: true });
   expect(innerResults[0]!.text).toContain(`No running agent "${victimId}" in this agent tree`);
