@@ -7,7 +7,8 @@
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '../shared/constants';
-import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate } from '../shared/messages';
+import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../shared/messages';
+import type { RouteRequest, RouteResult } from '../shared/team-ledger';
 import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree-ledger';
 
 /** The ledger a tree's root keeps, reached by update. */
@@ -108,6 +109,15 @@ export function createTreeActivities(deps: { client: Client }) {
         return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] }), activityPause, ADMIT_BUSY_ATTEMPTS);
       } catch (err) {
         if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no sub-agent can start.` };
+        throw err;
+      }
+    },
+    /** Asks the tree's root where a peer message goes, and has it counted (idempotent by the call's key). */
+    async routeMessage(input: { rootId: string; request: RouteRequest }): Promise<RouteResult> {
+      try {
+        return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(routeMessageUpdate, { args: [input.request] }), activityPause, ADMIT_BUSY_ATTEMPTS);
+      } catch (err) {
+        if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no message can be routed.` };
         throw err;
       }
     },

@@ -9,6 +9,7 @@ import type { ToolDefinition } from './anthropic';
 import { compareCodeUnits, describeAgentsForTool, skillNameSchema, type AgentDefinition } from './agents';
 import type { ModelAllowlist } from './model-allowlist';
 import { schemaOnce } from './schema-once';
+import { structuredMessageSchema, TEAM_NAME_PATTERN } from './team';
 
 export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.strictObject({
   description: z.string().min(1).max(200).describe('A few words for what the sub-agent will do (shown to people).'),
@@ -20,6 +21,8 @@ export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.s
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'a name is lower-case letters, digits and dashes').optional().describe('A short name to address it with SendMessage.'),
   isolation: z.enum(['worktree', 'remote']).optional().describe('worktree: its own git worktree; remote: run on the remote workers.'),
   cwd: z.string().min(1).optional().describe('Workspace directory for its tools (default: yours).'),
+  team_name: z.string().regex(TEAM_NAME_PATTERN, 'a team name is lower-case letters, digits and dashes').optional().describe('With name: start a teammate in this team (you are its lead). It works in the background and talks with its team by SendMessage.'),
+  mode: z.enum(['default', 'plan']).optional().describe('A teammate only: plan makes it ask you (by message) before its first change.'),
 }));
 export type AgentToolInput = z.infer<typeof agentToolInput>;
 
@@ -29,6 +32,18 @@ export const sendMessageToolInput = schemaOnce('agent-tools#sendMessageToolInput
   summary: z.string().min(1).max(120).describe('A few words for people following along (required).'),
 }));
 export type SendMessageToolInput = z.infer<typeof sendMessageToolInput>;
+
+/** SendMessage as a team sees it: `*` for the team, and a JSON object message (structured, never broadcast). */
+export const teamSendMessageToolInput = schemaOnce('agent-tools#teamSendMessageToolInput', () => z.strictObject({
+  to: z.string().min(1).describe('The agent: its name, its agent id, "lead" (your team\'s lead) or "*" (everyone in your team).'),
+  message: z.union([z.string().min(1), structuredMessageSchema]).describe('Text, or a JSON object with a "type" (structured: never broadcast). It arrives at the agent\'s next turn boundary.'),
+  summary: z.string().min(1).max(120).optional().describe('A few words for people following along (required with a text message).'),
+}));
+
+/** What a SendMessage call may carry (either shape): a text message needs its summary. */
+export const sendMessageCallInput = schemaOnce('agent-tools#sendMessageCallInput', () => teamSendMessageToolInput
+  .refine((v) => typeof v.message !== 'string' || v.summary !== undefined, { message: 'a text message needs a summary (a few words for people following along)', path: ['summary'] }));
+export type SendMessageCallInput = z.infer<typeof sendMessageCallInput>;
 
 export const taskOutputToolInput = schemaOnce('agent-tools#taskOutputToolInput', () => z.strictObject({
   task_id: z.string().min(1).describe('The agent id returned by Agent, or the task_id of a background Bash command.'),
@@ -86,6 +101,8 @@ export interface AgentToolOptions {
    * and every provider's models are shown. Without it the tool's bytes are what they were.
    */
   providers?: Record<string, string[]>;
+  /** Teams are on (`subAgents.teams`): Agent takes team_name and mode, SendMessage `*` and JSON messages. Off: the tools' bytes are what they were. */
+  teams?: boolean;
 }
 
 /** The skills a model may run (`context: fork` definitions), by name, first of each name. */
@@ -103,13 +120,21 @@ function skillTool(skills: AgentDefinition[]): ToolDefinition {
   };
 }
 
+/** The SendMessage definition (with teams: broadcast and structured messages too). */
+export function sendMessageTool(teams: boolean): ToolDefinition {
+  return teams
+    ? { name: 'SendMessage', description: 'Send a message to any agent of this tree by name or id: your team ("*", "lead", a teammate\'s name), your sub-agents, your parent. A finished sub-agent of yours resumes with it.', input_schema: jsonSchema(teamSendMessageToolInput) }
+    : { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(sendMessageToolInput) };
+}
+
 /**
  * The sub-agent tool definitions for an agent. Deterministic bytes for the same options
  * (the definitions are part of the cached prompt prefix). With the fork gate on,
  * `run_in_background` is not offered: every spawn runs in the background.
  */
 export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[] {
-  const offered = opts.providers ? agentToolInput : agentToolInput.omit({ provider: true });
+  const withTeams = opts.teams ? agentToolInput : agentToolInput.omit({ team_name: true, mode: true });
+  const offered = opts.providers ? withTeams : withTeams.omit({ provider: true });
   const agentSchema = opts.forkGate ? offered.omit({ run_in_background: true }) : offered;
   const routing = opts.forkGate
     ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
@@ -121,7 +146,7 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
     { name: 'Agent', description: `Start a sub-agent for a self-contained task. ${routing}\n${available}`, input_schema: jsonSchema(agentSchema) },
     // Only offered when there is a skill to run: an agent without skills sees the same bytes as before.
     ...(skills.length ? [skillTool(skills)] : []),
-    { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(sendMessageToolInput) },
+    sendMessageTool(opts.teams === true),
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
     { name: 'TaskStop', description: 'Stop a running sub-agent (its partial result is kept) or background command.', input_schema: jsonSchema(taskStopToolInput) },
   ];

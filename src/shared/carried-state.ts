@@ -138,6 +138,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   failover: failoverStateSchema.optional(),
   /** v2: its background shell tasks (src/shared/shell-tasks.ts) and the counter their ids are numbered by; absent: it never started one. */
   shells: z.object({ records: z.array(shellTaskRecordSchema), counter: count }).optional(),
+  /** v2: a teammate's team state: its lead asked it to end; its plan was approved (src/workflows/fork/team-inbox.ts). */
+  team: z.object({ shutdown: z.boolean().optional(), planApproved: z.boolean().optional() }).optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

@@ -34,6 +34,7 @@ import { routesSchema } from './tools/routes';
 import { networkAllowanceSchema } from './network';
 import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
 import { hooksSchema } from './tools/hooks';
+import { teamInputSchema } from './team';
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -230,6 +231,8 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   treeToken: treeTokenSchema.optional(),
   /** A short name in its tree (SendMessage addresses agents by name or id). */
   name: z.string().min(1).max(64).optional(),
+  /** A teammate: its team, its lead, plan mode (src/shared/team.ts). */
+  team: teamInputSchema.optional(),
   /** How deep in its tree (the root is 0); bounded by subAgents.maxDepth. */
   depth: z.number().int().min(0).max(100).default(0),
   /** Sub-agents this agent may start (Agent, SendMessage, TaskOutput, TaskStop tools). */

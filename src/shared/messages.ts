@@ -14,6 +14,8 @@ import type { ChildOutcome } from './tree-input';
 import type { StreamLiveAck, StreamLiveInput, StreamReadInput, StreamReadResult, StreamWatchedInput } from './stream-events';
 import { treeTokenSchema, type AdmitRequest, type AdmitResult, type ChargeRequest, type ReserveRequest, type ReserveResult } from './tree-ledger';
 import { schemaOnce } from './schema-once';
+import { structuredMessageSchema } from './team';
+import type { RouteRequest, RouteResult } from './team-ledger';
 
 export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => z.strictObject({
   message: z.string().min(1, 'message must not be empty').max(200_000),
@@ -29,6 +31,16 @@ export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => 
    * services leave it out and reach any agent.
    */
   fromTree: z.string().min(1).max(1000).optional(),
+  /**
+   * The tree's capability (src/shared/tree-ledger.ts), on a peer message of an agent: the
+   * receiver drops a message that claims an agent of its tree as sender without it, so
+   * `from` and `fromName` of an accepted agent message are true.
+   */
+  token: treeTokenSchema.optional(),
+  /** The sending agent's name in its tree (from the root's ledger). */
+  fromName: z.string().min(1).max(64).optional(),
+  /** A structured message: the JSON object itself (`message` holds its JSON text). */
+  data: structuredMessageSchema.optional(),
 }));
 export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 
@@ -139,6 +151,8 @@ export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approval
 export const admitAgentUpdate = defineUpdate<AdmitResult, [AdmitRequest]>('treeAdmitAgent');
 export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('treeReserveTokens');
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
+/** A peer message's receivers, resolved (and the message counted) by the root's ledger (src/shared/team-ledger.ts). */
+export const routeMessageUpdate = defineUpdate<RouteResult, [RouteRequest]>('treeRouteMessage');
 /** A sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
 export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false; token?: string }]>('treeAgentEnded');
 

@@ -57,6 +57,13 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
   remoteTaskQueue: z.string().min(1).optional(),
   /** Base URL of the Temporal Web UI, for links in remote_launched results. */
   uiBaseUrl: z.string().min(1).optional(),
+  /**
+   * Teams (src/shared/team.ts): Agent takes `team_name` (with `name`: a teammate) and `mode`,
+   * SendMessage takes `*` and JSON object messages. Off by default: the tools' bytes stay as they were.
+   */
+  teams: z.boolean().default(false),
+  /** How long an idle teammate waits for a message before it ends (its lead's shutdown request ends it sooner). */
+  teammateIdle: durationSchema.default('30m'),
   /** Completed children kept on record. */
   keepCompleted: z.number().int().min(1).max(10_000).default(256),
 }));

@@ -68,6 +68,12 @@ const nodeSchema = schemaOnce('tree-ledger#nodeSchema', () => z.object({
   keepAlives: count.optional(),
   /** forkflow compaction calls charged (src/shared/context/): the newest one's number; absent before the first. */
   compactions: count.optional(),
+  /** Its name in the tree (the Agent call's `name`), for peer messages by name (src/shared/team-ledger.ts). */
+  name: z.string().min(1).max(64).optional(),
+  /** A teammate: the team it joined (its lead is its parent). */
+  team: z.string().min(1).max(64).optional(),
+  /** Peer messages it sent and received, counted when routed (team-ledger.ts); `lastKey`: the newest sent, so a retry counts once. */
+  messages: z.object({ sent: count, received: count, lastKey: z.string().optional() }).optional(),
 }));
 export type LedgerNode = z.output<typeof nodeSchema>;
 
@@ -106,8 +112,9 @@ export const treeLedgerSchema = schemaOnce('tree-ledger#treeLedgerSchema', () =>
 export type TreeLedger = z.output<typeof treeLedgerSchema>;
 
 /** A new ledger holding its root; `token`: the tree's capability, when it has one. */
-export function newLedger(root: { agentId: string; model: string; budget: number }, limits: TreeLimits, token?: string): TreeLedger {
-  return { v: TREE_LEDGER_VERSION, rootId: root.agentId, ...(token ? { token } : {}), limits, spawned: 0, nodes: { [root.agentId]: freshNode(root.agentId, undefined, root.model, root.budget) } };
+export function newLedger(root: { agentId: string; model: string; budget: number; name?: string }, limits: TreeLimits, token?: string): TreeLedger {
+  const node = { ...freshNode(root.agentId, undefined, root.model, root.budget), ...(root.name ? { name: root.name } : {}) };
+  return { v: TREE_LEDGER_VERSION, rootId: root.agentId, ...(token ? { token } : {}), limits, spawned: 0, nodes: { [root.agentId]: node } };
 }
 
 /** Why a request is refused for its capability, if it is: a ledger with a token takes only requests that carry it. */
@@ -131,6 +138,24 @@ function freshNode(agentId: string, parentId: string | undefined, model: string,
   return { agentId, ...(parentId ? { parentId } : {}), model, budget, state: 'running', usage: ZERO_USAGE, charged: 0, costUsd: 0, turns: 0, toolUses: 0, lastTurn: 0, runs: 1 };
 }
 
+/**
+ * Why a teammate cannot join `team` under `leadId`, if it cannot: a team has one lead, a lead
+ * leads one team, and names are unique in a team (the lead's own name included).
+ */
+export function teamClash(ledger: TreeLedger, leadId: string, team: string, name: string | undefined): string | undefined {
+  const nodes = Object.values(ledger.nodes);
+  const other = nodes.find((n) => n.team === team && n.parentId !== leadId);
+  if (other) return `Team "${team}" is led by ${other.parentId}, not by you: pick another team_name.`;
+  const own = nodes.find((n) => n.team !== undefined && n.team !== team && n.parentId === leadId);
+  if (own) return `You lead team "${own.team}" already (an agent leads one team): use team_name "${own.team}".`;
+  if (!name) return 'A teammate needs a name (unique in its team).';
+  const lead = ledger.nodes[leadId];
+  if (lead?.name === name) return `"${name}" is your own name in team "${team}": pick another name.`;
+  const taken = nodes.find((n) => n.team === team && n.name === name);
+  if (taken) return `Team "${team}" already has a member called "${name}" (${taken.agentId}): names are unique in a team, pick another.`;
+  return undefined;
+}
+
 // ---- requests (they arrive from other workflows' activities: validated at the handler) ----
 
 export const admitRequestSchema = schemaOnce('tree-ledger#admitRequestSchema', () => z.strictObject({
@@ -142,6 +167,10 @@ export const admitRequestSchema = schemaOnce('tree-ledger#admitRequestSchema', (
   want: z.number().int().min(1),
   /** The tree's capability (`treeTokenSchema`). */
   token: treeTokenSchema.optional(),
+  /** Its name (Agent `name`), registered for peer messages. */
+  name: z.string().min(1).max(64).optional(),
+  /** A teammate: the team it joins (names are unique in a team; a parent leads at most one team). */
+  team: z.string().min(1).max(64).optional(),
 }));
 export type AdmitRequest = z.output<typeof admitRequestSchema>;
 export type AdmitResult = { ok: true; budget: number } | { ok: false; reason: string };
@@ -279,6 +308,8 @@ export function admit(ledger: TreeLedger, req: AdmitRequest): AdmitResult {
     return { ok: true, budget: existing.budget };
   }
   if (existing || ledger.withdrawn?.includes(req.agentId)) return { ok: false, reason: `Agent id ${req.agentId} was already used in this tree.` };
+  const clash = req.team ? teamClash(ledger, req.parentId, req.team, req.name) : undefined;
+  if (clash) return { ok: false, reason: clash };
   if (ledger.spawned >= ledger.limits.maxTreeSpawns) {
     return { ok: false, reason: `This agent tree has started ${ledger.spawned} sub-agents, the most it may start: finish the work with the agents you have.` };
   }
@@ -287,7 +318,7 @@ export function admit(ledger: TreeLedger, req: AdmitRequest): AdmitResult {
   const budget = Math.min(req.want, leftFor(ledger, req.parentId, false));
   if (budget < 1) return { ok: false, reason: 'No token budget is left for another sub-agent in this tree: finish the work yourself with what you have.' };
   ledger.spawned += 1;
-  ledger.nodes[req.agentId] = freshNode(req.agentId, req.parentId, req.model, budget);
+  ledger.nodes[req.agentId] = { ...freshNode(req.agentId, req.parentId, req.model, budget), ...(req.name ? { name: req.name } : {}), ...(req.team ? { team: req.team } : {}) };
   return { ok: true, budget };
 }
 
@@ -418,10 +449,15 @@ export interface LedgerAgentView {
   keepAlives?: number;
   /** forkflow compaction calls charged (absent before the first). */
   compactions?: number;
+  /** Its name in the tree, and a teammate's team. */
+  name?: string;
+  team?: string;
+  /** Peer messages it sent and received (absent before the first). */
+  messages?: { sent: number; received: number };
 }
 
 export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
-  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives, compactions }) => ({
+  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives, compactions, name, team, messages }) => ({
     agentId,
     ...(parentId ? { parentId } : {}),
     model,
@@ -435,5 +471,8 @@ export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
     runs,
     ...(keepAlives ? { keepAlives } : {}),
     ...(compactions ? { compactions } : {}),
+    ...(name ? { name } : {}),
+    ...(team ? { team } : {}),
+    ...(messages ? { messages: { sent: messages.sent, received: messages.received } } : {}),
   }));
 }

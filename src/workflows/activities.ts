@@ -112,7 +112,7 @@ export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir'
  * giving up would refuse a child the tree has room for. A local activity's options are not
  * recorded, so runs recorded with shorter ones replay unchanged.
  */
-export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningAgents' | 'admitAgent'>>({
+export const tree = proxyLocalActivities<Pick<ForkflowActivities, 'countRunningAgents' | 'admitAgent' | 'routeMessage'>>({
   startToCloseTimeout: '60s',
   retry: { initialInterval: '500ms', maximumAttempts: 3 },
 });

@@ -23,6 +23,7 @@ import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } fro
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { admitChild, withdrawChild } from './tree-authority';
+import { teammateChildInput } from './team-spawn';
 import type { AdmitResult } from '../../shared/tree-ledger';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
@@ -169,6 +170,8 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
 export function childInputFor(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch, background: boolean): ForkInputJson {
   if (launch.kind === 'fork') return forkChildInput(agent, input, config, prefixRefOf(agent), background);
   if (launch.kind === 'skill') return skillChildInput(agent, launch.skill, input, config, prefixRefOf(agent), background);
+  // A teammate resumes as a teammate.
+  if (input.team_name !== undefined) return teammateChildInput(agent, input, config, launch.definition);
   return spawnChildInput(agent, input, config, launch.definition, background);
 }
 
@@ -193,7 +196,9 @@ export async function admitted(agent: ForkAgent, id: string, childInput: ForkInp
   const want = childInput.budget?.maxTokens ?? agent.input.budget.maxTokens;
   let admission: AdmitResult;
   try {
-    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want });
+    // Its name (and a teammate's team) join the ledger: peer messages find it by name (team-ledger.ts).
+    const named = { ...(childInput.name ? { name: childInput.name } : {}), ...(childInput.team ? { team: childInput.team.name } : {}) };
+    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want, ...named });
   } catch (err) {
     // The root may have admitted it before its answer was lost: take the admission back.
     await withdrawChild(agent, id);

@@ -46,6 +46,7 @@ import { McpState } from './mcp-state';
 import { TurnControl } from './turn-control';
 import { FailoverBook, failoverStatus } from '../../shared/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
+import { TeamState } from './team-inbox';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -88,6 +89,8 @@ export class ForkAgent {
   readonly children = new ChildTable();
   /** Background shell tasks on record and their watches (owned by shell-table.ts, driven by shell-tasks.ts). */
   readonly shells = new ShellTable();
+  /** A teammate's team state: shutdown asked, plan approved (owned by team-inbox.ts). */
+  readonly team = new TeamState();
   /** Tool calls waiting for a decision (owned by approval-book.ts, driven by approvals.ts). */
   readonly approvals = new ApprovalBook();
   /** The turn part in flight, its interruption, sync sub-agents to move to the background (owned by turn-control.ts, driven by interrupt.ts). */
@@ -357,6 +360,7 @@ export class ForkAgent {
       ...withFailover(this.failover.carry()),
       // Only agents that ever started a background shell task carry the part (earlier states stay as they were).
       ...(this.shells.started > 0 ? { shells: { records: [...this.shells.all], counter: this.shells.started } } : {}),
+      ...withTeam(this.team.carry()),
     };
   }
 
@@ -396,6 +400,8 @@ export class ForkAgent {
     if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
     // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
     if (!this.input.continuation?.message) this.warmth.adopt(state.warmth);
+    // A resumed teammate is at work again: only its plan approval stays.
+    this.team.adopt(this.input.continuation?.message ? { planApproved: state.team?.planApproved } : state.team);
   }
 
   /**
@@ -504,6 +510,10 @@ function withInterrupts(interrupts: ForkStatus['interrupts']): Pick<ForkStatus, 
 
 function withFailover(failover: CarriedState['failover']): Pick<CarriedState, 'failover'> {
   return failover ? { failover } : {};
+}
+
+function withTeam(team: CarriedState['team']): Pick<CarriedState, 'team'> {
+  return team ? { team } : {};
 }
 
 function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {

@@ -8,7 +8,7 @@
  */
 import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { subAgentToolDefinitions } from '../../shared/agent-tools';
+import { sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
 import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import { withPreloadedSkills } from '../../shared/agent-skills';
 import { mergeHooks } from '../../shared/tools/hooks';
@@ -159,9 +159,10 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
   const names = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
+  // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}) }) : [])];
+  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definition?.model }) : undefined;

@@ -78,13 +78,15 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
     const reason = idleLeft !== undefined ? 'end_turn' : hooksFor(agent.input.hooks, 'Stop').length > 0 ? await runTurnsUntilStopped(agent) : await runTurns(agent);
     const interrupted = reason === 'interrupted';
     if (!interrupted && (reason !== 'end_turn' || idleMs === 0)) return reason;
+    // A teammate whose lead ended the team does not wait for more (team-inbox.ts).
+    if (!interrupted && agent.team.shutdownRequested && agent.inbox.length === 0) return reason;
     setState(agent, 'idle');
     const waitMs = idleLeft ?? idleMs;
     idleLeft = undefined;
     const idleSince = workflowNow();
-    const woken = () => agent.inbox.length > 0 || (mayMove && newBuildIsCurrent());
+    const woken = () => agent.inbox.length > 0 || agent.team.shutdownRequested || (mayMove && newBuildIsCurrent());
     const resumed = await whileWaiting(agent, () => (waitMs === 0 ? condition(woken).then(() => true) : condition(woken, waitMs)));
-    if (!resumed) return reason;
+    if (!resumed || (agent.team.shutdownRequested && agent.inbox.length === 0)) return reason;
     // Woken on a build that is no longer current: the message (carried in the inbox) is read on the new one.
     if (mayMove && newBuildIsCurrent()) await continueWhileIdle(agent, Math.max(0, waitMs - (workflowNow() - idleSince)));
     setState(agent, 'running');

@@ -11,6 +11,8 @@ import { registerConversationQueries } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { dropSignal } from './tree-authority';
 import { publishProgress } from './visibility';
+import { peerRefusal, takeProtocolMessage } from './team-inbox';
+import { decidePlan } from './team-plan';
 
 export function registerHandlers(agent: ForkAgent): void {
   setHandler(sendMessageSignal, (raw: unknown) => {
@@ -23,6 +25,10 @@ export function registerHandlers(agent: ForkAgent): void {
     if (fromTree !== undefined && fromTree !== agent.rootAgentId) {
       return dropSignal(agent, 'sendMessage', [`from ${(parsed.data.from ?? 'an agent').slice(0, 200)} of tree ${fromTree.slice(0, 200)}: agents take messages only from agents of their own tree (${agent.rootAgentId})`]);
     }
+    // A peer message must carry its tree's capability; a teammate's lead may end it or decide its plan.
+    const refused = peerRefusal(agent, parsed.data);
+    if (refused) return dropSignal(agent, 'sendMessage', [refused]);
+    if (takeProtocolMessage(agent, parsed.data, (data) => decidePlan(agent, data))) return publishProgress(agent);
     agent.enqueueMessage(parsed.data);
     publishProgress(agent);
   });

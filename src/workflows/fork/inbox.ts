@@ -62,6 +62,8 @@ export class Inbox {
 
 /** How a queued message reads to the model: who sent it, then the text as sent. */
 export function renderQueuedMessage(m: SendMessageArgs): string {
-  const header = [m.from ? `from ${m.from}` : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
+  // An agent's name comes only with its tree's capability (team-inbox.ts): then it is shown with its id.
+  const from = m.fromName && m.from ? `${m.fromName} (${m.from})` : m.from;
+  const header = [from ? `from ${from}` : undefined, m.data ? 'structured' : undefined, m.summary ? `summary: ${m.summary}` : undefined].filter(Boolean).join(', ');
   return header ? `[message ${header}]\n${m.message}` : m.message;
 }

@@ -6,7 +6,7 @@
  */
 import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentToolInput, sendMessageToolInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentToolInput, sendMessageCallInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -22,11 +22,16 @@ import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
 import { progress } from '../activities';
+import type { SendMessageCallInput } from '../../shared/agent-tools';
+import { BROADCAST } from '../../shared/team-ledger';
+import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
+import { teammateCall, teammateSpawnRefusal } from './team-spawn';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   const parsed = agentToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid Agent call: ${describeIssues(parsed.error).join('; ')}`);
   const input = parsed.data;
+  if (input.team_name !== undefined || input.mode !== undefined) return teammateCall(agent, use, input, config);
   const fork = !input.subagent_type && config.forkGate;
   // Numbered before any wait, so calls of one round get ids in the order they were made.
   const id = childIdFor(agent, input, fork ? 'fork' : 'spawn');
@@ -47,12 +52,28 @@ function alwaysBackground(launch: Launch): boolean {
 /** Before this patch a tree's root signalled whatever id its model named (histories then hold that signal). */
 export const TREE_BOUNDARY_PATCH = 'forkflow-tree-boundary-1';
 
+/** Broadcast and structured messages are for teams: why this call cannot have them, if it cannot. */
+function teamOnly(agent: ForkAgent, config: SubAgentsConfig | undefined, input: SendMessageCallInput): string | undefined {
+  const broadcast = input.to === BROADCAST;
+  if (!broadcast && typeof input.message === 'string') return undefined;
+  if (config?.teams !== true && !agent.input.team) return `${broadcast ? 'Broadcast ("*")' : 'A structured message'} is for teams, which this agent tree does not have (subAgents.teams): send text to one agent.`;
+  return agent.inTreeLedger ? undefined : 'This agent tree keeps no ledger (it was started before teams existed): send text to one agent.';
+}
+
 async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig | undefined): Promise<ToolResultBlock> {
-  const parsed = sendMessageToolInput.safeParse(use.input);
+  const parsed = sendMessageCallInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid SendMessage call: ${describeIssues(parsed.error).join('; ')}`);
-  const { to, message, summary } = parsed.data;
-  const payload = { message, summary, from: agent.agentId };
+  const team = teamOnly(agent, config, parsed.data);
+  if (team) return errorResult(use.id, team);
+  const { to, message: raw, summary } = parsed.data;
   const child = agent.children.find(to);
+  const resume = child !== undefined && child.state !== 'running';
+  // Under the patch every message that does not resume a child is a peer message: routed and counted at the root, with the tree's capability.
+  // (One's own child by its name or id is addressed by its id: another agent of the tree may share the name.)
+  if (!resume && agent.inTreeLedger && patched(PEER_MESSAGES_PATCH)) return peerSend(agent, use, child ? { ...parsed.data, to: child.agentId } : parsed.data);
+  if (typeof raw !== 'string') return errorResult(use.id, 'A structured message cannot resume a finished agent: send it text.');
+  const message = raw;
+  const payload = { message, summary, from: agent.agentId };
   if (child && child.state !== 'running') {
     // A finished child resumes from its durable history with the message as its next turn.
     const ref = child.result?.conversation;
@@ -143,6 +164,8 @@ async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolRe
 export async function runSubAgentTool(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const config = agent.input.subAgents;
   if (use.name === 'SendMessage') return sendMessageCall(agent, use, config);
+  const teammate = use.name === 'Agent' || use.name === 'Skill' ? teammateSpawnRefusal(agent) : undefined;
+  if (teammate) return errorResult(use.id, teammate);
   if (use.name === 'TaskOutput') return taskOutputCall(agent, use);
   if (use.name === 'TaskStop') return taskStopCall(agent, use);
   const tool = use.name === 'Skill' ? 'Skill' : 'Agent';

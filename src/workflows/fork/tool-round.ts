@@ -23,6 +23,7 @@ import { runMcpTool } from './mcp-call';
 import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
+import { askLead, needsPlanApproval } from './team-plan';
 import { errorResult } from './tool-results';
 import { guardCall } from './interrupt';
 import { localTools, tools } from '../activities';
@@ -102,6 +103,9 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   if (!tool) return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
   const decision = decideCall(policyOf(agent, tool), tool);
   if (!decision.allow) return deny(use.id, decision.message);
+  // A teammate in plan mode asks its lead before its first change (team-plan.ts).
+  const unplanned = needsPlanApproval(agent, tool) ? await askLead(agent, use) : undefined;
+  if (unplanned) return deny(use.id, unplanned);
   const hooks = agent.input.hooks;
   const pre = hooksFor(hooks, 'PreToolUse', use.name).length > 0;
   const post = hooksFor(hooks, 'PostToolUse', use.name).length > 0;

@@ -11,7 +11,8 @@
  */
 import { CancellationScope, getExternalWorkflowHandle, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
 import { describeIssues } from '../../shared/fork-input';
-import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate } from '../../shared/messages';
+import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../../shared/messages';
+import { routeMessage, routeRequestSchema } from '../../shared/team-ledger';
 import { undecodableReason } from '../../shared/undecodable';
 import { priceOf } from '../../shared/agent-provider';
 import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
@@ -57,7 +58,7 @@ export function usesTreeLedger(agent: ForkAgent): boolean {
 export function rootLedgerFor(agent: ForkAgent): TreeLedger {
   const config = agent.input.subAgents;
   return newLedger(
-    { agentId: agent.agentId, model: agent.model, budget: agent.input.budget.maxTokens },
+    { agentId: agent.agentId, model: agent.model, budget: agent.input.budget.maxTokens, ...(agent.input.name ? { name: agent.input.name } : {}) },
     { maxTreeRunning: config?.maxTreeRunning ?? 8, maxTreeSpawns: config?.maxTreeSpawns ?? 200 },
     patched(TREE_TOKEN_PATCH) ? uuid4() : undefined,
   );
@@ -119,6 +120,7 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
   const catalogue = agent.input.subAgents?.providers;
   const prices = (provider: string | undefined, model: string) => priceOf(catalogue, provider ?? agent.input.subAgents?.provider ?? DEFAULT_PROVIDER, model);
   setHandler(chargeTokensUpdate, (req) => charge(book(), req, prices), { validator: validatorOf(agent, chargeRequestSchema, 'treeChargeTokens') });
+  setHandler(routeMessageUpdate, (req) => routeMessage(book(), req), { validator: validatorOf(agent, routeRequestSchema, 'treeRouteMessage') });
   setHandler(agentEndedSignal, (raw: unknown) => {
     const undecodable = undecodableReason(raw);
     if (undecodable) return dropSignal(agent, 'treeAgentEnded', [undecodable]);

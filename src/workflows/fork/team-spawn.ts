@@ -1,0 +1,69 @@
+/**
+ * Starting a teammate (seed 001: `name` + `team_name` → spawnTeammate → `teammate_spawned`).
+ * A teammate is a spawned child of its lead (the caller) that always runs in the background,
+ * joins the lead's flat roster — kept in the tree ledger at the root, which refuses a second
+ * member of the same name in a team, a team with two leads and a lead with two teams, all at
+ * admission — and talks to its team by SendMessage. It cannot start agents itself; while idle
+ * it waits for messages (subAgents.teammateIdle) until its lead's `shutdown_request`.
+ */
+import { workflowInfo } from '@temporalio/workflow';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
+import { isSubAgentTool, sendMessageTool, type AgentToolInput } from '../../shared/agent-tools';
+import type { AgentDefinition } from '../../shared/agents';
+import type { ForkInputJson } from '../../shared/fork-input';
+import { leadComms, teammateComms } from '../../shared/team';
+import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ForkAgent } from './agent';
+import { admitted, refusal, startAdmitted } from './agent-launch';
+import { childIdFor, spawnChildInput } from './child-input';
+import { startChildAgent } from './children';
+import { errorResult, jsonResult } from './tool-results';
+
+/** What a teammate is told when it tries to start an agent. */
+export function teammateSpawnRefusal(agent: ForkAgent): string | undefined {
+  const team = agent.input.team;
+  if (!team) return undefined;
+  return `You are "${agent.input.name ?? agent.agentId}", a teammate in team "${team.name}": a teammate cannot start teammates (a team's roster is flat) or agents of its own. Ask your lead for more hands (SendMessage to "lead").`;
+}
+
+/** Why this Agent call cannot start a teammate, before anything is asked of the root. */
+function teamCallProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput): string | undefined {
+  if (!config.teams) return 'Teams are not enabled for this agent tree (subAgents.teams): omit team_name and mode.';
+  if (input.team_name === undefined) return 'mode is for teammates only (a sub-agent\'s permissions come from its definition): give name and team_name to start a teammate, or omit mode.';
+  if (!input.name) return 'A teammate needs a name (unique in its team): give name with team_name.';
+  if (input.isolation === 'remote') return 'A teammate runs here, not on the remote workers: omit isolation "remote".';
+  if (!agent.inTreeLedger) return 'This agent tree keeps no ledger (it was started before teams existed): teammates cannot join it.';
+  return undefined;
+}
+
+/** A teammate's input: a background spawn with SendMessage and no Agent tools, its team, and its comms. */
+export function teammateChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, definition: AgentDefinition | undefined): ForkInputJson {
+  const { subAgents: _noAgents, ...base } = spawnChildInput(agent, input, config, definition, true);
+  const planApproval = input.mode === 'plan';
+  const comms = teammateComms({ team: input.team_name!, name: input.name!, lead: agent.input.name ? `"${agent.input.name}" (${agent.agentId})` : agent.agentId, planApproval });
+  return {
+    ...base,
+    tools: [...(base.tools ?? []).filter((t) => !isSubAgentTool(t.name)), sendMessageTool(true)],
+    team: { name: input.team_name!, lead: agent.agentId, ...(planApproval ? { planApproval: true } : {}) },
+    idleTimeout: config.teammateIdle,
+    // A teammate lives as long as its team: it continues as new on its lead's thresholds.
+    ...(agent.input.continueAsNew ? { continueAsNew: agent.input.continueAsNew } : {}),
+    prompt: `${comms}\n\n${base.prompt ?? input.prompt}`,
+  };
+}
+
+/** An Agent call with `team_name` (or `mode`): starts a teammate and answers `teammate_spawned`. */
+export async function teammateCall(agent: ForkAgent, use: ToolUseBlock, input: AgentToolInput, config: SubAgentsConfig): Promise<ToolResultBlock> {
+  const problem = teamCallProblem(agent, config, input);
+  if (problem) return errorResult(use.id, problem);
+  const definition = config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork');
+  const id = childIdFor(agent, input, 'spawn');
+  const why = await refusal(agent, config, input, { kind: 'spawn', definition });
+  if (why) return errorResult(use.id, why);
+  const admission = await admitted(agent, id, teammateChildInput(agent, input, config, definition), 'spawn');
+  if ('refused' in admission) return errorResult(use.id, admission.refused);
+  await startAdmitted(agent, id, () =>
+    startChildAgent(agent, { id, input: admission.input, agentInput: input, kind: 'spawn', toolUseId: use.id, mode: 'background', taskQueue: workflowInfo().taskQueue }),
+  );
+  return jsonResult(use.id, { status: 'teammate_spawned', teammate_id: id, name: input.name, team_name: input.team_name, note: leadComms(input.name!, input.team_name!) });
+}
