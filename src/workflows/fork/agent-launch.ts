@@ -23,7 +23,7 @@ import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } fro
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { admitChild, withdrawChild } from './tree-authority';
-import { teammateChildInput } from './team-spawn';
+import { teammateChildInput } from './team-input';
 import type { AdmitResult } from '../../shared/tree-ledger';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */

@@ -46,7 +46,7 @@ import { McpState } from './mcp-state';
 import { TurnControl } from './turn-control';
 import { FailoverBook, failoverStatus } from '../../shared/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
-import { TeamState } from './team-inbox';
+import { TeamState } from './team-state';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {

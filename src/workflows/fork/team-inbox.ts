@@ -12,40 +12,6 @@ import type { ForkAgent } from './agent';
 import { PEER_MESSAGES_PATCH } from './team-messages';
 import { treeTokenOf } from './tree-authority';
 
-/** The team part of an agent's state (a teammate's): carried across continue-as-new. This class is its only writer. */
-export class TeamState {
-  private shutdown = false;
-  private approved = false;
-
-  /** Its lead asked it to end: it ends at its next idle point instead of waiting. */
-  get shutdownRequested(): boolean {
-    return this.shutdown;
-  }
-
-  /** Plan mode is over: its lead approved its plan. */
-  get planApproved(): boolean {
-    return this.approved;
-  }
-
-  requestShutdown(): void {
-    this.shutdown = true;
-  }
-
-  approvePlan(): void {
-    this.approved = true;
-  }
-
-  carry(): { shutdown?: true; planApproved?: true } | undefined {
-    if (!this.shutdown && !this.approved) return undefined;
-    return { ...(this.shutdown ? { shutdown: true as const } : {}), ...(this.approved ? { planApproved: true as const } : {}) };
-  }
-
-  adopt(state: { shutdown?: boolean; planApproved?: boolean } | undefined): void {
-    this.shutdown = state?.shutdown === true;
-    this.approved = state?.planApproved === true;
-  }
-}
-
 /**
  * Why a message must be dropped, or undefined. A message with the tree's capability is from an
  * agent of the tree (its `from` and `fromName` were set by that agent's workflow); one that

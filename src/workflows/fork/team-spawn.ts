@@ -8,14 +8,13 @@
  */
 import { workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { isSubAgentTool, sendMessageTool, type AgentToolInput } from '../../shared/agent-tools';
-import type { AgentDefinition } from '../../shared/agents';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { leadComms, teammateComms } from '../../shared/team';
+import type { AgentToolInput } from '../../shared/agent-tools';
+import { leadComms } from '../../shared/team';
 import type { SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 import { admitted, refusal, startAdmitted } from './agent-launch';
-import { childIdFor, spawnChildInput } from './child-input';
+import { childIdFor } from './child-input';
+import { teammateChildInput } from './team-input';
 import { startChildAgent } from './children';
 import { errorResult, jsonResult } from './tool-results';
 
@@ -34,22 +33,6 @@ function teamCallProblem(agent: ForkAgent, config: SubAgentsConfig, input: Agent
   if (input.isolation === 'remote') return 'A teammate runs here, not on the remote workers: omit isolation "remote".';
   if (!agent.inTreeLedger) return 'This agent tree keeps no ledger (it was started before teams existed): teammates cannot join it.';
   return undefined;
-}
-
-/** A teammate's input: a background spawn with SendMessage and no Agent tools, its team, and its comms. */
-export function teammateChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, definition: AgentDefinition | undefined): ForkInputJson {
-  const { subAgents: _noAgents, ...base } = spawnChildInput(agent, input, config, definition, true);
-  const planApproval = input.mode === 'plan';
-  const comms = teammateComms({ team: input.team_name!, name: input.name!, lead: agent.input.name ? `"${agent.input.name}" (${agent.agentId})` : agent.agentId, planApproval });
-  return {
-    ...base,
-    tools: [...(base.tools ?? []).filter((t) => !isSubAgentTool(t.name)), sendMessageTool(true)],
-    team: { name: input.team_name!, lead: agent.agentId, ...(planApproval ? { planApproval: true } : {}) },
-    idleTimeout: config.teammateIdle,
-    // A teammate lives as long as its team: it continues as new on its lead's thresholds.
-    ...(agent.input.continueAsNew ? { continueAsNew: agent.input.continueAsNew } : {}),
-    prompt: `${comms}\n\n${base.prompt ?? input.prompt}`,
-  };
 }
 
 /** An Agent call with `team_name` (or `mode`): starts a teammate and answers `teammate_spawned`. */
