@@ -168,10 +168,11 @@ test('a 31-agent tree with a root budget: the model served no more than the budg
   const transcripts = (await Promise.all(ledger.map((a) => h.forkflow.transcript(a.agentId)))).flat();
   const unstarted = toolResultsIn(transcripts).filter((r) => r.text.includes('No token budget is left'));
   expect(stopped.filter((r) => r === 'budget_exhausted').length + unstarted.length).toBeGreaterThan(0);
-  // Every Agent call of the tree was admitted (in the ledger) or refused for want of budget: none lost.
-  // How many start before the budget runs out depends on how the siblings' calls interleave.
+  // No agent is in the ledger that no Agent call asked for, and no Agent call was both admitted and refused.
+  // How many start before the budget runs out depends on how the siblings' calls interleave (26 to 31
+  // seen), and a call can end neither way (CI run 14: 2 of 30, e.g. when its caller stopped first).
   const spawns = transcripts.flatMap((m) => (Array.isArray(m.content) && m.role === 'assistant' ? m.content : [])).filter((b) => b.type === 'tool_use' && b.name === 'Agent').length;
-  expect(ledger.length - 1 + unstarted.length).toBe(spawns);
+  expect(ledger.length - 1 + unstarted.length).toBeLessThanOrEqual(spawns);
   expect(ledger.length).toBeGreaterThanOrEqual(6);
   figures('budget tree', { budget: BUDGET, charged: chargedOf(entries), agentsRan: byAgentCount(entries), inLedger: ledger.length, requests: entries.length });
   // Every agent that made a request is in the ledger with exactly the usage the model served it.
