@@ -4,7 +4,7 @@
  * schedule …` with their output and exit codes.
  */
 import { startHarness, type Harness } from '../kit/env';
-import { runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
+import { boundClis, type ProcessResult } from '../kit/processes';
 import { waitFor } from '../kit/wait';
 
 let h: Harness;
@@ -13,13 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function temporal(...args: string[]): Promise<string> {
-  const r = await runTemporal([...args, '--address', h.env.address, '--namespace', h.env.namespace]);
-  if (r.status !== 0) throw new Error(`temporal ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
-
-const cli = (...args: string[]): Promise<ProcessResult> => runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, ...args]);
+const temporal = (...args: string[]): Promise<string> => boundClis(h.env, h.taskQueue).temporal(...args);
+const cli = (...args: string[]): Promise<ProcessResult> => boundClis(h.env, h.taskQueue).cli(...args);
 
 test('temporal workflow update execute --name interrupt stops a model call; forkflow interrupt then refuses, exit 1', async () => {
   await h.forkflow.start({ agentId: 'cli-int', prompt: 'Hang.\n@tool Glob {"pattern":"*"}\n@sleep 60000 @reply never' });

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, tempDir, type Harness } from '../kit/env';
-import { runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
+import { boundClis, runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
 import { agentStep, script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
@@ -16,13 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function temporal(...args: string[]): Promise<string> {
-  const r = await runTemporal([...args, '--address', h.env.address, '--namespace', h.env.namespace]);
-  if (r.status !== 0) throw new Error(`temporal ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return r.stdout;
-}
-
-const cli = (...args: string[]): Promise<ProcessResult> => runForkflow(['--address', h.env.address, '--task-queue', h.taskQueue, ...args]);
+const temporal = (...args: string[]): Promise<string> => boundClis(h.env, h.taskQueue).temporal(...args);
+const cli = (...args: string[]): Promise<ProcessResult> => boundClis(h.env, h.taskQueue).cli(...args);
 
 /** `temporal workflow query -o json` prints the query result as JSON. */
 interface StatusView {

@@ -90,6 +90,21 @@ export function runTemporal(args: string[]): Promise<ProcessResult> {
   return run(cli.path, args, { timeoutMs: 60_000 });
 }
 
+/**
+ * The `temporal` CLI and the forkflow CLI bound to a test server and task queue: `temporal`
+ * resolves with stdout and throws on a non-zero exit; `cli` resolves with the whole result.
+ */
+export function boundClis(env: { address: string; namespace: string }, taskQueue: string) {
+  return {
+    async temporal(...args: string[]): Promise<string> {
+      const r = await runTemporal([...args, '--address', env.address, '--namespace', env.namespace]);
+      if (r.status !== 0) throw new Error(`temporal ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
+      return r.stdout;
+    },
+    cli: (...args: string[]): Promise<ProcessResult> => runForkflow(['--address', env.address, '--task-queue', taskQueue, ...args]),
+  };
+}
+
 /** One exchange the offline model process finished (completed, aborted, rejected or fault). */
 export interface ServedEntry {
   seq: number;

@@ -6,17 +6,8 @@ import type { Command } from 'commander';
 import { DreamClient, type DreamScheduleView } from '../../client';
 import { printJson, table } from '../output';
 import type { GlobalOptions } from './agents';
+import { collect, specFromFlags, type SpecFlags } from './schedule-spec';
 import { addDreamConfigOptions, dreamConfigFrom, withDreamClient, type DreamConfigFlags } from './dream-flags';
-
-interface SpecFlags {
-  interval?: string;
-  offset?: string;
-  cron?: string[];
-  jitter?: string;
-  catchupWindow?: string;
-  paused?: boolean;
-  note?: string;
-}
 
 function seconds(ms: number | undefined): string | undefined {
   return ms === undefined ? undefined : `${Math.round(ms / 1000)}s`;
@@ -47,7 +38,6 @@ function printView(v: DreamScheduleView, json?: boolean): void {
   );
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerDreamScheduleCommands(dream: Command, globals: () => GlobalOptions): void {
   const schedule = dream.command('schedule').description("a scope's consolidation Schedule (overlap SKIP)");
@@ -64,15 +54,7 @@ export function registerDreamScheduleCommands(dream: Command, globals: () => Glo
     .action((flags: DreamConfigFlags & SpecFlags) => {
       const config = dreamConfigFrom(flags);
       return withDreamClient(globals(), async (client) => {
-        const spec = {
-          ...(flags.interval ? { every: flags.interval } : {}),
-          ...(flags.offset ? { offset: flags.offset } : {}),
-          ...(flags.cron ? { cron: flags.cron } : {}),
-          ...(flags.jitter ? { jitter: flags.jitter } : {}),
-          ...(flags.catchupWindow ? { catchupWindow: flags.catchupWindow } : {}),
-          ...(flags.paused ? { paused: true } : {}),
-          ...(flags.note ? { note: flags.note } : {}),
-        };
+        const spec = specFromFlags(flags);
         printView(await new DreamClient(client).schedules.create(config, spec), globals().json);
       });
     });

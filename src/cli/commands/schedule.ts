@@ -6,21 +6,14 @@ import type { Command } from 'commander';
 import type { PromptScheduleView } from '../../client';
 import { printJson, table } from '../output';
 import { withClient, type GlobalOptions } from './agents';
+import { collect, specFromFlags, type SpecFlags } from './schedule-spec';
 
-interface CreateFlags {
+interface CreateFlags extends SpecFlags {
   name?: string;
-  cron?: string[];
-  interval?: string;
-  offset?: string;
-  jitter?: string;
-  catchupWindow?: string;
-  paused?: boolean;
-  note?: string;
   summary?: string;
   from?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
 
 function specOf(v: PromptScheduleView): string {
@@ -51,15 +44,7 @@ export function registerScheduleCommands(program: Command, globals: () => Global
     .option('--from <who>', 'sender (default: schedule:<name>)')
     .action((agent: string, message: string, flags: CreateFlags) =>
       withClient(globals(), async (client) => {
-        const spec = {
-          ...(flags.interval ? { every: flags.interval } : {}),
-          ...(flags.offset ? { offset: flags.offset } : {}),
-          ...(flags.cron ? { cron: flags.cron } : {}),
-          ...(flags.jitter ? { jitter: flags.jitter } : {}),
-          ...(flags.catchupWindow ? { catchupWindow: flags.catchupWindow } : {}),
-          ...(flags.paused ? { paused: true } : {}),
-          ...(flags.note ? { note: flags.note } : {}),
-        };
+        const spec = specFromFlags(flags);
         const msg = { message, ...(flags.summary ? { summary: flags.summary } : {}), ...(flags.from ? { from: flags.from } : {}) };
         printViews([await client.schedules.create(flags.name ?? agent, agent, msg, spec)], globals().json);
       }),
