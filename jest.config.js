@@ -8,6 +8,11 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 module.exports = {
   testTimeout: 180_000,
   maxWorkers: 1,
+  // One test file at a time, but in a worker process that jest replaces once a file leaves it
+  // above this much heap: in one process for the whole run, the temporal project's heap grew
+  // past 1 GB within seven files, and the official CI's run ended with jest killed by a signal
+  // after 35 minutes. A worker also confines a crash to its own file.
+  workerIdleMemoryLimit: '800MB',
   projects: [
     {
       displayName: 'unit',
