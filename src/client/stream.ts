@@ -11,7 +11,7 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { streamReadQuery } from '../shared/messages';
-import { parseStreamEvent, type StreamEvent, type StreamReadResult } from '../shared/stream-events';
+import { parseStreamEvent, STREAM_READ_MAX_BACKOFF_MS, type StreamEvent, type StreamReadResult } from '../shared/stream-events';
 import { ForkflowError } from './errors';
 
 export interface StreamOptions {
@@ -100,7 +100,7 @@ export async function* streamEvents(temporal: Client, agentId: string, opts: Str
         failingSince ??= Date.now();
         if (Date.now() - failingSince > GIVE_UP_MS) throw err;
         if ((await pause(backoff)) === ABORTED) return ABORTED;
-        backoff = Math.min(backoff * 2, 2_000);
+        backoff = Math.min(backoff * 2, STREAM_READ_MAX_BACKOFF_MS);
       }
     }
   };

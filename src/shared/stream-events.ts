@@ -187,6 +187,12 @@ export function streamPreview(text: string, max = STREAM_PREVIEW_CHARS): { previ
   return { preview: text.length > max ? text.slice(0, max) : text, chars: text.length };
 }
 
+/**
+ * A reader whose reads fail (the agent's worker restarting, the server away) reads again after
+ * a pause that doubles up to this; the model activity's publisher waits longer than it for a
+ * reader to catch up before a call ends (src/activities/model/live-publisher.ts).
+ */
+export const STREAM_READ_MAX_BACKOFF_MS = 2_000;
 /** Seqs of one band: the live events sent between two recorded events (see above). */
 export const SEQ_BAND = 2 ** 20;
 /** Live events one attempt of a call may send (its `n` stays below this); attempts above MAX_LIVE_ATTEMPT stream nothing. */

@@ -2,7 +2,7 @@
  * Live streams (issue 15), end to end on the dev server with the offline model generating
  * paced text: a subscriber sees a fork's text as it is written, through a worker SIGKILLed
  * mid-call (the abandoned attempt marked, the retry's text whole); resumes from a seq after
- * a reconnect; follows the agent across continue-as-new with monotonic seqs; and `forkflow
+ * a reconnect; keeps a resent live batch once; follows the agent across continue-as-new with monotonic seqs; and `forkflow
  * watch` (with and without `--tree`) renders it in its own process.
  */
 import { spawn } from 'node:child_process';
@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
 import { StreamAssembler } from '../../src/shared/stream-assembly';
-import type { StreamEvent } from '../../src/shared/stream-events';
+import type { StreamEvent, StreamLiveInput } from '../../src/shared/stream-events';
+import { streamLiveQuery, streamReadQuery } from '../../src/shared/messages';
 import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
 import { forkflowArgs, startWorkerProcess } from '../kit/processes';
 import { bodyOf, messageRequests } from '../kit/requests';
@@ -117,6 +118,30 @@ test('a subscriber that reconnects resumes from the seq after the last one it sa
   for (const e of all) assembled.apply(e);
   expect(assembled.lastText()).toBe(result.text);
   expect(after.at(-1)?.type).toBe('done');
+});
+
+test('a live batch sent twice (its first answer lost) is kept once, at the same seqs', async () => {
+  const handle = await h.forkflow.fork({ agentId: 'live-twice', prompt: `Say it.\n@pace 200 @reply ${words('t', 40)}` }, { mode: 'forget' });
+  const wf = h.client.workflow.getHandle('live-twice');
+  // A made-up later attempt of turn 1, as a publisher resending after a failed query would send it.
+  const batch = {
+    turn: 1,
+    attempt: 7,
+    from: 0,
+    events: [
+      { v: 1, agentId: 'live-twice', type: 'turn-start', turn: 1, attempt: 7 },
+      { v: 1, agentId: 'live-twice', type: 'text-delta', turn: 1, attempt: 7, index: 0, text: 'once' },
+    ],
+  } as unknown as StreamLiveInput;
+  const first = await wf.query(streamLiveQuery, batch);
+  const again = await wf.query(streamLiveQuery, batch);
+  expect(first.kept).toBe(2);
+  expect(again.kept).toBe(0);
+  expect(again.lastSeq).toBe(first.lastSeq);
+  const read = await wf.query(streamReadQuery, { fromSeq: 0, now: Date.now() });
+  const ofAttempt7 = read.events.filter((e) => (e as { attempt?: number }).attempt === 7);
+  expect(ofAttempt7.map((e) => (e as { type: string }).type)).toEqual(['turn-start', 'text-delta']);
+  await handle.result();
 });
 
 test('the stream follows continue-as-new: one subscription, seqs monotonic across runs', async () => {

@@ -12,13 +12,13 @@
  * moment it does, so a late subscriber still gets the call whole. While sending, consecutive
  * deltas of one content block become one event per tick (the batch interval), and one query
  * is in flight at a time, carrying whatever queued meanwhile. Streaming never fails a call: a
- * query that fails is logged and the rest of the call goes unstreamed (the result, not the
- * stream, is the record).
+ * query that fails is sent again for a while (the workflow keeps each event once), then logged,
+ * and the rest of the call goes unstreamed (the result, not the stream, is the record).
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
 import type { MessageParam } from '../../shared/anthropic';
-import { LIVE_SEQ_PER_ATTEMPT, MAX_LIVE_ATTEMPT, type PublishedStreamEvent, type StreamLiveAck, type StreamLiveInput } from '../../shared/stream-events';
+import { LIVE_SEQ_PER_ATTEMPT, MAX_LIVE_ATTEMPT, STREAM_READ_MAX_BACKOFF_MS, type PublishedStreamEvent, type StreamLiveAck, type StreamLiveInput } from '../../shared/stream-events';
 import { streamLiveQuery, streamWatchedQuery } from '../../shared/messages';
 
 export interface LiveStreamOptions {
@@ -38,9 +38,16 @@ const DRAIN_MS = 5_000;
 /**
  * Then, how long it waits for a reader to have read them, asking every LINGER_STEP_MS: the run
  * may close right after the call, and a closed run answers reads from replay, without its
- * live events (a reader that missed them still has the reply whole in `turn-end`).
+ * live events (a reader that missed them still has the reply whole in `turn-end`). Longer than
+ * a reader's longest pause between failed reads, so that a subscriber still backing off from
+ * a worker's crash reads the retried call before the run closes. A reader that keeps up ends
+ * the wait within a poll.
  */
-const LINGER_MS = 500;
+const LINGER_MS = STREAM_READ_MAX_BACKOFF_MS + 500;
+/** A send that fails is sent again after this long, doubling up to SEND_RETRY_MAX_MS, for at most SEND_GIVE_UP_MS. */
+const SEND_RETRY_FIRST_MS = 100;
+const SEND_RETRY_MAX_MS = 1_000;
+const SEND_GIVE_UP_MS = 10_000;
 const LINGER_STEP_MS = 20;
 
 /**
@@ -85,8 +92,14 @@ export class LivePublisher {
   private drained?: () => void;
   /** The seq the workflow gave this call's last event (from its answer). */
   private lastSeq?: number;
+  /** Since when sends have failed without a success between (undefined: the last one worked). */
+  private failingSince?: number;
+  private retryDelay = SEND_RETRY_FIRST_MS;
+  /** close() has returned: what is still queued is dropped. */
+  private finished = false;
 
-  private constructor(
+  /** Built by open() in an activity; a test builds one with its own send and watched query. */
+  constructor(
     private readonly sendLive: Send,
     private readonly workflowId: string,
     private readonly agentId: string,
@@ -201,13 +214,14 @@ export class LivePublisher {
     if (!this.watched && this.looked) await this.checkWatched();
     this.closed = true;
     clearTimeout(this.checking);
-    if (!this.watched) return;
+    if (!this.watched) return void (this.finished = true);
     if (this.outbox.length > 0 || this.inFlight) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([new Promise<void>((resolve) => (this.drained = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
       clearTimeout(timer);
     }
     await this.lingerForReader();
+    this.finished = true;
   }
 
   /** Waits (at most LINGER_MS) until a reader has been given this call's last event. */
@@ -268,7 +282,7 @@ export class LivePublisher {
 
   /** One query at a time, carrying everything queued; the next goes when it returns. */
   private pump(): void {
-    if (this.inFlight) return;
+    if (this.inFlight || this.finished) return;
     if (this.outbox.length === 0 || this.failed) {
       this.drained?.();
       return;
@@ -285,11 +299,24 @@ export class LivePublisher {
     this.sent += events.length;
     this.inFlight = this.sendLive({ turn: this.turn, attempt: this.attempt, from, events }).then(
       (ack) => {
+        this.failingSince = undefined;
+        this.retryDelay = SEND_RETRY_FIRST_MS;
         if (ack.lastSeq !== undefined) this.lastSeq = ack.lastSeq;
       },
-      (err: unknown) => {
-        this.failed = true;
-        this.warn(err);
+      async (err: unknown) => {
+        // A workflow briefly out of reach (its worker restarting after a crash, as when this
+        // call is the retry of one cut off) gets the same batch again, with the same `from`:
+        // the workflow keeps each event once. Past SEND_GIVE_UP_MS the call goes unstreamed.
+        this.failingSince ??= Date.now();
+        if (Date.now() - this.failingSince > SEND_GIVE_UP_MS || this.finished) {
+          this.failed = true;
+          return this.warn(err);
+        }
+        this.debug('live stream: a send went unanswered; sending it again', err);
+        this.outbox.unshift(...events);
+        this.sent = from;
+        await new Promise((resolve) => setTimeout(resolve, this.retryDelay).unref());
+        this.retryDelay = Math.min(this.retryDelay * 2, SEND_RETRY_MAX_MS);
       },
     );
     void this.inFlight.finally(() => {

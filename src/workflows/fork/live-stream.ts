@@ -83,7 +83,9 @@ export class LiveStream {
   /** Polls waiting in the handler right now. */
   private polling = 0;
   /** Live events (deltas) by seq, as the model activity sent them; memory only, see above. */
-  private readonly liveEvents: { seq: number; turn: number; chars: number; event: Record<string, unknown> }[] = [];
+  private readonly liveEvents: { seq: number; turn: number; chars: number; event: Record<string, unknown>; key: string }[] = [];
+  /** The seq of each of liveEvents by its key: a batch the publisher sends again (its first answer lost) is kept once. */
+  private readonly liveKeys = new Map<string, number>();
   private liveChars = 0;
   /** When a reader last read, by its clock (`streamRead`'s `now`), and the highest seq one was given. */
   private lastReadAt?: number;
@@ -173,15 +175,21 @@ export class LiveStream {
       if (event.agentId !== this.agentId || event.turn !== input.turn || event.attempt !== input.attempt) return;
       // A tool's progress comes with its lane, a model call's deltas without one (stream-events.ts).
       if ((type === 'tool-progress') !== (input.lane !== undefined)) return;
+      const key = `${input.turn}:${input.lane !== undefined ? `lane${input.lane}` : `attempt${input.attempt}`}:${n}`;
+      const known = this.liveKeys.get(key);
+      if (known !== undefined) return void (lastSeq = known);
       const chars = JSON.stringify(event).length;
       lastSeq = liveSeq(logEnd, input.lane ?? input.attempt, n);
-      this.liveEvents.push({ seq: lastSeq, turn: input.turn, chars, event });
+      this.liveEvents.push({ seq: lastSeq, turn: input.turn, chars, event, key });
+      this.liveKeys.set(key, lastSeq);
       this.liveChars += chars;
       kept++;
     });
     // Readers lag by a poll or two: two turns' worth is plenty, and the reply is recorded anyway.
     while (this.liveEvents.length > 0 && (this.liveChars > LIVE_KEPT_CHARS || this.liveEvents[0]!.turn < input.turn - 1)) {
-      this.liveChars -= this.liveEvents.shift()!.chars;
+      const dropped = this.liveEvents.shift()!;
+      this.liveChars -= dropped.chars;
+      this.liveKeys.delete(dropped.key);
     }
     return { kept, ...(lastSeq !== undefined ? { lastSeq } : {}), readUpTo: this.readUpToSeq };
   }
