@@ -23,11 +23,11 @@ test('a send that fails is sent again with the same from; every event reaches th
   const calls: StreamLiveInput[] = [];
   const kept = new Map<number, unknown>();
   let failures = 2;
-  const send: Send = async (input) => {
+  const send: Send = (input) => {
     calls.push(structuredClone(input));
-    if (failures-- > 0) throw new Error('workflow unreachable (its worker restarting)');
+    if (failures-- > 0) return Promise.reject(new Error('workflow unreachable (its worker restarting)'));
     input.events.forEach((e, i) => kept.set(input.from + i, e));
-    return { kept: input.events.length, lastSeq: 1000 + input.from + input.events.length - 1, readUpTo: 1_000_000 };
+    return Promise.resolve({ kept: input.events.length, lastSeq: 1000 + input.from + input.events.length - 1, readUpTo: 1_000_000 });
   };
   const p = publisher(send);
   p.start('m');
