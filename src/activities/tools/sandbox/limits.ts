@@ -11,7 +11,7 @@
  * The wall-clock timeout of the call (timeout_ms) still applies on top.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The limits of one call. */
@@ -159,8 +159,15 @@ export function releaseCgroup(procs: string): void {
   }
 }
 
-/** Removes leftover per-call cgroups of earlier worker processes (empty ones only). */
-export function sweepCgroups(cap: ProcessCap): void {
+/**
+ * A per-call cgroup younger than this is never swept: another worker process on the host
+ * (sharing this cgroup) may have just created it, its shell not yet in it. CI saw a worker
+ * starting up remove a running test's fresh cgroup that way, and the call failed.
+ */
+export const SWEEP_MIN_AGE_MS = 60_000;
+
+/** Removes leftover per-call cgroups of earlier worker processes (empty ones, at least SWEEP_MIN_AGE_MS old). */
+export function sweepCgroups(cap: ProcessCap, now = Date.now()): void {
   if (cap.kind !== 'cgroup') return;
   let names: string[];
   try {
@@ -170,10 +177,12 @@ export function sweepCgroups(cap: ProcessCap): void {
   }
   for (const name of names) {
     if (!/^[0-9a-f-]{36}$/.test(name)) continue;
+    const dir = path.join(cap.dir, name);
     try {
-      rmdirSync(path.join(cap.dir, name));
+      if (now - statSync(dir).mtimeMs < SWEEP_MIN_AGE_MS) continue;
+      rmdirSync(dir);
     } catch {
-      // not empty or not ours
+      // not empty, gone already, or not ours
     }
   }
 }
