@@ -85,7 +85,11 @@ export function createLedgerClient(client: Client, pause: (ms: number) => Promis
     charge: (rootId, req) =>
       whileServerBusy(() => client.workflow.getHandle(rootId).executeUpdate(chargeTokensUpdate, { args: [req] }), pause).catch((err: unknown) => {
         if (!rootGone(err)) throw err;
-        log.warn('charge not recorded: the tree root does not answer', { rootId, agentId: req.agentId, error: err instanceof Error ? `${err.name}: ${(err.cause as Error | undefined)?.message ?? err.message}` : String(err) });
+        const fields = { rootId, agentId: req.agentId, error: err instanceof Error ? `${err.name}: ${(err.cause as Error | undefined)?.message ?? err.message}` : String(err) };
+        // A closed tree is the expected case (an agent resumed after its tree ended: nothing
+        // left to share or bound); a root that refused the charge is not.
+        if (err instanceof Error && err.name === 'WorkflowNotFoundError') log.info('charge not recorded: the tree is closed', fields);
+        else log.warn('charge not recorded: the tree root refused it', fields);
         return false;
       }),
   };
