@@ -34,7 +34,7 @@ export function demoScenario(offline: boolean): DemoScenario {
   return {
     parentPrompt: lines(
       'Survey this repository and pick three areas worth a closer look.',
-      '@sleep 400 @tool Glob {"pattern":"src/*"}',
+      '@sleep 400 @tool Glob {"pattern":"src/*/index.ts"}',
       '@sleep 400 @tool Read {"file_path":"src/workflows/fork/fork-workflow.ts"}',
       // Paced like a generating model, so the demo's live stream shows the text arriving.
       '@pace 40 @reply Three areas stand out: the turn loop (src/workflows), the offline model (src/offline) and the tools (src/activities/tools).',
@@ -107,7 +107,7 @@ export function treeScenario(offline: boolean): TreeScenario {
   return {
     rootPrompt: lines(
       'Plan a review of this repository.',
-      '@sleep 400 @tool Glob {"pattern":"src/*"}',
+      '@sleep 400 @tool Glob {"pattern":"src/*/index.ts"}',
       `@sleep 400 @tools ${JSON.stringify([fork, review])}`,
       '@sleep 300 @reply Waiting for the fork and the reviewer.',
       '@sleep 300 @reply One report is in.',
