@@ -105,7 +105,7 @@ test("a definition's effort reaches its agent's requests as output_config.effort
 
   // Visibility lists it with its colour (its start memo): what the web view, `top` and `watch --tree` show.
   const rows = await waitFor(async () => {
-    const listed = await h.forkflow.list({ query: "ForkRootId = 'fields-effort'" });
+    const listed = await h.forkflow.list({ query: "ForkParentId = 'fields-effort'" });
     return listed.length === 2 && listed.some((r) => r.color) ? listed : undefined;
   }, 'the sub-agents in visibility');
   expect(rows.find((r) => r.agentId === paintId)).toMatchObject({ color: 'cyan' });
@@ -127,5 +127,9 @@ test("an agent's effort (ForkInput.effort) goes on every request of its own and 
   for (const e of mine) expect(bodyOf(e).output_config).toEqual({ effort: 'high' });
   expect(await h.forkflow.status('fields-effort-root')).toMatchObject({ color: 'red', effort: 'high' });
   // A fork takes its caller's effort, not its colour (a colour names a definition).
+  expect(await h.forkflow.status('fields-effort-root.fork-1')).toMatchObject({ effort: 'high' });
   expect(await h.forkflow.status('fields-effort-root.fork-1')).not.toHaveProperty('color');
+  // A root's colour rides in the memo the client starts it with.
+  const root = await waitFor(async () => (await h.forkflow.list({ query: "ForkAgentId = 'fields-effort-root'" }))[0], 'the root in visibility');
+  expect(root.color).toBe('red');
 });

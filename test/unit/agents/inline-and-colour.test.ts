@@ -67,8 +67,8 @@ describe('colour', () => {
 
   it('shows in `forkflow top` (a colour column only when some agent has one) and in `watch --tree` lines', () => {
     const coloured = renderTop({ at: 'now', agents: { query: 'q', open: 2, listed: 2, groups: [{ label: 'review', state: 'running', color: 'green', count: 1 }, { label: 'other', state: 'idle', count: 1 }] } });
-    expect(coloured).toMatch(/label +colour +state +agents/);
-    expect(coloured).toMatch(/review +green +running +1/);
+    expect(coloured).toMatch(/│ label +│ colour +│ state +│ agents +│/);
+    expect(coloured).toMatch(/│ review +│ green +│ running +│ 1 +│/);
     const plain = renderTop({ at: 'now', agents: { query: 'q', open: 1, listed: 1, groups: [{ label: 'other', state: 'idle', count: 1 }] } });
     expect(plain).not.toContain('colour');
     const rows = [{ ...toAgentRow(info({ [COLOR_MEMO_KEY]: 'green' })), label: 'review' }];
