@@ -12,6 +12,8 @@ const TERMINAL = new Set(['completed', 'failed', 'killed', 'timeout']);
 const INPUT_PREVIEW_CHARS = 300;
 
 const $ = (id) => document.getElementById(id);
+// An agent definition's colours (seed 001 `color`); anything else is not shown.
+const COLORS = new Set(['red', 'orange', 'yellow', 'green', 'cyan', 'blue', 'purple', 'pink']);
 
 /** An element with classes and text children (strings become text nodes, never markup). */
 function el(tag, className, ...children) {
@@ -80,6 +82,12 @@ function agentItem(node) {
   button.type = 'button';
   button.addEventListener('click', () => select(r.agentId));
   const row = el('div', r.agentId === selected ? 'row selected' : 'row', button);
+  // Its colour, from its definition: a swatch before its id.
+  if (COLORS.has(r.color)) {
+    const swatch = el('span', `swatch color-${r.color}`);
+    swatch.title = r.color;
+    row.prepend(swatch);
+  }
   if (r.label) row.append(el('span', 'label', r.label));
   // A fork from a point of its parent: which turn it started from.
   if (r.parentTurn !== undefined && r.parentTurn !== null) row.append(el('span', 'origin', `from turn ${fmt(r.parentTurn)} of ${r.parentId}`));

@@ -1,6 +1,8 @@
 /** A listed agent: what `forkflow list` and `client.list()` show, from visibility alone. */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { SA } from '../shared/search-attributes';
+import type { AgentColor } from '../shared/agents';
+import { colorMemo, colorOfMemo } from '../shared/agent-color';
 
 export interface AgentRow {
   agentId: string;
@@ -20,6 +22,8 @@ export interface AgentRow {
   closeTime?: string;
   turns?: number;
   totalTokens?: number;
+  /** Its display colour (a definition's `color`, or ForkInput.color), from its start memo. */
+  color?: AgentColor;
 }
 
 /**
@@ -28,9 +32,10 @@ export interface AgentRow {
  */
 export const HIDDEN_MEMO = { forkflowHidden: true } as const;
 
-/** The start memo of a fork: hidden when it runs with skipTranscript, none otherwise. */
-export function startMemo(v: { skipTranscript?: boolean }): { memo?: typeof HIDDEN_MEMO } {
-  return v.skipTranscript ? { memo: HIDDEN_MEMO } : {};
+/** The start memo of a fork: hidden when it runs with skipTranscript, its colour when it has one, none otherwise. */
+export function startMemo(v: { skipTranscript?: boolean; color?: AgentColor }): { memo?: Record<string, unknown> } {
+  const memo = { ...(v.skipTranscript ? HIDDEN_MEMO : {}), ...colorMemo(v) };
+  return Object.keys(memo).length > 0 ? { memo } : {};
 }
 
 /** True for a fork started hidden (see {@link HIDDEN_MEMO}). */
@@ -40,6 +45,7 @@ export function isHidden(info: Pick<WorkflowExecutionInfo, 'memo'>): boolean {
 
 export function toAgentRow(info: WorkflowExecutionInfo): AgentRow {
   const sa = info.typedSearchAttributes;
+  const color = colorOfMemo(info.memo);
   return {
     agentId: sa.get(SA.agentId) ?? info.workflowId,
     workflowId: info.workflowId,
@@ -56,5 +62,6 @@ export function toAgentRow(info: WorkflowExecutionInfo): AgentRow {
     closeTime: info.closeTime?.toISOString(),
     turns: sa.get(SA.turns),
     totalTokens: sa.get(SA.totalTokens),
+    ...(color ? { color } : {}),
   };
 }

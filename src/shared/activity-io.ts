@@ -8,6 +8,7 @@ import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
 import type { ContextCallSpec, ProviderCompaction } from './context/call';
 import type { NetworkAllowance } from './network';
+import type { EffortLevel } from './agents';
 
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
 export interface RunRef {
@@ -102,6 +103,8 @@ export interface ModelCallInput {
    * recorded before context management: the whole conversation, no checks.
    */
   context?: ContextCallSpec;
+  /** The agent's effort, sent as `output_config.effort` (ForkInput.effort). Absent: not sent, as before it existed. */
+  effort?: EffortLevel;
 }
 
 export interface ModelCallResult {

@@ -117,6 +117,7 @@ export interface AgentDefinition {
    * A call's `provider` wins over it; refused at the start and at launch when the tree has no such provider.
    */
   provider?: string;
+  /** Its requests carry `output_config: { effort }` (the agent's ForkInput.effort); absent: none is sent. */
   effort?: EffortLevel;
   permissionMode?: PermissionMode;
   maxTurns?: number;
@@ -126,6 +127,7 @@ export interface AgentDefinition {
   isolation?: IsolationMode;
   /** `batch`: its model calls go through the Message Batches API (for work nobody waits on); absent: its caller's. */
   delivery?: (typeof DELIVERY_MODES)[number];
+  /** Its display colour: in its status and start memo (src/shared/agent-color.ts), shown by the web view, `top` and `watch`. */
   color?: AgentColor;
   /** Put before the first user turn. */
   initialPrompt?: string;

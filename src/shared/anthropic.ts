@@ -126,6 +126,8 @@ export interface MessagesRequest {
   context_management?: { edits?: ContextEdit[] };
   /** The provider's MCP connector (a parent snapshot's, carried as it was). */
   mcp_servers?: Record<string, unknown>[];
+  /** How much effort the model puts into its reply (an agent's `effort`); absent: the model's default. */
+  output_config?: { effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max' };
 }
 
 /** Token usage in forkflow's camel-case form (the public `status` contract). */

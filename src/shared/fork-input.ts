@@ -18,7 +18,8 @@ import { budgetSchema, DEFAULT_MAX_TOKENS } from './budget';
 import { cacheWhileWaitingSchema } from './cache-warmth';
 import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
-import { DELIVERY_MODES, PERMISSION_MODES } from './agents';
+import { AGENT_COLORS, DELIVERY_MODES, EFFORT_LEVELS, PERMISSION_MODES } from './agents';
+import { inlineDefinitionProblems } from './agent-honoured';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import type { ProviderCatalogue } from './agent-provider';
 import { providerNameSchema } from './model-allowlist';
@@ -118,6 +119,13 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   model: z.string().min(1).optional(),
   thinking: thinkingConfigSchema.optional(),
   maxOutputTokens: z.number().int().min(1).max(128_000).optional(),
+  /**
+   * How much effort the model puts into each reply, sent as `output_config.effort` (absent: not
+   * sent, the model's default). A named sub-agent takes its definition's `effort`; a fork its caller's.
+   */
+  effort: z.enum(EFFORT_LEVELS).optional(),
+  /** The colour it is shown in (web view, `forkflow top`, `watch`, status); a named sub-agent takes its definition's. */
+  color: z.enum(AGENT_COLORS).optional(),
 
   forkLabel: z.string().min(1).max(200).default(DEFAULTS.forkLabel),
   querySource: z.string().min(1).max(200).default(FORK_QUERY_SOURCE),
@@ -320,6 +328,9 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
     (v.subAgents?.agents ?? []).forEach((a, i) => {
       const refused = definitionProviderProblem(a, v.subAgents!);
       if (refused) ctx.addIssue({ code: 'custom', message: refused, path: ['subAgents', 'agents', i, 'provider'] });
+      // Checked where a tree starts: a run continuing, or a sub-agent inheriting its tree's agents, keeps what it started with.
+      if (v.continuation || v.parentAgentId) return;
+      for (const p of inlineDefinitionProblems(a)) ctx.addIssue({ code: 'custom', message: p.message, path: ['subAgents', 'agents', i, p.field] });
     });
   })
   .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })

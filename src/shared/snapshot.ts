@@ -48,6 +48,8 @@ const parentRequestSchema = schemaOnce('snapshot#parentRequestSchema', () => z.l
 const KNOWN_FIELDS = new Set([
   'model', 'messages', 'system', 'tools', 'thinking', 'tool_choice', 'max_tokens', 'temperature', 'top_p', 'top_k', 'mcp_servers',
   'metadata', 'stream', 'stop_sequences', 'service_tier',
+  // The reply's effort: not part of the prompt (a fork's own is ForkInput.effort).
+  'output_config',
   // Automatic caching: forkflow places its own breakpoints (src/shared/request.ts).
   'cache_control',
 ]);

@@ -1,6 +1,6 @@
 /** The shapes of `status` (query) and the workflow result: the public read contract. */
 import type { Usage } from './anthropic';
-import type { PermissionMode } from './agents';
+import type { AgentColor, EffortLevel, PermissionMode } from './agents';
 import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
 import type { CarriedCache } from './cache-break';
@@ -46,6 +46,10 @@ export interface ForkStatus extends Lineage {
   error?: string;
   forkLabel: string;
   querySource: string;
+  /** Its display colour (a definition's `color`, or ForkInput.color); absent: none. */
+  color?: AgentColor;
+  /** The effort its requests carry (`output_config.effort`); absent: none is sent. */
+  effort?: EffortLevel;
   parentAgentId?: string;
   rootAgentId: string;
   model: string;

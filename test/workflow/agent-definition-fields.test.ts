@@ -2,13 +2,17 @@
  * A named agent's definition fields at run time (seed 001, "Agent Definition 字段"): with the
  * fork gate off and no `run_in_background` in the call, `background: true` still runs it in
  * the background; `initialPrompt` opens its first turn; `skills` are preloaded into its
- * system prompt (a plugin-style name by its suffix); `maxTurns` stops its loop.
+ * system prompt (a plugin-style name by its suffix); `maxTurns` stops its loop; `effort`
+ * reaches its requests as `output_config.effort` (a fork takes its caller's); `color` is in
+ * its status and its visibility row (memo), where the web view, `top` and `watch` read it.
  */
 import { textOf } from '../../src/shared/anthropic';
 import type { AgentDefinition } from '../../src/shared/agents';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn } from '../kit/tree';
+import { waitFor } from '../kit/wait';
+import { treeLines } from '../../src/cli/watch/render';
 
 let h: Harness;
 beforeAll(async () => {
@@ -68,4 +72,64 @@ test("a definition's maxTurns ends its loop at that many turns; without backgrou
   expect(answer!.json?.status).not.toBe('async_launched');
   expect(answer!.json).toMatchObject({ note: expect.stringContaining('SendMessage to "fields-turns.spawn-1"') as string });
   expect((await h.forkflow.status('fields-turns.spawn-1')).turns).toBe(2);
+});
+
+const painter: AgentDefinition = { name: 'painter', description: 'Paints.', systemPrompt: 'You paint carefully.', sourceFile: 'painter.md', effort: 'low', color: 'cyan', tools: ['Glob'] };
+const plain: AgentDefinition = { name: 'plain', description: 'Plain.', systemPrompt: 'You are plain.', sourceFile: 'plain.md', tools: ['Glob'] };
+
+/** The requests whose system prompt contains `marker`. */
+const requestsWith = (marker: string) => messageRequests(h.model).filter((e) => JSON.stringify(bodyOf(e).system ?? '').includes(marker));
+
+test("a definition's effort reaches its agent's requests as output_config.effort, and only its; its colour is in its status and its listing", async () => {
+  const prompt = script(
+    'Delegate twice.',
+    agentStep({ description: 'paint', subagent_type: 'painter', prompt: 'Paint it.\n@reply painted' }),
+    agentStep({ description: 'plain', subagent_type: 'plain', prompt: 'Do it plainly.\n@reply plain done' }),
+    '@reply both done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'fields-effort', prompt, system: 'You are the lead.', subAgents: { forkGate: false, agents: [painter, plain] } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'both done' });
+
+  const painted = requestsWith('You paint carefully.');
+  expect(painted.length).toBeGreaterThan(0);
+  for (const e of painted) expect(bodyOf(e).output_config).toEqual({ effort: 'low' });
+  // Neither the agent without one nor its caller sends the field at all (their bytes are as before).
+  for (const e of [...requestsWith('You are plain.'), ...requestsWith('You are the lead.')]) expect(bodyOf(e)).not.toHaveProperty('output_config');
+  expect(requestsWith('You are plain.').length).toBeGreaterThan(0);
+
+  const [paintId, plainId] = ['fields-effort.spawn-1', 'fields-effort.spawn-2'];
+  expect(await h.forkflow.status(paintId)).toMatchObject({ color: 'cyan', effort: 'low' });
+  const plainStatus = await h.forkflow.status(plainId);
+  expect(plainStatus).not.toHaveProperty('color');
+  expect(plainStatus).not.toHaveProperty('effort');
+
+  // Visibility lists it with its colour (its start memo): what the web view, `top` and `watch --tree` show.
+  const rows = await waitFor(async () => {
+    const listed = await h.forkflow.list({ query: "ForkParentId = 'fields-effort'" });
+    return listed.length === 2 && listed.some((r) => r.color) ? listed : undefined;
+  }, 'the sub-agents in visibility');
+  expect(rows.find((r) => r.agentId === paintId)).toMatchObject({ color: 'cyan' });
+  expect(rows.find((r) => r.agentId === plainId)).not.toHaveProperty('color');
+  const lines = treeLines(rows, paintId);
+  expect(lines.find((l) => l.includes(paintId))).toContain(`${paintId} (cyan) [paint]`);
+  expect(lines.find((l) => l.includes(plainId))).not.toContain('(');
+});
+
+test("an agent's effort (ForkInput.effort) goes on every request of its own and of its forks", async () => {
+  const prompt = script('Fork once.', agentStep({ description: 'forked', prompt: 'Forked work.\n@reply forked done' }), '@reply waiting', '@reply saw the report');
+  const result = await h.forkflow.startAgent({ agentId: 'fields-effort-root', prompt, system: 'You are the effortful root.', effort: 'high', color: 'red' }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'saw the report' });
+  const mine = requestsWith('You are the effortful root.');
+  // The fork's own request: its opening (the fork rules) ends its messages.
+  const forked = mine.filter((e) => JSON.stringify(bodyOf(e).messages.at(-1)).includes('forkflow-worker'));
+  expect(forked.length).toBeGreaterThan(0);
+  expect(mine.length).toBeGreaterThan(forked.length);
+  for (const e of mine) expect(bodyOf(e).output_config).toEqual({ effort: 'high' });
+  expect(await h.forkflow.status('fields-effort-root')).toMatchObject({ color: 'red', effort: 'high' });
+  // A fork takes its caller's effort, not its colour (a colour names a definition).
+  expect(await h.forkflow.status('fields-effort-root.fork-1')).toMatchObject({ effort: 'high' });
+  expect(await h.forkflow.status('fields-effort-root.fork-1')).not.toHaveProperty('color');
+  // A root's colour rides in the memo the client starts it with.
+  const root = await waitFor(async () => (await h.forkflow.list({ query: "ForkAgentId = 'fields-effort-root'" }))[0], 'the root in visibility');
+  expect(root.color).toBe('red');
 });

@@ -160,7 +160,9 @@ export async function requestFor(deps: Pick<ModelDeps, 'conversations'>, input: 
   const from = input.context?.from ?? 0;
   const messages = viewMessages(all, input.context);
   const sharedPrefixEnd = shifted(input.sharedPrefixEnd, from);
-  const built = buildMessagesRequest(context, messages, { ...(sharedPrefixEnd ? { sharedPrefixEnd } : {}), ...(input.cacheTtl ? { ttl: input.cacheTtl } : {}) });
+  const made = buildMessagesRequest(context, messages, { ...(sharedPrefixEnd ? { sharedPrefixEnd } : {}), ...(input.cacheTtl ? { ttl: input.cacheTtl } : {}) });
+  // The agent's effort (ForkInput.effort); an agent without one sends the request it always did.
+  const built = input.effort ? { ...made, output_config: { effort: input.effort } } : made;
   // A keep-alive only re-reads the prefix: the least output the API allows.
   const body = input.keepAlive ? { ...built, max_tokens: keepAliveMaxTokens(built) } : built;
   return { body, facts: requestFacts(context, body, input.prefixAt, chainUnmarkedNative) };

@@ -138,7 +138,7 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
         }
         for await (const s of client.watch(agentId, { intervalMs: flags.interval ?? 500 })) {
           if (globals().json) process.stdout.write(`${JSON.stringify(s)}\n`);
-          else process.stdout.write(`${new Date().toISOString()} ${s.state} turn ${s.turns}/${s.maxTurns} · ${s.toolUses} tools · ${formatUsage(s.usage)}${s.activity ? ` · ${s.activity}` : ''}${s.lastText ? ` · ${truncate(s.lastText, 60)}` : ''}\n`);
+          else process.stdout.write(`${new Date().toISOString()}${s.color ? ` (${s.color})` : ''} ${s.state} turn ${s.turns}/${s.maxTurns} · ${s.toolUses} tools · ${formatUsage(s.usage)}${s.activity ? ` · ${s.activity}` : ''}${s.lastText ? ` · ${truncate(s.lastText, 60)}` : ''}\n`);
         }
       }),
     );

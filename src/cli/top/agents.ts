@@ -6,10 +6,13 @@
  */
 import type { ForkflowClient } from '../../client';
 import { WORKFLOW_TYPES } from '../../shared/constants';
+import type { AgentColor } from '../../shared/agents';
 
 export interface AgentGroup {
   label: string;
   state: string;
+  /** The agents' colour (their definition's `color`), when they have one. */
+  color?: AgentColor;
   count: number;
 }
 
@@ -39,8 +42,8 @@ export async function countOpenAgents(client: ForkflowClient, opts: { query?: st
   for (const row of rows) {
     const label = row.label ?? '';
     const state = row.state ?? 'unknown';
-    const key = JSON.stringify([label, state]);
-    const group = groups.get(key) ?? { label, state, count: 0 };
+    const key = JSON.stringify([label, state, row.color ?? '']);
+    const group = groups.get(key) ?? { label, state, ...(row.color ? { color: row.color } : {}), count: 0 };
     group.count += 1;
     groups.set(key, group);
   }

@@ -8,6 +8,8 @@ function agentsBlock(s: TopSnapshot): string {
   if ('error' in a) return `agents: visibility unavailable (${a.error})`;
   const head = `agents: ${a.open} open${a.listed < a.open ? ` (grouped over the first ${a.listed})` : ''}`;
   if (a.groups.length === 0) return head;
+  // A colour column only when some agent has a colour (its definition's `color`).
+  if (a.groups.some((g) => g.color)) return `${head}\n${table(['label', 'colour', 'state', 'agents'], a.groups.map((g) => [g.label, g.color ?? '', g.state, g.count]))}`;
   return `${head}\n${table(['label', 'state', 'agents'], a.groups.map((g) => [g.label, g.state, g.count]))}`;
 }
 

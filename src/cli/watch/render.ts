@@ -110,7 +110,7 @@ export function treeLines(agents: AgentRow[], focus: string): string[] {
   const walk = (parent: string | undefined, depth: number) => {
     for (const a of (byParent.get(parent) ?? []).sort((x, y) => x.startTime.localeCompare(y.startTime))) {
       const facts = [a.state ?? a.temporalStatus.toLowerCase(), a.turns !== undefined ? `${a.turns} turns` : undefined, a.totalTokens !== undefined ? `${a.totalTokens} tokens` : undefined].filter(Boolean);
-      out.push(`${a.agentId === focus ? '▶' : ' '} ${'  '.repeat(depth)}${a.agentId}${a.label ? ` [${a.label}]` : ''} · ${facts.join(' · ')}`);
+      out.push(`${a.agentId === focus ? '▶' : ' '} ${'  '.repeat(depth)}${a.agentId}${a.color ? ` (${a.color})` : ''}${a.label ? ` [${a.label}]` : ''} · ${facts.join(' · ')}`);
       walk(a.agentId, depth + 1);
     }
   };

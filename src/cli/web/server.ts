@@ -108,6 +108,7 @@ export function statusView(s: ForkStatus) {
     agentId: s.agentId,
     name: s.name,
     forkLabel: s.forkLabel,
+    color: s.color,
     state: s.state,
     activity: s.activity,
     turns: s.turns,

@@ -54,6 +54,7 @@ export const chatRequestSchema = z.looseObject({
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   n: z.number().int().nullish(),
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
@@ -92,6 +93,11 @@ function push(out: { role: 'user' | 'assistant'; content: Block[] }[], role: 'us
   const last = out[out.length - 1];
   if (last?.role === role) last.content.push(...blocks);
   else out.push({ role, content: blocks });
+}
+
+/** Chat Completions' `reasoning_effort` as the Messages `output_config.effort` (`none`/`minimal` as `low`). */
+function messagesEffort(e: NonNullable<ChatRequest['reasoning_effort']>): string {
+  return e === 'none' || e === 'minimal' ? 'low' : e;
 }
 
 /**
@@ -135,6 +141,8 @@ export function toMessagesBody(body: unknown): { messages: Record<string, unknow
     ...(toolChoiceOut && req.tools?.length ? { tool_choice: toolChoiceOut } : {}),
     ...(stop?.length ? { stop_sequences: stop } : {}),
     ...(req.stream ? { stream: true } : {}),
+    // Kept where the scripted model and the request log see it (the Messages spelling of the nearest level).
+    ...(req.reasoning_effort ? { output_config: { effort: messagesEffort(req.reasoning_effort) } } : {}),
   };
   return { messages: out, request: req };
 }

@@ -5,7 +5,7 @@
  *
  * Validate, don't transform: the body object is returned as it is, only typed.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   type CacheControl,
   type ContentBlock,
@@ -160,7 +160,11 @@ function checkTopLevel(body: Obj): void {
     }
   }
   if ('metadata' in body && !isObject(body.metadata)) throw invalidRequest('metadata: Input should be an object');
+  if ('output_config' in body) check(outputConfigSchema, body.output_config, 'output_config');
 }
+
+/** `output_config`: the reply's effort (the only part forkflow sends); other keys are refused, as unknown ones are. */
+const outputConfigSchema = z.strictObject({ effort: z.enum(['low', 'medium', 'high', 'xhigh', 'max']).nullish() });
 
 function checkThinking(body: Obj, ctx: ValidationContext): void {
   if (!('thinking' in body)) return;

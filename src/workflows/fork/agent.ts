@@ -463,6 +463,8 @@ export class ForkAgent {
       budgetUsed: tokensCharged(this.budgetUsage),
       budgetMax: this.input.budget.maxTokens,
       ...(this.input.name ? { name: this.input.name } : {}),
+      ...(this.input.color ? { color: this.input.color } : {}),
+      ...(this.input.effort ? { effort: this.input.effort } : {}),
       depth: this.input.depth,
       children: childCounts(this.children.all),
       tree: this.treeTotals(),

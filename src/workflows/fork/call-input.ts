@@ -96,6 +96,8 @@ export function modelCallInput(agent: ForkAgent, turn: number, opts: { compactAb
   const cacheTtl = agent.warmth.cacheTtl;
   if (cacheTtl) input.cacheTtl = cacheTtl;
   input.context = agent.window.spec(thinkingOn(agent), opts);
+  // Absent for agents without an effort: their inputs (and requests) are unchanged.
+  if (agent.input.effort) input.effort = agent.input.effort;
   return input;
 }
 

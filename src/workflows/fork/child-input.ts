@@ -147,6 +147,8 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     querySource: FORK_QUERY_SOURCE,
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true),
     maxTurns: config.forkMaxTurns ?? DEFAULTS.forkMaxTurns,
+    // A fork runs as its caller does: on its effort too (its colour stays its caller's own).
+    ...(agent.input.effort ? { effort: agent.input.effort } : {}),
     ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
@@ -185,6 +187,9 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     tools,
     model,
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,
+    // Its definition's effort and colour, never its caller's: a spawned agent is its definition.
+    ...(definition?.effort ? { effort: definition.effort } : {}),
+    ...(definition?.color ? { color: definition.color } : {}),
     // Set when it differs from the caller's (the caller's own, if named, came with `common`).
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
     ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),

@@ -14,6 +14,7 @@
  * the carried running records as adopted: it waits for their report, and stops or cancels them
  * by workflow id.
  */
+import { colorMemo } from '../../shared/agent-color';
 import {
   CancellationScope,
   ChildWorkflowFailure,
@@ -207,6 +208,8 @@ export async function startChildAgent(
       parentClosePolicy: outlives ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: `${args.agentInput.description}: ${firstLine(args.agentInput.prompt, 100)}`,
       staticDetails: `**Directive**\n\n${args.agentInput.prompt}`,
+      // Its colour, for listings (only when it has one: other starts are unchanged).
+      ...(args.input.color ? { memo: colorMemo(args.input) } : {}),
       typedSearchAttributes: [
         { key: SA.agentId, value: args.id },
         { key: SA.parentId, value: agent.agentId },

@@ -127,4 +127,11 @@ describe('Messages → Chat Completions request', () => {
     });
     expect(() => toChatRequest({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], mcp_servers: [{ type: 'url' }] }, false)).toThrow('mcp_servers');
   });
+
+  it("sends an agent's effort as reasoning_effort (max as xhigh), and nothing without one", () => {
+    const body = { model: 'm', max_tokens: 5, messages: [{ role: 'user' as const, content: 'x' }] };
+    expect(toChatRequest(body, false)).not.toHaveProperty('reasoning_effort');
+    expect(toChatRequest({ ...body, output_config: { effort: 'medium' } }, false)).toMatchObject({ reasoning_effort: 'medium' });
+    expect(toChatRequest({ ...body, output_config: { effort: 'max' } }, false)).toMatchObject({ reasoning_effort: 'xhigh' });
+  });
 });

@@ -26,7 +26,6 @@ describe('Claude Code agent files', () => {
       // Claude Code's shell-command hooks are not forkflow's service hooks: a policy hook must not go missing, so the file is not loaded.
       ['guarded-deployer.md', 'hooks', 'skipped'],
       ['review-checklist.md', 'color', 'unsupported'],
-      ['test-runner.md', 'effort', 'unsupported'],
       ['test-runner.md', 'skills', 'ignored'],
     ]);
     for (const p of loaded.problems) expect(p.problem).toContain(p.field === 'skills' ? 'lint-rules' : p.field);
@@ -50,7 +49,8 @@ describe('Claude Code agent files', () => {
       mcpServers: { github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] } },
       requiredMcpServers: ['github'],
     });
-    expect(agent('test-runner')).not.toHaveProperty('effort');
+    // effort is honoured: it reaches the agent's requests as output_config.effort.
+    expect(agent('test-runner')).toHaveProperty('effort', 'high');
     expect(agent('cloud-builder')).toMatchObject({ color: 'purple' });
     expect(agent('cloud-builder')).not.toHaveProperty('isolation');
     expect(agent('json-style')?.systemPrompt).toBe('You answer questions about the build system in one paragraph.');
@@ -70,8 +70,8 @@ describe('Claude Code agent files', () => {
       ['review-checklist', '-'],
       ['test-runner', 'green'],
     ]);
-    expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(5);
-    expect(report.summary).toBe('6 agents loaded, 7 problems (1 file skipped)');
+    expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(4);
+    expect(report.summary).toBe('6 agents loaded, 6 problems (1 file skipped)');
     expect(run.status).not.toBe(0);
   });
 });

@@ -80,9 +80,16 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     }
   });
 
-  it('reports by name, and leaves out, every valid value it cannot honour (memory, effort, isolation: remote)', async () => {
+  it('keeps every effort level: effort is honoured (output_config.effort)', async () => {
+    for (const value of EFFORT_LEVELS) {
+      const { agent, problems } = await loadOne(dir, withBasics(`effort: ${value}`));
+      expect({ value, problems }).toEqual({ value, problems: [] });
+      expect(agent).toHaveProperty('effort', value);
+    }
+  });
+
+  it('reports by name, and leaves out, every valid value it cannot honour (memory, isolation: remote)', async () => {
     const unhonoured: [string, readonly string[]][] = [
-      ['effort', EFFORT_LEVELS],
       ['memory', MEMORY_SCOPES],
       ['isolation', ['remote']],
     ];

@@ -49,7 +49,6 @@ describe('loadAgentDefinitions: valid files', () => {
     // Valid but not honoured: reported by name (in honoured.ts's order) and left out.
     expect(problems.map((p) => [p.field, p.outcome])).toEqual([
       ['memory', 'unsupported'],
-      ['effort', 'unsupported'],
     ]);
     expect(agents).toEqual([
       {
@@ -60,6 +59,7 @@ describe('loadAgentDefinitions: valid files', () => {
         tools: ['Read', 'Grep', 'mcp__github__*'],
         disallowedTools: ['Write'],
         model: 'claude-opus-5',
+        effort: 'xhigh',
         permissionMode: 'plan',
         maxTurns: 8,
         background: true,

@@ -34,6 +34,13 @@ describe('offline model: Chat Completions through the openai SDK', () => {
     expect(res.usage?.completion_tokens).toBe(u?.output_tokens);
   });
 
+  it('takes a reasoning_effort (restated as the Messages output_config.effort) and refuses an unknown one', async () => {
+    const res = await openai(t.model).chat.completions.create({ model: MODEL, reasoning_effort: 'minimal', messages: [{ role: 'user', content: '@reply thought' }] });
+    expect(res.choices[0]?.message.content).toBe('thought');
+    expect(t.model.log.entries()[0]?.body).toMatchObject({ reasoning_effort: 'minimal' });
+    await expect(openai(t.model).chat.completions.create({ model: MODEL, reasoning_effort: 'huge' as never, messages: [{ role: 'user', content: '@reply x' }] })).rejects.toThrow(/reasoning_effort/);
+  });
+
   it('calls tools, takes their results back as tool messages, and goes on with the script', async () => {
     const client = openai(t.model);
     const script = 'Look.\n@tools [{"name":"Read","input":{"path":"a.txt"}},{"name":"Read","input":{"path":"b.txt"}}]\n@reply done';

@@ -34,6 +34,8 @@ describe('offline model: request validation', () => {
     ['top_k under 2026-10-21', { ...ask('hi'), top_k: 5 }, /^top_k: not supported/],
     ['a thinking budget not below max_tokens', { ...ask('hi'), max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } }, /max_tokens must be greater than thinking\.budget_tokens/],
     ['duplicate tool names', { ...ask('hi'), tools: [TOOLS[0], TOOLS[0]] }, /^tools: Tool names must be unique/],
+    ['an unknown effort', { ...ask('hi'), output_config: { effort: 'extreme' } }, /^output_config\.effort: /],
+    ['an unknown output_config key', { ...ask('hi'), output_config: { effort: 'low', verbosity: 2 } }, /^output_config: /],
   ];
 
   it.each(cases)('rejects %s', async (_name, params, message) => {
@@ -43,6 +45,14 @@ describe('offline model: request validation', () => {
     if (typeof message === 'string') expect(r.message).toBe(message);
     else expect(r.message).toMatch(message);
     expect(t.model.log.entries()[0]).toMatchObject({ status: 400, outcome: 'rejected', error: { type: 'invalid_request_error' } });
+  });
+
+  it('takes every effort level in output_config and keeps it in the request log', async () => {
+    for (const effort of ['low', 'medium', 'high', 'xhigh', 'max'] as const) {
+      const reply = await t.client.messages.create({ ...ask('@reply ok'), output_config: { effort } } as Params);
+      expect(reply.content).toEqual([{ type: 'text', text: 'ok' }]);
+      expect(t.model.log.entries().at(-1)?.body).toMatchObject({ output_config: { effort } });
+    }
   });
 
   it('allows at most 4 cache_control markers, counting the real number', async () => {

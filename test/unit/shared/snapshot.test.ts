@@ -115,7 +115,7 @@ describe('fromParentRequest', () => {
     const body = { ...parentBody(), container: 'c-1', metadata: { user_id: 'u' }, stream: true };
     expect(fromParentRequest(body).model).toBe('claude-sonnet-5-5');
     expect(refusal(body, { strict: true }).issues).toEqual(['container: not carried into a fork, and may change the prompt (strict mode)']);
-    expect(() => fromParentRequest({ ...parentBody(), metadata: {}, stream: true, cache_control: { type: 'ephemeral' } }, { strict: true })).not.toThrow();
+    expect(() => fromParentRequest({ ...parentBody(), metadata: {}, stream: true, cache_control: { type: 'ephemeral' }, output_config: { effort: 'low' } }, { strict: true })).not.toThrow();
   });
 
   it("carries the request's mcp_servers (the provider's MCP connector) into the fork's requests, unchanged, and into the cache key", () => {

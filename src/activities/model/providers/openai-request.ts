@@ -9,8 +9,10 @@
  * `cache_control` markers are dropped (these providers cache prefixes automatically),
  * thinking blocks and the `thinking` setting are dropped, `is_error` becomes a text prefix,
  * documents other than plain text, server tools, `context_management` and `mcp_servers`
- * are refused with {@link UnsupportedByProvider}. The conversion is a pure function of the
- * body, so siblings that share a Messages prefix send byte-identical Chat prefixes.
+ * are refused with {@link UnsupportedByProvider}. An agent's `output_config.effort` becomes
+ * `reasoning_effort` (`max` as `xhigh`), which reasoning models read (a provider whose models
+ * cannot reason may refuse it: give such an agent no effort). The conversion is a pure
+ * function of the body, so siblings that share a Messages prefix send byte-identical Chat prefixes.
  */
 import type OpenAI from 'openai';
 import type { ContentBlock, MessageParam, MessagesRequest, SystemParam, ToolDefinition } from '../../../shared/anthropic';
@@ -119,6 +121,14 @@ function toolChoice(choice: Record<string, unknown>): OpenAI.Chat.ChatCompletion
 }
 
 /**
+ * An agent's effort as Chat Completions' `reasoning_effort` (which reasoning models read): the
+ * same level, `max` as the highest there is (`xhigh`).
+ */
+function reasoningEffort(effort: NonNullable<NonNullable<MessagesRequest['output_config']>['effort']>): OpenAI.ReasoningEffort {
+  return effort === 'max' ? 'xhigh' : effort;
+}
+
+/**
  * The Chat Completions body for a Messages body. `stream` asks for SSE with the usage chunk
  * (`stream_options.include_usage`), so streamed calls are charged like the others.
  */
@@ -143,6 +153,7 @@ export function toChatRequest(body: MessagesRequest, stream: boolean): OpenAI.Ch
     ...(body.stop_sequences?.length ? { stop: body.stop_sequences.slice(0, 4) } : {}),
     ...(extra.temperature === undefined ? {} : { temperature: extra.temperature }),
     ...(extra.top_p === undefined ? {} : { top_p: extra.top_p }),
+    ...(body.output_config?.effort ? { reasoning_effort: reasoningEffort(body.output_config.effort) } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }

@@ -1,0 +1,74 @@
+/**
+ * Which valid agent-definition fields forkflow cannot carry out (seed 001: an agent must not
+ * behave differently in silence). One table for both doors a definition comes in by: an agent
+ * file (the loader reports the field and leaves it out: src/activities/agents/honoured.ts) and
+ * an inline `subAgents.agents` entry of a start input (refused by name: fork-input.ts). Pure.
+ */
+import type { AgentDefinition } from './agents';
+import { DEFAULTS } from './constants';
+
+/** Claude Code's model aliases (seed 001: `sonnet` / `opus` / `haiku`). */
+const MODEL_ALIASES = ['sonnet', 'opus', 'haiku'];
+
+/** Why a named agent's field (or one value of it) cannot be honoured, and what to do about it. */
+export interface Unhonoured {
+  /** True when this value cannot be honoured (absent: any value). */
+  when?: (value: unknown) => boolean;
+  problem: string;
+  fix: string;
+}
+
+/** Fields of a named agent that forkflow reads but cannot do what the seed says with. */
+export const NAMED_AGENT_UNHONOURED: Readonly<Record<string, Unhonoured>> = {
+  model: {
+    when: (v) => typeof v === 'string' && MODEL_ALIASES.includes(v.toLowerCase()),
+    problem: "model names a Claude Code alias, which forkflow does not map to a model id (it would send the alias as written), so the caller's model is used",
+    fix: `Write a full model id such as ${DEFAULTS.model}, or inherit.`,
+  },
+  memory: {
+    problem: 'memory (persistent user/project/local agent memory) is not supported by forkflow, so this agent runs without memory',
+    fix: 'Delete memory:, or put what the agent must remember in its system prompt.',
+  },
+  isolation: {
+    when: (v) => v === 'remote',
+    problem: 'isolation: remote in a definition is not honoured (only an Agent call with isolation: "remote" runs on the remote queue), so this agent runs locally',
+    fix: 'Delete the line, or have the caller pass isolation: "remote" in its Agent call.',
+  },
+};
+
+/**
+ * The fields a `context: fork` command (a skill) uses: it runs as a fork of its caller, so it
+ * takes its caller's model, tools, permissions, limits and servers (skill-tool.ts).
+ */
+export const FORK_COMMAND_FIELDS: ReadonlySet<string> = new Set(['context', 'allowedTools', 'background', 'model']);
+
+/** What every definition object carries besides its frontmatter fields. */
+const ALWAYS = new Set(['name', 'description', 'systemPrompt', 'sourceFile']);
+
+/** One field of an inline definition that cannot be honoured, with the message naming it. */
+export interface InlineProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * The fields of a definition given inline (`subAgents.agents`) that forkflow cannot honour,
+ * each named: the start is refused rather than run an agent that silently lacks them.
+ */
+export function inlineDefinitionProblems(a: AgentDefinition): InlineProblem[] {
+  const fields = a as unknown as Record<string, unknown>;
+  const out: InlineProblem[] = [];
+  const present = Object.keys(fields).filter((k) => !ALWAYS.has(k) && fields[k] !== undefined);
+  if (a.context === 'fork') {
+    for (const key of present.filter((k) => !FORK_COMMAND_FIELDS.has(k))) {
+      out.push({ field: key, message: `agent "${a.name}": ${key} is not honoured by a context: fork definition, which runs as a fork of its caller (its tools, model and limits); remove ${key}, or context: fork to make it a named agent` });
+    }
+    return out;
+  }
+  for (const key of present) {
+    const rule = Object.hasOwn(NAMED_AGENT_UNHONOURED, key) ? NAMED_AGENT_UNHONOURED[key] : undefined;
+    if (!rule || (rule.when && !rule.when(fields[key]))) continue;
+    out.push({ field: key, message: `agent "${a.name}": ${rule.problem}; remove ${key} from the definition (${rule.fix})` });
+  }
+  return out;
+}
