@@ -95,7 +95,8 @@ test('without listAgents and spawnControls the tools are unchanged, a ListAgents
 });
 
 test('an Agent call narrows its child: tools array, tool-call and turn budgets, tokens lowered to what the caller has', async () => {
-  const narrow = script('Narrow.', toolStep('Glob', { pattern: '*.md' }), toolStep('Glob', { pattern: '*.ts' }), '@reply narrow done');
+  // Two tool calls in one turn: the second is over its budget of one.
+  const narrow = script('Narrow.', `@tools ${JSON.stringify([{ name: 'Glob', input: { pattern: '*.md' } }, { name: 'Glob', input: { pattern: '*.ts' } }])}`, '@reply never reached');
   const turns = script('Turns.', toolStep('Glob', { pattern: '*' }), toolStep('Glob', { pattern: '*' }), '@reply never said');
   const prompt = script(
     'Control.',
@@ -128,6 +129,8 @@ test('an Agent call narrows its child: tools array, tool-call and turn budgets, 
   const narrowResults = toolResultsIn(await h.forkflow.transcript('cv-ctl.spawn-1'));
   expect(narrowResults.map((r) => r.isError)).toEqual([false, true]);
   expect(narrowResults[1]!.text).toContain('budget of 1 tool calls is spent');
+  // Its budget spent, it made no further model call.
+  expect(requestsOf('Narrow.')).toHaveLength(1);
 
   // tool_access as a JSON string; two turns, then its turn limit ends it.
   expect(results[1]!.isError).toBe(false);
