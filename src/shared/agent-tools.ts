@@ -10,6 +10,8 @@ import { compareCodeUnits, describeAgentsForTool, skillNameSchema, type AgentDef
 import type { ModelAllowlist } from './model-allowlist';
 import { schemaOnce } from './schema-once';
 import { structuredMessageSchema, TEAM_NAME_PATTERN } from './team';
+import { accessObject, budgetPolicyArg, childBudgetArg, TOOL_ACCESS_TEXT, toolAccessArg } from './child-controls';
+import { LIST_AGENTS, listAgentsTool } from './agent-list';
 
 export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.strictObject({
   description: z.string().min(1).max(200).describe('A few words for what the sub-agent will do (shown to people).'),
@@ -23,6 +25,9 @@ export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.s
   cwd: z.string().min(1).optional().describe('Workspace directory for its tools (default: yours).'),
   team_name: z.string().regex(TEAM_NAME_PATTERN, 'a team name is lower-case letters, digits and dashes').optional().describe('With name: start a teammate in this team (you are its lead). It works in the background and talks with its team by SendMessage.'),
   mode: z.enum(['default', 'plan']).optional().describe('A teammate only: plan makes it ask you (by message) before its first change.'),
+  budget: childBudgetArg.optional().describe('Limits for this sub-agent: max_tokens, max_turns, max_tool_calls (never more than you have: larger values are lowered).'),
+  tool_access: toolAccessArg.optional(),
+  budget_policy: budgetPolicyArg.optional(),
 }));
 export type AgentToolInput = z.infer<typeof agentToolInput>;
 
@@ -76,7 +81,7 @@ export type SkillToolInput = z.infer<typeof skillToolInput>;
 
 export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;
 
-export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop'] as const;
+export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop', LIST_AGENTS] as const;
 export type SubAgentToolName = (typeof SUB_AGENT_TOOLS)[number];
 
 export function isSubAgentTool(name: string): name is SubAgentToolName {
@@ -103,7 +108,25 @@ export interface AgentToolOptions {
   providers?: Record<string, string[]>;
   /** Teams are on (`subAgents.teams`): Agent takes team_name and mode, SendMessage `*` and JSON messages. Off: the tools' bytes are what they were. */
   teams?: boolean;
+  /** `subAgents.spawnControls`: Agent takes budget, tool_access and budget_policy. Off: its bytes are what they were. */
+  spawnControls?: boolean;
+  /** `subAgents.listAgents`: the ListAgents tool is offered (last). Off: not offered. */
+  listAgents?: boolean;
 }
+
+/** The Agent call as a tree with spawn controls shows it: tool_access as the object (the parser also takes it as a JSON string). */
+const agentShownWithControls = schemaOnce('agent-tools#agentShownWithControls', () => agentToolInput.extend({ tool_access: accessObject.optional().describe(TOOL_ACCESS_TEXT) }));
+
+/** The options a tree's `spawnControls` and `listAgents` settings give (absent when off, so options compare as before). */
+export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents'> {
+  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}) };
+}
+
+/** The Agent call's fields that only trees with `spawnControls` offer. */
+export const SPAWN_CONTROL_FIELDS = { budget: true, tool_access: true, budget_policy: true } as const;
+
+/** An Agent call as a tree without spawn controls reads it (the fields above are unknown keys, as they always were). */
+export const agentCallWithoutControls = schemaOnce('agent-tools#agentCallWithoutControls', () => agentToolInput.omit(SPAWN_CONTROL_FIELDS));
 
 /** The skills a model may run (`context: fork` definitions), by name, first of each name. */
 export function forkSkills(agents: readonly AgentDefinition[]): AgentDefinition[] {
@@ -133,7 +156,8 @@ export function sendMessageTool(teams: boolean): ToolDefinition {
  * `run_in_background` is not offered: every spawn runs in the background.
  */
 export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[] {
-  const withTeams = opts.teams ? agentToolInput : agentToolInput.omit({ team_name: true, mode: true });
+  const controlled = opts.spawnControls ? agentShownWithControls : agentCallWithoutControls;
+  const withTeams = opts.teams ? controlled : controlled.omit({ team_name: true, mode: true });
   const offered = opts.providers ? withTeams : withTeams.omit({ provider: true });
   const agentSchema = opts.forkGate ? offered.omit({ run_in_background: true }) : offered;
   const routing = opts.forkGate
@@ -149,5 +173,6 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
     sendMessageTool(opts.teams === true),
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
     { name: 'TaskStop', description: 'Stop a running sub-agent (its partial result is kept) or background command.', input_schema: jsonSchema(taskStopToolInput) },
+    ...(opts.listAgents ? [listAgentsTool()] : []),
   ];
 }

@@ -62,6 +62,13 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
    * SendMessage takes `*` and JSON object messages. Off by default: the tools' bytes stay as they were.
    */
   teams: z.boolean().default(false),
+  /**
+   * The Agent call may set its child's `budget`, `tool_access` and `budget_policy`, never beyond
+   * the caller's own (src/shared/child-controls.ts). Absent: the Agent tool's bytes stay as they were.
+   */
+  spawnControls: z.boolean().optional(),
+  /** The ListAgents tool (src/shared/agent-list.ts) is offered. Absent: the tools stay as they were. */
+  listAgents: z.boolean().optional(),
   /** How long an idle teammate waits for a message before it ends (its lead's shutdown request ends it sooner). */
   teammateIdle: durationSchema.default('30m'),
   /** Completed children kept on record. */

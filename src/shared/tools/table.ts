@@ -9,6 +9,7 @@
  * list is fetched, from what was recorded), the same on every replay.
  */
 import { isSubAgentTool } from '../agent-tools';
+import { LIST_AGENTS } from '../agent-list';
 import { mcpToolNature, type McpServerRecord } from './mcp';
 import { routeFor, type Route } from './routes';
 import { isBuiltinTool, type BuiltinToolName } from './schemas';
@@ -103,10 +104,11 @@ export class ToolTable {
 
   lookup(name: string): ToolTraits | undefined {
     const known = knownToolTraits(name);
-    if (known) return known;
+    // ListAgents came later than routes: a service's tool of that name keeps it.
+    if (known && name !== LIST_AGENTS) return known;
     const mcp = this.mcp.get(name);
     if (mcp) return mcp;
     const route = routeFor(this.routes, name);
-    return route ? serviceToolTraits(name, route) : undefined;
+    return route ? serviceToolTraits(name, route) : known;
   }
 }

@@ -24,6 +24,7 @@ import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { admitChild, withdrawChild } from './tree-authority';
 import { teammateChildInput } from './team-input';
+import { withControls } from './spawn-controls';
 import type { AdmitResult } from '../../shared/tree-ledger';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
@@ -168,11 +169,12 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
 
 /** The child's workflow input (also rebuilds a finished child's configuration when it is resumed). */
 export function childInputFor(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch, background: boolean): ForkInputJson {
-  if (launch.kind === 'fork') return forkChildInput(agent, input, config, prefixRefOf(agent), background);
+  // The call's own limits (spawn-controls.ts), if it set any: never more than the caller has.
+  if (launch.kind === 'fork') return withControls(agent, config, input, forkChildInput(agent, input, config, prefixRefOf(agent), background));
   if (launch.kind === 'skill') return skillChildInput(agent, launch.skill, input, config, prefixRefOf(agent), background);
   // A teammate resumes as a teammate.
   if (input.team_name !== undefined) return teammateChildInput(agent, input, config, launch.definition);
-  return spawnChildInput(agent, input, config, launch.definition, background);
+  return withControls(agent, config, input, spawnChildInput(agent, input, config, launch.definition, background));
 }
 
 /** How a recorded child was started (to resume it the same way). */

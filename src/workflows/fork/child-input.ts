@@ -8,7 +8,7 @@
  */
 import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
+import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
 import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import { withPreloadedSkills } from '../../shared/agent-skills';
 import { mergeHooks } from '../../shared/tools/hooks';
@@ -164,7 +164,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}) }) : config.teams ? [sendMessageTool(true)] : [])];
+  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definition?.model }) : undefined;

@@ -12,7 +12,7 @@
 import { allowlistOf } from '../../shared/agent-provider';
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
-import { subAgentToolDefinitions } from '../../shared/agent-tools';
+import { controlOptions, subAgentToolDefinitions } from '../../shared/agent-tools';
 import { FAILURE, failure } from '../../shared/failures';
 import type { CacheSafeParams, ForkInput } from '../../shared/fork-input';
 import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions, type OpeningRecipe } from '../../shared/fork-messages';
@@ -84,7 +84,7 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
   const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
-  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}) }) : [];
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents) }) : [];
   return [...builtin, ...sub];
 }
 

@@ -6,7 +6,7 @@
  */
 import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentToolInput, sendMessageCallInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -22,15 +22,21 @@ import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
 import { progress } from '../activities';
-import type { SendMessageCallInput } from '../../shared/agent-tools';
+import type { AgentToolInput, SendMessageCallInput } from '../../shared/agent-tools';
+import { controlsRefusal, grantOf, hasControls, withGrant } from './spawn-controls';
+import { listAgentsCall } from './agent-list';
+import { LIST_AGENTS } from '../../shared/agent-list';
 import { BROADCAST } from '../../shared/team-ledger';
 import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
 import { teammateCall, teammateSpawnRefusal } from './team-spawn';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
-  const parsed = agentToolInput.safeParse(use.input);
+  // Without spawn controls their fields are unknown keys, as they always were.
+  const parsed = (config.spawnControls ? agentToolInput : agentCallWithoutControls).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid Agent call: ${describeIssues(parsed.error).join('; ')}`);
-  const input = parsed.data;
+  const input: AgentToolInput = parsed.data;
+  const controls = controlsRefusal(agent, config, input);
+  if (controls) return errorResult(use.id, controls);
   if (input.team_name !== undefined || input.mode !== undefined) return teammateCall(agent, use, input, config);
   const fork = !input.subagent_type && config.forkGate;
   // Numbered before any wait, so calls of one round get ids in the order they were made.
@@ -38,7 +44,11 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const launch: Launch = fork ? { kind: 'fork' } : { kind: 'spawn', definition: config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork') };
   const why = await refusal(agent, config, input, launch);
   if (why) return errorResult(use.id, why);
-  return launchChild(agent, config, { id, use, input, launch, background: config.forkGate || input.run_in_background === true || alwaysBackground(launch) });
+  const background = config.forkGate || input.run_in_background === true || alwaysBackground(launch);
+  // What the child is given, before it runs (the result says so: larger values were lowered).
+  const planned = hasControls(input) ? childInputFor(agent, config, input, launch, background) : undefined;
+  const result = await launchChild(agent, config, { id, use, input, launch, background });
+  return planned ? withGrant(result, grantOf(planned, agent.children.find(id)?.budget, input)) : result;
 }
 
 /** Before this patch a definition's `background: true` was not read: its agent ran in the foreground unless the call asked. */
@@ -168,6 +178,7 @@ export async function runSubAgentTool(agent: ForkAgent, use: ToolUseBlock): Prom
   if (teammate) return errorResult(use.id, teammate);
   if (use.name === 'TaskOutput') return taskOutputCall(agent, use);
   if (use.name === 'TaskStop') return taskStopCall(agent, use);
+  if (use.name === LIST_AGENTS) return listAgentsCall(agent, use);
   const tool = use.name === 'Skill' ? 'Skill' : 'Agent';
   // A fork child sees its parent's Agent tool (the cache needs the same tools): the guard answers it.
   const guard = forkRecursionGuard({ querySource: agent.input.querySource, messages: agent.messages });

@@ -22,6 +22,8 @@ import { postToolUse, preToolUse } from './hooks';
 import { runMcpTool } from './mcp-call';
 import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
+import { listAgentsOffered } from './agent-list';
+import { LIST_AGENTS } from '../../shared/agent-list';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { askLead, needsPlanApproval } from './team-plan';
 import { errorResult } from './tool-results';
@@ -96,11 +98,12 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   const denied = accessDenial(agent, use.name);
   if (denied) return deny(use.id, denied);
   const tool = agent.toolTable.lookup(use.name);
-  if (tool?.home.kind === 'subagent') {
+  // ListAgents is a sub-agent tool only where it was offered; elsewhere it is as unknown as it always was.
+  if (tool?.home.kind === 'subagent' && (use.name !== LIST_AGENTS || listAgentsOffered(agent))) {
     const block = await runSubAgentTool(agent, use);
     return { block, outcome: block.is_error ? 'error' : 'ok' };
   }
-  if (!tool) return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
+  if (!tool || tool.home.kind === 'subagent') return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
   const decision = decideCall(policyOf(agent, tool), tool);
   if (!decision.allow) return deny(use.id, decision.message);
   // A teammate in plan mode asks its lead before its first change (team-plan.ts).

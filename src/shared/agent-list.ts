@@ -1,0 +1,113 @@
+/**
+ * `ListAgents`: the model's view of its own sub-agents (seed 002's `agent_list`), one row per
+ * child on record with its state, turns, tokens, duration and last activity, plus counts.
+ * Answered by the workflow from its child table (no activity): a pure function of the records
+ * and the workflow's clock. Offered only when the tree asks (`subAgents.listAgents`), so other
+ * agents' tool definitions keep their bytes.
+ */
+import { z } from 'zod';
+import type { ToolDefinition } from './anthropic';
+import { totalInputTokens } from './anthropic';
+import { schemaOnce } from './schema-once';
+import type { ChildRecord, ChildState } from './tree-input';
+
+/** The tool's name: Claude Code's tools are PascalCase verb-noun or noun-verb (`TaskOutput`, `TaskStop`); `TaskList` is its to-do list, not agents. */
+export const LIST_AGENTS = 'ListAgents';
+
+export const listAgentsToolInput = schemaOnce('agent-list#listAgentsToolInput', () => z.strictObject({
+  state: z.enum(['running', 'completed', 'failed', 'killed', 'timeout']).optional().describe('Only sub-agents in this state (default: all).'),
+}));
+export type ListAgentsToolInput = z.infer<typeof listAgentsToolInput>;
+
+/** The definition the model sees (fixed bytes). */
+export function listAgentsTool(): ToolDefinition {
+  const schema = z.toJSONSchema(listAgentsToolInput, { target: 'draft-7' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return {
+    name: LIST_AGENTS,
+    description: 'List your sub-agents: state, turns, tokens, duration and last activity of each, with counts. A running one shows how long it has run; TaskOutput with block false shows its progress.',
+    input_schema: { type: 'object', ...schema },
+  };
+}
+
+/** One sub-agent as ListAgents shows it (seed 002's names, snake_case like its other fields). */
+export interface AgentListRow {
+  id: string;
+  name?: string;
+  description: string;
+  kind: 'fork' | 'spawn';
+  subagent_type?: string;
+  state: ChildState;
+  mode: ChildRecord['mode'];
+  depth: number;
+  started_at: string;
+  /** Running: how long so far by the workflow's clock; finished: the child's own duration. */
+  running_ms?: number;
+  duration_ms?: number;
+  /** Known once it has finished (a running child's counters live in its own workflow). */
+  turns?: number;
+  tool_uses?: number;
+  tokens_used?: number;
+  /** The token budget it was granted, where the tree keeps one. */
+  budget_tokens?: number;
+  last_activity: string;
+}
+
+export interface AgentList {
+  agents: AgentListRow[];
+  running_count: number;
+  completed_count: number;
+  failed_count: number;
+  killed_count: number;
+  timeout_count: number;
+  total_count: number;
+  /** Finished children no longer on record (the table keeps the newest `keepCompleted`). */
+  not_listed?: number;
+}
+
+function rowOf(c: ChildRecord, depth: number, now: number): AgentListRow {
+  const started = Date.parse(c.startedAt);
+  const head = {
+    id: c.agentId,
+    ...(c.name ? { name: c.name } : {}),
+    description: c.description,
+    kind: c.kind,
+    ...(c.subagentType ? { subagent_type: c.subagentType } : {}),
+    state: c.state,
+    mode: c.mode,
+    depth,
+    started_at: c.startedAt,
+    ...(c.budget !== undefined ? { budget_tokens: c.budget } : {}),
+  };
+  const o = c.result;
+  if (!o) return { ...head, running_ms: Math.max(0, now - started), last_activity: `running since ${c.startedAt}` };
+  const ended = new Date(started + o.durationMs).toISOString();
+  return {
+    ...head,
+    duration_ms: o.durationMs,
+    ...(o.turns !== undefined ? { turns: o.turns } : {}),
+    tool_uses: o.toolUses,
+    tokens_used: totalInputTokens(o.usage) + o.usage.outputTokens,
+    last_activity: `${o.status} at ${ended}${o.error ? `: ${o.error.slice(0, 200)}` : ''}`,
+  };
+}
+
+/**
+ * The list for an agent at `depth` whose children are `records` (oldest first), at workflow
+ * time `now` (ms). `folded`: finished children trimmed off the record.
+ */
+export function agentList(records: readonly ChildRecord[], args: { depth: number; now: number; folded: number; state?: ChildState }): AgentList {
+  const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0 };
+  for (const c of records) counts[c.state] += 1;
+  const shown = args.state ? records.filter((c) => c.state === args.state) : records;
+  return {
+    agents: shown.map((c) => rowOf(c, args.depth + 1, args.now)),
+    running_count: counts.running,
+    completed_count: counts.completed,
+    failed_count: counts.failed,
+    killed_count: counts.killed,
+    timeout_count: counts.timeout,
+    total_count: records.length,
+    ...(args.folded > 0 ? { not_listed: args.folded } : {}),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The Agent call's own limits for its child (src/shared/child-controls.ts): hostile arguments
+ * refused by the parser, larger numbers lowered to what the caller has, tools the caller lacks
+ * refused; and the sub-agent tool definitions' bytes unchanged unless a tree asks for the new
+ * fields or for ListAgents (src/shared/agent-list.ts), whose rows come from the child records.
+ */
+import { createHash } from 'node:crypto';
+import { agentList, LIST_AGENTS } from '../../../src/shared/agent-list';
+import { agentCallWithoutControls, agentToolInput, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
+import { ZERO_USAGE } from '../../../src/shared/anthropic';
+import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/child-controls';
+import type { ChildRecord } from '../../../src/shared/tree-input';
+
+const call = { description: 'd', prompt: 'p' };
+
+test('hostile budgets, policies and tool lists are refused by the parser with the field named', () => {
+  for (const [input, field] of [
+    [{ budget: { max_tokens: -1 } }, 'budget'],
+    [{ budget: { max_turns: 0 } }, 'budget'],
+    [{ budget: { max_tokens: 1e300 } }, 'budget'],
+    [{ budget: { max_tokens: 1.5 } }, 'budget'],
+    [{ budget: { max_tokens: 10, extra: 1 } }, 'budget'],
+    [{ budget_policy: 'fixed:0' }, 'budget_policy'],
+    [{ budget_policy: 'everything' }, 'budget_policy'],
+    [{ tool_access: {} }, 'tool_access'],
+    [{ tool_access: { allow: ['rm -rf /'] } }, 'tool_access'],
+    [{ tool_access: { allow: Array.from({ length: 201 }, (_, i) => `T${i}`) } }, 'tool_access'],
+    [{ tool_access: '{not json' }, 'tool_access'],
+    [{ tool_access: '{"allow":"Glob"}' }, 'tool_access'],
+  ] as const) {
+    const parsed = agentToolInput.safeParse({ ...call, ...input });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path[0]).toBe(field);
+  }
+  expect(agentToolInput.parse({ ...call, tool_access: '{"deny":["Bash"]}', budget_policy: ' Fixed:20 ' })).toMatchObject({ tool_access: { deny: ['Bash'] }, budget_policy: ' Fixed:20 ' });
+  // A tree without spawn controls reads them as unknown keys, as it always did.
+  expect(agentCallWithoutControls.safeParse({ ...call, budget: { max_turns: 1 } }).success).toBe(false);
+});
+
+test('numbers are lowered to what the caller has; absent ones stay absent', () => {
+  const caller = { remainingTokens: 8_000, perAgentCap: 200_000, defaultTurns: 30, defaultToolCalls: 10 };
+  expect(grantLimits({ max_tokens: Number.MAX_SAFE_INTEGER, max_turns: 500, max_tool_calls: 11 }, caller)).toEqual({ maxTokens: 8_000, maxTurns: 30, maxToolCalls: 10 });
+  expect(grantLimits({ max_tokens: 500, max_turns: 3, max_tool_calls: 0 }, caller)).toEqual({ maxTokens: 500, maxTurns: 3, maxToolCalls: 0 });
+  expect(grantLimits({ max_tokens: 300_000 }, { ...caller, remainingTokens: 1e6 })).toEqual({ maxTokens: 200_000 });
+  // No tool-call limit of its own: the caller's child would have none, so the ask stands.
+  expect(grantLimits({ max_tool_calls: 7 }, { remainingTokens: 1, perAgentCap: 1 })).toEqual({ maxToolCalls: 7 });
+  expect(grantLimits(undefined, caller)).toEqual({});
+  expect(tokensUnderPolicy({ kind: 'fixed', tokens: 50_000 }, caller, 0, 50_000)).toBe(8_000);
+  expect(tokensUnderPolicy({ kind: 'proportional' }, { ...caller, remainingTokens: 9_000 }, 2, 50_000)).toBe(3_000);
+  expect(tokensUnderPolicy({ kind: 'equal' }, { ...caller, remainingTokens: 90_000 }, 0, 50_000)).toBe(50_000);
+});
+
+test('tool access narrows within the caller\'s own tools; a name it lacks or an empty set is refused', () => {
+  const own = ['Read', 'Glob', 'Grep', 'Bash', 'mcp__db__query'];
+  expect(narrowTools({ allow: ['Bash', 'Read'] }, own)).toEqual({ ok: true, tools: ['Read', 'Bash'] });
+  expect(narrowTools({ deny: ['Bash'] }, own)).toEqual({ ok: true, tools: ['Read', 'Glob', 'Grep', 'mcp__db__query'] });
+  expect(narrowTools({ allow: ['mcp__*', 'Grep'], deny: ['Grep'] }, own)).toEqual({ ok: true, tools: ['mcp__db__query'] });
+  const stranger = narrowTools({ allow: ['Read', 'FileWrite'] }, own);
+  expect(stranger).toMatchObject({ ok: false });
+  expect(!stranger.ok && stranger.error).toContain('"FileWrite", which you do not have');
+  const none = narrowTools({ deny: ['*'] }, own);
+  expect(none.ok).toBe(false);
+  expect(!none.ok && none.error).toContain('no tools at all');
+});
+
+// sha256 of JSON.stringify(subAgentToolDefinitions(options)) as main computed it before these
+// options existed (commit 42354e6): trees that do not opt in must send the same bytes.
+const BEFORE: [AgentToolOptions, string][] = [
+  [{ forkGate: true, agents: [] }, '65a861dc29c74777ecfbd210eaea23579adbd052964def8f5195cf661f157933'],
+  [{ forkGate: false, agents: [{ name: 'counter', description: 'Counts things.', systemPrompt: 'x', tools: ['Glob'], sourceFile: 'counter.md' }] as never }, 'da4d6efb910dc7c63f405ae8fba6b2eab7a2e7381a4e7811ad5af77f63ff31c5'],
+  [{ forkGate: false, agents: [{ name: 'counter', description: 'Counts things.', systemPrompt: 'x', tools: ['Glob'], sourceFile: 'counter.md' }] as never, teams: true }, 'ec7edc8859313cea505556e5c62ad1c65cf28d527cc8acc4b16d34149bbcb155'],
+];
+
+test('tool definitions keep their bytes unless the tree asks for spawn controls or ListAgents', () => {
+  const sha = (o: AgentToolOptions) => createHash('sha256').update(JSON.stringify(subAgentToolDefinitions(o))).digest('hex');
+  for (const [options, hash] of BEFORE) expect(sha(options)).toBe(hash);
+  const on = subAgentToolDefinitions({ forkGate: false, agents: [], spawnControls: true, listAgents: true });
+  expect(on.at(-1)!.name).toBe(LIST_AGENTS);
+  expect(Object.keys(on[0]!.input_schema.properties as object).slice(-3)).toEqual(['budget', 'tool_access', 'budget_policy']);
+  expect(sha({ forkGate: true, agents: [], listAgents: true })).not.toBe(BEFORE[0]![1]);
+});
+
+test('agentList: rows from the records, counts by state, a running child timed by the clock given', () => {
+  const base = { kind: 'spawn' as const, agentInput: call, toolUseId: 't', mode: 'background' as const, notified: true, startedAt: '2026-01-01T00:00:00.000Z' };
+  const usage = { ...ZERO_USAGE, inputTokens: 100, cacheReadInputTokens: 50, outputTokens: 7 };
+  const records: ChildRecord[] = [
+    { ...base, agentId: 'r.a-1', name: 'a', description: 'first', state: 'completed', result: { status: 'completed', text: 'ok', usage, treeUsage: usage, treeCostUsd: 0, toolUses: 2, durationMs: 1500, turns: 3 } },
+    { ...base, agentId: 'r.b-2', description: 'second', state: 'failed', result: { status: 'failed', text: '', error: 'boom', usage: ZERO_USAGE, treeUsage: ZERO_USAGE, treeCostUsd: 0, toolUses: 0, durationMs: 10 } },
+    { ...base, agentId: 'r.c-3', description: 'third', state: 'running', budget: 5000 },
+  ];
+  const list = agentList(records, { depth: 1, now: Date.parse('2026-01-01T00:00:04.000Z'), folded: 2 });
+  expect(list).toMatchObject({ running_count: 1, completed_count: 1, failed_count: 1, total_count: 3, not_listed: 2 });
+  expect(list.agents[0]).toMatchObject({ id: 'r.a-1', name: 'a', depth: 2, turns: 3, tool_uses: 2, tokens_used: 157, duration_ms: 1500, last_activity: 'completed at 2026-01-01T00:00:01.500Z' });
+  expect(list.agents[1]!.last_activity).toBe('failed at 2026-01-01T00:00:00.010Z: boom');
+  expect(list.agents[2]).toEqual({ id: 'r.c-3', description: 'third', kind: 'spawn', state: 'running', mode: 'background', depth: 2, started_at: base.startedAt, budget_tokens: 5000, running_ms: 4000, last_activity: `running since ${base.startedAt}` });
+  expect(agentList(records, { depth: 0, now: 0, folded: 0, state: 'failed' }).agents.map((r) => r.id)).toEqual(['r.b-2']);
+});
