@@ -18,6 +18,7 @@ import { createIsolationActivities } from './isolation';
 import { createToolActivities } from './run-tool';
 import { createShellTaskActivities } from './shell-tasks';
 import { createChildProgressActivities } from './child-progress';
+import { createAgentOutputActivities } from './agent-output';
 import { createDreamActivities } from './dream';
 import { createLedgerClient, createTreeActivities } from './tree';
 import type { SandboxAvailability } from './tools/sandbox';
@@ -84,6 +85,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client }),
     ...createChildProgressActivities({ client: deps.client }),
+    ...createAgentOutputActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
     ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
     ...createMcpActivities({ host: deps.mcp }),

@@ -7,7 +7,7 @@ export interface TaskNotification {
   taskId: string;
   /** The tool call that started the task (seed 001's `<tool-use-id>`). */
   toolUseId?: string;
-  /** Where its output is (seed 001's `<output-file>`): a background shell task's file on its host. */
+  /** Where its output is (seed 001's `<output-file>`): a background shell task's file on its host, a sub-agent's output file (src/shared/agent-output.ts). */
   outputFile?: string;
   name?: string;
   /** `stalled`: a background shell task that has written nothing for a while (it still runs). */

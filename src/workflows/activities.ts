@@ -193,3 +193,9 @@ export const progress = proxyLocalActivities<Pick<ForkflowActivities, 'childProg
   startToCloseTimeout: '10s',
   retry: { initialInterval: '500ms', maximumAttempts: 3 },
 });
+
+/** A sub-agent's output file for its parent's Read (its status and newest transcript pages): on the workflow's own worker. */
+export const agentOutput = proxyLocalActivities<Pick<ForkflowActivities, 'readAgentOutput'>>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumAttempts: 3 },
+});

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { ForkflowClient } from '../../src/client';
 import { groupAlive } from '../../src/activities/tools/process-group';
+import { agentOutputFile } from '../../src/shared/agent-output';
 import { blocksOf, type MessageParam } from '../../src/shared/anthropic';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
@@ -195,7 +196,7 @@ test('a running sub-agent\'s progress is readable (TaskOutput, block false); its
   const agentCall = toolUse(transcript, 'Agent')!;
   const notes = notificationsIn(transcript);
   expect(notes).toHaveLength(1);
-  expect(notes[0]).toContain(`<task-id>bg-parent.worker-1</task-id>\n<tool-use-id>${agentCall.id}</tool-use-id>\n<name>worker</name>\n<status>completed</status>\n<summary>Agent "slow work" completed</summary>\n<result>child done</result>`);
+  expect(notes[0]).toContain(`<task-id>bg-parent.worker-1</task-id>\n<tool-use-id>${agentCall.id}</tool-use-id>\n<output-file>${agentOutputFile('bg-parent.worker-1')}</output-file>\n<name>worker</name>\n<status>completed</status>\n<summary>Agent "slow work" completed</summary>\n<result>child done</result>`);
   await noTaskFailures('bg-parent');
 });
 

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
+import { agentOutputFile } from '../../src/shared/agent-output';
 import { freePort, startDevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { startWorkerProcess } from '../kit/processes';
@@ -122,6 +123,9 @@ test('a remote fork runs on a second worker process polling another task queue',
       workflowId: 'remote-parent.fork-1',
       taskQueue: remoteQueue,
       uiUrl: 'http://localhost:8233/namespaces/default/workflows/remote-parent.fork-1',
+      // Seed 001's remote_launched fields (src/shared/agent-output.ts).
+      outputFile: agentOutputFile('remote-parent.fork-1'),
+      description: 'sub-task',
     });
     expect(notificationsIn(transcript)[0]).toContain('read it remotely');
     const events = (await h.client.workflow.getHandle('remote-parent.fork-1').fetchHistory()).events ?? [];

@@ -22,6 +22,7 @@ import type { ForkAgent } from './agent';
 import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
+import { launchedOutputFields } from './agent-output';
 import { admitChild, withdrawChild } from './tree-authority';
 import { teammateChildInput } from './team-input';
 import { withControls } from './spawn-controls';
@@ -52,8 +53,10 @@ export function outcomeView(record: ChildRecord) {
 }
 
 /** `inherited`: for a fork, how many of the caller's messages it starts from. */
-function launched(record: ChildRecord, note?: string, inherited?: number) {
+function launched(agent: ForkAgent, record: ChildRecord, note?: string, inherited?: number) {
   const more = patched(LAUNCH_VIEWS_PATCH);
+  const file = launchedOutputFields(agent, record);
+  const read = file.outputFile ? ' Read outputFile for its output so far.' : '';
   return {
     status: 'async_launched',
     agentId: record.agentId,
@@ -61,7 +64,8 @@ function launched(record: ChildRecord, note?: string, inherited?: number) {
     description: record.description,
     ...(more ? { prompt: record.agentInput.prompt } : {}),
     ...(more && inherited !== undefined ? { messages_inherited: inherited } : {}),
-    output: `Its report arrives as a task notification. To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
+    ...file,
+    output: `Its report arrives as a task notification.${read} To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
     ...(note ? { note } : {}),
   };
 }
@@ -255,15 +259,16 @@ export async function launchChild(
   );
   if (remote) {
     const ui = config.uiBaseUrl ? `${config.uiBaseUrl.replace(/\/$/, '')}/namespaces/${workflowInfo().namespace}/workflows/${encodeURIComponent(id)}` : undefined;
-    return jsonResult(use.id, { status: 'remote_launched', agentId: id, workflowId: id, taskQueue, ...(ui ? { uiUrl: ui } : {}) });
+    const file = launchedOutputFields(agent, record).outputFile;
+    return jsonResult(use.id, { status: 'remote_launched', agentId: id, workflowId: id, taskQueue, ...(ui ? { uiUrl: ui } : {}), ...(file ? { outputFile: file, description: record.description } : {}) });
   }
   const inherited = launch.kind === 'spawn' ? undefined : admission.input.parentRef?.count;
-  if (background) return jsonResult(use.id, launched(record, undefined, inherited));
+  if (background) return jsonResult(use.id, launched(agent, record, undefined, inherited));
   const wait = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
   const outcome = 'moved' in wait ? undefined : wait.outcome;
   if (!outcome) {
     const by = 'moved' in wait ? wait.moved.by : undefined;
-    return jsonResult(use.id, launched(record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited));
+    return jsonResult(use.id, launched(agent, record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited));
   }
   return jsonResult(use.id, outcomeView(record), outcome.status !== 'completed');
 }

@@ -44,6 +44,7 @@ import type { ForkAgent } from './agent';
 import type { ForkWorkflowFn } from './signature';
 import { childEnded, dropSignal, treeTokenOf, withTreeToken } from './tree-authority';
 import { undecodableReason } from '../../shared/undecodable';
+import { outputFileOf } from './agent-output';
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */
 const KEPT_TEXT = 20_000;
@@ -87,6 +88,7 @@ function notify(agent: ForkAgent, record: ChildRecord): void {
       taskId: record.agentId,
       // Seed 001's notification: the tool call that started it, and `Agent "<description>" <status>`.
       toolUseId: record.toolUseId,
+      ...outputFileOf(record),
       name: record.name,
       status: o.status,
       summary: `Agent "${record.description}" ${o.status}${o.error ? ` (${firstLine(o.error, 100)})` : ''}`,

@@ -25,6 +25,7 @@ import { runSubAgentTool } from './sub-agent-tools';
 import { listAgentsOffered } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
+import { readAgentOutput, readsAgentOutput } from './agent-output';
 import { askLead, needsPlanApproval } from './team-plan';
 import { errorResult } from './tool-results';
 import { guardCall } from './interrupt';
@@ -171,6 +172,8 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
   const summary = `turn ${agent.turns} · ${use.name}${host ? ` · on ${host}` : ''}`;
   const taskQueue = agent.toolQueue ?? info.taskQueue;
   // Background shell tasks (shell-tasks.ts): started where this call would have run, with the same input.
+  // A sub-agent's output file (agent-output.ts) is answered here, never read from disk.
+  if (use.name === 'Read' && readsAgentOutput(given)) return blockAttempt(await readAgentOutput(agent, use, given));
   if (use.name === 'Bash' && wantsBackground(given)) return blockAttempt(await startBackgroundShell(agent, use, given, input, taskQueue));
   if (use.name === 'Read' && agent.shells.started > 0) {
     const own = await readOwnOutput(agent, use);
