@@ -5,7 +5,8 @@
  * after the worker was SIGKILLed and replaced (the answer comes from the child's workflow, not
  * a worker's memory), and after the child ended (all of it); the child's notification carries
  * `<output-file>`. A sibling in the same tree and an agent of another tree are refused, and
- * learn nothing of the output. Every wait is on an observed condition.
+ * learn nothing of the output. A sync child's `completed` carries seed 001's totals. Every wait
+ * is on an observed condition.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,6 +83,11 @@ test('a parent Reads its background child\'s output file while it runs, across a
   expect(running!.text).not.toContain('second-step-output');
   expect(running!.text).not.toContain('child done');
   expect(peeked!.json).toMatchObject({ status: 'completed', content: 'peeked' });
+  // Seed 001's `completed` totals (patch forkflow-outcome-totals-1): its subtree's tokens, its own duration.
+  const usage = peeked!.json!.usage as { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number };
+  expect(peeked!.json!.totalTokens).toBe(usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens + usage.outputTokens);
+  expect(peeked!.json!.totalTokens).toBeGreaterThan(0);
+  expect(peeked!.json!.totalDurationMs).toBe((await forkflow.result('of-parent.peeker-2')).durationMs);
   const sibling = toolResultsIn(await forkflow.transcript('of-parent.peeker-2'));
   expect(sibling).toHaveLength(1);
   expect(sibling[0]!.isError).toBe(true);

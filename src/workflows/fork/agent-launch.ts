@@ -22,7 +22,7 @@ import type { ForkAgent } from './agent';
 import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
-import { launchedOutputFields } from './agent-output';
+import { launchedOutputFields, outcomeTotals } from './agent-output';
 import { admitChild, withdrawChild } from './tree-authority';
 import { teammateChildInput } from './team-input';
 import { withControls } from './spawn-controls';
@@ -35,21 +35,21 @@ export const SKILL_TYPE_PREFIX = 'skill:';
 export type Launch = { kind: 'fork' } | { kind: 'spawn'; definition?: AgentDefinition } | { kind: 'skill'; skill: AgentDefinition };
 
 /**
- * A child's outcome as a tool result. No wall-clock duration: it would make the same
- * conversation differ from run to run for no use to the model (notifications keep it).
- */
-/**
  * Before this patch `completed` had no SendMessage hint, and `async_launched` no `prompt` or
  * (for a fork) `messages_inherited` (seeds 001 and 002 show them); the tool results are in
  * the conversation, so recorded runs keep their bytes.
  */
 export const LAUNCH_VIEWS_PATCH = 'forkflow-launch-views-1';
 
+/**
+ * A child's outcome as a tool result. Its wall-clock duration and total tokens only under
+ * OUTCOME_TOTALS_PATCH (agent-output.ts; seed 001's `completed` has them): recorded runs keep their bytes.
+ */
 export function outcomeView(record: ChildRecord) {
   const o = record.result;
   if (!o) return { status: 'running', agentId: record.agentId, ...(record.name ? { name: record.name } : {}) };
   const hint = o.status === 'completed' && patched(LAUNCH_VIEWS_PATCH) ? { note: `To continue this agent from its own history, SendMessage to "${record.name ?? record.agentId}".` } : {};
-  return { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...(o.worktree ? { worktree: o.worktree } : {}), ...hint };
+  return { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...outcomeTotals(o), ...(o.worktree ? { worktree: o.worktree } : {}), ...hint };
 }
 
 /** `inherited`: for a fork, how many of the caller's messages it starts from. */

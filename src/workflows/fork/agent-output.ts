@@ -1,15 +1,17 @@
 /**
- * Sub-agents' output files (seed 001's `outputFile`; src/shared/agent-output.ts): the path
+ * What a parent sees of its sub-agents' output. Their output files (seed 001's `outputFile`;
+ * src/shared/agent-output.ts): the path
  * `async_launched`, `remote_launched` and a background child's notification carry, and the
  * `Read` of such a path, which this workflow answers itself: for one of its own children, from
  * the child's workflow (a query, by a local activity: durable, on any worker); for anything
  * else under the output root, a refusal. No file is read from disk, so no other agent, tree or
- * tenant can read a child's output through that path.
+ * tenant can read a child's output through that path. And the totals a finished child's
+ * outcome view carries (seed 001's `completed`: `totalTokens`, `totalDurationMs`).
  */
 import { ActivityFailure, isCancellation, patched } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
+import { totalInputTokens, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
 import { agentOutputFile, AGENT_OUTPUT_ROOT, isAgentOutputPath } from '../../shared/agent-output';
-import type { ChildRecord } from '../../shared/tree-input';
+import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { agentOutput } from '../activities';
 import type { ForkAgent } from './agent';
 import { errorResult, okResult } from './tool-results';
@@ -30,6 +32,15 @@ export function outputFileOf(record: ChildRecord): { outputFile?: string } {
 export function launchedOutputFields(agent: ForkAgent, record: ChildRecord): { outputFile?: string; canReadOutputFile?: boolean } {
   if (!patched(AGENT_OUTPUT_PATCH)) return {};
   return { outputFile: agentOutputFile(record.agentId), canReadOutputFile: agent.summary.toolNames.includes('Read') };
+}
+
+/** Before this patch a finished child's outcome had no `totalTokens` or `totalDurationMs` (seed 001's `completed` has them). */
+export const OUTCOME_TOTALS_PATCH = 'forkflow-outcome-totals-1';
+
+/** Seed 001's totals for a finished child's outcome view (its subtree's tokens, its own duration), under the patch. */
+export function outcomeTotals(o: ChildOutcome): { totalTokens?: number; totalDurationMs?: number } {
+  if (!patched(OUTCOME_TOTALS_PATCH)) return {};
+  return { totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens, totalDurationMs: o.durationMs };
 }
 
 const filePathOf = (input: unknown): string | undefined =>
