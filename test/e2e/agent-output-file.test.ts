@@ -80,8 +80,10 @@ test('a parent Reads its background child\'s output file while it runs, across a
   expect(running!.text).toMatch(new RegExp(`^Agent ${CHILD.replace('.', '\\.')}: running; turns 2; tool uses 2;`));
   expect(running!.text).toContain('[tool_result] first-step-output');
   expect(running!.text).toContain('[tool_use Bash]');
-  expect(running!.text).not.toContain('second-step-output');
-  expect(running!.text).not.toContain('child done');
+  // (Its prompt, the script, names every step: what it has not done yet shows in no result or reply.)
+  expect(running!.text).toContain('--- user\nWork.\n');
+  expect(running!.text).not.toContain('[tool_result] second-step-output');
+  expect(running!.text).not.toContain('--- assistant\nchild done');
   expect(peeked!.json).toMatchObject({ status: 'completed', content: 'peeked' });
   // Seed 001's `completed` totals (patch forkflow-outcome-totals-1): its subtree's tokens, its own duration.
   const usage = peeked!.json!.usage as { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number };
@@ -101,7 +103,7 @@ test('a parent Reads its background child\'s output file while it runs, across a
   const again = toolResultsIn(await forkflow.transcript('of-parent'))[3]!;
   expect(again.isError).toBe(false);
   expect(again.text).toContain('[tool_result] first-step-output');
-  expect(again.text).not.toContain('second-step-output');
+  expect(again.text).not.toContain('[tool_result] second-step-output');
 
   // The child ends: its notification names the file, and the parent's last Read shows all of it.
   writeFileSync(join(workspace, 'of-go'), '');
@@ -122,7 +124,7 @@ test('a parent Reads its background child\'s output file while it runs, across a
   const tried = toolResultsIn(await forkflow.transcript('of-intruder'));
   expect(tried.map((r) => r.isError)).toEqual([true, true]);
   expect(tried[0]!.text).toContain('is not the output file of a sub-agent of yours');
-  expect(tried.map((r) => r.text).join('\n')).not.toContain('step-output');
+  expect(tried.map((r) => r.text).join('\n')).not.toContain('first-step-output');
 
   for (const id of ['of-parent', CHILD]) {
     const events = (await h.client.workflow.getHandle(id).fetchHistory()).events ?? [];
