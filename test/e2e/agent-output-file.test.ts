@@ -55,6 +55,9 @@ test('a parent Reads its background child\'s output file while it runs, across a
   const child = script(
     'Work.',
     toolStep('Bash', { command: 'echo first-step-output' }),
+    // The SIGKILL cuts this call (a workspace shell is not run twice: it answers "interrupted")…
+    toolStep('Bash', { command: 'while [ ! -e of-go ]; do sleep 0.05; done; echo second-step-output' }),
+    // …so the child waits again here, on the new worker.
     toolStep('Bash', { command: 'while [ ! -e of-go ]; do sleep 0.05; done; echo second-step-output' }),
     '@reply child done',
   );
@@ -114,7 +117,7 @@ test('a parent Reads its background child\'s output file while it runs, across a
   expect(notes[0]).toContain(`<task-id>${CHILD}</task-id>\n<tool-use-id>${toolUse(transcript, 'Agent')!.id}</tool-use-id>\n<output-file>${outputFile}</output-file>\n<name>worker</name>\n<status>completed</status>`);
   const after = toolResultsIn(transcript)[4]!;
   expect(after.isError).toBe(false);
-  expect(after.text).toMatch(new RegExp(`^Agent ${CHILD.replace('.', '\\.')}: completed; turns 3; tool uses 2;`));
+  expect(after.text).toMatch(new RegExp(`^Agent ${CHILD.replace('.', '\\.')}: completed; turns 4; tool uses 3;`));
   expect(after.text).toContain('[tool_result] second-step-output');
   expect(after.text).toContain('--- assistant\nchild done');
 
