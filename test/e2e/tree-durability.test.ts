@@ -125,7 +125,7 @@ test('a remote fork runs on a second worker process polling another task queue',
       uiUrl: 'http://localhost:8233/namespaces/default/workflows/remote-parent.fork-1',
       // Seed 001's remote_launched fields (src/shared/agent-output.ts).
       outputFile: agentOutputFile('remote-parent.fork-1'),
-      description: 'sub-task',
+      description: 'over there',
     });
     expect(notificationsIn(transcript)[0]).toContain('read it remotely');
     const events = (await h.client.workflow.getHandle('remote-parent.fork-1').fetchHistory()).events ?? [];
