@@ -88,11 +88,12 @@ test('a parent Reads its background child\'s output file while it runs, across a
   expect(running!.text).not.toContain('[tool_result] second-step-output');
   expect(running!.text).not.toContain('--- assistant\nchild done');
   expect(peeked!.json).toMatchObject({ status: 'completed', content: 'peeked' });
-  // Seed 001's `completed` totals (patch forkflow-outcome-totals-1): its subtree's tokens, its own duration.
+  // Seed 001's `completed` total (patch forkflow-outcome-totals-1): its subtree's tokens.
   const usage = peeked!.json!.usage as { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number };
   expect(peeked!.json!.totalTokens).toBe(usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens + usage.outputTokens);
   expect(peeked!.json!.totalTokens).toBeGreaterThan(0);
-  expect(peeked!.json!.totalDurationMs).toBe((await forkflow.result('of-parent.peeker-2')).durationMs);
+  // No wall time in the model's view (it would make two runs of one agent differ in bytes).
+  expect(peeked!.json!).not.toHaveProperty('totalDurationMs');
   const sibling = toolResultsIn(await forkflow.transcript('of-parent.peeker-2'));
   expect(sibling).toHaveLength(1);
   expect(sibling[0]!.isError).toBe(true);

@@ -6,7 +6,7 @@
  * the child's workflow (a query, by a local activity: durable, on any worker); for anything
  * else under the output root, a refusal. No file is read from disk, so no other agent, tree or
  * tenant can read a child's output through that path. And the totals a finished child's
- * outcome view carries (seed 001's `completed`: `totalTokens`, `totalDurationMs`).
+ * outcome view carries (seed 001's `completed`: `totalTokens`; not its wall-time duration, see outcomeTotals).
  */
 import { ActivityFailure, isCancellation, patched } from '@temporalio/workflow';
 import { totalInputTokens, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
@@ -34,13 +34,19 @@ export function launchedOutputFields(agent: ForkAgent, record: ChildRecord): { o
   return { outputFile: agentOutputFile(record.agentId), canReadOutputFile: agent.summary.toolNames.includes('Read') };
 }
 
-/** Before this patch a finished child's outcome had no `totalTokens` or `totalDurationMs` (seed 001's `completed` has them). */
+/** Before this patch a finished child's outcome had no `totalTokens` (seed 001's `completed` has it). */
 export const OUTCOME_TOTALS_PATCH = 'forkflow-outcome-totals-1';
 
-/** Seed 001's totals for a finished child's outcome view (its subtree's tokens, its own duration), under the patch. */
-export function outcomeTotals(o: ChildOutcome): { totalTokens?: number; totalDurationMs?: number } {
+/**
+ * Seed 001's token total for a finished child's outcome view (its subtree's), under the patch.
+ * Not its `totalDurationMs`: wall time in a tool result makes the parent's next requests
+ * differ between two runs of the same agent (a reference and a continued run, a time-travel
+ * replay, an eval), by a token the rest of the conversation then carries; CI's continue-as-new
+ * comparison caught it. The duration is in `status`, the result and ListAgents.
+ */
+export function outcomeTotals(o: ChildOutcome): { totalTokens?: number } {
   if (!patched(OUTCOME_TOTALS_PATCH)) return {};
-  return { totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens, totalDurationMs: o.durationMs };
+  return { totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens };
 }
 
 const filePathOf = (input: unknown): string | undefined =>
