@@ -21,6 +21,7 @@ import { createChildProgressActivities } from './child-progress';
 import { createAgentOutputActivities } from './agent-output';
 import { createDreamActivities } from './dream';
 import { createLedgerClient, createTreeActivities } from './tree';
+import { processRootGate } from './root-gate';
 import type { SandboxAvailability } from './tools/sandbox';
 import type { ResponseStore } from './model/response-store';
 import type { LiveStreamOptions } from './model/live-publisher';
@@ -71,11 +72,15 @@ export interface ActivityDeps {
   countTokens?: boolean;
   /** This worker's MCP sessions and connections (src/activities/mcp/host.ts); absent: MCP calls are refused. */
   mcp?: McpHost;
+  /** Updates in flight from this process to one tree root (FORKFLOW_ROOT_UPDATES; root-gate.ts says why). */
+  rootUpdates?: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
-  const ledger = createLedgerClient(deps.client);
+  // One gate per process and limit: the server's limit on a root's updates in flight is the root's, not a worker's.
+  const gate = processRootGate(deps.rootUpdates);
+  const ledger = createLedgerClient(deps.client, undefined, gate);
   return {
     ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs, batchWindowMs: deps.batchWindowMs, batchMaxRequests: deps.batchMaxRequests }),
     ...createCompactionActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
@@ -83,7 +88,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
-    ...createTreeActivities({ client: deps.client }),
+    ...createTreeActivities({ client: deps.client, gate }),
     ...createChildProgressActivities({ client: deps.client }),
     ...createAgentOutputActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),

@@ -10,6 +10,7 @@ import { WORKFLOW_TYPES } from '../shared/constants';
 import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../shared/messages';
 import type { RouteRequest, RouteResult } from '../shared/team-ledger';
 import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree-ledger';
+import { processRootGate, type RootUpdateGate } from './root-gate';
 
 /** The ledger a tree's root keeps, reached by update. */
 export interface LedgerClient {
@@ -75,15 +76,15 @@ function activityPause(ms: number): Promise<void> {
  * client resumed a sub-agent directly) is bounded by its own budget alone (the model
  * activity's `left`), and its charges have nowhere to go.
  */
-export function createLedgerClient(client: Client, pause: (ms: number) => Promise<void> = activityPause): LedgerClient {
+export function createLedgerClient(client: Client, pause: (ms: number) => Promise<void> = activityPause, gate: RootUpdateGate = processRootGate()): LedgerClient {
   return {
     reserve: (rootId, req) =>
-      whileServerBusy(() => client.workflow.getHandle(rootId).executeUpdate(reserveTokensUpdate, { args: [req] }), pause).catch((err: unknown): ReserveResult => {
+      whileServerBusy(() => gate.run(rootId, () => client.workflow.getHandle(rootId).executeUpdate(reserveTokensUpdate, { args: [req] })), pause).catch((err: unknown): ReserveResult => {
         if (rootGone(err)) return { ok: true, tokens: req.want };
         throw err;
       }),
     charge: (rootId, req) =>
-      whileServerBusy(() => client.workflow.getHandle(rootId).executeUpdate(chargeTokensUpdate, { args: [req] }), pause).catch((err: unknown) => {
+      whileServerBusy(() => gate.run(rootId, () => client.workflow.getHandle(rootId).executeUpdate(chargeTokensUpdate, { args: [req] })), pause).catch((err: unknown) => {
         if (!rootGone(err)) throw err;
         const fields = { rootId, agentId: req.agentId, error: err instanceof Error ? `${err.name}: ${(err.cause as Error | undefined)?.message ?? err.message}` : String(err) };
         // A closed tree is the expected case (an agent resumed after its tree ended: nothing
@@ -98,7 +99,8 @@ export function createLedgerClient(client: Client, pause: (ms: number) => Promis
 /** Asks while the server is busy: about 50 s of pauses, inside the admission's 60 s. */
 const ADMIT_BUSY_ATTEMPTS = 55;
 
-export function createTreeActivities(deps: { client: Client }) {
+export function createTreeActivities(deps: { client: Client; gate?: RootUpdateGate }) {
+  const gate = deps.gate ?? processRootGate();
   return {
     /** Agents of a tree that are running now (runs recorded before the ledger; visibility lags). */
     async countRunningAgents(input: { rootId: string }): Promise<number> {
@@ -110,7 +112,7 @@ export function createTreeActivities(deps: { client: Client }) {
     async admitAgent(input: { rootId: string; request: AdmitRequest }): Promise<AdmitResult> {
       try {
         // A local activity of 60 s: pauses of at most a second while the root's updates queue.
-        return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] }), activityPause, ADMIT_BUSY_ATTEMPTS);
+        return await whileServerBusy(() => gate.run(input.rootId, () => deps.client.workflow.getHandle(input.rootId).executeUpdate(admitAgentUpdate, { args: [input.request] })), activityPause, ADMIT_BUSY_ATTEMPTS);
       } catch (err) {
         if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no sub-agent can start.` };
         throw err;
@@ -119,7 +121,7 @@ export function createTreeActivities(deps: { client: Client }) {
     /** Asks the tree's root where a peer message goes, and has it counted (idempotent by the call's key). */
     async routeMessage(input: { rootId: string; request: RouteRequest }): Promise<RouteResult> {
       try {
-        return await whileServerBusy(() => deps.client.workflow.getHandle(input.rootId).executeUpdate(routeMessageUpdate, { args: [input.request] }), activityPause, ADMIT_BUSY_ATTEMPTS);
+        return await whileServerBusy(() => gate.run(input.rootId, () => deps.client.workflow.getHandle(input.rootId).executeUpdate(routeMessageUpdate, { args: [input.request] })), activityPause, ADMIT_BUSY_ATTEMPTS);
       } catch (err) {
         if (rootGone(err)) return { ok: false, reason: `The tree's root ${input.rootId} does not answer: no message can be routed.` };
         throw err;

@@ -171,6 +171,20 @@ export function countTokensSetting(env: NodeJS.ProcessEnv = process.env): boolea
   return env.FORKFLOW_COUNT_TOKENS !== 'off';
 }
 
+/**
+ * FORKFLOW_ROOT_UPDATES: Workflow Updates in flight from this process to one tree root
+ * (default 4; src/activities/root-gate.ts). The server refuses a root's eleventh, and the
+ * refusal stalls the root: the sum over the worker processes serving one tree should stay
+ * under 10, or raise the server's `history.maxInFlightUpdates`.
+ */
+export function rootUpdatesSetting(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const v = env.FORKFLOW_ROOT_UPDATES?.trim();
+  if (!v) return undefined;
+  const parsed = count('FORKFLOW_ROOT_UPDATES').safeParse(v);
+  if (!parsed.success) throw new InvalidWorkerTuningError(parsed.error.issues.map((i) => i.message).join('; '));
+  return parsed.data;
+}
+
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
   const workspaceRoot = env.FORKFLOW_WORKSPACE || process.cwd();
   const stateDir = defaultStateDir(env);

@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ConversationSource, createActivities, McpHost, type FileResponseStore, type ResponseStore } from '../activities';
-import { batchSettings, countTokensSetting, liveStreamSettings, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
+import { batchSettings, countTokensSetting, liveStreamSettings, rootUpdatesSetting, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
 import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
@@ -183,7 +183,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
-    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), ...batchOf(o) }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), ...batchOf(o) }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -209,7 +209,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter,
-    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), ...batchOf(o) }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), ...batchOf(o) }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),
@@ -226,7 +226,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
  */
 export async function createModelWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle' | 'sandbox'> & { requestsPerMinute?: number }): Promise<Worker> {
   const slots = (o.tuning ?? workerTuning()).maxConcurrentActivityTaskExecutions;
-  const all = createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting(), ...batchOf(o) });
+  const all = createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, liveStream: o.liveStream ?? liveStreamSettings(), countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), ...batchOf(o) });
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
