@@ -83,6 +83,17 @@ export function callKeyDigest(key: CallKey): string {
 }
 
 /**
+ * Whether an attempt's cancellation should stop its call upstream: only when the workflow asked
+ * (an interrupt, a kill, a timeout of the fork). An attempt the server gave up on — its heartbeat
+ * timed out while the server was away, so it is "not found" or "timed out" when it is back —
+ * will be retried, and the retry attaches to the call the gateway kept running instead of paying
+ * for it twice (an outage of 30 s cancelled one call this way in the crash-exact test).
+ */
+export function cancelsUpstream(details: { cancelRequested: boolean } | undefined): boolean {
+  return details?.cancelRequested === true;
+}
+
+/**
  * Best effort, and short: a gateway that does not hear of the cancel finishes the call for
  * nobody. `proof`: what this attempt sent with its call (only its worker knows it).
  */
@@ -367,7 +378,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
-          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
+          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault && cancelsUpstream(ctx.cancellationDetails)) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, ...(input.provider ? { provider: input.provider } : {}), model: body.model } : undefined);
           recordModelFailure(body.model, failure);
           throw failure;
