@@ -1,12 +1,15 @@
 /**
  * Activities that set up and check where a fork may act: the AutoMem memory directory
- * (pinned when the fork starts, audited when it ends) and git worktrees (created before the
+ * (pinned when the fork starts, audited when it ends), a named agent's own memory directory
+ * (opened and its index read when it starts) and git worktrees (created before the
  * first turn, removed or kept after the terminal state is recorded). They run on the
  * worker that owns the workspace.
  */
 import { realpath } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MemoryScope, PathEscapeReport, WorktreeRef, WorktreeResult } from '../shared/activity-io';
+import type { AgentMemory, MemoryIndex } from '../shared/agent-memory';
+import { AgentMemoryError, openAgentMemory } from './agent-memory';
 import { auditTouchedPaths } from './tools';
 import { workspacePolicyOf } from './run-tool';
 import { within } from './tools/sandbox';
@@ -37,6 +40,21 @@ export function createIsolationActivities(deps: { workspaceRoot: string; workspa
         throw ApplicationFailure.create({ type: 'MemoryDirUnavailable', message: `The memory directory ${input.dir} is, or holds, the worker's protected state; pick another.`, nonRetryable: true });
       }
       return { dir: input.dir, canonicalDir };
+    },
+
+    /**
+     * A named agent's memory (definition `memory: project | local`): its directory in the
+     * agent's workspace, made if missing, and the start of its index (agent-memory.ts).
+     */
+    async openAgentMemory(input: { root?: string; confinedTo?: string; memory: AgentMemory }): Promise<MemoryIndex> {
+      const workspace = await resolveWorkspace({ root: input.root, confinedTo: input.confinedTo }, policy);
+      if (!workspace.ok) throw ApplicationFailure.create({ type: 'AgentMemoryUnavailable', message: workspace.message, nonRetryable: true });
+      try {
+        return await openAgentMemory(workspace.root, input.memory, policy.protectedPaths);
+      } catch (err) {
+        if (err instanceof AgentMemoryError) throw ApplicationFailure.create({ type: 'AgentMemoryUnavailable', message: err.message, nonRetryable: true });
+        throw err;
+      }
     },
 
     /** Re-checks every path the fork wrote: anything now outside the memory directory is an escape. */

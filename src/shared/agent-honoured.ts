@@ -26,8 +26,10 @@ export const NAMED_AGENT_UNHONOURED: Readonly<Record<string, Unhonoured>> = {
     fix: `Write a full model id such as ${DEFAULTS.model}, or inherit.`,
   },
   memory: {
-    problem: 'memory (persistent user/project/local agent memory) is not supported by forkflow, so this agent runs without memory',
-    fix: 'Delete memory:, or put what the agent must remember in its system prompt.',
+    // project and local live in the agent's workspace (src/shared/agent-memory.ts); user would live in the worker's home.
+    when: (v) => v === 'user',
+    problem: "memory: user keeps an agent's memory in the home of the user running it, and a shared worker's home belongs to no one caller, so this agent runs without memory",
+    fix: 'Write memory: project (kept in the workspace, shared with the project) or memory: local (kept in the workspace, out of version control).',
   },
   isolation: {
     when: (v) => v === 'remote',

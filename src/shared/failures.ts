@@ -21,6 +21,8 @@ export const FAILURE = {
   cacheUnsafeOverride: 'CacheUnsafeOverride',
   /** A worktree fork could not get its worktree. */
   worktreeUnavailable: 'WorktreeUnavailable',
+  /** A named agent's memory directory (definition `memory`) cannot be used: it escapes its workspace, or its index is not a file. */
+  agentMemoryUnavailable: 'AgentMemoryUnavailable',
   /** An approval expired under `onTimeout: 'fail'`. */
   approvalTimedOut: 'ApprovalTimedOut',
   /** An approval decision named a request that is not pending (update rejected). */

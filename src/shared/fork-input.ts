@@ -20,6 +20,7 @@ import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { AGENT_COLORS, DELIVERY_MODES, EFFORT_LEVELS, PERMISSION_MODES } from './agents';
 import { inlineDefinitionProblems } from './agent-honoured';
+import { agentMemorySchema } from './agent-memory';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import type { ProviderCatalogue } from './agent-provider';
 import { providerNameSchema } from './model-allowlist';
@@ -126,6 +127,12 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   effort: z.enum(EFFORT_LEVELS).optional(),
   /** The colour it is shown in (web view, `forkflow top`, `watch`, status); a named sub-agent takes its definition's. */
   color: z.enum(AGENT_COLORS).optional(),
+  /**
+   * Its persistent memory (a named sub-agent's definition `memory: project | local`; see
+   * src/shared/agent-memory.ts): the index is read when it starts and appended to its own
+   * system prompt. Only for an agent with a system prompt of its own (no parent snapshot).
+   */
+  agentMemory: agentMemorySchema.optional(),
 
   forkLabel: z.string().min(1).max(200).default(DEFAULTS.forkLabel),
   querySource: z.string().min(1).max(200).default(FORK_QUERY_SOURCE),
@@ -333,6 +340,7 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
       for (const p of inlineDefinitionProblems(a)) ctx.addIssue({ code: 'custom', message: p.message, path: ['subAgents', 'agents', i, p.field] });
     });
   })
+  .refine((v) => !v.agentMemory || !(v.parent || v.parentRef || v.from), { message: "agentMemory adds to an agent's own system prompt; a fork keeps its parent's (the prompt cache): start it without parent, parentRef or from", path: ['agentMemory'] })
   .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
   .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] })
   .refine((v) => !(v.from && (v.parent || v.parentRef)), { message: 'give from (a point to resolve) or parent/parentRef, not both', path: ['from'] })

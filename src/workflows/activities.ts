@@ -98,7 +98,7 @@ export const localTools = proxyLocalActivities<Pick<ForkflowActivities, 'runTool
 });
 
 /** Setting up and checking where a fork may act (memory dir, worktrees): on the workspace's queue. */
-export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir' | 'auditWrites' | 'createWorktree' | 'finishWorktree'>>({
+export const isolation = proxyActivities<Pick<ForkflowActivities, 'pinMemoryDir' | 'openAgentMemory' | 'auditWrites' | 'createWorktree' | 'finishWorktree'>>({
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });

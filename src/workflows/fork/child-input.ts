@@ -10,6 +10,7 @@ import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-pr
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
 import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { definitionMemory, withMemoryTools } from '../../shared/agent-memory';
 import { withPreloadedSkills } from '../../shared/agent-skills';
 import { mergeHooks } from '../../shared/tools/hooks';
 import { mcpServerOf } from '../../shared/tools/mcp';
@@ -159,7 +160,10 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
 
 export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, definition: AgentDefinition | undefined, background: boolean): ForkInputJson {
   const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
-  const names = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
+  const memory = definition ? definitionMemory(definition) : undefined;
+  const allowed = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
+  // An agent with a memory keeps it with Read, FileWrite and FileEdit, if its caller has them.
+  const names = memory ? withMemoryTools(allowed, agentToolsFor({ disallowedTools: definition?.disallowedTools }, parentTools).filter(isBuiltinTool)) : allowed;
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
@@ -184,6 +188,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     // A definition's skills are preloaded into its prompt; its initialPrompt opens its first turn.
     system: definition ? withPreloadedSkills(definition.systemPrompt || DEFAULT_SYSTEM_PROMPT, definition, config.agents) : DEFAULT_SYSTEM_PROMPT,
     ...(definition?.initialPrompt ? { prompt: `${definition.initialPrompt}\n\n${input.prompt}` } : {}),
+    // Its memory's index joins that prompt when it starts (read on its workspace's worker: isolation.ts).
+    ...(memory ? { agentMemory: memory } : {}),
     tools,
     model,
     maxTurns: definition?.maxTurns ?? agent.input.maxTurns,

@@ -25,7 +25,7 @@ import { workflowNow } from '../clock';
 import { ForkAgent } from './agent';
 import { whileWaiting } from './keep-alive';
 import { registerHandlers } from './handlers';
-import { auditMemory, closeWorktree, openWorktree, pinMemory } from './isolation';
+import { auditMemory, closeWorktree, openAgentMemory, openWorktree, pinMemory } from './isolation';
 import { registerApprovalHandlers } from './approvals';
 import { registerChildHandlers, reportToParent, settleChildren } from './children';
 import { resumeShellTasks, stopShellTasks } from './shell-tasks';
@@ -189,9 +189,12 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // (Nothing is awaited without them: an agent with neither runs exactly as before.)
   if (input.mcpServers) await openMcpServers(agent);
   const startContext = !input.continuation && hooksFor(input.hooks, 'SubagentStart').length > 0 ? await subagentStart(agent) : undefined;
+  // A named agent's memory joins its system prompt (nothing is awaited without one).
+  const memorySection = await openAgentMemory(agent);
   const setup = setUpFork(prepared.input, { ...(worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}), ...forkRules(prepared.input) }, {
     mcpTools: mcpToolDefinitions(agent.mcp.all),
     ...(startContext ? { startContext } : {}),
+    ...(memorySection ? { memorySection } : {}),
     ...(prepared.parentContext ? { parentContext: prepared.parentContext } : {}),
   });
   agent.open(setup);

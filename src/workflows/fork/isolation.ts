@@ -3,10 +3,12 @@
  * - a worktree fork gets its own git worktree first (its opening names the paths), and the
  *   worktree is removed or kept only after the terminal state is recorded;
  * - a memory fork (autoMem filter) pins its memory directory at start, and every path it
- *   wrote is audited before its terminal state is decided: an escape fails the run.
+ *   wrote is audited before its terminal state is decided: an escape fails the run;
+ * - a named agent with a memory (definition `memory`) has its index read into its system prompt.
  */
 import { ActivityFailure, workflowInfo } from '@temporalio/workflow';
 import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/activity-io';
+import { memoryPromptOf } from '../../shared/agent-memory';
 import { FAILURE, failure } from '../../shared/failures';
 import type { ForkInput } from '../../shared/fork-input';
 import { isolation } from '../activities';
@@ -37,6 +39,28 @@ export async function pinMemory(agent: ForkAgent): Promise<void> {
   const filter = agent.input.toolFilter;
   if (typeof filter !== 'object' || filter.kind !== 'autoMem') return;
   agent.workArea.pinMemory(await isolation.pinMemoryDir.executeWithOptions({ ...onWorkspace(agent.input), summary: 'pin memory directory' }, [{ dir: filter.memoryDir }]));
+}
+
+/**
+ * A named agent's memory section for its system prompt (definition `memory`): its directory
+ * opened and its index read on the workspace's worker, once, when the agent starts. A run that
+ * continues it keeps the system prompt it started with (the prompt cache), so reads nothing.
+ */
+export async function openAgentMemory(agent: ForkAgent): Promise<string | undefined> {
+  const { input } = agent;
+  const memory = input.agentMemory;
+  if (!memory || input.continuation) return undefined;
+  const root = agent.workspaceRoot;
+  const confinedTo = input.sandbox?.confinedTo;
+  try {
+    const found = await isolation.openAgentMemory.executeWithOptions({ ...onWorkspace(input, agent.worktree), summary: `read ${memory.scope} memory of ${memory.agent}` }, [
+      { ...(root !== undefined ? { root } : {}), ...(confinedTo !== undefined ? { confinedTo } : {}), memory },
+    ]);
+    return memoryPromptOf(memory, found);
+  } catch (err) {
+    const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    throw failure(FAILURE.agentMemoryUnavailable, `Could not open the agent's ${memory.scope} memory: ${why}`);
+  }
 }
 
 /** Paths a memory fork wrote that are (now) outside its memory directory. */

@@ -9,6 +9,7 @@
  * unless it says it is a counterfactual fork: then it holds its own context (the parent's with
  * the overrides) and records which parts changed.
  */
+import { withMemorySection } from '../../shared/agent-memory';
 import { allowlistOf } from '../../shared/agent-provider';
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
@@ -37,6 +38,8 @@ export interface SetupExtras {
   startContext?: string;
   /** The parent's request context, read beforehand for a counterfactual fork by reference. */
   parentContext?: RequestContext;
+  /** A named agent's memory (src/shared/agent-memory.ts), appended to its own system prompt. */
+  memorySection?: string;
 }
 
 export interface ForkSetup {
@@ -203,7 +206,8 @@ function setUp(input: ForkInput, options: OpeningOptions, extras: SetupExtras): 
   const counterfactual = input.counterfactual === true && parent !== undefined;
   if (!counterfactual) rejectCacheUnsafeOverrides(input, parent?.model, parent?.thinking);
   const maxTokens = input.maxOutputTokens ?? parent?.maxTokens ?? DEFAULTS.maxOutputTokens;
-  const own = { system: input.system ?? DEFAULT_SYSTEM_PROMPT, tools: ownTools(input, extras), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
+  const system = input.system ?? DEFAULT_SYSTEM_PROMPT;
+  const own = { system: extras.memorySection ? withMemorySection(system, extras.memorySection) : system, tools: ownTools(input, extras), model: input.model ?? DEFAULTS.model, thinking: input.thinking };
   const context: RequestContext = counterfactual ? counterfactualContext(input, requestContextOf(parent, maxTokens), maxTokens) : requestContextOf(parent ?? { ...own, messages: [] }, maxTokens);
   const changed = counterfactual ? changedParts(cacheKeyComponents(parent), cacheKeyComponents(context)) : undefined;
 

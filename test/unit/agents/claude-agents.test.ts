@@ -22,9 +22,10 @@ describe('Claude Code agent files', () => {
     expect(reported).toEqual([
       ['cloud-builder.md', 'isolation', 'unsupported'],
       ['code-reviewer.md', 'model', 'unsupported'],
-      ['code-reviewer.md', 'memory', 'unsupported'],
       // Claude Code's shell-command hooks are not forkflow's service hooks: a policy hook must not go missing, so the file is not loaded.
       ['guarded-deployer.md', 'hooks', 'skipped'],
+      // memory: user lives in the worker's home, which belongs to no one caller (project and local are honoured).
+      ['personal-notes.md', 'memory', 'unsupported'],
       ['review-checklist.md', 'color', 'unsupported'],
       ['test-runner.md', 'skills', 'ignored'],
     ]);
@@ -32,9 +33,9 @@ describe('Claude Code agent files', () => {
   });
 
   it('keeps every field it honours, as written', () => {
-    expect(loaded.agents.map((a) => a.name).sort()).toEqual(['cloud-builder', 'code-reviewer', 'json-style', 'release-notes', 'review-checklist', 'test-runner']);
-    expect(agent('code-reviewer')).toMatchObject({ tools: ['Read', 'Grep', 'Glob'], permissionMode: 'acceptEdits', background: true, maxTurns: 8 });
-    expect(agent('code-reviewer')).not.toHaveProperty('memory');
+    expect(loaded.agents.map((a) => a.name).sort()).toEqual(['cloud-builder', 'code-reviewer', 'json-style', 'personal-notes', 'release-notes', 'review-checklist', 'test-runner']);
+    expect(agent('code-reviewer')).toMatchObject({ tools: ['Read', 'Grep', 'Glob'], permissionMode: 'acceptEdits', background: true, maxTurns: 8, memory: 'project' });
+    expect(agent('personal-notes')).not.toHaveProperty('memory');
     expect(agent('code-reviewer')).not.toHaveProperty('model');
     expect(agent('test-runner')).toMatchObject({
       tools: ['Read', 'Grep', 'Glob', 'Bash'],
@@ -66,12 +67,13 @@ describe('Claude Code agent files', () => {
       ['cloud-builder', 'purple'],
       ['code-reviewer', '-'],
       ['json-style', '-'],
+      ['personal-notes', '-'],
       ['release-notes', '-'],
       ['review-checklist', '-'],
       ['test-runner', 'green'],
     ]);
     expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(4);
-    expect(report.summary).toBe('6 agents loaded, 6 problems (1 file skipped)');
+    expect(report.summary).toBe('7 agents loaded, 6 problems (1 file skipped)');
     expect(run.status).not.toBe(0);
   });
 });

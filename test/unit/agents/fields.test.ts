@@ -88,9 +88,9 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     }
   });
 
-  it('reports by name, and leaves out, every valid value it cannot honour (memory, isolation: remote)', async () => {
+  it('reports by name, and leaves out, every valid value it cannot honour (memory: user, isolation: remote)', async () => {
     const unhonoured: [string, readonly string[]][] = [
-      ['memory', MEMORY_SCOPES],
+      ['memory', MEMORY_SCOPES.filter((s) => s === 'user')],
       ['isolation', ['remote']],
     ];
     for (const [field, values] of unhonoured) {
@@ -100,6 +100,14 @@ describe('each optional field: a bad value is reported and dropped, the agent st
         expect(agent).not.toHaveProperty(field);
         expect({ value, problems }).toEqual({ value, problems: [expect.objectContaining({ field, outcome: 'unsupported', problem: expect.stringContaining(field) as string })] });
       }
+    }
+  });
+
+  it('keeps memory: project and memory: local (kept in the workspace)', async () => {
+    for (const value of MEMORY_SCOPES.filter((s) => s !== 'user')) {
+      const { agent, problems } = await loadOne(dir, withBasics(`memory: ${value}`));
+      expect({ value, problems }).toEqual({ value, problems: [] });
+      expect(agent).toHaveProperty('memory', value);
     }
   });
 

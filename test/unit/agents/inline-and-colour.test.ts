@@ -19,11 +19,11 @@ const start = (agents: AgentDefinition[], extra: Record<string, unknown> = {}) =
 
 describe('inline definitions', () => {
   it('refuse the start naming each field forkflow cannot honour', () => {
-    const r = start([{ ...base, memory: 'project' }, { ...base, name: 'remote', isolation: 'remote', model: 'sonnet' }]);
+    const r = start([{ ...base, memory: 'user' }, { ...base, name: 'remote', isolation: 'remote', model: 'sonnet' }]);
     expect(r.success).toBe(false);
     const issues = describeIssues(r.error!);
     expect(issues).toEqual([
-      expect.stringMatching(/^subAgents\.agents\.0\.memory: agent "reviewer": memory .*not supported/),
+      expect.stringMatching(/^subAgents\.agents\.0\.memory: agent "reviewer": memory: user keeps an agent's memory in the home/),
       expect.stringMatching(/^subAgents\.agents\.1\.model: agent "remote": model names a Claude Code alias/),
       expect.stringMatching(/^subAgents\.agents\.1\.isolation: agent "remote": isolation: remote/),
     ]);
@@ -34,8 +34,8 @@ describe('inline definitions', () => {
     expect(inlineDefinitionProblems(skill).map((p) => p.field)).toEqual(['tools', 'effort']);
   });
 
-  it('take effort, colour and every honoured field', () => {
-    const ok: AgentDefinition = { ...base, effort: 'max', color: 'pink', isolation: 'worktree', model: 'claude-opus-4-8', maxTurns: 3, tools: ['Glob'] };
+  it('take effort, colour, memory: project or local and every honoured field', () => {
+    const ok: AgentDefinition = { ...base, effort: 'max', color: 'pink', isolation: 'worktree', model: 'claude-opus-4-8', maxTurns: 3, tools: ['Glob'], memory: 'local' };
     expect(inlineDefinitionProblems(ok)).toEqual([]);
     expect(start([ok]).success).toBe(true);
   });

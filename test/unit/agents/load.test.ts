@@ -46,10 +46,7 @@ describe('loadAgentDefinitions: valid files', () => {
     dir.file('agent.md', FULL);
     const { agents: all, problems } = await loadAgentDefinitions(dir.dir);
     const agents = all.filter((a) => a.context !== 'fork');
-    // Valid but not honoured: reported by name (in honoured.ts's order) and left out.
-    expect(problems.map((p) => [p.field, p.outcome])).toEqual([
-      ['memory', 'unsupported'],
-    ]);
+    expect(problems).toEqual([]);
     expect(agents).toEqual([
       {
         name: 'code-reviewer',
@@ -62,6 +59,7 @@ describe('loadAgentDefinitions: valid files', () => {
         effort: 'xhigh',
         permissionMode: 'plan',
         maxTurns: 8,
+        memory: 'project',
         background: true,
         isolation: 'worktree',
         color: 'purple',

@@ -1,0 +1,98 @@
+/**
+ * A named agent's persistent memory (seed 001, the definition's `memory` field): a directory
+ * of notes kept from one run of the agent to the next, its index read into the agent's system
+ * prompt when it starts. forkflow honours two of the seed's three scopes, both inside the
+ * agent's workspace, so its walls need no widening:
+ * - `project`: `.claude/agent-memory/<agent>/` (kept with the project, shared by its users),
+ * - `local`: `.claude/agent-memory-local/<agent>/` (the same place Claude Code keeps out of
+ *   version control).
+ * `user` (the worker user's home in the seed) is reported by name and not honoured: a shared
+ * worker's home belongs to no one caller (agent-honoured.ts).
+ *
+ * The index is read once, by an activity on the workspace's worker, when the agent starts
+ * (src/activities/agent-memory.ts); the system prompt then stays the same for the agent's
+ * whole life, continue-as-new and resumes included, so its prompt cache holds. Pure.
+ */
+import { z } from 'zod';
+import type { SystemParam } from './anthropic';
+import { schemaOnce } from './schema-once';
+
+/** The scopes forkflow honours. */
+export const HONOURED_MEMORY_SCOPES = ['project', 'local'] as const;
+export type HonouredMemoryScope = (typeof HONOURED_MEMORY_SCOPES)[number];
+
+/** The index file the agent keeps in its memory directory. */
+export const MEMORY_INDEX_FILE = 'MEMORY.md';
+/** At most this many lines of the index reach the prompt. */
+export const MEMORY_INDEX_LINES = 200;
+/** And at most this many bytes (a line can be long). */
+export const MEMORY_INDEX_BYTES = 25_000;
+
+/** What a fork input says about the agent's memory: set for a named agent whose definition has `memory`. */
+export const agentMemorySchema = schemaOnce('agent-memory#agentMemorySchema', () => z.strictObject({
+  scope: z.enum(HONOURED_MEMORY_SCOPES),
+  /** The agent's name: its memory directory's name (a definition name: lower-case letters, digits, '-'). */
+  agent: z.string().max(64).regex(/^[a-z0-9][a-z0-9-]*$/, 'an agent memory is named by its agent: lower-case letters, digits and "-"'),
+}));
+export type AgentMemory = z.infer<typeof agentMemorySchema>;
+
+/** Where the scope keeps an agent's memory, relative to the workspace root. */
+export function agentMemoryPath(memory: AgentMemory): string {
+  return `${memory.scope === 'project' ? '.claude/agent-memory' : '.claude/agent-memory-local'}/${memory.agent}`;
+}
+
+/** What the worker found in the memory directory when the agent started. */
+export interface MemoryIndex {
+  /** The directory's canonical path on the workspace's worker (where the agent writes). */
+  dir: string;
+  /** The index's first lines (at most {@link MEMORY_INDEX_LINES} and {@link MEMORY_INDEX_BYTES}); absent: no index yet. */
+  index?: string;
+  /** The index had more than what is shown. */
+  truncated: boolean;
+}
+
+const SCOPE_WORDS: Record<HonouredMemoryScope, string> = {
+  project: 'it is kept in this project, so whoever runs this agent here shares it',
+  local: 'it is kept in this workspace only, outside version control',
+};
+
+/** The section appended to the agent's system prompt. */
+export function memoryPromptOf(memory: AgentMemory, found: MemoryIndex): string {
+  const file = `${found.dir}/${MEMORY_INDEX_FILE}`;
+  const shown = found.index === undefined || found.index.trim() === ''
+    ? `${MEMORY_INDEX_FILE} is empty: this is the first run with this memory.`
+    : `${MEMORY_INDEX_FILE} as this run started${found.truncated ? ` (cut at ${MEMORY_INDEX_LINES} lines: keep it shorter)` : ''}:\n<agent-memory>\n${found.index}\n</agent-memory>`;
+  return [
+    '# Agent memory',
+    `You keep notes from one run to the next in ${found.dir} (scope ${memory.scope}: ${SCOPE_WORDS[memory.scope]}).`,
+    `- ${file} is the index: at most ${MEMORY_INDEX_LINES} lines reach your next run, so keep one short line per topic and put details in topic files beside it, linked from the index.`,
+    '- Read it before you start; when you learn something a later run will need (a convention of this codebase, a recurring problem and its fix, where things live), write it there with FileWrite or FileEdit, and correct notes that turned out wrong.',
+    '- Never write secrets, credentials or personal data into it.',
+    '',
+    shown,
+  ].join('\n');
+}
+
+/** `system` with `section` appended: to a string after a blank line, to blocks as one more block. */
+export function withMemorySection(system: SystemParam, section: string): SystemParam {
+  if (typeof system === 'string') return system === '' ? section : `${system}\n\n${section}`;
+  return [...system, { type: 'text', text: section }];
+}
+
+/** The memory a definition asks for, when forkflow honours its scope (`user` is reported at load and refused inline). */
+export function definitionMemory(definition: { name: string; memory?: string }): AgentMemory | undefined {
+  const scope = definition.memory;
+  return scope === 'project' || scope === 'local' ? { scope, agent: definition.name } : undefined;
+}
+
+/** The tools an agent keeps its memory with (the seed turns them on for an agent with a memory: Read, Write and Edit). */
+export const MEMORY_TOOLS = ['Read', 'FileWrite', 'FileEdit'] as const;
+
+/**
+ * An agent with a memory gets the memory tools its definition's `tools` left out, but only
+ * those in `offered`: its caller's tools less what its definition denies (never more than the caller).
+ */
+export function withMemoryTools<T extends string>(names: readonly T[], offered: readonly T[]): T[] {
+  const added = offered.filter((t) => (MEMORY_TOOLS as readonly string[]).includes(t) && !names.includes(t));
+  return [...names, ...added];
+}

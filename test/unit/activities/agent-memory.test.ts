@@ -1,0 +1,106 @@
+/**
+ * Opening a named agent's memory directory on the worker, against a real filesystem: made if
+ * missing, its index read with bounds, and nothing followed out of the workspace (a planted
+ * link, a FIFO, a link for an index), nothing made outside it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AgentMemoryError, openAgentMemory } from '../../../src/activities/agent-memory';
+import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agent-memory';
+
+const fresh = (name: string) => realpathSync(mkdtempSync(path.join(tmpdir(), `forkflow-mem-${name}-`)));
+const project = { scope: 'project' as const, agent: 'notes' };
+const local = { scope: 'local' as const, agent: 'notes' };
+
+describe('openAgentMemory', () => {
+  it('makes the directory where the scope keeps it, and reads no index on a first run', async () => {
+    const root = fresh('first');
+    const found = await openAgentMemory(root, project, []);
+    expect(found).toEqual({ dir: path.join(root, '.claude/agent-memory/notes'), truncated: false });
+    expect(existsSync(found.dir)).toBe(true);
+    const other = await openAgentMemory(root, local, []);
+    expect(other.dir).toBe(path.join(root, '.claude/agent-memory-local/notes'));
+  });
+
+  it('reads the index, whole when short', async () => {
+    const root = fresh('index');
+    mkdirSync(path.join(root, '.claude/agent-memory/notes'), { recursive: true });
+    writeFileSync(path.join(root, '.claude/agent-memory/notes/MEMORY.md'), '- tests: npm test\n- style: see STYLE.md\n\n');
+    expect(await openAgentMemory(root, project, [])).toMatchObject({ index: '- tests: npm test\n- style: see STYLE.md', truncated: false });
+  });
+
+  it(`keeps ${MEMORY_INDEX_LINES} lines and ${MEMORY_INDEX_BYTES} bytes at most, in whole lines`, async () => {
+    const root = fresh('long');
+    const dir = path.join(root, '.claude/agent-memory/notes');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'MEMORY.md'), Array.from({ length: 500 }, (_, i) => `line ${i}`).join('\n'));
+    const many = await openAgentMemory(root, project, []);
+    expect(many.truncated).toBe(true);
+    expect(many.index!.split('\n')).toHaveLength(MEMORY_INDEX_LINES);
+    expect(many.index!.split('\n').at(-1)).toBe(`line ${MEMORY_INDEX_LINES - 1}`);
+
+    // 300 lines of 100 multi-byte characters: the byte bound comes first, and no line is cut.
+    writeFileSync(path.join(dir, 'MEMORY.md'), Array.from({ length: 300 }, () => 'é'.repeat(100)).join('\n'));
+    const wide = await openAgentMemory(root, project, []);
+    expect(wide.truncated).toBe(true);
+    expect(Buffer.byteLength(wide.index!)).toBeLessThanOrEqual(MEMORY_INDEX_BYTES);
+    for (const line of wide.index!.split('\n')) expect(line).toBe('é'.repeat(100));
+  });
+
+  it('refuses a planted link out of the workspace, and makes nothing there', async () => {
+    const root = fresh('link');
+    const outside = fresh('outside');
+    mkdirSync(path.join(root, '.claude'));
+    symlinkSync(outside, path.join(root, '.claude/agent-memory'));
+    await expect(openAgentMemory(root, project, [])).rejects.toThrow(AgentMemoryError);
+    await expect(openAgentMemory(root, project, [])).rejects.toThrow(/outside its workspace/);
+    expect(readdirSync(outside)).toEqual([]);
+    // A link to the whole .claude folder elsewhere: refused at the first level.
+    const root2 = fresh('link2');
+    symlinkSync(outside, path.join(root2, '.claude'));
+    await expect(openAgentMemory(root2, local, [])).rejects.toThrow(/outside its workspace/);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('follows a link that stays inside the workspace', async () => {
+    const root = fresh('inner');
+    mkdirSync(path.join(root, 'shared-notes'));
+    mkdirSync(path.join(root, '.claude'));
+    symlinkSync(path.join(root, 'shared-notes'), path.join(root, '.claude/agent-memory'));
+    const found = await openAgentMemory(root, project, []);
+    expect(found.dir).toBe(path.join(root, 'shared-notes/notes'));
+  });
+
+  it("refuses the worker's protected state", async () => {
+    const root = fresh('protected');
+    const state = path.join(root, '.claude/agent-memory-local');
+    mkdirSync(state, { recursive: true });
+    await expect(openAgentMemory(root, local, [state])).rejects.toThrow(/protected state/);
+    expect(existsSync(path.join(state, 'notes'))).toBe(false);
+  });
+
+  it('refuses an index that is a link (to a key, say) or a FIFO, without reading or waiting', async () => {
+    const root = fresh('index-link');
+    const dir = path.join(root, '.claude/agent-memory/notes');
+    mkdirSync(dir, { recursive: true });
+    const secret = path.join(fresh('secret'), 'key');
+    writeFileSync(secret, 'SECRET-KEY');
+    symlinkSync(secret, path.join(dir, 'MEMORY.md'));
+    await expect(openAgentMemory(root, project, [])).rejects.toThrow(/symbolic link/);
+
+    const root2 = fresh('fifo');
+    const dir2 = path.join(root2, '.claude/agent-memory/notes');
+    mkdirSync(dir2, { recursive: true });
+    execFileSync('mkfifo', [path.join(dir2, 'MEMORY.md')]);
+    await expect(openAgentMemory(root2, project, [])).rejects.toThrow(/not a plain file/);
+  });
+
+  it('refuses a level that is a file', async () => {
+    const root = fresh('file');
+    mkdirSync(path.join(root, '.claude'));
+    writeFileSync(path.join(root, '.claude/agent-memory'), 'not a directory');
+    await expect(openAgentMemory(root, project, [])).rejects.toThrow(/is not a directory/);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * A named agent's persistent memory (seed 001, the definition's `memory`), on the dev server
+ * with the offline model: the first run of `notes` finds its memory empty and writes its
+ * index with the FileWrite tool its memory gives it; the next run of `notes`, in another
+ * tree, starts with that index in its system prompt; `local` keeps it apart from `project`;
+ * a link planted to lead the memory out of the workspace fails the agent by name, and
+ * nothing is made outside.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AgentDefinition } from '../../src/shared/agents';
+import { startHarness, type Harness } from '../kit/env';
+import { bodyOf, messageRequests } from '../kit/requests';
+import { agentStep, script, toolResultsIn } from '../kit/tree';
+
+let h: Harness;
+let root: string;
+beforeAll(async () => {
+  h = await startHarness({ name: 'agent-memory' });
+  root = realpathSync(h.workspaceRoot);
+});
+afterAll(() => h.close());
+
+const notes: AgentDefinition = { name: 'notes', description: 'Takes notes.', systemPrompt: 'You take notes on this codebase.', sourceFile: 'notes.md', memory: 'project', tools: ['Glob'] };
+const scratch: AgentDefinition = { name: 'scratch', description: 'Keeps local notes.', systemPrompt: 'You keep local notes.', sourceFile: 'scratch.md', memory: 'local', tools: ['Glob'] };
+
+/** The first request of the agent whose system prompt contains `marker`, after `skip` earlier ones. */
+const requestsWith = (marker: string) => messageRequests(h.model).filter((e) => JSON.stringify(bodyOf(e).system ?? '').includes(marker));
+const systemOf = (e: ReturnType<typeof requestsWith>[number]) => JSON.parse(JSON.stringify(bodyOf(e).system)) as unknown;
+const systemText = (e: ReturnType<typeof requestsWith>[number]) => {
+  const s = systemOf(e);
+  return typeof s === 'string' ? s : (s as { text: string }[]).map((b) => b.text).join('\n');
+};
+
+test("the first run writes its memory's index; the next run, in another tree, starts with it in its system prompt", async () => {
+  const index = path.join(root, '.claude/agent-memory/notes/MEMORY.md');
+  const write = `@tool FileWrite ${JSON.stringify({ file_path: index, content: '- build: npm run build\n- the worker lives in src/worker\n' })}`;
+  const first = script('Have notes look.', agentStep({ description: 'notes', subagent_type: 'notes', prompt: `Look at the build.\n${write}\n@reply noted` }), '@reply done');
+  expect(await h.forkflow.startAgent({ agentId: 'mem-first', prompt: first, subAgents: { forkGate: false, agents: [notes] } }).then((a) => a.result())).toMatchObject({ status: 'completed', text: 'done' });
+  expect(readFileSync(index, 'utf8')).toBe('- build: npm run build\n- the worker lives in src/worker\n');
+
+  const firstRuns = requestsWith('You take notes on this codebase.');
+  expect(firstRuns.length).toBeGreaterThanOrEqual(2);
+  const opening = systemText(firstRuns[0]!);
+  expect(opening).toMatch(/^You take notes on this codebase\.\n\n# Agent memory\n/);
+  expect(opening).toContain(`${index} is the index`);
+  expect(opening).toContain('MEMORY.md is empty: this is the first run');
+  // Its definition names Glob only: its memory brings Read, FileWrite and FileEdit (its caller has them).
+  expect(bodyOf(firstRuns[0]!).tools!.map((t) => t.name)).toEqual(['Glob', 'Read', 'FileEdit', 'FileWrite']);
+  // The system prompt is the same on every request of the run (read once: the cache holds).
+  for (const e of firstRuns) expect(systemOf(e)).toEqual(systemOf(firstRuns[0]!));
+
+  const before = firstRuns.length;
+  const second = script('Have notes look again.', agentStep({ description: 'notes', subagent_type: 'notes', prompt: 'Look again.\n@reply seen' }), '@reply done again');
+  expect(await h.forkflow.startAgent({ agentId: 'mem-second', prompt: second, subAgents: { forkGate: false, agents: [notes] } }).then((a) => a.result())).toMatchObject({ status: 'completed', text: 'done again' });
+  const later = requestsWith('You take notes on this codebase.').slice(before);
+  expect(later.length).toBeGreaterThan(0);
+  expect(systemText(later[0]!)).toContain('MEMORY.md as this run started:\n<agent-memory>\n- build: npm run build\n- the worker lives in src/worker\n</agent-memory>');
+  // Its caller's own prompt has no memory.
+  for (const e of requestsWith('Have notes look again.')) expect(systemText(e)).not.toContain('# Agent memory');
+});
+
+test('local memory is kept apart from project memory; a link planted out of the workspace fails the agent, and nothing is made there', async () => {
+  const ok = script('Scratch.', agentStep({ description: 'scratch', subagent_type: 'scratch', prompt: 'Scratch it.\n@reply scratched' }), '@reply ok');
+  expect(await h.forkflow.startAgent({ agentId: 'mem-local', prompt: ok, subAgents: { forkGate: false, agents: [scratch] } }).then((a) => a.result())).toMatchObject({ status: 'completed' });
+  expect(systemText(requestsWith('You keep local notes.')[0]!)).toContain(`${path.join(root, '.claude/agent-memory-local/scratch')} (scope local`);
+  expect(readdirSync(path.join(root, '.claude/agent-memory-local'))).toEqual(['scratch']);
+
+  // Another workspace under the served root, whose .claude leads elsewhere.
+  const planted = path.join(root, 'planted');
+  mkdirSync(planted);
+  const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'forkflow-mem-outside-')));
+  symlinkSync(outside, path.join(planted, '.claude'));
+  const bad = script('Scratch there.', agentStep({ description: 'scratch', subagent_type: 'scratch', prompt: 'Scratch it.\n@reply never' }), '@reply saw the failure');
+  const result = await h.forkflow.startAgent({ agentId: 'mem-planted', prompt: bad, workspace: { root: planted }, subAgents: { forkGate: false, agents: [scratch] } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'saw the failure' });
+  const [answer] = toolResultsIn(await h.forkflow.transcript('mem-planted'));
+  expect(answer!.text).toMatch(/AgentMemoryUnavailable|Could not open the agent's local memory/);
+  expect(answer!.text).toContain('outside its workspace');
+  expect(readdirSync(outside)).toEqual([]);
+  expect(requestsWith('You keep local notes.').filter((e) => JSON.stringify(bodyOf(e).messages).includes('Scratch it.\\n@reply never'))).toEqual([]);
+});
