@@ -58,6 +58,18 @@ export function teammateComms(args: { team: string; name: string; lead: string; 
   ].join('\n');
 }
 
+/**
+ * What a plain sub-agent (not a teammate) of a tree with teams on is told when it starts (seed
+ * 002: comms context in the child's prompt): who its caller is and how messages travel.
+ */
+export function childComms(args: { caller: string }): string {
+  return [
+    '<comms>',
+    `You run as a sub-agent of ${args.caller}. SendMessage reaches it, and any other agent of this tree, by name or id; messages to you arrive between your turns, each saying who sent it. Your final reply is your report to ${args.caller}.`,
+    '</comms>',
+  ].join('\n');
+}
+
 /** The spawn answer's hint for the lead (seed 002: comms instructions in the spawn response). */
 export function leadComms(name: string, team: string): string {
   return `It works in the background and waits for messages when idle. SendMessage to "${name}" (or "*" for all of team "${team}"); its messages to you arrive between your turns. End it with SendMessage {"type":"${SHUTDOWN_REQUEST}"} to "${name}".`;

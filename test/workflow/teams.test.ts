@@ -6,6 +6,7 @@
  * counted in the root's ledger. Hostile calls get clear tool errors and start nothing; a
  * message forged from outside the tree is dropped.
  */
+import { textOf } from '../../src/shared/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
@@ -168,4 +169,8 @@ test('a plain sub-agent (not a teammate) messages its parent: with teams on it h
   expect(JSON.stringify(root)).toContain(`[message from w (${rootId}.w-1), summary: hi parent]`);
   const child = await h.forkflow.transcript(`${rootId}.w-1`);
   expect(toolResultsIn(child)[0]!.json).toMatchObject({ status: 'queued', agentId: rootId });
+  // Seed 002's comms context: its prompt opens with who its caller is and how messages travel.
+  const opening = textOf(child[0]!);
+  expect(opening.startsWith(`<comms>\nYou run as a sub-agent of "${rootId}". SendMessage reaches it, and any other agent of this tree, by name or id;`)).toBe(true);
+  expect(opening).toContain('</comms>\n\nWorker w.');
 });

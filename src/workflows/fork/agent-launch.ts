@@ -25,6 +25,7 @@ import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields, outcomeTotals } from './agent-output';
 import { admitChild, withdrawChild } from './tree-authority';
 import { teammateChildInput } from './team-input';
+import { childComms } from '../../shared/team';
 import { withControls } from './spawn-controls';
 import type { AdmitResult } from '../../shared/tree-ledger';
 
@@ -178,7 +179,15 @@ export function childInputFor(agent: ForkAgent, config: SubAgentsConfig, input: 
   if (launch.kind === 'skill') return skillChildInput(agent, launch.skill, input, config, prefixRefOf(agent), background);
   // A teammate resumes as a teammate.
   if (input.team_name !== undefined) return teammateChildInput(agent, input, config, launch.definition);
-  return withControls(agent, config, input, spawnChildInput(agent, input, config, launch.definition, background));
+  const spawned = spawnChildInput(agent, input, config, launch.definition, background);
+  // With teams on, a plain sub-agent is told who its caller is and how to reach it (a teammate is told its team).
+  const told = config.teams ? { ...spawned, prompt: `${childComms({ caller: callerName(agent) })}\n\n${spawned.prompt}` } : spawned;
+  return withControls(agent, config, input, told);
+}
+
+/** How a caller is named to its sub-agents: by its name and id, or its id. */
+function callerName(agent: ForkAgent): string {
+  return agent.input.name ? `"${agent.input.name}" (${agent.agentId})` : `"${agent.agentId}"`;
 }
 
 /** How a recorded child was started (to resume it the same way). */
