@@ -5,10 +5,13 @@
  * another user left there, so nothing is followed out of the workspace: each missing level is
  * created only under a level already checked to lie inside it, a level that resolves outside
  * (a planted symlink) or into the worker's protected state is refused, and the index is opened
- * without following a symlink and read only when it is a plain file, at most a bounded prefix.
+ * without following a symlink and read only when it is a plain file and still the file its
+ * name resolves to inside the directory, at most a bounded prefix. A writer racing this call
+ * could at worst have an empty directory of the agent's name made where a level it swapped
+ * led; nothing is read or written there (the next check refuses it).
  */
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, realpath } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentMemoryPath, MEMORY_INDEX_BYTES, MEMORY_INDEX_FILE, MEMORY_INDEX_LINES, type AgentMemory, type MemoryIndex } from '../shared/agent-memory';
 import { within } from './tools/sandbox';
@@ -46,6 +49,23 @@ async function openDir(root: string, relative: string, protectedPaths: readonly 
   return current;
 }
 
+/**
+ * Whether the file `opened` (the handle's stat) is the one `file` names inside `dir` now. The
+ * directories were checked before the open, but a writer racing the open could swap one of them
+ * for a link out of the workspace (no link is followed for the last name only): the file read
+ * must be the same inode as the one `file` resolves to inside `dir`.
+ */
+export async function isFileIn(opened: Stats, file: string, dir: string): Promise<boolean> {
+  try {
+    const named = await realpath(file);
+    if (!within(named, dir)) return false;
+    const now = await stat(named);
+    return now.dev === opened.dev && now.ino === opened.ino;
+  } catch {
+    return false;
+  }
+}
+
 /** The first lines of the index, bounded in lines and bytes; undefined when there is none. */
 async function readIndex(dir: string): Promise<{ index?: string; truncated: boolean }> {
   let handle;
@@ -59,7 +79,9 @@ async function readIndex(dir: string): Promise<{ index?: string; truncated: bool
     throw err;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw new AgentMemoryError(`The agent's memory index ${path.join(dir, MEMORY_INDEX_FILE)} is not a plain file.`);
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw new AgentMemoryError(`The agent's memory index ${path.join(dir, MEMORY_INDEX_FILE)} is not a plain file.`);
+    if (!(await isFileIn(opened, path.join(dir, MEMORY_INDEX_FILE), dir))) throw new AgentMemoryError(`The agent's memory index ${path.join(dir, MEMORY_INDEX_FILE)} changed while it was opened (a directory above it was replaced); try again.`);
     const buffer = Buffer.alloc(MEMORY_INDEX_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     const over = bytesRead > MEMORY_INDEX_BYTES;

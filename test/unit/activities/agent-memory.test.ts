@@ -4,10 +4,10 @@
  * link, a FIFO, a link for an index), nothing made outside it.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AgentMemoryError, openAgentMemory } from '../../../src/activities/agent-memory';
+import { AgentMemoryError, isFileIn, openAgentMemory } from '../../../src/activities/agent-memory';
 import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agent-memory';
 
 const fresh = (name: string) => realpathSync(mkdtempSync(path.join(tmpdir(), `forkflow-mem-${name}-`)));
@@ -102,5 +102,26 @@ describe('openAgentMemory', () => {
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(path.join(root, '.claude/agent-memory'), 'not a directory');
     await expect(openAgentMemory(root, project, [])).rejects.toThrow(/is not a directory/);
+  });
+});
+
+describe('isFileIn (the index read is the file its name resolves to inside the directory)', () => {
+  it('holds for the file itself, not for another file, nor for one that resolves outside', async () => {
+    const root = fresh('same');
+    const dir = path.join(root, 'm');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'MEMORY.md'), 'inside');
+    const inside = statSync(path.join(dir, 'MEMORY.md'));
+    expect(await isFileIn(inside, path.join(dir, 'MEMORY.md'), dir)).toBe(true);
+
+    // What a racing writer makes happen: the handle is on a file elsewhere.
+    const elsewhere = path.join(fresh('elsewhere'), 'MEMORY.md');
+    writeFileSync(elsewhere, 'another tenant');
+    expect(await isFileIn(statSync(elsewhere), path.join(dir, 'MEMORY.md'), dir)).toBe(false);
+    // The name now resolves out of the directory (a level swapped for a link).
+    const swapped = path.join(root, 'swapped');
+    symlinkSync(path.dirname(elsewhere), swapped);
+    expect(await isFileIn(statSync(elsewhere), path.join(swapped, 'MEMORY.md'), dir)).toBe(false);
+    expect(await isFileIn(inside, path.join(dir, 'gone.md'), dir)).toBe(false);
   });
 });
