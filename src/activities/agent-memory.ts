@@ -11,7 +11,7 @@
  * led; nothing is read or written there (the next check refuses it).
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, realpath, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { agentMemoryPath, MEMORY_INDEX_BYTES, MEMORY_INDEX_FILE, MEMORY_INDEX_LINES, type AgentMemory, type MemoryIndex } from '../shared/agent-memory';
 import { within } from './tools/sandbox';
@@ -19,34 +19,64 @@ import { within } from './tools/sandbox';
 /** Why the memory directory cannot be used (the message names the path and what to do). */
 export class AgentMemoryError extends Error {}
 
-/** `dir` (canonical) inside the workspace `root` (canonical) and clear of every protected path. */
-function checkInside(dir: string, root: string, protectedPaths: readonly string[], shown: string): void {
+/** Where the memory may not be (all canonical): the worker's protected state, and `.forkflow/` folders the agent's view hides. */
+export interface MemoryWalls {
+  protectedPaths: readonly string[];
+  hidden: readonly string[];
+}
+
+/** `dir` (canonical) inside the workspace `root` (canonical), clear of every protected path and out of every hidden one. */
+function checkInside(dir: string, root: string, walls: MemoryWalls, shown: string): void {
   if (!within(dir, root)) throw new AgentMemoryError(`The agent's memory directory ${shown} resolves to ${dir}, outside its workspace ${root}; remove the link that leads there.`);
-  if (protectedPaths.some((p) => within(dir, p) || within(p, dir))) throw new AgentMemoryError(`The agent's memory directory ${shown} is, or holds, the worker's protected state.`);
+  if (walls.protectedPaths.some((p) => within(dir, p) || within(p, dir))) throw new AgentMemoryError(`The agent's memory directory ${shown} is, or holds, the worker's protected state.`);
+  if (walls.hidden.some((h) => within(dir, h) || within(h, dir))) throw new AgentMemoryError(`The agent's memory directory ${shown} resolves to ${dir}, in forkflow's own state (.forkflow), which no agent sees; remove the link that leads there.`);
+}
+
+/** A file-system error on the way as a clear refusal (a dangling or looping link, a level that is a file, no permission). */
+function refusal(err: unknown, shown: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why: Record<string, string> = { ENOENT: 'a link on the way leads nowhere', ELOOP: 'a link on the way loops', ENOTDIR: 'a level on the way is not a directory', EACCES: 'the worker may not open a level on the way', EPERM: 'the worker may not open a level on the way' };
+  return code && why[code] ? new AgentMemoryError(`The agent's memory directory ${shown} cannot be opened: ${why[code]} (${code}).`) : err;
 }
 
 /** Creates the memory directory level by level, never through a link out of the workspace; returns its canonical path. */
-async function openDir(root: string, relative: string, protectedPaths: readonly string[]): Promise<string> {
+async function openDir(root: string, relative: string, walls: MemoryWalls): Promise<string> {
+  const shown = path.join(root, relative);
   let current = root;
   for (const part of relative.split('/')) {
     const next = path.join(current, part);
-    const shown = path.join(root, relative);
-    let info;
     try {
-      info = await lstat(next);
+      current = await openLevel(next, root, walls, shown);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // `current` is canonical and inside: a new level made in it is inside too.
-      await mkdir(next).catch((e: NodeJS.ErrnoException) => (e.code === 'EEXIST' ? undefined : Promise.reject(e)));
-      info = await lstat(next);
+      throw refusal(err, shown);
     }
-    if (!info.isDirectory() && !info.isSymbolicLink()) throw new AgentMemoryError(`The agent's memory directory ${shown} cannot be made: ${next} is not a directory.`);
-    const canonical = await realpath(next);
-    checkInside(canonical, root, protectedPaths, shown);
-    if (!(await lstat(canonical)).isDirectory()) throw new AgentMemoryError(`The agent's memory directory ${shown} cannot be made: ${next} is not a directory.`);
-    current = canonical;
   }
   return current;
+}
+
+/** One level of the memory directory: made if missing, resolved, checked; its canonical path. */
+async function openLevel(next: string, root: string, walls: MemoryWalls, shown: string): Promise<string> {
+  let made = false;
+  let info;
+  try {
+    info = await lstat(next);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    // The level above is canonical and was checked: a level made in it is inside too, unless a racing writer swapped it.
+    made = await mkdir(next).then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'EEXIST' ? false : Promise.reject(e)));
+    info = await lstat(next);
+  }
+  if (!info.isDirectory() && !info.isSymbolicLink()) throw new AgentMemoryError(`The agent's memory directory ${shown} cannot be made: ${next} is not a directory.`);
+  const canonical = await realpath(next);
+  try {
+    checkInside(canonical, root, walls, shown);
+  } catch (err) {
+    // A directory this call made where a swapped level led: removed again (it is empty).
+    if (made) await rmdir(canonical).catch(() => undefined);
+    throw err;
+  }
+  if (!(await stat(canonical)).isDirectory()) throw new AgentMemoryError(`The agent's memory directory ${shown} cannot be made: ${next} is not a directory.`);
+  return canonical;
 }
 
 /**
@@ -90,16 +120,18 @@ async function readIndex(dir: string): Promise<{ index?: string; truncated: bool
     if (over) text = text.replace(/\uFFFD+$/, '');
     const lines = text.split('\n');
     if (over && lines.length > 1) lines.pop(); // the last line was cut: keep whole lines only
+    // Trailing blank lines are not lines of the index (a file of exactly 200 lines ends in a newline).
+    while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
     const kept = lines.slice(0, MEMORY_INDEX_LINES);
     const truncated = over || lines.length > MEMORY_INDEX_LINES;
-    return { index: kept.join('\n').replace(/\s+$/, ''), truncated };
+    return { index: kept.join('\n'), truncated };
   } finally {
     await handle.close();
   }
 }
 
 /** The memory directory of `memory` in the canonical workspace `root`, made if missing, and its index. */
-export async function openAgentMemory(root: string, memory: AgentMemory, protectedPaths: readonly string[]): Promise<MemoryIndex> {
-  const dir = await openDir(root, agentMemoryPath(memory), protectedPaths);
+export async function openAgentMemory(root: string, memory: AgentMemory, walls: MemoryWalls): Promise<MemoryIndex> {
+  const dir = await openDir(root, agentMemoryPath(memory), walls);
   return { dir, ...(await readIndex(dir)) };
 }

@@ -50,7 +50,7 @@ export function createIsolationActivities(deps: { workspaceRoot: string; workspa
       const workspace = await resolveWorkspace({ root: input.root, confinedTo: input.confinedTo }, policy);
       if (!workspace.ok) throw ApplicationFailure.create({ type: 'AgentMemoryUnavailable', message: workspace.message, nonRetryable: true });
       try {
-        return await openAgentMemory(workspace.root, input.memory, policy.protectedPaths);
+        return await openAgentMemory(workspace.root, input.memory, { protectedPaths: workspace.view.protected, hidden: workspace.view.hidden });
       } catch (err) {
         if (err instanceof AgentMemoryError) throw ApplicationFailure.create({ type: 'AgentMemoryUnavailable', message: err.message, nonRetryable: true });
         throw err;

@@ -61,7 +61,7 @@ export function memoryPromptOf(memory: AgentMemory, found: MemoryIndex): string 
   const file = `${found.dir}/${MEMORY_INDEX_FILE}`;
   const shown = found.index === undefined || found.index.trim() === ''
     ? `${MEMORY_INDEX_FILE} is empty: this is the first run with this memory.`
-    : `${MEMORY_INDEX_FILE} as this run started${found.truncated ? ` (cut at ${MEMORY_INDEX_LINES} lines: keep it shorter)` : ''}:\n<agent-memory>\n${found.index}\n</agent-memory>`;
+    : `${MEMORY_INDEX_FILE} as this run started${found.truncated ? ` (cut: only its first ${MEMORY_INDEX_LINES} lines, at most ${MEMORY_INDEX_BYTES} bytes, reach you; keep it shorter)` : ''}:\n<agent-memory>\n${found.index.replace(/<\/agent-memory/gi, (tag) => `<\\${tag.slice(1)}`)}\n</agent-memory>`;
   return [
     '# Agent memory',
     `You keep notes from one run to the next in ${found.dir} (scope ${memory.scope}: ${SCOPE_WORDS[memory.scope]}).`,

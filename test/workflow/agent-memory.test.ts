@@ -9,6 +9,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { textOf } from '../../src/shared/anthropic';
 import type { AgentDefinition } from '../../src/shared/agents';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
@@ -23,6 +24,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const notes: AgentDefinition = { name: 'notes', description: 'Takes notes.', systemPrompt: 'You take notes on this codebase.', sourceFile: 'notes.md', memory: 'project', tools: ['Glob'] };
+const reader: AgentDefinition = { name: 'reader', description: 'Reads.', systemPrompt: 'You read and remember.', sourceFile: 'reader.md', memory: 'project', tools: ['Read', 'Grep'], disallowedTools: ['FileEdit'] };
 const scratch: AgentDefinition = { name: 'scratch', description: 'Keeps local notes.', systemPrompt: 'You keep local notes.', sourceFile: 'scratch.md', memory: 'local', tools: ['Glob'] };
 
 /** The first request of the agent whose system prompt contains `marker`, after `skip` earlier ones. */
@@ -50,6 +52,8 @@ test("the first run writes its memory's index; the next run, in another tree, st
   expect(bodyOf(firstRuns[0]!).tools!.map((t) => t.name)).toEqual(['Glob', 'Read', 'FileEdit', 'FileWrite']);
   // The system prompt is the same on every request of the run (read once: the cache holds).
   for (const e of firstRuns) expect(systemOf(e)).toEqual(systemOf(firstRuns[0]!));
+  // Teams are off: its prompt opens with its task, no <comms> block.
+  expect(textOf(bodyOf(firstRuns[0]!).messages[0]!)).toMatch(/^Look at the build\./);
 
   const before = firstRuns.length;
   const second = script('Have notes look again.', agentStep({ description: 'notes', subagent_type: 'notes', prompt: 'Look again.\n@reply seen' }), '@reply done again');
@@ -59,6 +63,16 @@ test("the first run writes its memory's index; the next run, in another tree, st
   expect(systemText(later[0]!)).toContain('MEMORY.md as this run started:\n<agent-memory>\n- build: npm run build\n- the worker lives in src/worker\n</agent-memory>');
   // Its caller's own prompt has no memory.
   for (const e of requestsWith('Have notes look again.')) expect(systemText(e)).not.toContain('# Agent memory');
+});
+
+test("the memory tools stay within what the caller may use and what the definition denies", async () => {
+  const prompt = script('Delegate.', agentStep({ description: 'read', subagent_type: 'reader', prompt: 'Read it.\n@reply read' }), '@reply done');
+  // The caller may not use FileWrite itself; the definition denies FileEdit.
+  const result = await h.forkflow.startAgent({ agentId: 'mem-tools', prompt, toolAccess: { mode: 'deny_list', tools: ['FileWrite'] }, subAgents: { forkGate: false, agents: [reader] } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const [first] = requestsWith('You read and remember.');
+  expect(bodyOf(first!).tools!.map((t) => t.name)).toEqual(['Read', 'Grep']);
+  expect(systemText(first!)).toContain('# Agent memory');
 });
 
 test('local memory is kept apart from project memory; a link planted out of the workspace fails the agent, and nothing is made there', async () => {

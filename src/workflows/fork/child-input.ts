@@ -23,7 +23,7 @@ import { childPermissionMode } from '../../shared/permissions';
 import { confineCwd } from '../../shared/workspace-path';
 import type { PrefixRef } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
-import { isBuiltinTool, toolDefinition } from '../../shared/tools/schemas';
+import { isBuiltinTool, toolDefinition, type BuiltinToolName } from '../../shared/tools/schemas';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
 import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
@@ -158,12 +158,23 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
   };
 }
 
+/**
+ * The tools a memory agent may be given to keep its memory: its caller's, as the caller may use
+ * them itself (its own access policy), within the definition's `allowedTools` and less its
+ * `disallowedTools` (only `tools` does not narrow them: the seed turns them on for a memory).
+ */
+function memoryToolsOffered(agent: ForkAgent, definition: AgentDefinition, parentTools: readonly BuiltinToolName[]): BuiltinToolName[] {
+  const usable = new Set(applyToolAccess(agent.input.toolAccess ?? { mode: 'inherit' }, agent.summary.toolNames));
+  const narrowed = agentToolsFor({ allowedTools: definition.allowedTools, disallowedTools: definition.disallowedTools }, parentTools);
+  return parentTools.filter((t) => usable.has(t) && narrowed.includes(t));
+}
+
 export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, definition: AgentDefinition | undefined, background: boolean): ForkInputJson {
   const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
   const memory = definition ? definitionMemory(definition) : undefined;
   const allowed = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
   // An agent with a memory keeps it with Read, FileWrite and FileEdit, if its caller has them.
-  const names = memory ? withMemoryTools(allowed, agentToolsFor({ disallowedTools: definition?.disallowedTools }, parentTools).filter(isBuiltinTool)) : allowed;
+  const names = memory ? withMemoryTools(allowed, memoryToolsOffered(agent, definition!, parentTools)) : allowed;
   const nested = config.nested && agent.input.depth + 1 < config.maxDepth;
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).

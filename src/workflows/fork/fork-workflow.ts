@@ -190,7 +190,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   if (input.mcpServers) await openMcpServers(agent);
   const startContext = !input.continuation && hooksFor(input.hooks, 'SubagentStart').length > 0 ? await subagentStart(agent) : undefined;
   // A named agent's memory joins its system prompt (nothing is awaited without one).
-  const memorySection = await openAgentMemory(agent);
+  const memorySection = input.agentMemory && !input.continuation ? await openAgentMemory(agent) : undefined;
   const setup = setUpFork(prepared.input, { ...(worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}), ...forkRules(prepared.input) }, {
     mcpTools: mcpToolDefinitions(agent.mcp.all),
     ...(startContext ? { startContext } : {}),

@@ -13,14 +13,15 @@ import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agen
 const fresh = (name: string) => realpathSync(mkdtempSync(path.join(tmpdir(), `forkflow-mem-${name}-`)));
 const project = { scope: 'project' as const, agent: 'notes' };
 const local = { scope: 'local' as const, agent: 'notes' };
+const none = { protectedPaths: [], hidden: [] };
 
 describe('openAgentMemory', () => {
   it('makes the directory where the scope keeps it, and reads no index on a first run', async () => {
     const root = fresh('first');
-    const found = await openAgentMemory(root, project, []);
+    const found = await openAgentMemory(root, project, none);
     expect(found).toEqual({ dir: path.join(root, '.claude/agent-memory/notes'), truncated: false });
     expect(existsSync(found.dir)).toBe(true);
-    const other = await openAgentMemory(root, local, []);
+    const other = await openAgentMemory(root, local, none);
     expect(other.dir).toBe(path.join(root, '.claude/agent-memory-local/notes'));
   });
 
@@ -28,7 +29,7 @@ describe('openAgentMemory', () => {
     const root = fresh('index');
     mkdirSync(path.join(root, '.claude/agent-memory/notes'), { recursive: true });
     writeFileSync(path.join(root, '.claude/agent-memory/notes/MEMORY.md'), '- tests: npm test\n- style: see STYLE.md\n\n');
-    expect(await openAgentMemory(root, project, [])).toMatchObject({ index: '- tests: npm test\n- style: see STYLE.md', truncated: false });
+    expect(await openAgentMemory(root, project, none)).toMatchObject({ index: '- tests: npm test\n- style: see STYLE.md', truncated: false });
   });
 
   it(`keeps ${MEMORY_INDEX_LINES} lines and ${MEMORY_INDEX_BYTES} bytes at most, in whole lines`, async () => {
@@ -36,17 +37,30 @@ describe('openAgentMemory', () => {
     const dir = path.join(root, '.claude/agent-memory/notes');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'MEMORY.md'), Array.from({ length: 500 }, (_, i) => `line ${i}`).join('\n'));
-    const many = await openAgentMemory(root, project, []);
+    const many = await openAgentMemory(root, project, none);
     expect(many.truncated).toBe(true);
     expect(many.index!.split('\n')).toHaveLength(MEMORY_INDEX_LINES);
     expect(many.index!.split('\n').at(-1)).toBe(`line ${MEMORY_INDEX_LINES - 1}`);
 
-    // 300 lines of 100 multi-byte characters: the byte bound comes first, and no line is cut.
-    writeFileSync(path.join(dir, 'MEMORY.md'), Array.from({ length: 300 }, () => 'é'.repeat(100)).join('\n'));
-    const wide = await openAgentMemory(root, project, []);
+    // 300 lines of 100 three-byte characters (301 bytes a line): the byte bound comes first and
+    // falls inside a character of line 84; that line is dropped whole, no partial character kept.
+    writeFileSync(path.join(dir, 'MEMORY.md'), Array.from({ length: 300 }, () => '€'.repeat(100)).join('\n'));
+    expect(MEMORY_INDEX_BYTES % 301 % 3).not.toBe(0);
+    const wide = await openAgentMemory(root, project, none);
     expect(wide.truncated).toBe(true);
-    expect(Buffer.byteLength(wide.index!)).toBeLessThanOrEqual(MEMORY_INDEX_BYTES);
-    for (const line of wide.index!.split('\n')) expect(line).toBe('é'.repeat(100));
+    expect(wide.index!.split('\n')).toHaveLength(Math.floor(MEMORY_INDEX_BYTES / 301));
+    for (const line of wide.index!.split('\n')) expect(line).toBe('€'.repeat(100));
+
+    // One line longer than the bound: kept up to the bound, without a cut character.
+    writeFileSync(path.join(dir, 'MEMORY.md'), '€'.repeat(MEMORY_INDEX_BYTES));
+    const one = await openAgentMemory(root, project, none);
+    expect(one).toMatchObject({ truncated: true, index: '€'.repeat(Math.floor(MEMORY_INDEX_BYTES / 3)) });
+
+    // Exactly the line bound, newline at the end and blank lines after: whole, not cut.
+    writeFileSync(path.join(dir, 'MEMORY.md'), `${Array.from({ length: MEMORY_INDEX_LINES }, (_, i) => `line ${i}`).join('\n')}\n\n\n`);
+    const exact = await openAgentMemory(root, project, none);
+    expect(exact.truncated).toBe(false);
+    expect(exact.index!.split('\n')).toHaveLength(MEMORY_INDEX_LINES);
   });
 
   it('refuses a planted link out of the workspace, and makes nothing there', async () => {
@@ -54,13 +68,13 @@ describe('openAgentMemory', () => {
     const outside = fresh('outside');
     mkdirSync(path.join(root, '.claude'));
     symlinkSync(outside, path.join(root, '.claude/agent-memory'));
-    await expect(openAgentMemory(root, project, [])).rejects.toThrow(AgentMemoryError);
-    await expect(openAgentMemory(root, project, [])).rejects.toThrow(/outside its workspace/);
+    await expect(openAgentMemory(root, project, none)).rejects.toThrow(AgentMemoryError);
+    await expect(openAgentMemory(root, project, none)).rejects.toThrow(/outside its workspace/);
     expect(readdirSync(outside)).toEqual([]);
     // A link to the whole .claude folder elsewhere: refused at the first level.
     const root2 = fresh('link2');
     symlinkSync(outside, path.join(root2, '.claude'));
-    await expect(openAgentMemory(root2, local, [])).rejects.toThrow(/outside its workspace/);
+    await expect(openAgentMemory(root2, local, none)).rejects.toThrow(/outside its workspace/);
     expect(readdirSync(outside)).toEqual([]);
   });
 
@@ -69,15 +83,30 @@ describe('openAgentMemory', () => {
     mkdirSync(path.join(root, 'shared-notes'));
     mkdirSync(path.join(root, '.claude'));
     symlinkSync(path.join(root, 'shared-notes'), path.join(root, '.claude/agent-memory'));
-    const found = await openAgentMemory(root, project, []);
+    const found = await openAgentMemory(root, project, none);
     expect(found.dir).toBe(path.join(root, 'shared-notes/notes'));
+  });
+
+  it("refuses a link into forkflow's own .forkflow/ state (hidden from every agent), and a dangling or looping link, by name", async () => {
+    const root = fresh('hidden');
+    mkdirSync(path.join(root, '.forkflow/worktrees/other/.claude/agent-memory/notes'), { recursive: true });
+    writeFileSync(path.join(root, '.forkflow/worktrees/other/.claude/agent-memory/notes/MEMORY.md'), "another agent's notes");
+    symlinkSync(path.join(root, '.forkflow/worktrees/other/.claude'), path.join(root, '.claude'));
+    await expect(openAgentMemory(root, project, { protectedPaths: [], hidden: [path.join(root, '.forkflow')] })).rejects.toThrow(/in forkflow's own state/);
+
+    const dangling = fresh('dangling');
+    symlinkSync(path.join(dangling, 'nowhere'), path.join(dangling, '.claude'));
+    await expect(openAgentMemory(dangling, project, none)).rejects.toThrow(/a link on the way leads nowhere \(ENOENT\)/);
+    const looping = fresh('looping');
+    symlinkSync(path.join(looping, '.claude'), path.join(looping, '.claude'));
+    await expect(openAgentMemory(looping, project, none)).rejects.toThrow(AgentMemoryError);
   });
 
   it("refuses the worker's protected state", async () => {
     const root = fresh('protected');
     const state = path.join(root, '.claude/agent-memory-local');
     mkdirSync(state, { recursive: true });
-    await expect(openAgentMemory(root, local, [state])).rejects.toThrow(/protected state/);
+    await expect(openAgentMemory(root, local, { protectedPaths: [state], hidden: [] })).rejects.toThrow(/protected state/);
     expect(existsSync(path.join(state, 'notes'))).toBe(false);
   });
 
@@ -88,20 +117,20 @@ describe('openAgentMemory', () => {
     const secret = path.join(fresh('secret'), 'key');
     writeFileSync(secret, 'SECRET-KEY');
     symlinkSync(secret, path.join(dir, 'MEMORY.md'));
-    await expect(openAgentMemory(root, project, [])).rejects.toThrow(/symbolic link/);
+    await expect(openAgentMemory(root, project, none)).rejects.toThrow(/symbolic link/);
 
     const root2 = fresh('fifo');
     const dir2 = path.join(root2, '.claude/agent-memory/notes');
     mkdirSync(dir2, { recursive: true });
     execFileSync('mkfifo', [path.join(dir2, 'MEMORY.md')]);
-    await expect(openAgentMemory(root2, project, [])).rejects.toThrow(/not a plain file/);
+    await expect(openAgentMemory(root2, project, none)).rejects.toThrow(/not a plain file/);
   });
 
   it('refuses a level that is a file', async () => {
     const root = fresh('file');
     mkdirSync(path.join(root, '.claude'));
     writeFileSync(path.join(root, '.claude/agent-memory'), 'not a directory');
-    await expect(openAgentMemory(root, project, [])).rejects.toThrow(/is not a directory/);
+    await expect(openAgentMemory(root, project, none)).rejects.toThrow(/is not a directory/);
   });
 });
 
