@@ -8,7 +8,9 @@
 import { realpath } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MemoryScope, PathEscapeReport, WorktreeRef, WorktreeResult } from '../shared/activity-io';
-import type { AgentMemory, MemoryIndex } from '../shared/agent-memory';
+import { agentMemorySchema, type AgentMemory, type MemoryIndex } from '../shared/agent-memory';
+import { FAILURE, failure } from '../shared/failures';
+import { describeIssues } from '../shared/fork-input';
 import { AgentMemoryError, openAgentMemory } from './agent-memory';
 import { auditTouchedPaths } from './tools';
 import { workspacePolicyOf } from './run-tool';
@@ -47,12 +49,15 @@ export function createIsolationActivities(deps: { workspaceRoot: string; workspa
      * agent's workspace, made if missing, and the start of its index (agent-memory.ts).
      */
     async openAgentMemory(input: { root?: string; confinedTo?: string; memory: AgentMemory }): Promise<MemoryIndex> {
+      // The name becomes a path: checked here too, whoever scheduled the call.
+      const memory = agentMemorySchema.safeParse(input.memory);
+      if (!memory.success) throw failure(FAILURE.agentMemoryUnavailable, `Invalid agent memory: ${describeIssues(memory.error).join('; ')}`);
       const workspace = await resolveWorkspace({ root: input.root, confinedTo: input.confinedTo }, policy);
-      if (!workspace.ok) throw ApplicationFailure.create({ type: 'AgentMemoryUnavailable', message: workspace.message, nonRetryable: true });
+      if (!workspace.ok) throw failure(FAILURE.agentMemoryUnavailable, workspace.message);
       try {
-        return await openAgentMemory(workspace.root, input.memory, { protectedPaths: workspace.view.protected, hidden: workspace.view.hidden });
+        return await openAgentMemory(workspace.root, memory.data, { protectedPaths: workspace.view.protected, hidden: workspace.view.hidden });
       } catch (err) {
-        if (err instanceof AgentMemoryError) throw ApplicationFailure.create({ type: 'AgentMemoryUnavailable', message: err.message, nonRetryable: true });
+        if (err instanceof AgentMemoryError) throw failure(FAILURE.agentMemoryUnavailable, err.message);
         throw err;
       }
     },

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AgentMemoryError, isFileIn, openAgentMemory } from '../../../src/activities/agent-memory';
+import { createIsolationActivities } from '../../../src/activities/isolation';
 import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agent-memory';
 
 const fresh = (name: string) => realpathSync(mkdtempSync(path.join(tmpdir(), `forkflow-mem-${name}-`)));
@@ -152,5 +153,17 @@ describe('isFileIn (the index read is the file its name resolves to inside the d
     symlinkSync(path.dirname(elsewhere), swapped);
     expect(await isFileIn(statSync(elsewhere), path.join(swapped, 'MEMORY.md'), dir)).toBe(false);
     expect(await isFileIn(inside, path.join(dir, 'gone.md'), dir)).toBe(false);
+  });
+});
+
+describe('the openAgentMemory activity', () => {
+  it('checks the memory it is given, whoever scheduled it: a name that is a path is refused, nothing made', async () => {
+    const root = fresh('activity');
+    const activities = createIsolationActivities({ workspaceRoot: root });
+    const activity = (input: Parameters<typeof activities.openAgentMemory>[0]) => activities.openAgentMemory(input);
+    await expect(activity({ memory: { scope: 'project', agent: '../../escape' } })).rejects.toMatchObject({ type: 'AgentMemoryUnavailable', nonRetryable: true, message: expect.stringMatching(/^Invalid agent memory: agent: /) as string });
+    await expect(activity({ memory: { scope: 'user', agent: 'notes' } as never })).rejects.toMatchObject({ type: 'AgentMemoryUnavailable' });
+    expect(readdirSync(root)).toEqual([]);
+    await expect(activity({ memory: project })).resolves.toMatchObject({ dir: path.join(root, '.claude/agent-memory/notes') });
   });
 });
