@@ -11,9 +11,14 @@
 // Each lane runs one test file at a time, as before. Every jest run's dev servers, task
 // queues and temp folders are its own, and the stack tests pick ports below the ephemeral
 // range, so the lanes cannot collide.
+// Every step's TMPDIR is one folder of this run's own, removed when the run ends: the tests'
+// workspaces, dev-server files, PostgreSQL clusters and packed consumers come to about 1 GB a
+// run, and left in /tmp they filled a disk (the official CI of stop 39 failed with ENOSPC before
+// its first test, on a machine whose /tmp held 30 earlier runs).
 // Exits non-zero when any step fails; every step runs to the end either way.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,10 +41,35 @@ const otherLog = join(logDir, 'other-lane.log');
  */
 const MOVED = ['test/e2e/continue-as-new\\.test\\.ts', 'test/workflow/tree-budgets\\.test\\.ts'].join('|');
 
+const runTmp = mkdtempSync(join(tmpdir(), 'forkflow-run-'));
+
+/** Bytes under a folder (links not followed); 0 for what vanished meanwhile. */
+function bytesUnder(path) {
+  try {
+    const st = lstatSync(path);
+    if (!st.isDirectory()) return st.size;
+    return readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Removes the run's temp folder; says how much it held and what could not be removed. */
+function removeRunTmp() {
+  const bytes = bytesUnder(runTmp);
+  try {
+    rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
+    console.log(`run-tests: removed the run's temp folder ${runTmp} (${(bytes / 2 ** 20).toFixed(0)} MiB)`);
+  } catch (err) {
+    console.log(`run-tests: could not remove the run's temp folder ${runTmp}: ${err.message}`);
+  }
+}
+
 const children = new Set();
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     for (const child of children) child.kill(signal);
+    removeRunTmp();
     process.exit(130);
   });
 }
@@ -48,7 +78,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 function step(name, cmd, args, { out, env } = {}) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: out ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, TMPDIR: runTmp, ...env }, stdio: out ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     children.add(child);
     if (out) {
       child.stdout.pipe(out, { end: false });
@@ -97,4 +127,5 @@ process.stdout.write(readFileSync(otherLog, 'utf8'));
 const all = [temporal, ...other];
 console.log(`\n===== run-tests: ${((Date.now() - started) / 1000).toFixed(0)} s =====`);
 for (const r of all) console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name}: ${r.skipped ?? `exit ${r.code}`}, ${r.seconds.toFixed(0)} s`);
+removeRunTmp();
 process.exit(all.every((r) => r.code === 0) ? 0 : 1);

@@ -7,13 +7,19 @@
  * the test dev server, and runs a fork to completion.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir, testEnv, uniqueTaskQueue } from '../kit/env';
 
 jest.setTimeout(300_000);
 
 const ROOT = resolve(__dirname, '..', '..');
+
+// The consumer's install is about 400 MB: removed with the tarball when the file ends.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -63,11 +69,13 @@ main().catch((err) => {
 test('the packed package installs elsewhere and runs a fork with its own worker', () => {
   expect(existsSync(join(ROOT, 'lib', 'client', 'index.js'))).toBe(true); // built by scripts/bootstrap.mjs
   const packDir = tempDir('pack');
+  made.push(packDir);
   run('npm', ['pack', '--silent', '--pack-destination', packDir], ROOT);
   const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
   expect(tarball).toBeDefined();
 
   const scratch = tempDir('consumer');
+  made.push(scratch);
   expect(scratch.startsWith(ROOT)).toBe(false);
   // The README's install note: one SDK copy (workflow-streams pins 1.23.0), by the consumer's own overrides.
   const sdk = Object.fromEntries(['activity', 'client', 'common', 'proto', 'workflow'].map((p) => [`@temporalio/${p}`, '1.24.0']));

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startDevServer } from '../../src/worker/dev-server';
 import type { TestEnvFile } from './env';
+import type { TestGlobals } from './global-teardown';
 
 export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'forkflow-test-'));
@@ -22,7 +23,7 @@ export default async function globalSetup(): Promise<void> {
   // One blob folder for the run's external payload storage: test workers, clients and the
   // CLI processes they spawn all inherit it, as a deployment's hosts share theirs.
   process.env.FORKFLOW_BLOB_DIR ??= join(dir, 'blobs');
-  (globalThis as { __forkflowDevServer?: { stop(): Promise<void> } }).__forkflowDevServer = server;
+  Object.assign(globalThis as TestGlobals, { __forkflowDevServer: server, __forkflowTestDir: dir });
 }
 
 const quietLogger = {
