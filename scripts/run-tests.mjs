@@ -17,7 +17,7 @@
 // its first test, on a machine whose /tmp held 30 earlier runs).
 // Exits non-zero when any step fails; every step runs to the end either way.
 import { spawn } from 'node:child_process';
-import { createWriteStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,21 @@ const otherLog = join(logDir, 'other-lane.log');
  */
 const MOVED = ['test/e2e/continue-as-new\\.test\\.ts', 'test/workflow/tree-budgets\\.test\\.ts'].join('|');
 
+// As /tmp is: anyone may pass and write (sticky). The stack's PostgreSQL runs as `postgres` and
+// the sandbox's network test as nobody, and both must reach folders made inside it.
 const runTmp = mkdtempSync(join(tmpdir(), 'forkflow-run-'));
+chmodSync(runTmp, 0o1777);
+// A run that was killed (SIGKILL, a lost machine) could not remove its folder: one older than a
+// day is no live run's (a run takes under an hour), so it goes now.
+for (const name of readdirSync(tmpdir())) {
+  if (!name.startsWith('forkflow-run-')) continue;
+  const stale = join(tmpdir(), name);
+  try {
+    if (Date.now() - lstatSync(stale).mtimeMs > 24 * 3600 * 1000) rmSync(stale, { recursive: true, force: true });
+  } catch {
+    // Another run's, going away meanwhile.
+  }
+}
 
 /** Bytes under a folder (links not followed); 0 for what vanished meanwhile. */
 function bytesUnder(path) {
@@ -54,8 +68,12 @@ function bytesUnder(path) {
   }
 }
 
-/** Removes the run's temp folder; says how much it held and what could not be removed. */
+let removed = false;
+
+/** Removes the run's temp folder (once); says how much it held and what could not be removed. */
 function removeRunTmp() {
+  if (removed) return;
+  removed = true;
   const bytes = bytesUnder(runTmp);
   try {
     rmSync(runTmp, { recursive: true, force: true, maxRetries: 3 });
@@ -66,11 +84,12 @@ function removeRunTmp() {
 }
 
 const children = new Set();
-for (const signal of ['SIGINT', 'SIGTERM']) {
+// Every way out removes it: the end of the run, a signal, an uncaught error (exit handlers run synchronously).
+process.on('exit', removeRunTmp);
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
   process.on(signal, () => {
     for (const child of children) child.kill(signal);
-    removeRunTmp();
-    process.exit(130);
+    process.exit(code);
   });
 }
 
