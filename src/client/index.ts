@@ -53,7 +53,7 @@ export { StreamAssembler } from '../shared/stream-assembly';
 export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEventOf, type StreamEventType } from '../shared/stream-events';
 
 import type { ForkParams } from './runner';
-import { startFrom, turnPointOf, type PointOptions } from './time-travel';
+import { inheritedBy, runsAs, startFrom, turnPointOf, type PointOptions } from './time-travel';
 import { retryAgent, type RetryOptions } from './retry';
 import { forksByPoint, lineageOf, startAttributes, type ForkByPoint, type LineageStep } from './lineage';
 import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
@@ -373,8 +373,17 @@ export class ForkflowClient {
    * starts from the summary; a fork of a compacted agent starts from its compaction boundary.
    */
   async forkMany(source: CacheSafeParams | ({ agentId: string } & PointOptions), forks: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
-    const from = 'agentId' in source ? startFrom(await this.turnPoint(source.agentId, source)) : { parentRef: await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) }) };
-    return Promise.all(forks.map((f) => this.start({ ...f, ...from }, opts)));
+    const start = 'agentId' in source ? await this.pointStart(source.agentId, source) : { at: { parentRef: await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) }) }, runsAs: {} };
+    return Promise.all(forks.map((f) => this.start({ ...inheritedBy(f, start.runsAs), ...f, ...start.at }, opts)));
+  }
+
+  /**
+   * What a fork from a point of an agent's past starts at (the point's reference and origin),
+   * and how the agent ran that its prefix does not carry (its effort; see inheritedBy).
+   */
+  private async pointStart(agentId: string, opts: PointOptions): Promise<{ at: Pick<ForkParams, 'parentRef' | 'origin'>; runsAs: Pick<ForkParams, 'effort'> }> {
+    const point = await this.turnPoint(agentId, opts);
+    return { at: startFrom(point), runsAs: await this.outage.read('runsAs', () => runsAs(this.temporal, point)) };
   }
 
   /**
@@ -430,8 +439,8 @@ export class ForkflowClient {
     const { from, ...rest } = params;
     const parsed = forkPointSchema.safeParse(from);
     if (!parsed.success) throw new InvalidForkInputError(describeIssues(parsed.error).map((i) => `from.${i}`));
-    const point = await this.turnPoint(parsed.data.agentId, { ...(parsed.data.turn !== undefined ? { atTurn: parsed.data.turn } : {}), ...(parsed.data.runId ? { runId: parsed.data.runId } : {}) });
-    return { ...rest, ...startFrom(point) };
+    const start = await this.pointStart(parsed.data.agentId, { ...(parsed.data.turn !== undefined ? { atTurn: parsed.data.turn } : {}), ...(parsed.data.runId ? { runId: parsed.data.runId } : {}) });
+    return { ...inheritedBy(rest, start.runsAs), ...rest, ...start.at };
   }
 
   /**

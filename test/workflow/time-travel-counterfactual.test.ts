@@ -51,6 +51,39 @@ test('a replay from turn 3 sends the agent’s own request of turn 4, byte for b
   await recordHistory(h.client.workflow.getHandle(`tt-replay-${suffix}`), 'replay-from-turn');
 });
 
+test('a replay of an agent with an effort sends that effort, byte for byte as the agent did; the fork’s own effort wins', async () => {
+  const mark = `Effortful agent ${suffix}.`;
+  const id = `tt-effort-${suffix}`;
+  const agent = await h.forkflow.start({ agentId: id, prompt: script(mark, `@repeat 2 ${toolStep('Read', { file_path: 'small.txt' })}`, '@reply done'), effort: 'high' });
+  await expect(agent.result()).resolves.toMatchObject({ status: 'completed', turns: 3 });
+  const own = requestsWith(h.model, mark);
+  for (const e of own) expect(bodyOf(e).output_config).toEqual({ effort: 'high' });
+
+  let after = lastSeq(h.model);
+  const replay = await h.forkflow.forkFrom(id, { agentId: `tt-effort-replay-${suffix}`, prompt: 'replay of turn 1', replay: true }, { atTurn: 1 });
+  await expect(replay.result()).resolves.toMatchObject({ status: 'completed', text: 'done', turns: 2 });
+  const replayed = requestsWith(h.model, mark, after);
+  expect(replayed).toHaveLength(2);
+  for (const [i, request] of replayed.entries()) expect(request.rawBody).toBe(requestOfTurn(own, 2 + i).rawBody);
+
+  after = lastSeq(h.model);
+  const lower = await h.forkflow.start({ agentId: `tt-effort-low-${suffix}`, prompt: 'replay of turn 1 with less effort', replay: true, from: { agentId: id, turn: 1 }, effort: 'low' });
+  await expect(lower.result()).resolves.toMatchObject({ status: 'completed', text: 'done' });
+  const lowered = requestsWith(h.model, mark, after);
+  expect(lowered.length).toBeGreaterThan(0);
+  for (const e of lowered) expect(bodyOf(e).output_config).toEqual({ effort: 'low' });
+  expect((await lower.status()).effort).toBe('low');
+  expect((await replay.status()).effort).toBe('high');
+
+  // Another model may not take the same levels: a fork that names one does not inherit the effort.
+  after = lastSeq(h.model);
+  const other = await h.forkflow.forkFrom(id, { agentId: `tt-effort-model-${suffix}`, prompt: 'on another model', replay: true, counterfactual: true, model: 'claude-opus-4-6' }, { atTurn: 1 });
+  await expect(other.result()).resolves.toMatchObject({ status: 'completed', counterfactual: { changed: ['model'] } });
+  const moved = requestsWith(h.model, mark, after);
+  expect(moved.length).toBeGreaterThan(0);
+  for (const e of moved) expect(bodyOf(e)).not.toHaveProperty('output_config');
+});
+
 test('a counterfactual replay with another model: the status names the model, the first call’s cache break says why', async () => {
   const after = lastSeq(h.model);
   const replay = await h.forkflow.forkFrom(A, { agentId: `tt-cf-model-${suffix}`, prompt: 'with another model', replay: true, counterfactual: true, model: 'claude-opus-4-6' }, { atTurn: 3 });
