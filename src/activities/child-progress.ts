@@ -1,15 +1,26 @@
 /**
  * A running sub-agent's progress so far, for its parent's `TaskOutput` with `block: false`
- * (seed 001: a background agent's output is readable while it runs): its `status` query, cut to
- * what a model needs. A workflow cannot query another workflow; this activity does it for it.
+ * (seed 001: a background agent's output is readable while it runs), and the counters of
+ * several at once for its `ListAgents`: their `status` query, cut to what a model needs. A
+ * workflow cannot query another workflow; these activities do it for it.
  */
 import type { Client } from '@temporalio/client';
+import { z } from 'zod';
 import { totalInputTokens } from '../shared/anthropic';
+import { LISTED_PROGRESS_MAX } from '../shared/agent-list';
 import { statusQuery } from '../shared/messages';
-import type { ChildProgress } from '../shared/activity-io';
+import type { ChildCounters, ChildProgress } from '../shared/activity-io';
 
 /** Characters of the child's latest text shown (its end). */
 const SHOWN = 8_000;
+
+/**
+ * How long ListAgents waits for one child's answer: a child whose worker is away shows what the
+ * parent knows of it (its state and how long it has run) rather than holding up the list.
+ */
+const LIST_QUERY_DEADLINE_MS = 3_000;
+
+const childrenProgressInput = z.strictObject({ agentIds: z.array(z.string().min(1)).max(LISTED_PROGRESS_MAX) });
 
 export function createChildProgressActivities(deps: { client: Client }) {
   return {
@@ -30,6 +41,22 @@ export function createChildProgressActivities(deps: { client: Client }) {
         // Closed and past retention, or not answering: the caller says "no progress to show".
         return { found: false };
       }
+    },
+
+    /** The counters of running children, by agent id; one that does not answer in time is left out. */
+    async childrenProgress(raw: { agentIds: string[] }): Promise<Record<string, ChildCounters>> {
+      const { agentIds } = childrenProgressInput.parse(raw);
+      const answers = await Promise.all(
+        agentIds.map(async (agentId): Promise<[string, ChildCounters] | undefined> => {
+          try {
+            const s = await deps.client.connection.withDeadline(Date.now() + LIST_QUERY_DEADLINE_MS, () => deps.client.workflow.getHandle(agentId).query(statusQuery));
+            return [agentId, { turns: s.turns, toolUses: s.toolUses, totalTokens: totalInputTokens(s.usage) + s.usage.outputTokens, ...(s.activity ? { doing: s.activity } : {}) }];
+          } catch {
+            return undefined;
+          }
+        }),
+      );
+      return Object.fromEntries(answers.filter((a) => a !== undefined));
     },
   };
 }

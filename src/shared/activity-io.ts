@@ -209,3 +209,11 @@ export type WorktreeResult = { kind: 'removed' } | { kind: 'kept'; path: string;
 export type ChildProgress =
   | { found: true; state: string; turns: number; toolUses: number; totalTokens: number; doing?: string; lastText: string }
   | { found: false };
+
+/** A running sub-agent's counters for its parent's ListAgents (src/activities/child-progress.ts): no text. */
+export interface ChildCounters {
+  turns: number;
+  toolUses: number;
+  totalTokens: number;
+  doing?: string;
+}

@@ -1,15 +1,20 @@
 /**
  * `ListAgents`: the model's view of its own sub-agents (seed 002's `agent_list`), one row per
  * child on record with its state, turns, tokens, duration and last activity, plus counts.
- * Answered by the workflow from its child table (no activity): a pure function of the records
- * and the workflow's clock. Offered only when the tree asks (`subAgents.listAgents`), so other
+ * Answered by the workflow from its child table, and for running children from their own
+ * answers (one local activity asks them): a pure function of the records, those answers and the
+ * workflow's clock. Offered only when the tree asks (`subAgents.listAgents`), so other
  * agents' tool definitions keep their bytes.
  */
 import { z } from 'zod';
+import type { ChildCounters } from './activity-io';
 import type { ToolDefinition } from './anthropic';
 import { totalInputTokens } from './anthropic';
 import { schemaOnce } from './schema-once';
 import type { ChildRecord, ChildState } from './tree-input';
+
+/** Running children whose counters one ListAgents call asks for (the oldest first); the rest show what the parent knows. */
+export const LISTED_PROGRESS_MAX = 50;
 
 /** The tool's name: Claude Code's tools are PascalCase verb-noun or noun-verb (`TaskOutput`, `TaskStop`); `TaskList` is its to-do list, not agents. */
 export const LIST_AGENTS = 'ListAgents';
@@ -44,7 +49,7 @@ export interface AgentListRow {
   /** Running: how long so far by the workflow's clock; finished: the child's own duration. */
   running_ms?: number;
   duration_ms?: number;
-  /** Known once it has finished (a running child's counters live in its own workflow). */
+  /** Its own counters: a running child's as it answered just now (absent: it did not answer in time). */
   turns?: number;
   tool_uses?: number;
   tokens_used?: number;
@@ -65,7 +70,7 @@ export interface AgentList {
   not_listed?: number;
 }
 
-function rowOf(c: ChildRecord, depth: number, now: number): AgentListRow {
+function rowOf(c: ChildRecord, depth: number, now: number, counters: ChildCounters | undefined): AgentListRow {
   const started = Date.parse(c.startedAt);
   const head = {
     id: c.agentId,
@@ -80,7 +85,10 @@ function rowOf(c: ChildRecord, depth: number, now: number): AgentListRow {
     ...(c.budget !== undefined ? { budget_tokens: c.budget } : {}),
   };
   const o = c.result;
-  if (!o) return { ...head, running_ms: Math.max(0, now - started), last_activity: `running since ${c.startedAt}` };
+  if (!o) {
+    const asked = counters ? { turns: counters.turns, tool_uses: counters.toolUses, tokens_used: counters.totalTokens } : {};
+    return { ...head, running_ms: Math.max(0, now - started), ...asked, last_activity: counters?.doing ? `running: ${counters.doing}` : `running since ${c.startedAt}` };
+  }
   const ended = new Date(started + o.durationMs).toISOString();
   return {
     ...head,
@@ -92,16 +100,27 @@ function rowOf(c: ChildRecord, depth: number, now: number): AgentListRow {
   };
 }
 
+/** The running children among `shown` whose counters a list asks for: the oldest first, at most LISTED_PROGRESS_MAX. */
+export function childrenToAsk(shown: readonly ChildRecord[]): string[] {
+  return shown.filter((c) => c.state === 'running').slice(0, LISTED_PROGRESS_MAX).map((c) => c.agentId);
+}
+
+/** The records a list shows (all, or those in `state`). */
+export function shownRecords(records: readonly ChildRecord[], state?: ChildState): readonly ChildRecord[] {
+  return state ? records.filter((c) => c.state === state) : records;
+}
+
 /**
  * The list for an agent at `depth` whose children are `records` (oldest first), at workflow
- * time `now` (ms). `folded`: finished children trimmed off the record.
+ * time `now` (ms). `folded`: finished children trimmed off the record; `counters`: running
+ * children's own counters, by agent id, as they answered.
  */
-export function agentList(records: readonly ChildRecord[], args: { depth: number; now: number; folded: number; state?: ChildState }): AgentList {
+export function agentList(records: readonly ChildRecord[], args: { depth: number; now: number; folded: number; state?: ChildState; counters?: Readonly<Record<string, ChildCounters>> }): AgentList {
   const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0 };
   for (const c of records) counts[c.state] += 1;
-  const shown = args.state ? records.filter((c) => c.state === args.state) : records;
+  const shown = shownRecords(records, args.state);
   return {
-    agents: shown.map((c) => rowOf(c, args.depth + 1, args.now)),
+    agents: shown.map((c) => rowOf(c, args.depth + 1, args.now, args.counters?.[c.agentId])),
     running_count: counts.running,
     completed_count: counts.completed,
     failed_count: counts.failed,

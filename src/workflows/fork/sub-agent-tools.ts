@@ -4,7 +4,8 @@
  * TaskOutput and TaskStop. Every limit and refusal is an `is_error` result the model can act
  * on; nothing here throws for something the model did.
  */
-import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import type { ChildProgress } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
@@ -132,6 +133,16 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
 /** Before this patch TaskOutput on a running sub-agent said only that it runs (no progress, no activity). */
 export const CHILD_PROGRESS_PATCH = 'forkflow-child-progress-1';
 
+/** A running child's progress; none when asking failed (TaskOutput then says only that it runs: it never fails the agent). */
+async function askedProgress(agentId: string): Promise<ChildProgress | undefined> {
+  try {
+    return await progress.childProgress({ agentId });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return undefined;
+  }
+}
+
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
@@ -144,7 +155,7 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   }
   if (record.state === 'running') {
     // Its progress so far (seed 001: a running agent's output is readable), by its status query.
-    const now = patched(CHILD_PROGRESS_PATCH) ? await progress.childProgress({ agentId: record.agentId }) : undefined;
+    const now = patched(CHILD_PROGRESS_PATCH) ? await askedProgress(record.agentId) : undefined;
     const shown = now?.found ? { progress: { turns: now.turns, toolUses: now.toolUses, totalTokens: now.totalTokens, ...(now.doing ? { doing: now.doing } : {}), lastText: now.lastText } } : {};
     return jsonResult(use.id, { ...outcomeView(record), ...shown, note: 'still running; ask again later or wait for its notification' });
   }
