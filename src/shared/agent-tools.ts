@@ -13,6 +13,9 @@ import { structuredMessageSchema, TEAM_NAME_PATTERN } from './team';
 import { accessObject, budgetPolicyArg, childBudgetArg, TOOL_ACCESS_TEXT, toolAccessArg } from './child-controls';
 import { LIST_AGENTS, listAgentsTool } from './agent-list';
 
+/** Longest system prompt an Agent call may give its child (characters): a model-chosen input, bounded. */
+export const SPAWN_SYSTEM_PROMPT_MAX = 100_000;
+
 export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.strictObject({
   description: z.string().min(1).max(200).describe('A few words for what the sub-agent will do (shown to people).'),
   prompt: z.string().min(1).describe('The task, complete and self-contained: the sub-agent sees nothing else you have not given it (a fork sees your conversation).'),
@@ -28,6 +31,7 @@ export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.s
   budget: childBudgetArg.optional().describe('Limits for this sub-agent: max_tokens, max_turns, max_tool_calls (never more than you have: larger values are lowered).'),
   tool_access: toolAccessArg.optional(),
   budget_policy: budgetPolicyArg.optional(),
+  system_prompt: z.string().max(SPAWN_SYSTEM_PROMPT_MAX).refine((v) => v.trim() !== '', 'a system prompt has words in it').optional().describe('A system prompt for a general-purpose sub-agent instead of the default one (a named agent has its own; a fork keeps yours).'),
 }));
 export type AgentToolInput = z.infer<typeof agentToolInput>;
 
@@ -108,7 +112,7 @@ export interface AgentToolOptions {
   providers?: Record<string, string[]>;
   /** Teams are on (`subAgents.teams`): Agent takes team_name and mode, SendMessage `*` and JSON messages. Off: the tools' bytes are what they were. */
   teams?: boolean;
-  /** `subAgents.spawnControls`: Agent takes budget, tool_access and budget_policy. Off: its bytes are what they were. */
+  /** `subAgents.spawnControls`: Agent takes budget, tool_access, budget_policy and system_prompt. Off: its bytes are what they were. */
   spawnControls?: boolean;
   /** `subAgents.listAgents`: the ListAgents tool is offered (last). Off: not offered. */
   listAgents?: boolean;
@@ -123,7 +127,7 @@ export function controlOptions(config: { spawnControls?: boolean | undefined; li
 }
 
 /** The Agent call's fields that only trees with `spawnControls` offer. */
-export const SPAWN_CONTROL_FIELDS = { budget: true, tool_access: true, budget_policy: true } as const;
+export const SPAWN_CONTROL_FIELDS = { budget: true, tool_access: true, budget_policy: true, system_prompt: true } as const;
 
 /** An Agent call as a tree without spawn controls reads it (the fields above are unknown keys, as they always were). */
 export const agentCallWithoutControls = schemaOnce('agent-tools#agentCallWithoutControls', () => agentToolInput.omit(SPAWN_CONTROL_FIELDS));

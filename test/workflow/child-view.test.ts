@@ -2,7 +2,8 @@
  * The model's view of its sub-agents (issue 32 item 3): ListAgents answers from the caller's
  * child table with what the model served each child; an Agent call's own budget and tool
  * access reach its child exactly, larger asks are lowered to what the caller has, tools the
- * caller lacks are refused; and none of it is offered to trees that did not ask for it.
+ * caller lacks are refused; a general-purpose child may be given its own system prompt; and
+ * none of it is offered to trees that did not ask for it.
  */
 import { textOf } from '../../src/shared/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
@@ -57,10 +58,12 @@ test('ListAgents shows each sub-agent with its state, turns and the tokens the m
   expect(requestsOf('Alpha.')).toHaveLength(2);
   expect(alpha!.last_activity).toMatch(/^completed at \d{4}-/);
   expect(typeof alpha!.duration_ms).toBe('number');
-  // A running child: how long by the workflow's clock, no counters (they live in its own workflow).
-  expect(gamma).toMatchObject({ id: 'cv-list.gamma-3', state: 'running', mode: 'background' });
+  // A running child: how long by the workflow's clock, and its own counters as it answered
+  // (asked by one local activity): its only call is still in the offline model's sleep.
+  expect(gamma).toMatchObject({ id: 'cv-list.gamma-3', state: 'running', mode: 'background', tool_uses: 0, tokens_used: 0 });
+  expect(gamma!.turns).toEqual(expect.any(Number));
   expect(gamma!.running_ms).toEqual(expect.any(Number));
-  expect(gamma!.turns).toBeUndefined();
+  expect(gamma!.last_activity).toMatch(/^running(: |\s+since )/);
 
   expect(results[5]!.json).toMatchObject({ killed_count: 1, running_count: 0, total_count: 3, agents: [{ id: 'cv-list.gamma-3', state: 'killed' }] });
   expect((results[5]!.json as { agents: unknown[] }).agents).toHaveLength(1);
@@ -153,6 +156,46 @@ test('an Agent call narrows its child: tools array, tool-call and turn budgets, 
   // Refused calls are numbered only once they pass their own checks: the policy child is the third.
   expect((await startInputOf<{ budget: { maxTokens: number } }>(h.client.workflow.getHandle('cv-ctl.spawn-3'))).budget.maxTokens).toBe(1234);
   expect(result.children?.map((c) => c.agentId)).toEqual(['cv-ctl.spawn-1', 'cv-ctl.spawn-2', 'cv-ctl.spawn-3']);
+});
+
+test('an Agent call gives a general-purpose child its own system prompt; a fork, a named agent and a teammate are refused it', async () => {
+  const reviewer = { name: 'reviewer', description: 'Reviews.', systemPrompt: 'You review.', sourceFile: 'reviewer.md', tools: ['Glob'] };
+  const prompt = script(
+    'Prompted.',
+    agentStep({ description: 'own prompt', subagent_type: 'general-purpose', system_prompt: 'You are Zed, who answers in one word.', prompt: 'Zed.\n@reply yes' }),
+    agentStep({ description: 'named', subagent_type: 'reviewer', system_prompt: 'You are someone else.', prompt: '@reply no' }),
+    agentStep({ description: 'blank', subagent_type: 'general-purpose', system_prompt: ' \n\t ', prompt: '@reply no' }),
+    '@reply prompted',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'cv-sys', prompt, subAgents: { forkGate: false, spawnControls: true, agents: [reviewer] } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'prompted' });
+  const results = toolResultsIn(await h.forkflow.transcript('cv-sys'));
+  expect(results[0]!.isError).toBe(false);
+  const zed = requestsOf('Zed.');
+  expect(zed).toHaveLength(1);
+  expect(JSON.stringify(bodyOf(zed[0]!).system)).toContain('You are Zed, who answers in one word.');
+  expect(results[1]).toMatchObject({ isError: true });
+  expect(results[1]!.text).toContain('"reviewer" has its own');
+  expect(results[2]).toMatchObject({ isError: true });
+  expect(results[2]!.text).toMatch(/Invalid Agent call: .*system_prompt/);
+  expect(result.children?.map((c) => c.agentId)).toEqual(['cv-sys.spawn-1']);
+
+  // With the fork gate on, a call without subagent_type is a fork: it keeps its caller's prompt.
+  const forked = await h.forkflow
+    .startAgent({ agentId: 'cv-sys-fork', prompt: script('Forking.', agentStep({ description: 'fork', system_prompt: 'You are new.', prompt: '@reply no' }), '@reply refused'), subAgents: { forkGate: true, spawnControls: true } })
+    .then((a) => a.result());
+  expect(forked).toMatchObject({ status: 'completed', text: 'refused' });
+  const forkResults = toolResultsIn(await h.forkflow.transcript('cv-sys-fork'));
+  expect(forkResults[0]).toMatchObject({ isError: true });
+  expect(forkResults[0]!.text).toContain('a fork keeps your system prompt');
+  // Without spawn controls it is an unknown key, and the Agent tool does not show it.
+  const off = await h.forkflow.startAgent({ agentId: 'cv-sys-off', prompt: script('Off.', agentStep({ description: 'x', subagent_type: 'general-purpose', system_prompt: 'You are new.', prompt: '@reply no' }), '@reply off'), subAgents: { forkGate: false } }).then((a) => a.result());
+  expect(off).toMatchObject({ status: 'completed', text: 'off' });
+  expect(toolResultsIn(await h.forkflow.transcript('cv-sys-off'))[0]!.text).toMatch(/Invalid Agent call: .*system_prompt/);
+  const agentTool = bodyOf(requestsOf('Off.')[0]!).tools!.find((t) => t.name === 'Agent')!;
+  expect(Object.keys(agentTool.input_schema.properties as object)).not.toContain('system_prompt');
+  const shown = bodyOf(requestsOf('Prompted.')[0]!).tools!.find((t) => t.name === 'Agent')!;
+  expect(Object.keys(shown.input_schema.properties as object)).toContain('system_prompt');
 });
 
 test('a fork keeps its parent\'s tools array (the cache) and is held to the narrower set call by call', async () => {

@@ -197,7 +197,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...windowFor(agent, model),
     querySource: definition ? `agent:custom:${definition.name}` : `agent:builtin:${GENERAL_PURPOSE}`,
     // A definition's skills are preloaded into its prompt; its initialPrompt opens its first turn.
-    system: definition ? withPreloadedSkills(definition.systemPrompt || DEFAULT_SYSTEM_PROMPT, definition, config.agents) : DEFAULT_SYSTEM_PROMPT,
+    // A general-purpose child may be given its own by the call (spawn controls; refused for others: spawn-controls.ts).
+    system: definition ? withPreloadedSkills(definition.systemPrompt || DEFAULT_SYSTEM_PROMPT, definition, config.agents) : (input.system_prompt ?? DEFAULT_SYSTEM_PROMPT),
     ...(definition?.initialPrompt ? { prompt: `${definition.initialPrompt}\n\n${input.prompt}` } : {}),
     // Its memory's index joins that prompt when it starts (read on its workspace's worker: isolation.ts).
     ...(memory ? { agentMemory: memory } : {}),

@@ -41,8 +41,23 @@ function askedTokens(agent: ForkAgent, config: SubAgentsConfig, input: AgentTool
   return tokensUnderPolicy(parseForkBudgetPolicy(input.budget_policy).policy, limits, agent.runningChildren.length, agent.input.budget.maxTokens);
 }
 
+/**
+ * Why the call's `system_prompt` cannot be given, or undefined: only a general-purpose child
+ * takes one (seed 002's spawn override). A fork keeps its caller's system prompt (its cached
+ * prefix), a named agent is its definition, a teammate's prompt is its team's.
+ */
+function systemPromptRefusal(config: SubAgentsConfig, input: AgentToolInput): string | undefined {
+  if (input.system_prompt === undefined) return undefined;
+  if (input.team_name !== undefined) return 'system_prompt is for a general-purpose sub-agent, not a teammate: omit it, or omit team_name.';
+  if (!input.subagent_type && config.forkGate) return 'system_prompt is for a general-purpose sub-agent: a fork keeps your system prompt (it shares your context). Set subagent_type "general-purpose", or omit system_prompt.';
+  if (config.agents.some((a) => a.name === input.subagent_type && a.context !== 'fork')) return `system_prompt is for a general-purpose sub-agent: "${input.subagent_type}" has its own. Omit system_prompt, or use subagent_type "general-purpose".`;
+  return undefined;
+}
+
 /** Why the call's limits cannot be given, or undefined. Teammates take none (they are peers with budgets of their own). */
 export function controlsRefusal(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput): string | undefined {
+  const prompt = systemPromptRefusal(config, input);
+  if (prompt) return prompt;
   if (!hasControls(input)) return undefined;
   if (input.team_name !== undefined) return 'budget, tool_access and budget_policy are for sub-agents, not teammates: omit them, or omit team_name.';
   if (input.tool_access) {

@@ -5,8 +5,8 @@
  * fields or for ListAgents (src/shared/agent-list.ts), whose rows come from the child records.
  */
 import { createHash } from 'node:crypto';
-import { agentList, LIST_AGENTS } from '../../../src/shared/agent-list';
-import { agentCallWithoutControls, agentToolInput, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
+import { agentList, childrenToAsk, LIST_AGENTS, LISTED_PROGRESS_MAX, shownRecords } from '../../../src/shared/agent-list';
+import { agentCallWithoutControls, agentToolInput, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
 import { ZERO_USAGE } from '../../../src/shared/anthropic';
 import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/child-controls';
 import type { ChildRecord } from '../../../src/shared/tree-input';
@@ -71,12 +71,23 @@ const BEFORE: [AgentToolOptions, string][] = [
   [{ forkGate: false, agents: [{ name: 'counter', description: 'Counts things.', systemPrompt: 'x', tools: ['Glob'], sourceFile: 'counter.md' }] as never, teams: true }, 'ec7edc8859313cea505556e5c62ad1c65cf28d527cc8acc4b16d34149bbcb155'],
 ];
 
+test('a spawn system_prompt is bounded and has words in it', () => {
+  const call = { description: 'd', prompt: 'p', subagent_type: 'general-purpose' };
+  expect(agentToolInput.safeParse({ ...call, system_prompt: 'You are Zed.' }).success).toBe(true);
+  expect(agentToolInput.safeParse({ ...call, system_prompt: 'x'.repeat(SPAWN_SYSTEM_PROMPT_MAX) }).success).toBe(true);
+  for (const bad of ['x'.repeat(SPAWN_SYSTEM_PROMPT_MAX + 1), '', ' \n\t ', 42, ['You are Zed.']]) {
+    const parsed = agentToolInput.safeParse({ ...call, system_prompt: bad });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toEqual(['system_prompt']);
+  }
+});
+
 test('tool definitions keep their bytes unless the tree asks for spawn controls or ListAgents', () => {
   const sha = (o: AgentToolOptions) => createHash('sha256').update(JSON.stringify(subAgentToolDefinitions(o))).digest('hex');
   for (const [options, hash] of BEFORE) expect(sha(options)).toBe(hash);
   const on = subAgentToolDefinitions({ forkGate: false, agents: [], spawnControls: true, listAgents: true });
   expect(on.at(-1)!.name).toBe(LIST_AGENTS);
-  expect(Object.keys(on[0]!.input_schema.properties as object).slice(-3)).toEqual(['budget', 'tool_access', 'budget_policy']);
+  expect(Object.keys(on[0]!.input_schema.properties as object).slice(-4)).toEqual(['budget', 'tool_access', 'budget_policy', 'system_prompt']);
   expect(sha({ forkGate: true, agents: [], listAgents: true })).not.toBe(BEFORE[0]![1]);
 });
 
@@ -94,4 +105,19 @@ test('agentList: rows from the records, counts by state, a running child timed b
   expect(list.agents[1]!.last_activity).toBe('failed at 2026-01-01T00:00:00.010Z: boom');
   expect(list.agents[2]).toEqual({ id: 'r.c-3', description: 'third', kind: 'spawn', state: 'running', mode: 'background', depth: 2, started_at: base.startedAt, budget_tokens: 5000, running_ms: 4000, last_activity: `running since ${base.startedAt}` });
   expect(agentList(records, { depth: 0, now: 0, folded: 0, state: 'failed' }).agents.map((r) => r.id)).toEqual(['r.b-2']);
+  // A running child that answered shows its own counters and what it is doing; one that did not, what the parent knows.
+  const asked = agentList(records, { depth: 1, now: Date.parse('2026-01-01T00:00:04.000Z'), folded: 0, counters: { 'r.c-3': { turns: 2, toolUses: 5, totalTokens: 900, doing: 'tool Grep' } } });
+  expect(asked.agents[2]).toMatchObject({ id: 'r.c-3', running_ms: 4000, turns: 2, tool_uses: 5, tokens_used: 900, last_activity: 'running: tool Grep' });
+  expect(asked.agents[0]).toMatchObject({ turns: 3, tool_uses: 2, tokens_used: 157 });
+});
+
+test('childrenToAsk: the running children shown, oldest first, at most LISTED_PROGRESS_MAX', () => {
+  const base = { kind: 'spawn' as const, agentInput: call, toolUseId: 't', mode: 'background' as const, notified: true, startedAt: '2026-01-01T00:00:00.000Z', description: 'd' };
+  const running: ChildRecord[] = Array.from({ length: LISTED_PROGRESS_MAX + 5 }, (_, i) => ({ ...base, agentId: `r.x-${i}`, state: 'running' as const }));
+  const done: ChildRecord = { ...base, agentId: 'r.done', state: 'killed' };
+  const ask = childrenToAsk(shownRecords([done, ...running]));
+  expect(ask).toHaveLength(LISTED_PROGRESS_MAX);
+  expect(ask[0]).toBe('r.x-0');
+  expect(ask).not.toContain('r.done');
+  expect(childrenToAsk(shownRecords([done, ...running], 'killed'))).toEqual([]);
 });
