@@ -9,32 +9,56 @@
 import type { Client } from '@temporalio/client';
 import { totalInputTokens, type MessageParam } from '../shared/anthropic';
 import { AGENT_OUTPUT_LIMITS, renderAgentOutput, type ReadAgentOutputInput, type ReadAgentOutputResult } from '../shared/agent-output';
-import { statusQuery, transcriptPageQuery } from '../shared/messages';
+import { messagesQuery, statusQuery, transcriptPageQuery } from '../shared/messages';
 
 type Handle = ReturnType<Client['workflow']['getHandle']>;
+type Run = { workflowId: string; runId?: string };
 
 /**
- * The child's own newest messages (after a prefix it holds by reference, such as a fork's
- * inherited conversation) and how many of its own came before them; undefined when it does
- * not serve its transcript.
+ * Messages [from, to) of a run's conversation, following the prefix it holds by reference to
+ * the run that holds it: an earlier run of the same agent (continue-as-new, a resume), whose
+ * `messages` query serves what its `transcriptPage` would (only the latest run is asked that,
+ * so a skipTranscript agent still refuses).
  */
-async function ownTail(handle: Handle): Promise<{ messages: MessageParam[]; skipped: number } | undefined> {
+async function messagesBetween(client: Client, run: Run, from: number, to: number, query: 'transcript' | 'messages'): Promise<MessageParam[]> {
+  const handle = client.workflow.getHandle(run.workflowId, run.runId);
+  const out: MessageParam[] = [];
+  for (let at = from; at < to; ) {
+    const page = query === 'transcript' ? await handle.query(transcriptPageQuery, { from: at, to }) : await handle.query(messagesQuery, { from: at, to });
+    to = Math.min(to, page.total);
+    if (page.prefix && at < page.prefix.count) {
+      const end = Math.min(to, page.prefix.count);
+      const earlier = await messagesBetween(client, page.prefix.run, at, end, 'messages');
+      if (earlier.length !== end - at) break;
+      out.push(...earlier);
+      at = end;
+      continue;
+    }
+    // A page stops at its byte limit: read on from where it stopped, to the end.
+    if (page.messages.length === 0) break;
+    out.push(...page.messages);
+    at += page.messages.length;
+  }
+  return out;
+}
+
+/**
+ * The child's own newest messages and how many of its own came before them; undefined when
+ * it does not serve its transcript. Its own messages start at `ownFrom` (after what it
+ * inherited as a fork), which may lie in an earlier run of its chain: a child that continued
+ * as new shows its whole own conversation. A chain begun before runs carried `ownFrom` starts
+ * after the prefix the latest run holds by reference, as before.
+ */
+async function ownTail(client: Client, handle: Handle, ownFrom: number | undefined): Promise<{ messages: MessageParam[]; skipped: number } | undefined> {
   let probe;
   try {
     probe = await handle.query(transcriptPageQuery, { from: 0, to: 0 });
   } catch {
     return undefined;
   }
-  const start = probe.prefix?.count ?? 0;
+  const start = Math.min(ownFrom ?? probe.prefix?.count ?? 0, probe.total);
   const from = Math.max(start, probe.total - AGENT_OUTPUT_LIMITS.tailMessages);
-  const messages: MessageParam[] = [];
-  // A page stops at its byte limit: read on from where it stopped, to the end.
-  for (let at = from; at < probe.total; ) {
-    const page = await handle.query(transcriptPageQuery, { from: at, to: probe.total });
-    if (page.messages.length === 0) break;
-    messages.push(...page.messages);
-    at += page.messages.length;
-  }
+  const messages = await messagesBetween(client, { workflowId: handle.workflowId }, from, probe.total, 'transcript');
   return { messages, skipped: from - start };
 }
 
@@ -59,7 +83,7 @@ export function createAgentOutputActivities(deps: { client: Client }) {
         totalTokens: totalInputTokens(status.usage) + status.usage.outputTokens,
         ...(status.activity ? { doing: status.activity } : {}),
       };
-      const tail = await ownTail(handle);
+      const tail = await ownTail(deps.client, handle, status.ownMessagesFrom);
       return { found: true, text: renderAgentOutput(header, tail?.messages ?? [], tail?.skipped ?? 0) };
     },
   };

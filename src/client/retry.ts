@@ -46,10 +46,10 @@ function endOf(status: string, result: ForkResult | undefined): RetryableEnd | u
 }
 
 /** What the agent had done and paid, from its result, or (terminated: no result) from its status. */
-async function totals(client: Client, agentId: string, result: ForkResult | undefined): Promise<Pick<ForkResult, 'turns' | 'usage' | 'toolUses' | 'childCounter' | 'ledger' | 'cache'>> {
+async function totals(client: Client, agentId: string, result: ForkResult | undefined): Promise<Pick<ForkResult, 'turns' | 'usage' | 'toolUses' | 'childCounter' | 'ledger' | 'cache' | 'ownMessagesFrom'>> {
   if (result) return result;
   const s = await client.workflow.getHandle(agentId).query(statusQuery);
-  return { turns: s.turns, usage: s.usage, toolUses: s.toolUses, childCounter: s.children.total };
+  return { turns: s.turns, usage: s.usage, toolUses: s.toolUses, childCounter: s.children.total, ...(s.ownMessagesFrom !== undefined ? { ownMessagesFrom: s.ownMessagesFrom } : {}) };
 }
 
 /** The point a retry goes on from: `fromTurn`'s, or the last complete turn's (the latest, unless it ended mid-round). */
@@ -115,6 +115,8 @@ export async function retryAgent(client: Client, agentId: string, opts: RetryOpt
     maxTurnsReached: false,
     // Breaks counted on; the first call is not judged against a request of a turn it may not follow.
     ...(done.cache ? { cache: { breaks: done.cache.breaks, ...(done.cache.latest ? { latest: done.cache.latest } : {}) } } : {}),
+    // Its output file still starts after what it inherited as a fork.
+    ...(done.ownMessagesFrom !== undefined ? { ownFrom: done.ownMessagesFrom } : {}),
     // A counterfactual or replay keeps saying so; the retry mark is this run's own (its input).
     ...carriedLineage(result ? { ...result, retry: undefined } : undefined),
   };

@@ -56,6 +56,7 @@ export const childOutcomeSchema = schemaOnce('carried-state#childOutcomeSchema',
   childCounter: count.optional(),
   model: z.string().optional(),
   cache: carriedCacheSchema.optional(),
+  ownFrom: count.optional(),
 }) satisfies z.ZodType<ChildOutcome>);
 
 const childRecordSchema = schemaOnce('carried-state#childRecordSchema', () => z.object({
@@ -140,6 +141,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   shells: z.object({ records: z.array(shellTaskRecordSchema), counter: count }).optional(),
   /** v2: a teammate's team state: its lead asked it to end; its plan was approved (src/workflows/fork/team-inbox.ts). */
   team: z.object({ shutdown: z.boolean().optional(), planApproved: z.boolean().optional() }).optional(),
+  /** v2: where its own messages start in its conversation, after what it inherited as a fork (its output file shows from there); absent: not known to the run that wrote it. */
+  ownFrom: count.optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

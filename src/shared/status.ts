@@ -107,6 +107,8 @@ export interface ForkStatus extends Lineage {
   /** What the fork is doing right now, e.g. `model turn 3` or `tool Grep`. */
   activity?: string;
   messages: number;
+  /** Where its own messages start in `messages`, after what it inherited as a fork (0 for a spawned agent); absent while it is set up, or in a chain begun before runs carried it. */
+  ownMessagesFrom?: number;
   rejectedSignals: RejectedSignal[];
   startedAt: string;
   /** Its MCP servers: ready or unavailable (and why), tools offered, the worker holding a stdio session, restarts. */
@@ -161,6 +163,8 @@ export interface ForkResult extends Lineage {
   budgetUsage?: Usage;
   childCounter?: number;
   model?: string;
+  /** Where its own messages start (see ForkStatus.ownMessagesFrom): a resumed run carries it. */
+  ownMessagesFrom?: number;
   /** Its cache-break watch, which a resumed run takes over (see src/shared/cache-break.ts). */
   cache?: CarriedCache;
   /** Its failover state after a switch (src/shared/failover.ts), which a resumed run takes over. */

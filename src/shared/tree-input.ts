@@ -146,6 +146,8 @@ export interface ChildOutcome {
   model?: string;
   /** Its cache-break watch: a resumed run counts on and judges its first call against the last request. */
   cache?: CarriedCache;
+  /** Where its own messages start (after what it inherited as a fork): a resumed run carries it. */
+  ownFrom?: number;
 }
 
 export interface PendingApproval {

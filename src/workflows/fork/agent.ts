@@ -107,6 +107,8 @@ export class ForkAgent {
   private until?: number;
   /** Turns taken before this run started; set through {@link adopt}. */
   private turnsBefore = 0;
+  /** Where its own messages start, as an earlier run knew it; set through {@link adopt}. */
+  private carriedOwnFrom?: number;
   /** The previous run continued as new while waiting for its children: this run waits first (read once, by the turn loop). */
   private resumeWait = false;
   private resumeIdleMs?: number;
@@ -361,7 +363,17 @@ export class ForkAgent {
       // Only agents that ever started a background shell task carry the part (earlier states stay as they were).
       ...(this.shells.started > 0 ? { shells: { records: [...this.shells.all], counter: this.shells.started } } : {}),
       ...withTeam(this.team.carry()),
+      ...(this.ownFrom !== undefined ? { ownFrom: this.ownFrom } : {}),
     };
+  }
+
+  /**
+   * Where its own messages start in its conversation: after what it inherited as a fork (0 for
+   * a spawned agent). Set by its first run, carried by every later one; absent while it is set
+   * up, and in a chain that began before runs carried it.
+   */
+  get ownFrom(): number | undefined {
+    return this.conversation?.setup.ownFrom ?? this.carriedOwnFrom;
   }
 
   /** What this run recorded of its model call of `turn` (the `turnPoint` query). */
@@ -384,6 +396,7 @@ export class ForkAgent {
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
     this.tally.adopt(state, opts);
     this.turnsBefore = state.turns;
+    this.carriedOwnFrom = state.ownFrom;
     this.resumeWait = state.waitingForChildren === true && !this.input.continuation?.message;
     if (state.idleMs !== undefined && !this.input.continuation?.message) this.resumeIdleMs = state.idleMs;
     this.startedAt = state.startedAt;
@@ -475,6 +488,7 @@ export class ForkAgent {
       approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
       activity: this.activity,
       messages: this.messageCount,
+      ...(this.ownFrom !== undefined ? { ownMessagesFrom: this.ownFrom } : {}),
       ...this.lineage,
       rejectedSignals: this.rejectedSignals,
       startedAt: this.startedAt,

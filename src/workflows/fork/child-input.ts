@@ -264,6 +264,7 @@ export function resumeOf(child: ChildRecord): { budget: number; state: CarriedSt
       maxTurnsReached: false,
       freshBudget: false,
       ...(o.cache ? { cache: o.cache } : {}),
+      ...(o.ownFrom !== undefined ? { ownFrom: o.ownFrom } : {}),
     },
     descendants: { usage: subtractUsage(o.treeUsage, o.usage), costUsd: Math.max(0, Math.round((o.treeCostUsd - ownCost) * 1_000_000) / 1_000_000), agents: 0 },
   };

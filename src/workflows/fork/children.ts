@@ -66,6 +66,7 @@ export function outcomeFromResult(r: ForkResult): ChildOutcome {
     ...(r.childCounter !== undefined ? { childCounter: r.childCounter } : {}),
     ...(r.model ? { model: r.model } : {}),
     ...(r.cache ? { cache: r.cache } : {}),
+    ...(r.ownMessagesFrom !== undefined ? { ownFrom: r.ownMessagesFrom } : {}),
   };
 }
 

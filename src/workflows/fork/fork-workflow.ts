@@ -121,6 +121,7 @@ function resultOf(agent: ForkAgent, status: TerminalStatus, stopReason: StopReas
     childCounter: agent.children.started,
     model: agent.model,
     cache: agent.cache.carry(),
+    ...(agent.ownFrom !== undefined ? { ownMessagesFrom: agent.ownFrom } : {}),
     ...withFailover(agent.failover.carry()),
     ...(agent.opened ? { context: agent.window.status(agent.model) } : {}),
     ...agent.lineage,

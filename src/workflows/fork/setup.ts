@@ -51,6 +51,11 @@ export interface ForkSetup {
   prefixRef?: PrefixRef;
   opening: MessageParam[];
   sharedPrefixEnd?: BlockPosition;
+  /**
+   * Global index of the agent's first own message, after what a fork inherited (its output
+   * file starts there). Absent in a continuing run: the previous run's is carried.
+   */
+  ownFrom?: number;
   /** How `opening` was built, when the model activity can build it again (a by-reference fork). */
   recipe?: OpeningRecipe;
   usedParentSnapshot: boolean;
@@ -135,6 +140,7 @@ function byReference(input: ForkInput, ref: PrefixRef, options: OpeningOptions, 
     prefixRef: ref,
     opening: opening.messages,
     sharedPrefixEnd: opening.sharedPrefixEnd,
+    ownFrom: ref.count,
     ...(input.replay
       ? {}
       : {
@@ -220,6 +226,7 @@ function setUp(input: ForkInput, options: OpeningOptions, extras: SetupExtras): 
     base: 0,
     opening: opening.messages,
     sharedPrefixEnd: opening.sharedPrefixEnd,
+    ownFrom: opening.inheritedCount,
     usedParentSnapshot: parent !== undefined,
     // What the parent sent (recorded when the snapshot was taken) against what this fork was given.
     parentHashes: parent?.requestHashes,

@@ -1,0 +1,93 @@
+/**
+ * A sub-agent's output file across its runs (issue 32 item 4): an agent that continued as new
+ * holds its earlier messages by reference to its earlier runs, and its output file shows them
+ * all, from its first own message: while it runs (its third run answering) and after it ended.
+ * A fork's output file starts after what it inherited, in every run. The reader is the
+ * activity a parent's Read of the file runs, asked here directly against the dev server's
+ * real workflows.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAgentOutputActivities } from '../../src/activities/agent-output';
+import type { ForkInputJson } from '../../src/shared/fork-input';
+import { startHarness, type Harness } from '../kit/env';
+import { startInputOf } from '../kit/histories';
+import { script, toolStep } from '../kit/tree';
+import { waitFor } from '../kit/wait';
+
+let h: Harness;
+let read: (agentId: string) => Promise<string>;
+beforeAll(async () => {
+  h = await startHarness({ name: 'output-continued' });
+  const activities = createAgentOutputActivities({ client: h.client });
+  read = async (agentId) => {
+    const out = await activities.readAgentOutput({ agentId });
+    expect(out.found).toBe(true);
+    return out.text;
+  };
+});
+afterAll(() => h.close());
+
+/** How many runs the agent's chain has (each continued run names the run before it). */
+async function runCount(agentId: string): Promise<number> {
+  let runs = 0;
+  let runId: string | undefined = (await h.client.workflow.getHandle(agentId).describe()).runId;
+  while (runId) {
+    runs += 1;
+    const input: ForkInputJson = await startInputOf<ForkInputJson>(h.client.workflow.getHandle(agentId, runId));
+    runId = input.continuation?.ref.run.runId;
+  }
+  return runs;
+}
+
+test("an agent that continued as new shows its whole own conversation in its output file, while it runs and after it ended", async () => {
+  const id = 'oc-spawned';
+  const handle = await h.forkflow.startAgent({
+    agentId: id,
+    prompt: script('Work in steps.', toolStep('Bash', { command: 'echo oc-step-one' }), toolStep('Bash', { command: 'echo oc-step-two' }), toolStep('Bash', { command: 'while [ ! -e oc-go ]; do sleep 0.05; done; echo oc-step-three' }), '@reply oc finished'),
+    continueAsNew: { turnsPerRun: 1 },
+  });
+  // In its third call, in a later run than the one that ran its first two steps.
+  await waitFor(async () => ((await h.forkflow.status(id)).activity?.startsWith('tool Bash') === true && (await h.forkflow.status(id)).turns === 3 ? true : undefined), 'the third Bash call');
+  expect(await runCount(id)).toBe(3);
+  expect((await h.forkflow.status(id)).ownMessagesFrom).toBe(0);
+
+  const running = await read(id);
+  expect(running).toMatch(/^Agent oc-spawned: running; turns 3; tool uses 3;/);
+  // Its prompt and first step are in its first run, its second step in its second.
+  expect(running).toContain('--- user\nWork in steps.');
+  expect(running).toContain('[tool_result] oc-step-one');
+  expect(running).toContain('[tool_result] oc-step-two');
+  expect(running).not.toContain('[tool_result] oc-step-three');
+  expect(running).not.toContain('earlier messages not shown');
+  // In order, each once.
+  expect(running.indexOf('oc-step-one\n')).toBeLessThan(running.indexOf('[tool_result] oc-step-two'));
+  expect(running.split('[tool_result] oc-step-one')).toHaveLength(2);
+
+  writeFileSync(join(h.workspaceRoot, 'oc-go'), '');
+  expect(await handle.result()).toMatchObject({ status: 'completed', text: 'oc finished', ownMessagesFrom: 0 });
+  const after = await read(id);
+  expect(after).toMatch(/^Agent oc-spawned: completed; turns 4; tool uses 3;/);
+  for (const part of ['--- user\nWork in steps.', '[tool_result] oc-step-one', '[tool_result] oc-step-two', '[tool_result] oc-step-three', '--- assistant\noc finished']) expect(after).toContain(part);
+});
+
+test("a fork's output file starts after what it inherited, in every run", async () => {
+  const parentId = 'oc-parent';
+  const parent = await h.forkflow.startAgent({ agentId: parentId, prompt: script('Parent-only context, not the fork\'s.', toolStep('Bash', { command: 'echo oc-parent-step' }), '@reply parent done') });
+  expect(await parent.result()).toMatchObject({ status: 'completed' });
+  const inherited = (await h.forkflow.status(parentId)).messages;
+
+  const fork = await h.forkflow.forkFrom(parentId, { agentId: 'oc-fork', prompt: script('Fork directive.', toolStep('Bash', { command: 'echo oc-fork-one' }), toolStep('Bash', { command: 'echo oc-fork-two' }), '@reply fork done'), continueAsNew: { turnsPerRun: 1 } });
+  expect(await fork.result()).toMatchObject({ status: 'completed', text: 'fork done', ownMessagesFrom: inherited });
+  expect(await runCount('oc-fork')).toBe(3);
+
+  const text = await read('oc-fork');
+  expect(text).toMatch(/^Agent oc-fork: completed; turns 3; tool uses 2;/);
+  // Its directive opens it; its first step was taken by its first run.
+  expect(text).toContain('Fork directive.');
+  expect(text).toContain('[tool_result] oc-fork-one');
+  expect(text).toContain('[tool_result] oc-fork-two');
+  expect(text).not.toContain('Parent-only context');
+  expect(text).not.toContain('oc-parent-step');
+  expect(text).not.toContain('parent done');
+});
