@@ -54,6 +54,15 @@ export const sendMessageCallInput = schemaOnce('agent-tools#sendMessageCallInput
   .refine((v) => typeof v.message !== 'string' || v.summary !== undefined, { message: 'a text message needs a summary (a few words for people following along)', path: ['summary'] }));
 export type SendMessageCallInput = z.infer<typeof sendMessageCallInput>;
 
+/** SendMessage's `interrupt`, offered with spawn controls (a tree without them reads it as an unknown key, as it always did). */
+const interruptArg = schemaOnce('agent-tools#interruptArg', () => z.boolean().optional().describe('True: stop a running sub-agent\'s current turn now (its model call and tool calls; its own background sub-agents go on) and have it act on this text at once. Only for your own sub-agents. Default: the message waits for its turn to end.'));
+
+/** A SendMessage call in a tree with spawn controls: it may also interrupt its receiver's turn. */
+export const sendMessageCallWithInterrupt = schemaOnce('agent-tools#sendMessageCallWithInterrupt', () => teamSendMessageToolInput
+  .extend({ interrupt: interruptArg })
+  .refine((v) => typeof v.message !== 'string' || v.summary !== undefined, { message: 'a text message needs a summary (a few words for people following along)', path: ['summary'] }));
+export type SendMessageInterruptingInput = z.infer<typeof sendMessageCallWithInterrupt>;
+
 export const taskOutputToolInput = schemaOnce('agent-tools#taskOutputToolInput', () => z.strictObject({
   task_id: z.string().min(1).describe('The agent id returned by Agent, or the task_id of a background Bash command.'),
   block: z.boolean().optional().describe('Wait for it to finish (default true).'),
@@ -112,7 +121,7 @@ export interface AgentToolOptions {
   providers?: Record<string, string[]>;
   /** Teams are on (`subAgents.teams`): Agent takes team_name and mode, SendMessage `*` and JSON messages. Off: the tools' bytes are what they were. */
   teams?: boolean;
-  /** `subAgents.spawnControls`: Agent takes budget, tool_access, budget_policy and system_prompt. Off: its bytes are what they were. */
+  /** `subAgents.spawnControls`: Agent takes budget, tool_access, budget_policy and system_prompt, SendMessage `interrupt`. Off: their bytes are what they were. */
   spawnControls?: boolean;
   /** `subAgents.listAgents`: the ListAgents tool is offered (last). Off: not offered. */
   listAgents?: boolean;
@@ -148,10 +157,12 @@ function skillTool(skills: AgentDefinition[]): ToolDefinition {
 }
 
 /** The SendMessage definition (with teams: broadcast and structured messages too). */
-export function sendMessageTool(teams: boolean): ToolDefinition {
+export function sendMessageTool(teams: boolean, interrupt = false): ToolDefinition {
+  const shape = teams ? teamSendMessageToolInput : sendMessageToolInput;
+  const schema = interrupt ? shape.extend({ interrupt: interruptArg }) : shape;
   return teams
-    ? { name: 'SendMessage', description: 'Send a message to any agent of this tree by name or id: your team ("*", "lead", a teammate\'s name), your sub-agents, your parent. A finished sub-agent of yours resumes with it.', input_schema: jsonSchema(teamSendMessageToolInput) }
-    : { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(sendMessageToolInput) };
+    ? { name: 'SendMessage', description: 'Send a message to any agent of this tree by name or id: your team ("*", "lead", a teammate\'s name), your sub-agents, your parent. A finished sub-agent of yours resumes with it.', input_schema: jsonSchema(schema) }
+    : { name: 'SendMessage', description: 'Send a message to a sub-agent (or any agent of this tree) by name or id. A finished agent resumes with it.', input_schema: jsonSchema(schema) };
 }
 
 /**
@@ -174,7 +185,8 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
     { name: 'Agent', description: `Start a sub-agent for a self-contained task. ${routing}\n${available}`, input_schema: jsonSchema(agentSchema) },
     // Only offered when there is a skill to run: an agent without skills sees the same bytes as before.
     ...(skills.length ? [skillTool(skills)] : []),
-    sendMessageTool(opts.teams === true),
+    // With spawn controls SendMessage may interrupt a sub-agent's turn (one more property: those trees' bytes changed once).
+    sendMessageTool(opts.teams === true, opts.spawnControls === true),
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
     { name: 'TaskStop', description: 'Stop a running sub-agent (its partial result is kept) or background command.', input_schema: jsonSchema(taskStopToolInput) },
     ...(opts.listAgents ? [listAgentsTool()] : []),

@@ -189,3 +189,49 @@ test('the interruptTurn signal (how a parent workflow interrupts) stops a turn a
   expect(textOf(transcript[3]!)).toContain('[message from int-parent, summary: interrupting message]');
   await handle.cancel();
 });
+
+test('a parent model interrupts its own running sub-agent with SendMessage interrupt: the turn stops and the child acts on the message at once', async () => {
+  const gate = join(h.workspaceRoot, 'gate-parent');
+  const child = script('Child.', gated(gate), '@reply never reached');
+  const root = script('Parent.', agentStep({ description: 'background work', subagent_type: 'general-purpose', name: 'worker', prompt: child, run_in_background: true }), '@reply launched');
+  const parent = await h.forkflow.startAgent({ agentId: 'int-send', prompt: root, subAgents: { forkGate: false, spawnControls: true } });
+  const childId = 'int-send.worker-1';
+  await waitFor(async () => (await statusOf(childId).catch(() => undefined))?.activity === 'tool Bash' || undefined, 'the child to be in its Bash call');
+  await waitFor(async () => (await parent.status()).lastText === 'launched' || undefined, 'the parent to wait');
+
+  const send = (to: string, message: string) => `@tool SendMessage ${JSON.stringify({ to, message, summary: 'redirect', interrupt: true })}`;
+  await parent.sendMessage({ message: script(send('worker', '@reply redirected by its parent'), '@reply sent', send('worker', 'too late'), send('int-send', 'myself'), '@reply done'), summary: 'go' });
+  expect(await parent.result()).toMatchObject({ status: 'completed', text: 'done' });
+
+  // The child's Bash call was stopped by its parent, and it went on with the message in the same run.
+  const childResult = await h.forkflow.result(childId);
+  expect(childResult).toMatchObject({ status: 'completed', text: 'redirected by its parent', turns: 2 });
+  expect(await statusOf(childId)).toMatchObject({ interrupts: { count: 1, last: { by: 'int-send', during: 'tool calls', turn: 1 } }, rejectedSignals: [] });
+  const childTranscript = await h.forkflow.transcript(childId);
+  expectValidForMessagesApi(childTranscript);
+  expect(toolResultsIn(childTranscript)[0]).toMatchObject({ isError: true, text: 'Interrupted by int-send before it finished: its effects so far, if any, are unknown.' });
+  expect(textOf(childTranscript[2]!)).toContain('[message from int-send, summary: redirect]');
+
+  const results = toolResultsIn(await h.forkflow.transcript('int-send'));
+  expect(results[1]).toMatchObject({ isError: false, json: { status: 'interrupting', agentId: childId } });
+  // Once it finished there is no turn to stop; an agent that is not its sub-agent is not reached.
+  expect(results[2]).toMatchObject({ isError: true });
+  expect(results[2]!.text).toContain(`${childId} has finished (completed): there is no turn to interrupt`);
+  expect(results[3]!.text).toContain('interrupt reaches only a sub-agent of yours, and "int-send" is not one');
+  // The gate was never opened: the command did not run to its end.
+  expect(existsSync(gate)).toBe(false);
+});
+
+test('an interruptTurn signal with a message that finds no turn in flight queues the message instead of dropping it', async () => {
+  const idle = await h.forkflow.start({ agentId: 'int-late', prompt: 'Idle.\n@reply first', idleTimeout: '60s' });
+  await waitFor(async () => (await idle.status()).state === 'idle' || undefined, 'the agent to go idle');
+  await h.client.workflow.getHandle('int-late').signal(interruptSignal, { by: 'int-parent', message: '@reply acted on it', summary: 'late' });
+  const status = await waitFor(async () => {
+    const s = await idle.status();
+    return s.lastText === 'acted on it' && s.state === 'idle' ? s : undefined;
+  }, 'the agent to act on the queued message');
+  expect(status).toMatchObject({ turns: 2, rejectedSignals: [] });
+  expect(status.interrupts).toBeUndefined();
+  expect(textOf((await h.forkflow.transcript('int-late'))[2]!)).toContain('[message from int-parent, summary: late]');
+  await idle.cancel();
+});

@@ -5,7 +5,8 @@
  * or late request changes nothing and never fails a workflow task. The turn loop records what
  * an interruption left behind (turn-loop.ts); tool calls it stopped are answered here.
  */
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, isCancellation, patched, setHandler } from '@temporalio/workflow';
+import type { SendMessageInterruptingInput } from '../../shared/agent-tools';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { FAILURE, failure, invalid } from '../../shared/failures';
 import { describeIssues } from '../../shared/fork-input';
@@ -22,7 +23,7 @@ import {
 } from '../../shared/interrupt';
 import type { ChildRecord } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
-import { errorResult } from './tool-results';
+import { errorResult, jsonResult } from './tool-results';
 import { publishProgress } from './visibility';
 
 const OPERATOR = 'operator';
@@ -41,6 +42,58 @@ function interrupt(agent: ForkAgent, args: InterruptArgs): InterruptAnswer & { s
   const stopped = agent.turnControl.interrupt(by, args.reason);
   publishProgress(agent);
   return { agentId: agent.agentId, turn: stopped.turn, during: stopped.during, continues: args.message !== undefined, seq: stopped.seq };
+}
+
+/**
+ * Before this patch an `interruptTurn` signal that found no turn in flight was refused with
+ * its message (kept in `rejectedSignals`); recorded runs keep that. A sender (a parent's
+ * SendMessage with `interrupt`) cannot see whether its receiver's turn just ended, so the
+ * message is now queued instead: it is not lost, and nothing is stopped.
+ */
+export const INTERRUPT_LATE_MESSAGE_PATCH = 'forkflow-interrupt-late-message-1';
+
+/** An interrupting message that found no turn to stop: queued first in line (priority `now`). */
+function lateMessage(agent: ForkAgent, args: InterruptArgs): void {
+  agent.enqueueMessage({ message: args.message!, from: args.by ?? OPERATOR, summary: args.summary ?? 'interrupting message', priority: 'now' });
+  publishProgress(agent);
+}
+
+/** The longest `by` an interrupt carries (its schema's bound). */
+const BY_MAX = 200;
+/** The longest interrupting message (the interrupt's and a queued message's bound). */
+const MESSAGE_MAX = 200_000;
+
+/** The running sub-agent of this agent an interrupting SendMessage reaches, or why it reaches none. */
+function interruptTarget(agent: ForkAgent, input: SendMessageInterruptingInput): ChildRecord | string {
+  if (typeof input.message !== 'string') return 'An interrupting message is text: send a structured message without interrupt.';
+  if (input.message.length > MESSAGE_MAX) return `An interrupting message is at most ${MESSAGE_MAX} characters.`;
+  const child = agent.children.find(input.to);
+  if (!child) return `interrupt reaches only a sub-agent of yours, and "${input.to}" is not one: send the message without interrupt (it arrives at that agent's next turn boundary).`;
+  if (child.state !== 'running') return `${child.agentId} has finished (${child.state}): there is no turn to interrupt. Send the message without interrupt to resume it.`;
+  return child;
+}
+
+/**
+ * SendMessage with `interrupt` (a tree with spawn controls): the caller stops its own running
+ * sub-agent's turn and has it act on the message at once, by the `interruptTurn` signal, which
+ * takes the message and the interruption together (so the message cannot start a turn the
+ * interruption then stops). Between turns, the child queues the message first in line.
+ */
+export async function interruptingSend(agent: ForkAgent, use: ToolUseBlock, input: SendMessageInterruptingInput): Promise<ToolResultBlock> {
+  const target = interruptTarget(agent, input);
+  if (typeof target === 'string') return errorResult(use.id, target);
+  const args: InterruptArgs = { by: agent.agentId.slice(0, BY_MAX), message: input.message as string, ...(input.summary ? { summary: input.summary } : {}) };
+  try {
+    await getExternalWorkflowHandle(target.agentId).signal(interruptSignal, args);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return errorResult(use.id, `${target.agentId} could not be reached (it may have just ended): its report will say how it ended.`);
+  }
+  return jsonResult(use.id, {
+    status: 'interrupting',
+    agentId: target.agentId,
+    note: 'Its turn in flight, if any, stops now and it goes on with your message at once; between turns it reads it first. Its own background sub-agents keep running.',
+  });
 }
 
 /** The sync sub-agent a tool call of this agent waits for, or why it cannot be moved. */
@@ -80,6 +133,7 @@ export function registerInterruptHandlers(agent: ForkAgent): void {
     const parsed = interruptArgsSchema.safeParse(raw);
     if (!parsed.success) return agent.rejectSignal('interruptTurn', describeIssues(parsed.error));
     const why = interruptRefusal(agent);
+    if (why && parsed.data.message && patched(INTERRUPT_LATE_MESSAGE_PATCH)) return lateMessage(agent, parsed.data);
     if (why) return agent.rejectSignal('interruptTurn', [why]);
     interrupt(agent, parsed.data);
   });

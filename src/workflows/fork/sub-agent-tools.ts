@@ -7,7 +7,7 @@
 import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ChildProgress } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -23,13 +23,14 @@ import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
 import { progress } from '../activities';
-import type { AgentToolInput, SendMessageCallInput } from '../../shared/agent-tools';
+import type { AgentToolInput, SendMessageCallInput, SendMessageInterruptingInput } from '../../shared/agent-tools';
 import { controlsRefusal, grantOf, hasControls, withGrant } from './spawn-controls';
 import { listAgentsCall } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
 import { BROADCAST } from '../../shared/team-ledger';
 import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
 import { teammateCall, teammateSpawnRefusal } from './team-spawn';
+import { interruptingSend } from './interrupt';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   // Without spawn controls their fields are unknown keys, as they always were.
@@ -71,11 +72,22 @@ function teamOnly(agent: ForkAgent, config: SubAgentsConfig | undefined, input: 
   return agent.inTreeLedger ? undefined : 'This agent tree keeps no ledger (it was started before teams existed): send text to one agent.';
 }
 
+/** Before this patch `interrupt` on a SendMessage call was an unknown key in every tree (its call was refused): recorded runs keep that answer. */
+export const SEND_INTERRUPT_PATCH = 'forkflow-send-interrupt-1';
+
+/** The schema a SendMessage call is read with: `interrupt` only in a tree with spawn controls, and only asked about when the call has it. */
+function sendMessageSchemaFor(use: ToolUseBlock, config: SubAgentsConfig | undefined) {
+  const asks = typeof use.input === 'object' && use.input !== null && 'interrupt' in use.input;
+  return asks && config?.spawnControls === true && patched(SEND_INTERRUPT_PATCH) ? sendMessageCallWithInterrupt : sendMessageCallInput;
+}
+
 async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig | undefined): Promise<ToolResultBlock> {
-  const parsed = sendMessageCallInput.safeParse(use.input);
+  const parsed = sendMessageSchemaFor(use, config).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid SendMessage call: ${describeIssues(parsed.error).join('; ')}`);
   const team = teamOnly(agent, config, parsed.data);
   if (team) return errorResult(use.id, team);
+  const input: SendMessageInterruptingInput = parsed.data;
+  if (input.interrupt === true) return interruptingSend(agent, use, input);
   const { to, message: raw, summary } = parsed.data;
   const child = agent.children.find(to);
   const resume = child !== undefined && child.state !== 'running';

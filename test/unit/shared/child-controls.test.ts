@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { agentList, childrenToAsk, LIST_AGENTS, LISTED_PROGRESS_MAX, shownRecords } from '../../../src/shared/agent-list';
-import { agentCallWithoutControls, agentToolInput, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, sendMessageCallWithInterrupt, sendMessageTool, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
 import { ZERO_USAGE } from '../../../src/shared/anthropic';
 import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/child-controls';
 import type { ChildRecord } from '../../../src/shared/tree-input';
@@ -82,12 +82,28 @@ test('a spawn system_prompt is bounded and has words in it', () => {
   }
 });
 
+test('SendMessage with interrupt: a boolean, read only by the schema of trees with spawn controls', () => {
+  const call = { to: 'worker', message: 'Stop; do X.', summary: 'redirect' };
+  expect(sendMessageCallWithInterrupt.safeParse({ ...call, interrupt: true }).success).toBe(true);
+  expect(sendMessageCallWithInterrupt.safeParse(call).success).toBe(true);
+  for (const bad of ['yes', 1, null]) expect(sendMessageCallWithInterrupt.safeParse({ ...call, interrupt: bad }).error!.issues[0]!.path).toEqual(['interrupt']);
+  // Without spawn controls the key stays unknown, as it always was.
+  expect(sendMessageCallInput.safeParse({ ...call, interrupt: true }).success).toBe(false);
+  expect(sendMessageCallWithInterrupt.safeParse({ to: 'worker', message: 'no summary', interrupt: true }).error!.issues[0]!.path).toEqual(['summary']);
+});
+
 test('tool definitions keep their bytes unless the tree asks for spawn controls or ListAgents', () => {
   const sha = (o: AgentToolOptions) => createHash('sha256').update(JSON.stringify(subAgentToolDefinitions(o))).digest('hex');
   for (const [options, hash] of BEFORE) expect(sha(options)).toBe(hash);
   const on = subAgentToolDefinitions({ forkGate: false, agents: [], spawnControls: true, listAgents: true });
   expect(on.at(-1)!.name).toBe(LIST_AGENTS);
   expect(Object.keys(on[0]!.input_schema.properties as object).slice(-4)).toEqual(['budget', 'tool_access', 'budget_policy', 'system_prompt']);
+  // SendMessage may interrupt only there (and a teammate's own SendMessage, which has no sub-agents, never).
+  const send = (defs: ReturnType<typeof subAgentToolDefinitions>) => Object.keys(defs.find((d) => d.name === 'SendMessage')!.input_schema.properties as object);
+  expect(send(on)).toEqual(['to', 'message', 'summary', 'interrupt']);
+  expect(send(subAgentToolDefinitions({ forkGate: false, agents: [], spawnControls: true, teams: true }))).toEqual(['to', 'message', 'summary', 'interrupt']);
+  expect(send(subAgentToolDefinitions({ forkGate: false, agents: [], listAgents: true }))).toEqual(['to', 'message', 'summary']);
+  expect(Object.keys(sendMessageTool(true).input_schema.properties as object)).not.toContain('interrupt');
   expect(sha({ forkGate: true, agents: [], listAgents: true })).not.toBe(BEFORE[0]![1]);
 });
 
