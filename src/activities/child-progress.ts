@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { totalInputTokens } from '../shared/anthropic';
 import { LISTED_PROGRESS_MAX } from '../shared/agent-list';
 import { statusQuery } from '../shared/messages';
-import type { ChildCounters, ChildProgress } from '../shared/activity-io';
+import type { ChildCounters, ChildProgress, TeamMemberFacts } from '../shared/activity-io';
+import { TEAM_NAME_PATTERN } from '../shared/team';
 
 /** Characters of the child's latest text shown (its end). */
 const SHOWN = 8_000;
@@ -21,6 +22,7 @@ const SHOWN = 8_000;
 const LIST_QUERY_DEADLINE_MS = 3_000;
 
 const childrenProgressInput = z.strictObject({ agentIds: z.array(z.string().min(1)).max(LISTED_PROGRESS_MAX) });
+const teamRosterInput = z.strictObject({ rootId: z.string().min(1).max(1000), team: z.string().regex(TEAM_NAME_PATTERN) });
 
 export function createChildProgressActivities(deps: { client: Client }) {
   return {
@@ -41,6 +43,25 @@ export function createChildProgressActivities(deps: { client: Client }) {
         // Closed and past retention, or not answering: the caller says "no progress to show".
         return { found: false };
       }
+    },
+
+    /**
+     * A team's members as its tree's root keeps them in its ledger (the root's `status`: its
+     * `perAgent` rows carry names, teams and parents): the lead first, then its teammates in the
+     * order they joined. Undefined when the root does not answer in time.
+     */
+    async teamRoster(raw: { rootId: string; team: string }): Promise<TeamMemberFacts[] | undefined> {
+      const { rootId, team } = teamRosterInput.parse(raw);
+      let rows;
+      try {
+        rows = (await deps.client.connection.withDeadline(Date.now() + LIST_QUERY_DEADLINE_MS, () => deps.client.workflow.getHandle(rootId).query(statusQuery))).perAgent ?? [];
+      } catch {
+        return undefined;
+      }
+      const mates = rows.filter((r) => r.team === team);
+      const leadId = mates[0]?.parentId;
+      const members = [...rows.filter((r) => r.agentId === leadId), ...mates];
+      return members.map((r) => ({ agentId: r.agentId, ...(r.name ? { name: r.name } : {}), lead: r.agentId === leadId, state: r.state, turns: r.turns, toolUses: r.toolUses, totalTokens: totalInputTokens(r.usage) + r.usage.outputTokens }));
     },
 
     /** The counters of running children, by agent id; one that does not answer in time is left out. */

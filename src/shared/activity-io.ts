@@ -210,6 +210,18 @@ export type ChildProgress =
   | { found: true; state: string; turns: number; toolUses: number; totalTokens: number; doing?: string; lastText: string }
   | { found: false };
 
+/** A member of a teammate's team as its tree's ledger has it (src/activities/child-progress.ts), for the teammate's ListAgents. */
+export interface TeamMemberFacts {
+  agentId: string;
+  name?: string;
+  /** The team's lead (the parent of its teammates). */
+  lead: boolean;
+  state: 'running' | 'ended';
+  turns: number;
+  toolUses: number;
+  totalTokens: number;
+}
+
 /** A running sub-agent's counters for its parent's ListAgents (src/activities/child-progress.ts): no text. */
 export interface ChildCounters {
   turns: number;

@@ -7,7 +7,7 @@
  * agents' tool definitions keep their bytes.
  */
 import { z } from 'zod';
-import type { ChildCounters } from './activity-io';
+import type { ChildCounters, TeamMemberFacts } from './activity-io';
 import type { ToolDefinition } from './anthropic';
 import { totalInputTokens } from './anthropic';
 import { schemaOnce } from './schema-once';
@@ -24,14 +24,54 @@ export const listAgentsToolInput = schemaOnce('agent-list#listAgentsToolInput', 
 }));
 export type ListAgentsToolInput = z.infer<typeof listAgentsToolInput>;
 
-/** The definition the model sees (fixed bytes). */
-export function listAgentsTool(): ToolDefinition {
+/** The definition the model sees (fixed bytes); a teammate's (`team`) lists its team, since it has no sub-agents. */
+export function listAgentsTool(opts: { team?: boolean } = {}): ToolDefinition {
   const schema = z.toJSONSchema(listAgentsToolInput, { target: 'draft-7' }) as Record<string, unknown>;
   delete schema.$schema;
   return {
     name: LIST_AGENTS,
-    description: 'List your sub-agents: state, turns, tokens, duration and last activity of each, with counts. A running one shows how long it has run; TaskOutput with block false shows its progress.',
+    description: opts.team
+      ? 'List your team: its lead and every teammate, with the name to address each by in SendMessage, its agent id, whether it is still running, and its turns, tool uses and tokens.'
+      : 'List your sub-agents: state, turns, tokens, duration and last activity of each, with counts. A running one shows how long it has run; TaskOutput with block false shows its progress.',
     input_schema: { type: 'object', ...schema },
+  };
+}
+
+/** One member of a teammate's team as its ListAgents shows it. */
+export interface TeamMemberRow {
+  id: string;
+  name?: string;
+  role: 'lead' | 'teammate';
+  state: 'running' | 'ended';
+  turns: number;
+  tool_uses: number;
+  tokens_used: number;
+  /** The caller itself. */
+  you?: true;
+}
+
+export interface TeamView {
+  name: string;
+  members?: TeamMemberRow[];
+  /** Why there are no members: the tree's root did not answer in time. */
+  note?: string;
+}
+
+/** A teammate's team for its ListAgents: `members` as the tree's ledger has them (undefined: not read). */
+export function teamView(args: { team: string; self: string; members: readonly TeamMemberFacts[] | undefined }): TeamView {
+  if (!args.members) return { name: args.team, note: "The team's roster could not be read just now: try again, or SendMessage to \"lead\"." };
+  return {
+    name: args.team,
+    members: args.members.map((m) => ({
+      id: m.agentId,
+      ...(m.name ? { name: m.name } : {}),
+      role: m.lead ? 'lead' : 'teammate',
+      state: m.state,
+      turns: m.turns,
+      tool_uses: m.toolUses,
+      tokens_used: m.totalTokens,
+      ...(m.agentId === args.self ? { you: true as const } : {}),
+    })),
   };
 }
 
@@ -68,6 +108,8 @@ export interface AgentList {
   total_count: number;
   /** Finished children no longer on record (the table keeps the newest `keepCompleted`). */
   not_listed?: number;
+  /** A teammate's team (its lead and teammates). */
+  team?: TeamView;
 }
 
 function rowOf(c: ChildRecord, depth: number, now: number, counters: ChildCounters | undefined): AgentListRow {

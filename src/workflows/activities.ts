@@ -189,7 +189,7 @@ export const shellWatch = proxyActivities<Pick<ForkflowActivities, 'watchShellTa
 });
 
 /** A running sub-agent's progress (its status query), for TaskOutput: on the workflow's own worker, short. */
-export const progress = proxyLocalActivities<Pick<ForkflowActivities, 'childProgress' | 'childrenProgress'>>({
+export const progress = proxyLocalActivities<Pick<ForkflowActivities, 'childProgress' | 'childrenProgress' | 'teamRoster'>>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '500ms', maximumAttempts: 3 },
 });

@@ -174,3 +174,30 @@ test('a plain sub-agent (not a teammate) messages its parent: with teams on it h
   expect(opening.startsWith(`<comms>\nYou run as a sub-agent of "${rootId}". SendMessage reaches it, and any other agent of this tree, by name or id;`)).toBe(true);
   expect(opening).toContain('</comms>\n\nWorker w.');
 });
+
+test('a teammate lists its team with ListAgents (a tree with listAgents): its lead and every teammate by name, itself marked', async () => {
+  const leadId = 'team-list';
+  const lister = script('Teammate b.', toolStep('ListAgents', {}), '@reply listed');
+  const prompt = script(
+    'Lead.',
+    toolStep('Agent', { description: 'teammate a', name: 'a', team_name: TEAM, prompt: '@reply a ready' }),
+    toolStep('Agent', { description: 'teammate b', name: 'b', team_name: TEAM, prompt: lister }),
+    '@reply lead waiting',
+  );
+  const handle = await h.forkflow.startAgent({ agentId: leadId, prompt, subAgents: { ...teams, listAgents: true } });
+  const [aId, bId] = [`${leadId}.a-1`, `${leadId}.b-2`];
+  const listed = await waitFor(async () => toolResultsIn(await h.forkflow.transcript(bId).catch(() => []))[0], "b's ListAgents answer");
+  expect(listed.isError).toBe(false);
+  expect(listed.json).toMatchObject({ agents: [], total_count: 0 });
+  const team = listed.json!.team as { name: string; members: { id: string; name?: string; role: string; state: string; you?: true }[] };
+  expect(team.name).toBe(TEAM);
+  expect(team.members.map((m) => [m.id, m.name, m.role, m.state, m.you === true])).toEqual([
+    [leadId, undefined, 'lead', 'running', false],
+    [aId, 'a', 'teammate', 'running', false],
+    [bId, 'b', 'teammate', 'running', true],
+  ]);
+  // Its tool says what it lists (a teammate has no sub-agents).
+  const tools = ((await h.forkflow.snapshotOf(bId)).tools ?? []).filter((t) => t.name === 'ListAgents');
+  expect(tools.map((t) => t.description.startsWith('List your team'))).toEqual([true]);
+  await handle.cancel();
+});

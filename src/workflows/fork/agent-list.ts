@@ -3,12 +3,13 @@
  * table, timed by the workflow's clock. Running children's turns, tool uses and tokens live in
  * their own workflows: one local activity asks them (a workflow cannot query another). Before
  * LIST_AGENTS_PROGRESS_PATCH the list was answered without it, and a recorded run that listed
- * running children replays so; a list with no running child schedules nothing.
+ * running children replays so; a list with no running child schedules nothing. A teammate's
+ * list also shows its team, from the root's ledger (another local activity, its own patch).
  */
 import { isCancellation, patched } from '@temporalio/workflow';
-import type { ChildCounters } from '../../shared/activity-io';
+import type { ChildCounters, TeamMemberFacts } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentList, childrenToAsk, LIST_AGENTS, listAgentsToolInput, shownRecords } from '../../shared/agent-list';
+import { agentList, childrenToAsk, LIST_AGENTS, listAgentsToolInput, shownRecords, teamView, type TeamView } from '../../shared/agent-list';
 import { describeIssues } from '../../shared/fork-input';
 import { progress } from '../activities';
 import { workflowNow } from '../clock';
@@ -33,6 +34,26 @@ async function askedCounters(agentIds: string[]): Promise<Record<string, ChildCo
   }
 }
 
+/** Before this patch a teammate had no ListAgents: its call now also asks the root for its team (one local activity). */
+export const LIST_AGENTS_TEAM_PATCH = 'forkflow-list-agents-team-1';
+
+/** The team's members as the root's ledger has them; undefined when asking failed (the list says so: it never fails the agent). */
+async function askedTeam(rootId: string, team: string): Promise<TeamMemberFacts[] | undefined> {
+  try {
+    return await progress.teamRoster({ rootId, team });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return undefined;
+  }
+}
+
+/** A teammate's team, for its list. */
+async function teamOf(agent: ForkAgent): Promise<TeamView | undefined> {
+  const team = agent.input.team;
+  if (!team || !patched(LIST_AGENTS_TEAM_PATCH)) return undefined;
+  return teamView({ team: team.name, self: agent.agentId, members: await askedTeam(agent.rootAgentId, team.name) });
+}
+
 /** Runs one ListAgents call. */
 export async function listAgentsCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = listAgentsToolInput.safeParse(use.input ?? {});
@@ -47,5 +68,6 @@ export async function listAgentsCall(agent: ForkAgent, use: ToolUseBlock): Promi
     ...(parsed.data.state ? { state: parsed.data.state } : {}),
     ...(counters ? { counters } : {}),
   });
-  return jsonResult(use.id, list);
+  const team = await teamOf(agent);
+  return jsonResult(use.id, team ? { ...list, team } : list);
 }

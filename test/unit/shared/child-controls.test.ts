@@ -5,7 +5,7 @@
  * fields or for ListAgents (src/shared/agent-list.ts), whose rows come from the child records.
  */
 import { createHash } from 'node:crypto';
-import { agentList, childrenToAsk, LIST_AGENTS, LISTED_PROGRESS_MAX, shownRecords } from '../../../src/shared/agent-list';
+import { agentList, childrenToAsk, LIST_AGENTS, LISTED_PROGRESS_MAX, shownRecords, teamView } from '../../../src/shared/agent-list';
 import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, sendMessageCallWithInterrupt, sendMessageTool, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
 import { ZERO_USAGE } from '../../../src/shared/anthropic';
 import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/child-controls';
@@ -136,4 +136,20 @@ test('childrenToAsk: the running children shown, oldest first, at most LISTED_PR
   expect(ask[0]).toBe('r.x-0');
   expect(ask).not.toContain('r.done');
   expect(childrenToAsk(shownRecords([done, ...running], 'killed'))).toEqual([]);
+});
+
+test('teamView: the ledger\'s members with their roles and the caller marked; a roster not read says so', () => {
+  const facts = (agentId: string, lead: boolean, name?: string) => ({ agentId, ...(name ? { name } : {}), lead, state: 'running' as const, turns: 2, toolUses: 1, totalTokens: 300 });
+  const view = teamView({ team: 'crew', self: 'r.b-2', members: [facts('r', true), facts('r.a-1', false, 'a'), facts('r.b-2', false, 'b')] });
+  expect(view).toEqual({
+    name: 'crew',
+    members: [
+      { id: 'r', role: 'lead', state: 'running', turns: 2, tool_uses: 1, tokens_used: 300 },
+      { id: 'r.a-1', name: 'a', role: 'teammate', state: 'running', turns: 2, tool_uses: 1, tokens_used: 300 },
+      { id: 'r.b-2', name: 'b', role: 'teammate', state: 'running', turns: 2, tool_uses: 1, tokens_used: 300, you: true },
+    ],
+  });
+  const unread = teamView({ team: 'crew', self: 'r.b-2', members: undefined });
+  expect(unread.members).toBeUndefined();
+  expect(unread.note).toContain('could not be read');
 });
