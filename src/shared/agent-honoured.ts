@@ -31,11 +31,6 @@ export const NAMED_AGENT_UNHONOURED: Readonly<Record<string, Unhonoured>> = {
     problem: "memory: user keeps an agent's memory in the home of the user running it, and a shared worker's home belongs to no one caller, so this agent runs without memory",
     fix: 'Write memory: project (kept in the workspace, shared with the project) or memory: local (kept in the workspace, out of version control).',
   },
-  isolation: {
-    when: (v) => v === 'remote',
-    problem: 'isolation: remote in a definition is not honoured (only an Agent call with isolation: "remote" runs on the remote queue), so this agent runs locally',
-    fix: 'Delete the line, or have the caller pass isolation: "remote" in its Agent call.',
-  },
 };
 
 /**

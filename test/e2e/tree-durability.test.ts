@@ -137,3 +137,38 @@ test('a remote fork runs on a second worker process polling another task queue',
     await remote.kill();
   }
 });
+
+test("a named agent whose definition says isolation: remote runs on the remote workers without the call asking; a tree without them refuses it by name", async () => {
+  const taskQueue = uniqueTaskQueue('home-def');
+  const remoteQueue = uniqueTaskQueue('remote-def');
+  const remoteWorkspace = tempDir('remote-def-ws');
+  writeFileSync(join(remoteWorkspace, 'farm-only.txt'), 'built on the farm\n');
+  const home = await startWorkerProcess(workerOpts(h.env.address, taskQueue, h.env.bundlePath, h.workspaceRoot));
+  const remote = await startWorkerProcess({ ...workerOpts(h.env.address, remoteQueue, h.env.bundlePath, remoteWorkspace), extraArgs: ['--identity', 'farm-worker'] });
+  try {
+    const forkflow = new ForkflowClient(h.client, { taskQueue });
+    const cloud = { name: 'cloud', description: 'Builds on the farm.', systemPrompt: 'You build remotely.', isolation: 'remote' as const, sourceFile: 'inline' };
+    const child = script('Build.', toolStep('Read', { file_path: 'farm-only.txt' }), '@reply built remotely');
+    const call = agentStep({ description: 'build it', subagent_type: 'cloud', name: 'builder', prompt: child });
+    const result = await forkflow
+      .startAgent({ agentId: 'remote-def', prompt: script('Home.', call, '@reply waiting', '@reply heard back'), subAgents: { forkGate: false, agents: [cloud], remoteTaskQueue: remoteQueue } })
+      .then((a) => a.result());
+    expect(result).toMatchObject({ status: 'completed', text: 'heard back' });
+    const childId = 'remote-def.builder-1';
+    expect(toolResultsIn(await forkflow.transcript('remote-def'))[0]!.json).toMatchObject({ status: 'remote_launched', agentId: childId, taskQueue: remoteQueue });
+    const events = (await h.client.workflow.getHandle(childId).fetchHistory()).events ?? [];
+    const identities = new Set(events.flatMap((e) => (e.workflowTaskCompletedEventAttributes?.identity ? [e.workflowTaskCompletedEventAttributes.identity] : [])));
+    expect([...identities]).toEqual(['farm-worker']);
+    expect(JSON.stringify(await forkflow.transcript(childId))).toContain('built on the farm');
+
+    // Without remote workers the same definition is refused, not run here in silence.
+    const refused = await forkflow.startAgent({ agentId: 'remote-def-none', prompt: script('Home.', call, '@reply refused'), subAgents: { forkGate: false, agents: [cloud] } }).then((a) => a.result());
+    expect(refused).toMatchObject({ status: 'completed', text: 'refused' });
+    const answer = toolResultsIn(await forkflow.transcript('remote-def-none'))[0]!;
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toContain('No remote workers are configured for this agent, and agent type "cloud" runs only on them (its definition says isolation: remote)');
+  } finally {
+    await home.kill();
+    await remote.kill();
+  }
+});

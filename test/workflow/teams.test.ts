@@ -198,6 +198,6 @@ test('a teammate lists its team with ListAgents (a tree with listAgents): its le
   ]);
   // Its tool says what it lists (a teammate has no sub-agents).
   const tools = ((await h.forkflow.snapshotOf(bId)).tools ?? []).filter((t) => t.name === 'ListAgents');
-  expect(tools.map((t) => t.description.startsWith('List your team'))).toEqual([true]);
+  expect(tools.map((t) => t.description?.startsWith('List your team'))).toEqual([true]);
   await handle.cancel();
 });

@@ -162,7 +162,12 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
     const confined = confineCwd(agent.workspaceRoot, input.cwd);
     if (!confined.ok) return confined.message;
   }
-  if (input.isolation === 'remote' && !config.remoteTaskQueue) return 'No remote workers are configured for this agent: run it here (omit isolation).';
+  if (input.isolation === 'remote' && !config.remoteTaskQueue) {
+    const defined = launch.kind === 'spawn' && launch.definition?.isolation === 'remote' ? launch.definition.name : undefined;
+    return defined
+      ? `No remote workers are configured for this agent, and agent type "${defined}" runs only on them (its definition says isolation: remote): pick another agent type, or do this part yourself.`
+      : 'No remote workers are configured for this agent: run it here (omit isolation).';
+  }
   // In a tree with a ledger the root counts running agents exactly (admission, after this).
   if (agent.inTreeLedger) return undefined;
   // Visibility lags a little behind new starts: this agent's own running children are known exactly.

@@ -44,13 +44,24 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   // Numbered before any wait, so calls of one round get ids in the order they were made.
   const id = childIdFor(agent, input, fork ? 'fork' : 'spawn');
   const launch: Launch = fork ? { kind: 'fork' } : { kind: 'spawn', definition: config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork') };
-  const why = await refusal(agent, config, input, launch);
+  const placed = placedBy(launch, input);
+  const why = await refusal(agent, config, placed, launch);
   if (why) return errorResult(use.id, why);
-  const background = config.forkGate || input.run_in_background === true || alwaysBackground(launch);
+  const background = config.forkGate || placed.run_in_background === true || alwaysBackground(launch);
   // What the child is given, before it runs (the result says so: larger values were lowered).
-  const planned = hasControls(input) ? childInputFor(agent, config, input, launch, background) : undefined;
-  const result = await launchChild(agent, config, { id, use, input, launch, background });
-  return planned ? withGrant(result, grantOf(planned, agent.children.find(id)?.budget, input)) : result;
+  const planned = hasControls(placed) ? childInputFor(agent, config, placed, launch, background) : undefined;
+  const result = await launchChild(agent, config, { id, use, input: placed, launch, background });
+  return planned ? withGrant(result, grantOf(planned, agent.children.find(id)?.budget, placed)) : result;
+}
+
+/**
+ * A definition's `isolation: remote` (seed 001) places its agent on the remote workers as the
+ * call's own `isolation: "remote"` would (refused the same way where a tree has none); the call
+ * is recorded so, and a resume goes there again. Definitions given before it was honoured never
+ * carried the value (the loader left it out, inline ones were refused), so no recorded run changes.
+ */
+function placedBy(launch: Launch, input: AgentToolInput): AgentToolInput {
+  return launch.kind === 'spawn' && launch.definition?.isolation === 'remote' && input.isolation === undefined ? { ...input, isolation: 'remote' } : input;
 }
 
 /** Before this patch a definition's `background: true` was not read: its agent ran in the foreground unless the call asked. */

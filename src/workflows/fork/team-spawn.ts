@@ -31,6 +31,8 @@ function teamCallProblem(agent: ForkAgent, config: SubAgentsConfig, input: Agent
   if (input.team_name === undefined) return 'mode is for teammates only (a sub-agent\'s permissions come from its definition): give name and team_name to start a teammate, or omit mode.';
   if (!input.name) return 'A teammate needs a name (unique in its team): give name with team_name.';
   if (input.isolation === 'remote') return 'A teammate runs here, not on the remote workers: omit isolation "remote".';
+  const definition = config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork');
+  if (definition?.isolation === 'remote') return `Agent type "${definition.name}" runs on the remote workers (its definition says isolation: remote), and a teammate runs here: start it without team_name, or pick another agent type.`;
   if (!agent.inTreeLedger) return 'This agent tree keeps no ledger (it was started before teams existed): teammates cannot join it.';
   return undefined;
 }

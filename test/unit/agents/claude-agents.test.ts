@@ -20,7 +20,6 @@ describe('Claude Code agent files', () => {
   it('reports exactly the fields forkflow cannot honour, each by file and name', () => {
     const reported = loaded.problems.map((p) => [path.basename(p.file), p.field, p.outcome]);
     expect(reported).toEqual([
-      ['cloud-builder.md', 'isolation', 'unsupported'],
       ['code-reviewer.md', 'model', 'unsupported'],
       // Claude Code's shell-command hooks are not forkflow's service hooks: a policy hook must not go missing, so the file is not loaded.
       ['guarded-deployer.md', 'hooks', 'skipped'],
@@ -52,8 +51,8 @@ describe('Claude Code agent files', () => {
     });
     // effort is honoured: it reaches the agent's requests as output_config.effort.
     expect(agent('test-runner')).toHaveProperty('effort', 'high');
-    expect(agent('cloud-builder')).toMatchObject({ color: 'purple' });
-    expect(agent('cloud-builder')).not.toHaveProperty('isolation');
+    // isolation: remote is honoured: its agent runs on the tree's remote workers (refused where a tree has none).
+    expect(agent('cloud-builder')).toMatchObject({ color: 'purple', isolation: 'remote' });
     expect(agent('json-style')?.systemPrompt).toBe('You answer questions about the build system in one paragraph.');
     expect(agent('review-checklist')).toMatchObject({ context: 'fork', allowedTools: ['Read', 'Grep'] });
     expect(agent('review-checklist')).not.toHaveProperty('color');
@@ -72,8 +71,8 @@ describe('Claude Code agent files', () => {
       ['review-checklist', '-'],
       ['test-runner', 'green'],
     ]);
-    expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(4);
-    expect(report.summary).toBe('7 agents loaded, 6 problems (1 file skipped)');
+    expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(3);
+    expect(report.summary).toBe('7 agents loaded, 5 problems (1 file skipped)');
     expect(run.status).not.toBe(0);
   });
 });

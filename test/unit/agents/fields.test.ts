@@ -68,7 +68,7 @@ describe('each optional field: a bad value is reported and dropped, the agent st
   it('keeps every documented value of each enumerated field it honours', async () => {
     const enums: [string, readonly string[]][] = [
       ['permissionMode', PERMISSION_MODES],
-      ['isolation', ISOLATION_MODES.filter((m) => m !== 'remote')],
+      ['isolation', ISOLATION_MODES],
       ['color', AGENT_COLORS],
     ];
     for (const [field, values] of enums) {
@@ -88,10 +88,9 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     }
   });
 
-  it('reports by name, and leaves out, every valid value it cannot honour (memory: user, isolation: remote)', async () => {
+  it('reports by name, and leaves out, every valid value it cannot honour (memory: user)', async () => {
     const unhonoured: [string, readonly string[]][] = [
       ['memory', MEMORY_SCOPES.filter((s) => s === 'user')],
-      ['isolation', ['remote']],
     ];
     for (const [field, values] of unhonoured) {
       for (const value of values) {

@@ -25,7 +25,6 @@ describe('inline definitions', () => {
     expect(issues).toEqual([
       expect.stringMatching(/^subAgents\.agents\.0\.memory: agent "reviewer": memory: user keeps an agent's memory in the home/),
       expect.stringMatching(/^subAgents\.agents\.1\.model: agent "remote": model names a Claude Code alias/),
-      expect.stringMatching(/^subAgents\.agents\.1\.isolation: agent "remote": isolation: remote/),
     ]);
   });
 
