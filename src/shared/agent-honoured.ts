@@ -5,10 +5,8 @@
  * an inline `subAgents.agents` entry of a start input (refused by name: fork-input.ts). Pure.
  */
 import type { AgentDefinition } from './agents';
+import { isClaudeCodeAlias } from './agent-provider';
 import { DEFAULTS } from './constants';
-
-/** Claude Code's model aliases (seed 001: `sonnet` / `opus` / `haiku`). */
-const MODEL_ALIASES = ['sonnet', 'opus', 'haiku'];
 
 /** Why a named agent's field (or one value of it) cannot be honoured, and what to do about it. */
 export interface Unhonoured {
@@ -16,14 +14,17 @@ export interface Unhonoured {
   when?: (value: unknown) => boolean;
   problem: string;
   fix: string;
+  /** Kept in the definition (a tree may still honour it) and not refused inline; reported at load all the same. */
+  keep?: boolean;
 }
 
 /** Fields of a named agent that forkflow reads but cannot do what the seed says with. */
 export const NAMED_AGENT_UNHONOURED: Readonly<Record<string, Unhonoured>> = {
   model: {
-    when: (v) => typeof v === 'string' && MODEL_ALIASES.includes(v.toLowerCase()),
-    problem: "model names a Claude Code alias, which forkflow does not map to a model id (it would send the alias as written), so the caller's model is used",
-    fix: `Write a full model id such as ${DEFAULTS.model}, or inherit.`,
+    when: isClaudeCodeAlias,
+    problem: "model names a Claude Code alias, which forkflow maps to a model id only through a tree's provider catalogue (subAgents.providers.<provider>.aliases; one that does not define it refuses the spawn by name); in a tree without a catalogue the caller's model is used",
+    fix: `Write a full model id such as ${DEFAULTS.model}, or inherit; or map the alias in the tree's subAgents.providers.`,
+    keep: true,
   },
   memory: {
     // project and local live in the agent's workspace (src/shared/agent-memory.ts); user would live in the worker's home.
@@ -64,7 +65,8 @@ export function inlineDefinitionProblems(a: AgentDefinition): InlineProblem[] {
   }
   for (const key of present) {
     const rule = Object.hasOwn(NAMED_AGENT_UNHONOURED, key) ? NAMED_AGENT_UNHONOURED[key] : undefined;
-    if (!rule || (rule.when && !rule.when(fields[key]))) continue;
+    // A kept field is read where the agent starts (a model alias: agent-provider.ts), as a loaded file's is.
+    if (!rule || rule.keep || (rule.when && !rule.when(fields[key]))) continue;
     out.push({ field: key, message: `agent "${a.name}": ${rule.problem}; remove ${key} from the definition (${rule.fix})` });
   }
   return out;

@@ -121,3 +121,27 @@ export function agentProvider(input: { provider?: string }, config: { provider: 
 export function priceOf(catalogue: ProviderCatalogue | undefined, provider: string, model: string): Price | undefined {
   return catalogue?.[provider]?.pricing?.[model];
 }
+
+/** Claude Code's model aliases (seed 001), which agent files often name. */
+export const CLAUDE_CODE_ALIASES: readonly string[] = ['sonnet', 'opus', 'haiku'];
+
+/** Whether `model` is one of Claude Code's aliases (any case). */
+export function isClaudeCodeAlias(model: unknown): model is string {
+  return typeof model === 'string' && CLAUDE_CODE_ALIASES.includes(model.trim().toLowerCase());
+}
+
+/**
+ * The model a named agent's definition asks for, as its tree reads it. A Claude Code alias
+ * (`model: sonnet`) goes to the tree's provider catalogue when it has one (`entry`: the
+ * agent's provider's; `childProvider` maps the alias there, or refuses the spawn by name when
+ * that provider does not define it); a tree without a catalogue has no mapping, so the alias
+ * asks for nothing and the agent runs on its caller's model, as the load report (`forkflow
+ * agents --dir`) says. Any other value is returned as written.
+ */
+export function definitionModel(definition: { model?: string } | undefined, entry?: { aliases: Record<string, string> }): string | undefined {
+  const model = definition?.model;
+  if (!isClaudeCodeAlias(model)) return model;
+  if (!entry) return undefined;
+  const written = model.trim();
+  return Object.hasOwn(entry.aliases, written) ? written : written.toLowerCase();
+}

@@ -168,3 +168,33 @@ test('an agent file\'s provider: the named agent runs there with its model resol
   await expect(h.forkflow.startAgent({ agentId: 'mp3-stray', prompt: root, subAgents: { agents: [onOpenai] } })).rejects.toThrow('offers no other (no subAgents.providers)');
   await expect(h.client.workflow.getHandle('mp3-stray').describe()).rejects.toThrow();
 });
+
+test("an agent file's Claude Code alias (model: haiku) runs on the id the tree's catalogue maps it to; an alias it does not define is refused by name; a tree without a catalogue runs it on the caller's model", async () => {
+  const catalogue = { ...catalogueOf(config()), anthropic: { models: ['claude-sonnet-4-6', 'claude-haiku-4-5'], aliases: { sonnet: 'claude-sonnet-4-6', haiku: 'claude-haiku-4-5' } } };
+  const quick: AgentDefinition = { name: 'quick', description: 'Quick looks.', systemPrompt: 'You look quickly.', sourceFile: 'quick.md', model: 'haiku', tools: ['Glob'] };
+  const deep: AgentDefinition = { ...quick, name: 'deep', sourceFile: 'deep.md', model: 'opus' };
+  const child = script('alias.child', toolStep('Glob', { pattern: '*' }), '@reply quick done');
+  const root = script('alias.root', agentStep({ subagent_type: 'quick', prompt: child }), agentStep({ subagent_type: 'deep', prompt: '@reply never' }), '@reply root done');
+  const result = await h.forkflow
+    .startAgent({ agentId: 'alias-root', prompt: root, model: 'claude-sonnet-4-6', subAgents: { forkGate: false, agents: [quick, deep], providers: catalogue } })
+    .then((a) => a.result());
+  expect(result.status).toBe('completed');
+  const agents = (await h.forkflow.status('alias-root')).perAgent ?? [];
+  expect(agents.filter((a) => a.parentId === 'alias-root').map((a) => a.model)).toEqual(['claude-haiku-4-5']);
+  // The child's own requests (its system prompt is the definition's; its caller's requests also hold its prompt).
+  const quickCalls = h.model.log.entries().filter((e) => e.path === '/v1/messages' && e.rawBody.includes('You look quickly.') && e.rawBody.includes('alias.child'));
+  expect(quickCalls.length).toBeGreaterThan(0);
+  expect(new Set(quickCalls.map((e) => (e.body as { model: string }).model))).toEqual(new Set(['claude-haiku-4-5']));
+  const [, refused] = toolResultsIn(await h.forkflow.transcript('alias-root'));
+  expect(refused!.isError).toBe(true);
+  expect(refused!.text).toContain('Agent type "deep" asks for model "opus", which is not available on provider "anthropic"');
+
+  // No catalogue: the alias maps to nothing and is not sent; the agent runs on its caller's model.
+  const plain = await h.forkflow
+    .startAgent({ agentId: 'alias-plain', prompt: script('alias.plain', agentStep({ subagent_type: 'quick', prompt: script('alias.plain-child', '@reply plain done') }), '@reply root done'), model: 'claude-sonnet-4-6', subAgents: { forkGate: false, agents: [quick] } })
+    .then((a) => a.result());
+  expect(plain.status).toBe('completed');
+  const plainCalls = h.model.log.entries().filter((e) => e.path === '/v1/messages' && e.rawBody.includes('You look quickly.') && e.rawBody.includes('alias.plain-child'));
+  expect(plainCalls.length).toBeGreaterThan(0);
+  expect(new Set(plainCalls.map((e) => (e.body as { model: string }).model))).toEqual(new Set(['claude-sonnet-4-6']));
+});

@@ -2,7 +2,8 @@
  * Which valid agent-file fields forkflow can actually carry out, and the named report for
  * each one it cannot (seed 001: a Claude Code agent file must not behave differently in
  * silence). A field reported here is removed from the definition, so nothing downstream
- * pretends to honour it. Pure: works on the fields `buildDefinition` has already checked.
+ * pretends to honour it, unless a tree may still honour it (a model alias its provider
+ * catalogue maps: src/shared/agent-provider.ts `definitionModel`). Pure: works on the fields `buildDefinition` has already checked.
  */
 import type { AgentProblem } from '../../shared/agents';
 import { FORK_COMMAND_FIELDS, NAMED_AGENT_UNHONOURED } from '../../shared/agent-honoured';
@@ -40,7 +41,7 @@ export function dropUnhonoured(fields: Record<string, unknown>, report: Report):
   for (const [key, rule] of Object.entries(NAMED_AGENT_UNHONOURED)) {
     if (!(key in fields) || (rule.when && !rule.when(fields[key]))) continue;
     unsupported(key, rule.problem, rule.fix);
-    delete fields[key];
+    if (!rule.keep) delete fields[key];
   }
   return false;
 }

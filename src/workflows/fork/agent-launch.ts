@@ -13,7 +13,7 @@ import { toMs } from '../../shared/duration';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
 import { forkRecursionGuard } from '../../shared/recursion';
-import { agentProvider, childProvider } from '../../shared/agent-provider';
+import { agentProvider, childProvider, definitionModel } from '../../shared/agent-provider';
 import { confineCwd } from '../../shared/workspace-path';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
@@ -80,9 +80,11 @@ const named = (model: string | undefined): string | undefined => {
 function childModel(agent: ForkAgent, input: AgentToolInput, launch: Launch): { model: string; source: ModelSource } {
   const own = agent.summary.model;
   if (launch.kind !== 'spawn') return { model: own, source: { kind: 'inherited' } };
-  const model = resolveAgentModel({ callModel: input.model, definition: launch.definition, parentModel: own });
+  // No catalogue here: a definition's Claude Code alias asks for nothing (its caller's model).
+  const defined = definitionModel(launch.definition);
+  const model = resolveAgentModel({ callModel: input.model, definition: { model: defined }, parentModel: own });
   if (named(input.model)) return { model, source: { kind: 'call' } };
-  if (launch.definition && named(launch.definition.model)) return { model, source: { kind: 'definition', agent: launch.definition.name } };
+  if (launch.definition && named(defined)) return { model, source: { kind: 'definition', agent: launch.definition.name } };
   return { model, source: { kind: 'inherited' } };
 }
 
@@ -98,15 +100,17 @@ function skillModelProblem(agent: ForkAgent, skill: AgentDefinition, wanted: str
  */
 function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers: NonNullable<SubAgentsConfig['providers']> }, input: AgentToolInput, launch: Launch): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
-  const modelFrom = !input.model && definition?.model ? `Agent type "${definition.name}"` : undefined;
   // The call's provider, else the definition's (its frontmatter `provider:`).
   const fromDefinition = input.provider === undefined ? definition?.provider : undefined;
+  const parentProvider = agentProvider(agent.input, config);
+  const defined = definitionModel(definition, config.providers[input.provider ?? fromDefinition ?? parentProvider] ?? { aliases: {} });
+  const modelFrom = !input.model && defined ? `Agent type "${definition!.name}"` : undefined;
   const choice = childProvider({
     catalogue: config.providers,
-    parent: { provider: agentProvider(agent.input, config), model: agent.summary.model },
+    parent: { provider: parentProvider, model: agent.summary.model },
     fork: launch.kind !== 'spawn',
     provider: input.provider ?? fromDefinition,
-    model: launch.kind === 'spawn' ? (input.model ?? definition?.model) : undefined,
+    model: launch.kind === 'spawn' ? (input.model ?? defined) : undefined,
     ...(modelFrom ? { modelFrom } : {}),
   });
   if (!choice.ok) return fromDefinition ? `Agent type "${definition!.name}" is configured with provider "${fromDefinition}". ${choice.error}` : choice.error;

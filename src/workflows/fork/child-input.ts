@@ -6,7 +6,7 @@
  *   definition allows, and sub-agent tools only when nested spawning is on.
  * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
  */
-import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
+import { agentProvider, allowlistOf, childProvider, definitionModel } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
 import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
@@ -182,8 +182,10 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
-  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definition?.model }) : undefined;
-  const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition, parentModel: agent.summary.model });
+  // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).
+  const defined = config.providers ? definitionModel(definition, config.providers[input.provider ?? definition?.provider ?? parentProvider] ?? { aliases: {} }) : definitionModel(definition);
+  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? defined }) : undefined;
+  const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition: { model: defined }, parentModel: agent.summary.model });
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);
   const own = definedTools(agent, definition);
   return {

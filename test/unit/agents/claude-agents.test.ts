@@ -35,7 +35,8 @@ describe('Claude Code agent files', () => {
     expect(loaded.agents.map((a) => a.name).sort()).toEqual(['cloud-builder', 'code-reviewer', 'json-style', 'personal-notes', 'release-notes', 'review-checklist', 'test-runner']);
     expect(agent('code-reviewer')).toMatchObject({ tools: ['Read', 'Grep', 'Glob'], permissionMode: 'acceptEdits', background: true, maxTurns: 8, memory: 'project' });
     expect(agent('personal-notes')).not.toHaveProperty('memory');
-    expect(agent('code-reviewer')).not.toHaveProperty('model');
+    // A model alias is reported and kept: a tree's provider catalogue maps it (src/shared/agent-provider.ts).
+    expect(agent('code-reviewer')).toHaveProperty('model', 'sonnet');
     expect(agent('test-runner')).toMatchObject({
       tools: ['Read', 'Grep', 'Glob', 'Bash'],
       disallowedTools: ['Write'],

@@ -24,8 +24,9 @@ describe('inline definitions', () => {
     const issues = describeIssues(r.error!);
     expect(issues).toEqual([
       expect.stringMatching(/^subAgents\.agents\.0\.memory: agent "reviewer": memory: user keeps an agent's memory in the home/),
-      expect.stringMatching(/^subAgents\.agents\.1\.model: agent "remote": model names a Claude Code alias/),
     ]);
+    // isolation: remote and a model alias are honoured where the tree can (remote workers, a provider catalogue), as a loaded file's are.
+    expect(start([{ ...base, name: 'remote', isolation: 'remote', model: 'sonnet' }]).success).toBe(true);
   });
 
   it('refuse a context: fork definition carrying what a fork of its caller cannot use', () => {
