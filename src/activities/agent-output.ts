@@ -14,6 +14,9 @@ import { messagesQuery, statusQuery, transcriptPageQuery } from '../shared/messa
 type Handle = ReturnType<Client['workflow']['getHandle']>;
 type Run = { workflowId: string; runId?: string };
 
+/** How long one query may take: a closed earlier run is replayed to answer, and the Read has 30 s in all. */
+const QUERY_DEADLINE_MS = 8_000;
+
 /**
  * Messages [from, to) of a run's conversation, following the prefix it holds by reference to
  * the run that holds it: an earlier run of the same agent (continue-as-new, a resume), whose
@@ -23,13 +26,16 @@ type Run = { workflowId: string; runId?: string };
 async function messagesBetween(client: Client, run: Run, from: number, to: number, query: 'transcript' | 'messages'): Promise<MessageParam[]> {
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
   const out: MessageParam[] = [];
+  const ask = (at: number, end: number) =>
+    client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => (query === 'transcript' ? handle.query(transcriptPageQuery, { from: at, to: end }) : handle.query(messagesQuery, { from: at, to: end })));
   for (let at = from; at < to; ) {
-    const page = query === 'transcript' ? await handle.query(transcriptPageQuery, { from: at, to }) : await handle.query(messagesQuery, { from: at, to });
+    const page = await ask(at, to);
     to = Math.min(to, page.total);
     if (page.prefix && at < page.prefix.count) {
       const end = Math.min(to, page.prefix.count);
       const earlier = await messagesBetween(client, page.prefix.run, at, end, 'messages');
-      if (earlier.length !== end - at) break;
+      // A gap would be shown as if nothing were missing: the caller falls back instead.
+      if (earlier.length !== end - at) throw new Error(`${page.prefix.run.workflowId} served ${earlier.length} of messages [${at}, ${end})`);
       out.push(...earlier);
       at = end;
       continue;
@@ -47,7 +53,9 @@ async function messagesBetween(client: Client, run: Run, from: number, to: numbe
  * it does not serve its transcript. Its own messages start at `ownFrom` (after what it
  * inherited as a fork), which may lie in an earlier run of its chain: a child that continued
  * as new shows its whole own conversation. A chain begun before runs carried `ownFrom` starts
- * after the prefix the latest run holds by reference, as before.
+ * after the prefix the latest run holds by reference, as before. When an earlier run cannot be
+ * read now (past its retention, or slow to replay), the latest run's own messages are shown,
+ * with what came before them counted as not shown, rather than no output at all.
  */
 async function ownTail(client: Client, handle: Handle, ownFrom: number | undefined): Promise<{ messages: MessageParam[]; skipped: number } | undefined> {
   let probe;
@@ -58,8 +66,13 @@ async function ownTail(client: Client, handle: Handle, ownFrom: number | undefin
   }
   const start = Math.min(ownFrom ?? probe.prefix?.count ?? 0, probe.total);
   const from = Math.max(start, probe.total - AGENT_OUTPUT_LIMITS.tailMessages);
-  const messages = await messagesBetween(client, { workflowId: handle.workflowId }, from, probe.total, 'transcript');
-  return { messages, skipped: from - start };
+  const latest = { workflowId: handle.workflowId };
+  try {
+    return { messages: await messagesBetween(client, latest, from, probe.total, 'transcript'), skipped: from - start };
+  } catch {
+    const own = Math.max(from, probe.prefix?.count ?? 0);
+    return { messages: await messagesBetween(client, latest, own, probe.total, 'transcript'), skipped: own - start };
+  }
 }
 
 export function createAgentOutputActivities(deps: { client: Client }) {

@@ -82,6 +82,8 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     ...(previous?.cache ? { cache: previous.cache } : {}),
     // Where its calls go while a provider is out, and what fallbacks served (src/shared/failover.ts).
     ...(previous?.failover ? { failover: previous.failover } : {}),
+    // Its output file still starts after what it inherited as a fork.
+    ...withOwnFrom(previous?.ownMessagesFrom ?? (previous ? undefined : await handle.query(statusQuery).then((s) => s.ownMessagesFrom, () => undefined))),
     ...carriedLineage(previous),
   };
   await client.workflow.start(WORKFLOW_TYPES.fork, {
@@ -158,4 +160,8 @@ export async function* watchStatus(
     if ((await read('watch', () => handle.describe())).status.name !== 'RUNNING') return;
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 500));
   }
+}
+
+function withOwnFrom(ownFrom: number | undefined): { ownFrom?: number } {
+  return ownFrom === undefined ? {} : { ownFrom };
 }

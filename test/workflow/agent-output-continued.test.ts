@@ -15,6 +15,8 @@ import { startInputOf } from '../kit/histories';
 import { script, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
+jest.setTimeout(300_000);
+
 let h: Harness;
 let read: (agentId: string) => Promise<string>;
 beforeAll(async () => {
@@ -28,17 +30,18 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** How many runs the agent's chain has (each continued run names the run before it). */
-async function runCount(agentId: string): Promise<number> {
-  let runs = 0;
+/** The runs of the agent's chain, oldest first (each continued run names the run before it). */
+async function runsOf(agentId: string): Promise<string[]> {
+  const runs: string[] = [];
   let runId: string | undefined = (await h.client.workflow.getHandle(agentId).describe()).runId;
   while (runId) {
-    runs += 1;
+    runs.unshift(runId);
     const input: ForkInputJson = await startInputOf<ForkInputJson>(h.client.workflow.getHandle(agentId, runId));
     runId = input.continuation?.ref.run.runId;
   }
   return runs;
 }
+const runCount = async (agentId: string) => (await runsOf(agentId)).length;
 
 test("an agent that continued as new shows its whole own conversation in its output file, while it runs and after it ended", async () => {
   const id = 'oc-spawned';
@@ -69,6 +72,17 @@ test("an agent that continued as new shows its whole own conversation in its out
   const after = await read(id);
   expect(after).toMatch(/^Agent oc-spawned: completed; turns 4; tool uses 3;/);
   for (const part of ['--- user\nWork in steps.', '[tool_result] oc-step-one', '[tool_result] oc-step-two', '[tool_result] oc-step-three', '--- assistant\noc finished']) expect(after).toContain(part);
+
+  // Its first run is gone (deleted, as past its retention): the latest run's own messages are
+  // shown, what came before counted as not shown, rather than no output at all.
+  const [first] = await runsOf(id);
+  await h.client.workflowService.deleteWorkflowExecution({ namespace: h.env.namespace, workflowExecution: { workflowId: id, runId: first } });
+  await waitFor(async () => ((await h.client.workflow.getHandle(id, first).describe().then(() => false, () => true)) ? true : undefined), 'the first run to be deleted (the server deletes in the background: about 30 s here)', 180_000);
+  const partial = await read(id);
+  expect(partial).toMatch(/^Agent oc-spawned: completed; turns 4; tool uses 3;/);
+  expect(partial).toContain('--- assistant\noc finished');
+  expect(partial).toMatch(/\[… \d+ earlier messages not shown\]/);
+  expect(partial).not.toContain('oc-step-one');
 });
 
 test("a fork's output file starts after what it inherited, in every run", async () => {
@@ -90,4 +104,12 @@ test("a fork's output file starts after what it inherited, in every run", async 
   expect(text).not.toContain('Parent-only context');
   expect(text).not.toContain('oc-parent-step');
   expect(text).not.toContain('parent done');
+
+  // Resumed by a message from outside (a new run of the finished fork): its output still starts at its directive.
+  expect(await h.forkflow.sendMessage('oc-fork', { message: '@reply fork resumed', summary: 'again' })).toBe('resumed');
+  await waitFor(async () => ((await h.forkflow.status('oc-fork')).lastText === 'fork resumed' && (await h.forkflow.status('oc-fork')).state === 'completed' ? true : undefined), 'the resumed fork to answer');
+  expect((await h.forkflow.status('oc-fork')).ownMessagesFrom).toBe(inherited);
+  const resumed = await read('oc-fork');
+  for (const part of ['Fork directive.', '[tool_result] oc-fork-one', '--- assistant\nfork resumed']) expect(resumed).toContain(part);
+  expect(resumed).not.toContain('Parent-only context');
 });
