@@ -1,4 +1,5 @@
 /** A listed agent: what `forkflow list` and `client.list()` show, from visibility alone. */
+import { HIDDEN_MEMO } from '../shared/hidden-memo';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { SA } from '../shared/search-attributes';
 import type { AgentColor } from '../shared/agents';
@@ -26,11 +27,8 @@ export interface AgentRow {
   color?: AgentColor;
 }
 
-/**
- * The memo a fork started with skipTranscript carries: `list()` leaves it out (seed 000: a
- * skip_transcript fork "stays invisible to agent ps"). Set at start, so it costs no workflow command.
- */
-export const HIDDEN_MEMO = { forkflowHidden: true } as const;
+/** The memo a fork started with skipTranscript carries (src/shared/hidden-memo.ts). */
+export { HIDDEN_MEMO };
 
 /** The start memo of a fork: hidden when it runs with skipTranscript, its colour when it has one, none otherwise. */
 export function startMemo(v: { skipTranscript?: boolean; color?: AgentColor }): { memo?: Record<string, unknown> } {

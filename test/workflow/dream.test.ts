@@ -5,6 +5,7 @@
  * holder being taken over, rollback after failed, timed-out and orphaned attempts, and the
  * escape audit failing a run whose written file came to point outside.
  */
+import { isHidden } from '../../src/client/rows';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -177,6 +178,10 @@ test('manual: skips the time and session gates, runs the four phases, retires an
   expect(await dreamState(dirs)).toMatchObject({ lastConsolidatedAt: outcome.at, claim: null, lastOutcome: { kind: 'completed' } });
   expect(existsSync(join(dirs.stateDir, 'runs', workflowId))).toBe(false);
   await expect(h.forkflow.transcript(`dream-${dirs.scope}`)).rejects.toThrow(/skipTranscript/);
+  // And hidden from listings, as a skipTranscript fork a client starts is (seed 000: invisible to `agent ps`).
+  const fork = await h.client.workflow.getHandle(`dream-${dirs.scope}`).describe();
+  expect(fork.memo).toEqual({ forkflowHidden: true });
+  expect(isHidden(fork)).toBe(true);
   await recordHistory(h.client.workflow.getHandle(workflowId), 'auto-dream-manual');
 });
 

@@ -7,6 +7,7 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   isCancellation,
+  patched,
   startChild,
   TerminatedFailure,
   TimeoutFailure,
@@ -20,6 +21,7 @@ import { DREAM_FORK_LABEL, DREAM_QUERY_SOURCE, dreamLockId } from '../../shared/
 import type { ForkEnd } from '../../shared/dream/outcome';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { forkResultOf } from '../../shared/failures';
+import { HIDDEN_MEMO } from '../../shared/hidden-memo';
 import { SA } from '../../shared/search-attributes';
 import type { ForkResult } from '../../shared/status';
 
@@ -51,6 +53,9 @@ export function consolidationForkInput(cfg: DreamConfig, prompt: string, session
   };
 }
 
+/** Before this patch the consolidation fork (skipTranscript) started without the hidden memo, so listings showed it. */
+export const DREAM_FORK_HIDDEN_PATCH = 'forkflow-dream-fork-hidden-1';
+
 /**
  * Starts the fork under the lock id. Rejects with WorkflowExecutionAlreadyStartedError while
  * another run holds the lock. The server ends a fork that outlives its own timeout by the
@@ -66,6 +71,8 @@ export function startConsolidationFork(cfg: DreamConfig, input: ForkInputJson): 
     parentClosePolicy: 'TERMINATE',
     workflowExecutionTimeout: staleAfterMs(cfg),
     staticSummary: `${DREAM_FORK_LABEL}: consolidate memory scope ${scope}`,
+    // It runs with skipTranscript: hidden from listings, as a client-started one is.
+    ...(patched(DREAM_FORK_HIDDEN_PATCH) ? { memo: HIDDEN_MEMO } : {}),
     typedSearchAttributes: [
       { key: SA.agentId, value: dreamLockId(scope) },
       { key: SA.rootId, value: dreamLockId(scope) },
