@@ -201,3 +201,14 @@ test('a teammate lists its team with ListAgents (a tree with listAgents): its le
   expect(tools.map((t) => t.description?.startsWith('List your team'))).toEqual([true]);
   await handle.cancel();
 });
+
+test('a teammate of an agent type that runs on the remote workers (its definition says isolation: remote) is refused by name', async () => {
+  const cloud = { name: 'cloud', description: 'Builds on the farm.', systemPrompt: 'You build remotely.', isolation: 'remote' as const, sourceFile: 'cloud.md' };
+  const prompt = script('Lead.', toolStep('Agent', { description: 'farm hand', name: 'f', team_name: TEAM, subagent_type: 'cloud', prompt: '@reply hi' }), '@reply refused');
+  const result = await h.forkflow.startAgent({ agentId: 'team-remote', prompt, subAgents: { ...teams, agents: [cloud], remoteTaskQueue: 'team-remote-farm' } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'refused' });
+  const [answer] = toolResultsIn(await h.forkflow.transcript('team-remote'));
+  expect(answer).toMatchObject({ isError: true });
+  expect(answer!.text).toContain('Agent type "cloud" runs on the remote workers (its definition says isolation: remote), and a teammate runs here');
+  expect((await h.forkflow.status('team-remote')).children.total).toBe(0);
+});
