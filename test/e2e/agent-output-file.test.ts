@@ -69,6 +69,8 @@ test('a parent Reads its background child\'s output file while it runs, across a
   const launched = await waitFor(async () => toolResultsIn(await forkflow.transcript('of-parent'))[0], 'async_launched');
   expect(launched.json).toMatchObject({ status: 'async_launched', agentId: CHILD, outputFile, canReadOutputFile: true });
   expect(launched.json!.output).toContain('Read outputFile for its output so far.');
+  // Without teams its child has no SendMessage back: the response promises none.
+  expect(launched.json!.output).not.toContain('SendMessage');
 
   // The child has done its first step and waits in its second; the parent waits for it.
   await waitFor(async () => JSON.stringify(await forkflow.transcript(CHILD)).includes('first-step-output') && (await forkflow.status(CHILD)).activity?.startsWith('tool Bash') === true, 'the child in its second Bash call');

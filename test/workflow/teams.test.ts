@@ -167,6 +167,8 @@ test('a plain sub-agent (not a teammate) messages its parent: with teams on it h
   const root = await h.forkflow.transcript(rootId);
   expect(deliveredMarkers(root)).toEqual(['w#1']);
   expect(JSON.stringify(root)).toContain(`[message from w (${rootId}.w-1), summary: hi parent]`);
+  // Seed 002's comms instructions in the spawn response: messages travel both ways.
+  expect(toolResultsIn(root)[0]!.json!.output).toContain('While it runs, SendMessage to "w" reaches it at its next turn boundary, and it can SendMessage you.');
   const child = await h.forkflow.transcript(`${rootId}.w-1`);
   expect(toolResultsIn(child)[0]!.json).toMatchObject({ status: 'queued', agentId: rootId });
   // Seed 002's comms context: its prompt opens with who its caller is and how messages travel.

@@ -53,11 +53,25 @@ export function outcomeView(record: ChildRecord) {
   return { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...outcomeTotals(o), ...(o.worktree ? { worktree: o.worktree } : {}), ...hint };
 }
 
+/**
+ * Before this patch a background child's `async_launched` in a tree with teams did not say that
+ * messages travel both ways (seed 002: comms instructions in the spawn response); its bytes
+ * are in recorded conversations.
+ */
+export const LAUNCH_COMMS_PATCH = 'forkflow-launch-comms-1';
+
+/** With teams on, how the caller and its running child reach each other (the child's prompt opens with the other half). */
+function launchComms(agent: ForkAgent, record: ChildRecord): string {
+  if (agent.input.subAgents?.teams !== true || !patched(LAUNCH_COMMS_PATCH)) return '';
+  return ` While it runs, SendMessage to "${record.name ?? record.agentId}" reaches it at its next turn boundary, and it can SendMessage you.`;
+}
+
 /** `inherited`: for a fork, how many of the caller's messages it starts from. */
 function launched(agent: ForkAgent, record: ChildRecord, note?: string, inherited?: number) {
   const more = patched(LAUNCH_VIEWS_PATCH);
   const file = launchedOutputFields(agent, record);
   const read = file.outputFile ? ' Read outputFile for its output so far.' : '';
+  const comms = launchComms(agent, record);
   return {
     status: 'async_launched',
     agentId: record.agentId,
@@ -66,7 +80,7 @@ function launched(agent: ForkAgent, record: ChildRecord, note?: string, inherite
     ...(more ? { prompt: record.agentInput.prompt } : {}),
     ...(more && inherited !== undefined ? { messages_inherited: inherited } : {}),
     ...file,
-    output: `Its report arrives as a task notification.${read} To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
+    output: `Its report arrives as a task notification.${read}${comms} To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
     ...(note ? { note } : {}),
   };
 }
