@@ -7,7 +7,7 @@
  * all shows what its parent recorded of its result.
  */
 import type { Client } from '@temporalio/client';
-import { totalInputTokens, type MessageParam } from '../shared/anthropic';
+import { totalTokens, type MessageParam } from '../shared/anthropic';
 import { AGENT_OUTPUT_LIMITS, renderAgentOutput, type ReadAgentOutputInput, type ReadAgentOutputResult } from '../shared/agent-output';
 import { messagesQuery, statusQuery, transcriptPageQuery } from '../shared/messages';
 
@@ -93,7 +93,7 @@ export function createAgentOutputActivities(deps: { client: Client }) {
         state: status.state,
         turns: status.turns,
         toolUses: status.toolUses,
-        totalTokens: totalInputTokens(status.usage) + status.usage.outputTokens,
+        totalTokens: totalTokens(status.usage),
         ...(status.activity ? { doing: status.activity } : {}),
       };
       const tail = await ownTail(deps.client, handle, status.ownMessagesFrom);

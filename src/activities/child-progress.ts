@@ -6,10 +6,11 @@
  */
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { totalInputTokens } from '../shared/anthropic';
+import { totalTokens } from '../shared/anthropic';
 import { LISTED_PROGRESS_MAX } from '../shared/agent-list';
 import { statusQuery } from '../shared/messages';
 import type { ChildCounters, ChildProgress, TeamMemberFacts } from '../shared/activity-io';
+import type { ForkStatus } from '../shared/status';
 import { TEAM_NAME_PATTERN } from '../shared/team';
 
 /** Characters of the child's latest text shown (its end). */
@@ -24,6 +25,11 @@ const LIST_QUERY_DEADLINE_MS = 3_000;
 const childrenProgressInput = z.strictObject({ agentIds: z.array(z.string().min(1)).max(LISTED_PROGRESS_MAX) });
 const teamRosterInput = z.strictObject({ rootId: z.string().min(1).max(1000), team: z.string().regex(TEAM_NAME_PATTERN) });
 
+/** A running agent's counters from its `status`: what TaskOutput's progress and ListAgents show of it. */
+function countersOf(s: ForkStatus): ChildCounters {
+  return { turns: s.turns, toolUses: s.toolUses, totalTokens: totalTokens(s.usage), ...(s.activity ? { doing: s.activity } : {}) };
+}
+
 export function createChildProgressActivities(deps: { client: Client }) {
   return {
     async childProgress(input: { agentId: string }): Promise<ChildProgress> {
@@ -33,10 +39,7 @@ export function createChildProgressActivities(deps: { client: Client }) {
         return {
           found: true,
           state: s.state,
-          turns: s.turns,
-          toolUses: s.toolUses,
-          totalTokens: totalInputTokens(s.usage) + s.usage.outputTokens,
-          ...(s.activity ? { doing: s.activity } : {}),
+          ...countersOf(s),
           lastText: text.length > SHOWN ? `[… ${text.length - SHOWN} characters before this]${text.slice(-SHOWN)}` : text,
         };
       } catch {
@@ -61,7 +64,7 @@ export function createChildProgressActivities(deps: { client: Client }) {
       const mates = rows.filter((r) => r.team === team);
       const leadId = mates[0]?.parentId;
       const members = [...rows.filter((r) => r.agentId === leadId), ...mates];
-      return members.map((r) => ({ agentId: r.agentId, ...(r.name ? { name: r.name } : {}), lead: r.agentId === leadId, state: r.state, turns: r.turns, toolUses: r.toolUses, totalTokens: totalInputTokens(r.usage) + r.usage.outputTokens }));
+      return members.map((r) => ({ agentId: r.agentId, ...(r.name ? { name: r.name } : {}), lead: r.agentId === leadId, state: r.state, turns: r.turns, toolUses: r.toolUses, totalTokens: totalTokens(r.usage) }));
     },
 
     /** The counters of running children, by agent id; one that does not answer in time is left out. */
@@ -71,7 +74,7 @@ export function createChildProgressActivities(deps: { client: Client }) {
         agentIds.map(async (agentId): Promise<[string, ChildCounters] | undefined> => {
           try {
             const s = await deps.client.connection.withDeadline(Date.now() + LIST_QUERY_DEADLINE_MS, () => deps.client.workflow.getHandle(agentId).query(statusQuery));
-            return [agentId, { turns: s.turns, toolUses: s.toolUses, totalTokens: totalInputTokens(s.usage) + s.usage.outputTokens, ...(s.activity ? { doing: s.activity } : {}) }];
+            return [agentId, countersOf(s)];
           } catch {
             return undefined;
           }

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ChildCounters, TeamMemberFacts } from './activity-io';
 import type { ToolDefinition } from './anthropic';
-import { totalInputTokens } from './anthropic';
+import { totalTokens } from './anthropic';
 import { schemaOnce } from './schema-once';
 import type { ChildRecord, ChildState } from './tree-input';
 
@@ -137,7 +137,7 @@ function rowOf(c: ChildRecord, depth: number, now: number, counters: ChildCounte
     duration_ms: o.durationMs,
     ...(o.turns !== undefined ? { turns: o.turns } : {}),
     tool_uses: o.toolUses,
-    tokens_used: totalInputTokens(o.usage) + o.usage.outputTokens,
+    tokens_used: totalTokens(o.usage),
     last_activity: `${o.status} at ${ended}${o.error ? `: ${o.error.slice(0, 200)}` : ''}`,
   };
 }

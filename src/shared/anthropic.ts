@@ -198,6 +198,11 @@ export function totalInputTokens(u: Usage): number {
   return u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens;
 }
 
+/** Every token of `u`, input of every kind and output (what listings and output files call tokens used). */
+export function totalTokens(u: Usage): number {
+  return totalInputTokens(u) + u.outputTokens;
+}
+
 /** `read / (read + creation + input)`, or 0 when nothing was sent. */
 export function cacheHitRatio(u: Usage): number {
   const total = totalInputTokens(u);

@@ -11,7 +11,7 @@
  * the sandbox is a plain object, and the worker side caches the real instruments.
  */
 import { metricMeter } from '@temporalio/workflow';
-import { totalInputTokens, type Usage } from '../shared/anthropic';
+import { totalTokens, type Usage } from '../shared/anthropic';
 import {
   FORKFLOW_METRICS as M,
   toolLabel,
@@ -64,7 +64,7 @@ export function cacheBroke(reason: string): void {
 /** An agent's context was compacted; `usage`: what summarising cost (counted as `spent` tokens). */
 export function compacted(by: 'forkflow' | 'provider', reason: string, usage: Usage): void {
   count(M.compactions, { by, reason });
-  compactionTokens('spent', totalInputTokens(usage) + usage.outputTokens);
+  compactionTokens('spent', totalTokens(usage));
 }
 
 /** Tokens of context management: `spent` summarising, or `saved` (input a request did not send because of compactions). */

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ForkflowClient, ForkResult } from '../../client';
 import { InvalidInputError } from '../../client';
-import { runsAs, startFrom } from '../../client/time-travel';
+import { inheritedBy, runsAs, startFrom } from '../../client/time-travel';
 import { tokensCharged } from '../../shared/budget';
 import { estimateCostUsd } from '../../shared/pricing';
 import { usageSince, type TurnPoint } from '../../shared/time-travel';
@@ -72,7 +72,7 @@ async function runCase(client: ForkflowClient, spec: EvalSpec, c: EvalCase, poin
     const handle = await client.start(
       {
         // At the agent's effort, unless the case names another model (which may not take it).
-        ...(c.model === undefined ? await runsAs(client.temporal, point) : {}),
+        ...inheritedBy(c, await runsAs(client.temporal, point)),
         agentId: forkId,
         parentAgentId: c.agentId,
         forkLabel: `eval:${spec.name}`,

@@ -9,7 +9,7 @@
  * outcome view carries (seed 001's `completed`: `totalTokens`; not its wall-time duration, see outcomeTotals).
  */
 import { ActivityFailure, isCancellation, patched } from '@temporalio/workflow';
-import { totalInputTokens, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
+import { totalTokens, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
 import { agentOutputFile, AGENT_OUTPUT_ROOT, isAgentOutputPath } from '../../shared/agent-output';
 import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
 import { agentOutput } from '../activities';
@@ -46,7 +46,7 @@ export const OUTCOME_TOTALS_PATCH = 'forkflow-outcome-totals-1';
  */
 export function outcomeTotals(o: ChildOutcome): { totalTokens?: number } {
   if (!patched(OUTCOME_TOTALS_PATCH)) return {};
-  return { totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens };
+  return { totalTokens: totalTokens(o.treeUsage) };
 }
 
 const filePathOf = (input: unknown): string | undefined =>

@@ -29,7 +29,7 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { totalInputTokens, ZERO_USAGE } from '../../shared/anthropic';
+import { totalTokens, ZERO_USAGE } from '../../shared/anthropic';
 import { forkResultOf } from '../../shared/failures';
 import { describeIssues } from '../../shared/fork-input';
 import { childOutcomeReportSchema, childOutcomeSignal } from '../../shared/messages';
@@ -94,7 +94,7 @@ function notify(agent: ForkAgent, record: ChildRecord): void {
       status: o.status,
       summary: `Agent "${record.description}" ${o.status}${o.error ? ` (${firstLine(o.error, 100)})` : ''}`,
       ...(o.status === 'failed' ? { error: o.error ?? 'failed' } : { result: o.text }),
-      totalTokens: totalInputTokens(o.treeUsage) + o.treeUsage.outputTokens,
+      totalTokens: totalTokens(o.treeUsage),
       toolUses: o.toolUses,
       durationMs: o.durationMs,
       ...(o.worktree ? { worktree: o.worktree } : {}),

@@ -5,7 +5,7 @@
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { totalInputTokens } from '../../shared/anthropic';
+import { totalInputTokens, totalTokens } from '../../shared/anthropic';
 import { SA } from '../../shared/search-attributes';
 import type { ForkState } from '../../shared/status';
 import type { ForkAgent } from './agent';
@@ -62,7 +62,7 @@ export function setState(agent: ForkAgent, state: ForkState): void {
   agent.state = state;
   const pairs: SearchAttributeUpdatePair[] = [{ key: SA.state, value: state }];
   if (state !== 'running' && state !== 'awaiting_approval') {
-    pairs.push({ key: SA.turns, value: agent.turns }, { key: SA.totalTokens, value: totalInputTokens(agent.usage) + agent.usage.outputTokens });
+    pairs.push({ key: SA.turns, value: agent.turns }, { key: SA.totalTokens, value: totalTokens(agent.usage) });
   }
   upsertSearchAttributes(pairs);
   publishProgress(agent);
