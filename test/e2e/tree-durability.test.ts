@@ -101,15 +101,33 @@ test('a pending approval survives a worker SIGKILL and a dev-server restart; app
   }
 });
 
-test('a remote fork runs on a second worker process polling another task queue', async () => {
-  const taskQueue = uniqueTaskQueue('home');
-  const remoteQueue = uniqueTaskQueue('remote');
-  const remoteWorkspace = tempDir('remote-ws');
-  writeFileSync(join(remoteWorkspace, 'remote-only.txt'), 'on the remote machine\n');
+/**
+ * A home worker and a remote one (its own task queue, workspace holding `file` and identity), a
+ * client on the home queue; both workers are stopped when `run` ends.
+ */
+async function withRemoteWorker(name: string, file: { name: string; text: string }, identity: string, run: (forkflow: ForkflowClient, remoteQueue: string) => Promise<void>): Promise<void> {
+  const taskQueue = uniqueTaskQueue(`home-${name}`);
+  const remoteQueue = uniqueTaskQueue(`remote-${name}`);
+  const remoteWorkspace = tempDir(`remote-${name}-ws`);
+  writeFileSync(join(remoteWorkspace, file.name), file.text);
   const home = await startWorkerProcess(workerOpts(h.env.address, taskQueue, h.env.bundlePath, h.workspaceRoot));
-  const remote = await startWorkerProcess({ ...workerOpts(h.env.address, remoteQueue, h.env.bundlePath, remoteWorkspace), extraArgs: ['--identity', 'remote-worker'] });
+  const remote = await startWorkerProcess({ ...workerOpts(h.env.address, remoteQueue, h.env.bundlePath, remoteWorkspace), extraArgs: ['--identity', identity] });
   try {
-    const forkflow = new ForkflowClient(h.client, { taskQueue });
+    await run(new ForkflowClient(h.client, { taskQueue }), remoteQueue);
+  } finally {
+    await home.kill();
+    await remote.kill();
+  }
+}
+
+/** The identities of the workers that completed the agent's workflow tasks. */
+async function workerIdentities(agentId: string): Promise<string[]> {
+  const events = (await h.client.workflow.getHandle(agentId).fetchHistory()).events ?? [];
+  return [...new Set(events.flatMap((e) => (e.workflowTaskCompletedEventAttributes?.identity ? [e.workflowTaskCompletedEventAttributes.identity] : [])))];
+}
+
+test('a remote fork runs on a second worker process polling another task queue', async () => {
+  await withRemoteWorker('fork', { name: 'remote-only.txt', text: 'on the remote machine\n' }, 'remote-worker', async (forkflow, remoteQueue) => {
     const child = script('Remote.', toolStep('Read', { file_path: 'remote-only.txt' }), '@reply read it remotely');
     const prompt = script('Home.', agentStep({ description: 'over there', isolation: 'remote', prompt: child }), '@reply waiting', '@reply heard back');
     const result = await forkflow
@@ -128,25 +146,13 @@ test('a remote fork runs on a second worker process polling another task queue',
       description: 'over there',
     });
     expect(notificationsIn(transcript)[0]).toContain('read it remotely');
-    const events = (await h.client.workflow.getHandle('remote-parent.fork-1').fetchHistory()).events ?? [];
-    const identities = new Set(events.flatMap((e) => (e.workflowTaskCompletedEventAttributes?.identity ? [e.workflowTaskCompletedEventAttributes.identity] : [])));
-    expect([...identities]).toEqual(['remote-worker']);
+    expect(await workerIdentities('remote-parent.fork-1')).toEqual(['remote-worker']);
     expect(JSON.stringify(await forkflow.transcript('remote-parent.fork-1'))).toContain('on the remote machine');
-  } finally {
-    await home.kill();
-    await remote.kill();
-  }
+  });
 });
 
 test("a named agent whose definition says isolation: remote runs on the remote workers without the call asking; a tree without them refuses it by name", async () => {
-  const taskQueue = uniqueTaskQueue('home-def');
-  const remoteQueue = uniqueTaskQueue('remote-def');
-  const remoteWorkspace = tempDir('remote-def-ws');
-  writeFileSync(join(remoteWorkspace, 'farm-only.txt'), 'built on the farm\n');
-  const home = await startWorkerProcess(workerOpts(h.env.address, taskQueue, h.env.bundlePath, h.workspaceRoot));
-  const remote = await startWorkerProcess({ ...workerOpts(h.env.address, remoteQueue, h.env.bundlePath, remoteWorkspace), extraArgs: ['--identity', 'farm-worker'] });
-  try {
-    const forkflow = new ForkflowClient(h.client, { taskQueue });
+  await withRemoteWorker('def', { name: 'farm-only.txt', text: 'built on the farm\n' }, 'farm-worker', async (forkflow, remoteQueue) => {
     const cloud = { name: 'cloud', description: 'Builds on the farm.', systemPrompt: 'You build remotely.', isolation: 'remote' as const, sourceFile: 'inline' };
     const child = script('Build.', toolStep('Read', { file_path: 'farm-only.txt' }), '@reply built remotely');
     const call = agentStep({ description: 'build it', subagent_type: 'cloud', name: 'builder', prompt: child });
@@ -156,9 +162,7 @@ test("a named agent whose definition says isolation: remote runs on the remote w
     expect(result).toMatchObject({ status: 'completed', text: 'heard back' });
     const childId = 'remote-def.builder-1';
     expect(toolResultsIn(await forkflow.transcript('remote-def'))[0]!.json).toMatchObject({ status: 'remote_launched', agentId: childId, taskQueue: remoteQueue });
-    const events = (await h.client.workflow.getHandle(childId).fetchHistory()).events ?? [];
-    const identities = new Set(events.flatMap((e) => (e.workflowTaskCompletedEventAttributes?.identity ? [e.workflowTaskCompletedEventAttributes.identity] : [])));
-    expect([...identities]).toEqual(['farm-worker']);
+    expect(await workerIdentities(childId)).toEqual(['farm-worker']);
     expect(JSON.stringify(await forkflow.transcript(childId))).toContain('built on the farm');
 
     // Without remote workers the same definition is refused, not run here in silence.
@@ -167,8 +171,5 @@ test("a named agent whose definition says isolation: remote runs on the remote w
     const answer = toolResultsIn(await forkflow.transcript('remote-def-none'))[0]!;
     expect(answer.isError).toBe(true);
     expect(answer.text).toContain('No remote workers are configured for this agent, and agent type "cloud" runs only on them (its definition says isolation: remote)');
-  } finally {
-    await home.kill();
-    await remote.kill();
-  }
+  });
 });

@@ -43,6 +43,12 @@ async function runsOf(agentId: string): Promise<string[]> {
 }
 const runCount = async (agentId: string) => (await runsOf(agentId)).length;
 
+/** `text` holds every part of `has` and none of `lacks`. */
+function expectParts(text: string, parts: { has: string[]; lacks: string[] }): void {
+  for (const part of parts.has) expect(text).toContain(part);
+  for (const part of parts.lacks) expect(text).not.toContain(part);
+}
+
 test("an agent that continued as new shows its whole own conversation in its output file, while it runs and after it ended", async () => {
   const id = 'oc-spawned';
   const handle = await h.forkflow.startAgent({
@@ -58,11 +64,7 @@ test("an agent that continued as new shows its whole own conversation in its out
   const running = await read(id);
   expect(running).toMatch(/^Agent oc-spawned: running; turns 3; tool uses 3;/);
   // Its prompt and first step are in its first run, its second step in its second.
-  expect(running).toContain('--- user\nWork in steps.');
-  expect(running).toContain('[tool_result] oc-step-one');
-  expect(running).toContain('[tool_result] oc-step-two');
-  expect(running).not.toContain('[tool_result] oc-step-three');
-  expect(running).not.toContain('earlier messages not shown');
+  expectParts(running, { has: ['--- user\nWork in steps.', '[tool_result] oc-step-one', '[tool_result] oc-step-two'], lacks: ['[tool_result] oc-step-three', 'earlier messages not shown'] });
   // In order, each once.
   expect(running.indexOf('oc-step-one\n')).toBeLessThan(running.indexOf('[tool_result] oc-step-two'));
   expect(running.split('[tool_result] oc-step-one')).toHaveLength(2);
@@ -97,13 +99,8 @@ test("a fork's output file starts after what it inherited, in every run", async 
 
   const text = await read('oc-fork');
   expect(text).toMatch(/^Agent oc-fork: completed; turns 3; tool uses 2;/);
-  // Its directive opens it; its first step was taken by its first run.
-  expect(text).toContain('Fork directive.');
-  expect(text).toContain('[tool_result] oc-fork-one');
-  expect(text).toContain('[tool_result] oc-fork-two');
-  expect(text).not.toContain('Parent-only context');
-  expect(text).not.toContain('oc-parent-step');
-  expect(text).not.toContain('parent done');
+  // Its directive opens it; its first step was taken by its first run; nothing of its parent's.
+  expectParts(text, { has: ['Fork directive.', '[tool_result] oc-fork-one', '[tool_result] oc-fork-two'], lacks: ['Parent-only context', 'oc-parent-step', 'parent done'] });
 
   // Resumed by a message from outside (a new run of the finished fork): its output still starts at its directive.
   expect(await h.forkflow.sendMessage('oc-fork', { message: '@reply fork resumed', summary: 'again' })).toBe('resumed');
