@@ -264,6 +264,22 @@ function covers(entry: string, tool: string): boolean {
   return entry.endsWith('*') ? tool.startsWith(entry.slice(0, -1)) : entry === tool;
 }
 
+/** Whether `type` (an agent type: a definition's name, general-purpose, a skill's name) is named by a deny rule (a name or `prefix*`, any case). */
+export function agentTypeDenied(type: string, denied: readonly string[] | undefined): boolean {
+  // Any case: a rule written `Code-*` must not deny nothing because names are lower-case.
+  return denied?.some((entry) => covers(entry.toLowerCase(), type.toLowerCase())) ?? false;
+}
+
+/**
+ * The definitions a tree lets its agents start (seed 001's `filterDeniedAgents`): those no
+ * `deniedAgentTypes` rule names. The Agent and Skill tools list only these; a call for a
+ * denied type is refused by name (agent-launch.ts).
+ */
+export function permittedAgents(config: { agents: readonly AgentDefinition[]; deniedAgentTypes?: readonly string[] | undefined }): AgentDefinition[] {
+  const denied = config.deniedAgentTypes;
+  return denied?.length ? config.agents.filter((a) => !agentTypeDenied(a.name, denied)) : [...config.agents];
+}
+
 /**
  * The names in `available` that the policy allows, in `available`'s order (so tool
  * definitions derived from it keep stable bytes).

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { messageParamSchema, systemParamSchema, thinkingConfigSchema, toolDefinitionSchema, type Usage } from './anthropic';
 import type { AgentToolInput } from './agent-tools';
-import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema } from './agents';
+import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema, toolNameSchema } from './agents';
 import { durationSchema } from './duration';
 import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
 import { prefixRefSchema } from './prefix';
@@ -33,6 +33,12 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
   backgroundAfter: durationSchema.default('2m'),
   /** Named agents (from `forkflow agents` / loadAgentDefinitions). */
   agents: z.array(agentDefinitionSchema).default([]),
+  /**
+   * Agent types this tree's agents may not start (seed 001's deny rules for agent types): a
+   * definition's or skill's name, `general-purpose`, or a `prefix*`. They are left out of the
+   * Agent and Skill tools' lists and a call for one is refused by name. Absent: the tools' bytes stay as they were.
+   */
+  deniedAgentTypes: z.array(toolNameSchema).max(100).optional(),
   /**
    * Models children may run on, per provider (model-allowlist.ts): checked for every way a
    * child's model is chosen; the list of `provider` is shown in the Agent tool's description.

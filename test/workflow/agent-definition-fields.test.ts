@@ -133,3 +133,34 @@ test("an agent's effort (ForkInput.effort) goes on every request of its own and 
   const root = await waitFor(async () => (await h.forkflow.list({ query: "ForkAgentId = 'fields-effort-root'" }))[0], 'the root in visibility');
   expect(root.color).toBe('red');
 });
+
+test('deniedAgentTypes (seed 001: deny rules for agent types): denied types are left out of the Agent and Skill tools and refused by name; the others run', async () => {
+  const auditor: AgentDefinition = { name: 'code-auditor', description: 'Audits code.', systemPrompt: 'You audit.', sourceFile: 'code-auditor.md', tools: ['Glob'] };
+  const prompt = script(
+    'Deny.',
+    agentStep({ description: 'audit', subagent_type: 'code-auditor', prompt: '@reply audited' }),
+    agentStep({ description: 'anything', subagent_type: 'general-purpose', prompt: '@reply general' }),
+    `@tool Skill ${JSON.stringify({ skill: 'checklist' })}`,
+    agentStep({ description: 'loop', subagent_type: 'looper', prompt: '@reply looped' }),
+    agentStep({ description: 'unknown', subagent_type: 'nope', prompt: '@reply never' }),
+    '@reply denied and ran',
+  );
+  // Rules match in any case (names are lower-case; a rule written `Code-*` still denies).
+  const result = await h.forkflow.startAgent({ agentId: 'deny-root', prompt, subAgents: { forkGate: false, agents: [auditor, looper, checklist], deniedAgentTypes: ['Code-*', 'general-purpose', 'checklist'] } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'denied and ran' });
+  const results = toolResultsIn(await h.forkflow.transcript('deny-root'));
+  expect(results.slice(0, 3).map((r) => r.isError)).toEqual([true, true, true]);
+  expect(results[0]!.text).toBe('Agent type "code-auditor" may not be started in this agent tree (subAgents.deniedAgentTypes). Available: looper.');
+  expect(results[1]!.text).toContain('Agent type "general-purpose" may not be started');
+  expect(results[2]!.text).toContain('Agent type "checklist" may not be started');
+  expect(results[3]).toMatchObject({ isError: false, json: { status: 'completed', content: 'looped' } });
+  // An unknown type's answer lists only the open types.
+  expect(results[4]!.text).toBe('There is no agent type "nope". Available: looper.');
+  // Only the permitted agent is listed; no Skill tool is offered (its one skill is denied).
+  const first = messageRequests(h.model).find((e) => JSON.stringify(bodyOf(e).messages[0]).includes('Deny.'))!;
+  const agentTool = bodyOf(first).tools!.find((t) => t.name === 'Agent')!;
+  expect(agentTool.description).toContain('- looper: Loops.');
+  expect(agentTool.description).not.toContain('code-auditor');
+  expect(bodyOf(first).tools!.map((t) => t.name)).not.toContain('Skill');
+  expect((await h.forkflow.status('deny-root')).children.total).toBe(1);
+});

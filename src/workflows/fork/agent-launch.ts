@@ -8,18 +8,18 @@
 import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { agentTypeDenied, INHERIT_MODEL, permittedAgents, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import { toMs } from '../../shared/duration';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
 import { forkRecursionGuard } from '../../shared/recursion';
-import { agentProvider, childProvider, definitionModel } from '../../shared/agent-provider';
+import { agentProvider, childProvider } from '../../shared/agent-provider';
 import { confineCwd } from '../../shared/workspace-path';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { definedModel, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields, outcomeTotals } from './agent-output';
@@ -95,7 +95,7 @@ function childModel(agent: ForkAgent, input: AgentToolInput, launch: Launch): { 
   const own = agent.summary.model;
   if (launch.kind !== 'spawn') return { model: own, source: { kind: 'inherited' } };
   // No catalogue here: a definition's Claude Code alias asks for nothing (its caller's model).
-  const defined = definitionModel(launch.definition);
+  const defined = definedModel(launch.definition);
   const model = resolveAgentModel({ callModel: input.model, definition: { model: defined }, parentModel: own });
   if (named(input.model)) return { model, source: { kind: 'call' } };
   if (launch.definition && named(defined)) return { model, source: { kind: 'definition', agent: launch.definition.name } };
@@ -117,7 +117,7 @@ function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers
   // The call's provider, else the definition's (its frontmatter `provider:`).
   const fromDefinition = input.provider === undefined ? definition?.provider : undefined;
   const parentProvider = agentProvider(agent.input, config);
-  const defined = definitionModel(definition, config.providers[input.provider ?? fromDefinition ?? parentProvider] ?? { aliases: {} });
+  const defined = definedModel(definition, config.providers[input.provider ?? fromDefinition ?? parentProvider] ?? { aliases: {} });
   const modelFrom = !input.model && defined ? `Agent type "${definition!.name}"` : undefined;
   const choice = childProvider({
     catalogue: config.providers,
@@ -157,6 +157,44 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
 /** Histories from before an Agent's cwd was confined to its caller's workspace replay without the check. */
 const CWD_CONFINED_PATCH = 'forkflow-agent-cwd-confined';
 
+/**
+ * Before this patch a definition's `isolation: remote` was not read (a tree started before the
+ * loader left the value out, or before inline definitions with it were refused, may still hold
+ * one): its agent ran here. Asked only for such a definition.
+ */
+export const DEFINITION_REMOTE_PATCH = 'forkflow-definition-remote-1';
+
+/**
+ * A definition's `isolation: remote` (seed 001) places its agent on the remote workers as the
+ * call's own `isolation: "remote"` would (refused the same way where a tree has none); the call
+ * is recorded so, and a resume goes there again. A call asking for another isolation is refused
+ * (refusal, below).
+ */
+export function placedBy(launch: Launch, input: AgentToolInput): AgentToolInput {
+  if (launch.kind !== 'spawn' || launch.definition?.isolation !== 'remote' || input.isolation !== undefined) return input;
+  return patched(DEFINITION_REMOTE_PATCH) ? { ...input, isolation: 'remote' } : input;
+}
+
+/** Why a call asks a remote-only agent type (its definition's `isolation: remote`) to run here, or undefined. */
+function remoteOnly(input: AgentToolInput, launch: Launch): string | undefined {
+  const definition = launch.kind === 'spawn' ? launch.definition : undefined;
+  if (definition?.isolation !== 'remote' || input.isolation === undefined || input.isolation === 'remote' || !patched(DEFINITION_REMOTE_PATCH)) return undefined;
+  return `Agent type "${definition.name}" runs only on the remote workers (its definition says isolation: remote): omit isolation.`;
+}
+
+/** The agent types a call may name in this tree: general-purpose and the named agents, less the denied ones. */
+function openAgentTypes(config: SubAgentsConfig): string[] {
+  return [GENERAL_PURPOSE, ...permittedAgents(config).filter((a) => a.context !== 'fork').map((a) => a.name)].filter((n) => !agentTypeDenied(n, config.deniedAgentTypes));
+}
+
+/** Why this call's agent type (a definition's, general-purpose, a skill's) may not be started in this tree, or undefined. A fork has no type. */
+function deniedType(config: SubAgentsConfig, input: AgentToolInput, launch: Launch): string | undefined {
+  const type = launch.kind === 'skill' ? launch.skill.name : launch.kind === 'spawn' ? (input.subagent_type ?? GENERAL_PURPOSE) : undefined;
+  if (type === undefined || !agentTypeDenied(type, config.deniedAgentTypes)) return undefined;
+  const open = openAgentTypes(config);
+  return `Agent type "${type}" may not be started in this agent tree (subAgents.deniedAgentTypes). ${open.length ? `Available: ${open.join(', ')}.` : 'No agent type is available: do this part yourself.'}`;
+}
+
 /** The reason a child cannot be started, or undefined. Every reason is something the model can act on. */
 export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): Promise<string | undefined> {
   const guard = forkRecursionGuard({ querySource: agent.input.querySource, messages: agent.messages });
@@ -169,9 +207,13 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
     return `You have started ${agent.children.spawned} sub-agents, the most one agent may start: finish the work with their reports and your own tools.`;
   }
   if (input.name && agent.runningChildren.some((c) => c.name === input.name)) return `A running sub-agent is already called "${input.name}": pick another name.`;
+  const denied = deniedType(config, input, launch);
+  if (denied) return denied;
   if (input.subagent_type && input.subagent_type !== GENERAL_PURPOSE && !config.agents.some((a) => a.name === input.subagent_type && a.context !== 'fork')) {
-    const names = [GENERAL_PURPOSE, ...config.agents.filter((a) => a.context !== 'fork').map((a) => a.name)].join(', ');
-    return `There is no agent type "${input.subagent_type}". Available: ${names}. Omit subagent_type to ${config.forkGate ? 'fork yourself' : 'use the general-purpose agent'}.`;
+    // Without deny rules this is every type, as it always was.
+    const names = openAgentTypes(config).join(', ');
+    const omit = config.forkGate ? ' Omit subagent_type to fork yourself.' : agentTypeDenied(GENERAL_PURPOSE, config.deniedAgentTypes) ? '' : ' Omit subagent_type to use the general-purpose agent.';
+    return `There is no agent type "${input.subagent_type}". Available: ${names}.${omit}`;
   }
   const model = modelProblem(agent, config, input, launch);
   if (model) return model;
@@ -180,6 +222,8 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
     const confined = confineCwd(agent.workspaceRoot, input.cwd);
     if (!confined.ok) return confined.message;
   }
+  const placement = remoteOnly(input, launch);
+  if (placement) return placement;
   if (input.isolation === 'remote' && !config.remoteTaskQueue) {
     const defined = launch.kind === 'spawn' && launch.definition?.isolation === 'remote' ? launch.definition.name : undefined;
     return defined

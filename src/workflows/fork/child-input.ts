@@ -6,10 +6,11 @@
  *   definition allows, and sub-agent tools only when nested spawning is on.
  * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
  */
-import { agentProvider, allowlistOf, childProvider, definitionModel } from '../../shared/agent-provider';
+import { patched } from '@temporalio/workflow';
+import { agentProvider, allowlistOf, childProvider, definitionModel, isClaudeCodeAlias } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
-import { agentMcpServers, agentToolsFor, applyToolAccess, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { agentMcpServers, agentToolsFor, applyToolAccess, permittedAgents, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import { definitionMemory, withMemoryTools } from '../../shared/agent-memory';
 import { withPreloadedSkills } from '../../shared/agent-skills';
 import { mergeHooks } from '../../shared/tools/hooks';
@@ -141,6 +142,19 @@ function workspaceFor(agent: ForkAgent, input: AgentToolInput, config: SubAgents
   return root || taskQueue ? { workspace: { ...(root ? { root } : {}), ...(taskQueue ? { taskQueue } : {}) } } : {};
 }
 
+/**
+ * Before this patch a definition's Claude Code model alias (kept by the loader before it was
+ * reported, or given inline before inline ones were refused; a continued tree may still hold
+ * one) was asked for as written. Asked only for such a definition.
+ */
+export const DEFINITION_ALIAS_PATCH = 'forkflow-definition-model-alias-1';
+
+/** The model a named agent's definition asks for as this tree reads it (definitionModel), for runs under the patch. */
+export function definedModel(definition: AgentDefinition | undefined, entry?: { aliases: Record<string, string> }): string | undefined {
+  if (isClaudeCodeAlias(definition?.model) && !patched(DEFINITION_ALIAS_PATCH)) return definition?.model;
+  return definitionModel(definition, entry);
+}
+
 export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, ref: PrefixRef, background: boolean): ForkInputJson {
   return {
     ...common(agent, input, config, background),
@@ -179,11 +193,11 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: config.agents, modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
+  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).
-  const defined = config.providers ? definitionModel(definition, config.providers[input.provider ?? definition?.provider ?? parentProvider] ?? { aliases: {} }) : definitionModel(definition);
+  const defined = config.providers ? definedModel(definition, config.providers[input.provider ?? definition?.provider ?? parentProvider] ?? { aliases: {} }) : definedModel(definition);
   const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? defined }) : undefined;
   const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition: { model: defined }, parentModel: agent.summary.model });
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);

@@ -11,6 +11,7 @@
  */
 import { withMemorySection } from '../../shared/agent-memory';
 import { allowlistOf } from '../../shared/agent-provider';
+import { permittedAgents } from '../../shared/agents';
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import { controlOptions, subAgentToolDefinitions } from '../../shared/agent-tools';
@@ -92,7 +93,7 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
   const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
-  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: input.subAgents.agents, modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents) }) : [];
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: permittedAgents(input.subAgents), modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents) }) : [];
   return [...builtin, ...sub];
 }
 

@@ -9,6 +9,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { forkSkills, skillToolInput } from '../../shared/agent-tools';
 import { describeIssues } from '../../shared/fork-input';
 import type { SubAgentsConfig } from '../../shared/tree-input';
+import { permittedAgents } from '../../shared/agents';
 import type { ForkAgent } from './agent';
 import { launchChild, refusal, type Launch } from './agent-launch';
 import { skillAgentInput } from './child-input';
@@ -16,7 +17,8 @@ import { errorResult } from './tool-results';
 
 export async function skillCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   const skills = forkSkills(config.agents);
-  const names = skills.map((s) => s.name).join(', ') || 'none';
+  // Denied skills are not named to the model (a call for one is refused by name in refusal()).
+  const names = forkSkills(permittedAgents(config)).map((s) => s.name).join(', ') || 'none';
   const parsed = skillToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid Skill call: ${describeIssues(parsed.error).join('; ')}. Skills: ${names}.`);
   const skill = skills.find((s) => s.name === parsed.data.skill);

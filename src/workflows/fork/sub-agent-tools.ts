@@ -14,7 +14,7 @@ import { describeIssues } from '../../shared/fork-input';
 import { forkRecursionGuard } from '../../shared/recursion';
 import type { SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
-import { admitted, childInputFor, launchChild, launchOf, outcomeView, refusal, startAdmitted, type Launch } from './agent-launch';
+import { admitted, childInputFor, launchChild, launchOf, outcomeView, placedBy, refusal, startAdmitted, type Launch } from './agent-launch';
 import { childIdFor, resumeOf } from './child-input';
 import { markSeen, startChildAgent, stopChild } from './children';
 import { skillCall } from './skill-tool';
@@ -52,16 +52,6 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const planned = hasControls(placed) ? childInputFor(agent, config, placed, launch, background) : undefined;
   const result = await launchChild(agent, config, { id, use, input: placed, launch, background });
   return planned ? withGrant(result, grantOf(planned, agent.children.find(id)?.budget, placed)) : result;
-}
-
-/**
- * A definition's `isolation: remote` (seed 001) places its agent on the remote workers as the
- * call's own `isolation: "remote"` would (refused the same way where a tree has none); the call
- * is recorded so, and a resume goes there again. Definitions given before it was honoured never
- * carried the value (the loader left it out, inline ones were refused), so no recorded run changes.
- */
-function placedBy(launch: Launch, input: AgentToolInput): AgentToolInput {
-  return launch.kind === 'spawn' && launch.definition?.isolation === 'remote' && input.isolation === undefined ? { ...input, isolation: 'remote' } : input;
 }
 
 /** Before this patch a definition's `background: true` was not read: its agent ran in the foreground unless the call asked. */
