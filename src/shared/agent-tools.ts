@@ -49,9 +49,12 @@ export const teamSendMessageToolInput = schemaOnce('agent-tools#teamSendMessageT
   summary: z.string().min(1).max(120).optional().describe('A few words for people following along (required with a text message).'),
 }));
 
+/** A SendMessage call's rule: a text message needs its summary. */
+const textHasSummary = (v: { message: unknown; summary?: string | undefined }): boolean => typeof v.message !== 'string' || v.summary !== undefined;
+const SUMMARY_NEEDED: { message: string; path: PropertyKey[] } = { message: 'a text message needs a summary (a few words for people following along)', path: ['summary'] };
+
 /** What a SendMessage call may carry (either shape): a text message needs its summary. */
-export const sendMessageCallInput = schemaOnce('agent-tools#sendMessageCallInput', () => teamSendMessageToolInput
-  .refine((v) => typeof v.message !== 'string' || v.summary !== undefined, { message: 'a text message needs a summary (a few words for people following along)', path: ['summary'] }));
+export const sendMessageCallInput = schemaOnce('agent-tools#sendMessageCallInput', () => teamSendMessageToolInput.refine(textHasSummary, SUMMARY_NEEDED));
 export type SendMessageCallInput = z.infer<typeof sendMessageCallInput>;
 
 /** SendMessage's `interrupt`, offered with spawn controls (a tree without them reads it as an unknown key, as it always did). */
@@ -60,7 +63,7 @@ const interruptArg = schemaOnce('agent-tools#interruptArg', () => z.boolean().op
 /** A SendMessage call in a tree with spawn controls: it may also interrupt its receiver's turn. */
 export const sendMessageCallWithInterrupt = schemaOnce('agent-tools#sendMessageCallWithInterrupt', () => teamSendMessageToolInput
   .extend({ interrupt: interruptArg })
-  .refine((v) => typeof v.message !== 'string' || v.summary !== undefined, { message: 'a text message needs a summary (a few words for people following along)', path: ['summary'] }));
+  .refine(textHasSummary, SUMMARY_NEEDED));
 export type SendMessageInterruptingInput = z.infer<typeof sendMessageCallWithInterrupt>;
 
 export const taskOutputToolInput = schemaOnce('agent-tools#taskOutputToolInput', () => z.strictObject({

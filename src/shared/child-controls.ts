@@ -6,7 +6,8 @@
  * have are refused. Pure: the workflow resolves a call with these and a client can explain one.
  */
 import { z } from 'zod';
-import { applyToolAccess, toolNameSchema } from './agents';
+import { applyToolAccess } from './agent-access';
+import { toolNameSchema } from './agents';
 import { childBudget, type ForkBudgetPolicy } from './budget';
 import { schemaOnce } from './schema-once';
 

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { messageParamSchema, systemParamSchema, thinkingConfigSchema, toolDefinitionSchema, type Usage } from './anthropic';
 import type { AgentToolInput } from './agent-tools';
-import { agentDefinitionSchema, parseToolAccessPolicy, toolAccessPolicySchema, toolNameSchema } from './agents';
+import { parseToolAccessPolicy, toolAccessPolicySchema } from './agent-access';
+import { agentDefinitionSchema, toolNameSchema } from './agents';
 import { durationSchema } from './duration';
 import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
 import { prefixRefSchema } from './prefix';

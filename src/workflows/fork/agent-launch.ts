@@ -8,7 +8,8 @@
 import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { agentTypeDenied, INHERIT_MODEL, permittedAgents, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { agentTypeDenied, permittedAgents } from '../../shared/agent-access';
 import { toMs } from '../../shared/duration';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
@@ -184,7 +185,8 @@ function remoteOnly(input: AgentToolInput, launch: Launch): string | undefined {
 
 /** The agent types a call may name in this tree: general-purpose and the named agents, less the denied ones. */
 function openAgentTypes(config: SubAgentsConfig): string[] {
-  return [GENERAL_PURPOSE, ...permittedAgents(config).filter((a) => a.context !== 'fork').map((a) => a.name)].filter((n) => !agentTypeDenied(n, config.deniedAgentTypes));
+  const general = agentTypeDenied(GENERAL_PURPOSE, config.deniedAgentTypes) ? [] : [GENERAL_PURPOSE];
+  return [...general, ...permittedAgents(config).filter((a) => a.context !== 'fork').map((a) => a.name)];
 }
 
 /** Why this call's agent type (a definition's, general-purpose, a skill's) may not be started in this tree, or undefined. A fork has no type. */

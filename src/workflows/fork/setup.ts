@@ -11,7 +11,7 @@
  */
 import { withMemorySection } from '../../shared/agent-memory';
 import { allowlistOf } from '../../shared/agent-provider';
-import { permittedAgents } from '../../shared/agents';
+import { permittedAgents } from '../../shared/agent-access';
 import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
 import { controlOptions, subAgentToolDefinitions } from '../../shared/agent-tools';

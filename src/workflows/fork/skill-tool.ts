@@ -9,7 +9,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { forkSkills, skillToolInput } from '../../shared/agent-tools';
 import { describeIssues } from '../../shared/fork-input';
 import type { SubAgentsConfig } from '../../shared/tree-input';
-import { permittedAgents } from '../../shared/agents';
+import { permittedAgents } from '../../shared/agent-access';
 import type { ForkAgent } from './agent';
 import { launchChild, refusal, type Launch } from './agent-launch';
 import { skillAgentInput } from './child-input';

@@ -8,7 +8,7 @@
  */
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { applyToolAccess, type ToolAccessPolicy } from '../../shared/agents';
+import { applyToolAccess, type ToolAccessPolicy } from '../../shared/agent-access';
 import { parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
 import { grantLimits, narrowTools, tokensUnderPolicy, type CallerLimits, type GrantedLimits } from '../../shared/child-controls';
 import type { ForkInputJson } from '../../shared/fork-input';

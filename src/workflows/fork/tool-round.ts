@@ -13,7 +13,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowI
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
-import { applyToolAccess } from '../../shared/agents';
+import { applyToolAccess } from '../../shared/agent-access';
 import { decideCall, type CallDecision, type CallPolicy } from '../../shared/permissions';
 import type { ToolTraits } from '../../shared/tools/table';
 import { awaitApproval } from './approvals';

@@ -1,12 +1,6 @@
 /** The pure helpers: model precedence, tool access policies and an agent's tool set. */
-import {
-  agentToolsFor,
-  applyToolAccess,
-  parseToolAccessPolicy,
-  resolveAgentModel,
-  summarizeAgentTools,
-  type ToolAccessPolicy,
-} from '../../../src/shared/agents';
+import { resolveAgentModel, summarizeAgentTools } from '../../../src/shared/agents';
+import { agentToolsFor, applyToolAccess, parseToolAccessPolicy, type ToolAccessPolicy } from '../../../src/shared/agent-access';
 
 describe('resolveAgentModel', () => {
   const parentModel = 'parent-model';
