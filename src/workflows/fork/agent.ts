@@ -8,7 +8,7 @@
  * worktree — the opening names the worktree's path.
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { cacheHitRatio, type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
+import { type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
 import type { ForkInput } from '../../shared/fork-input';
@@ -19,10 +19,9 @@ import type { ChildRecord } from '../../shared/tree-input';
 import type { ContextSummary, PrefixRef } from '../../shared/prefix';
 import type { RequestContext, SendMessageArgs } from '../../shared/messages';
 import type { CacheBreak, ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
-import { tokensCharged } from '../../shared/budget';
 import { estimateCostUsd } from '../../shared/pricing';
-import { leftFor, ledgerTotals, ledgerView, type TreeLedger } from '../../shared/tree-ledger';
-import { isoNow, workflowNow } from '../clock';
+import { ledgerTotals, type TreeLedger } from '../../shared/tree-ledger';
+import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
 import { Inbox, renderQueuedMessage } from './inbox';
@@ -44,7 +43,7 @@ import type { TurnCall } from '../../shared/time-travel';
 import { TurnIndex } from './turn-index';
 import { McpState } from './mcp-state';
 import { TurnControl } from './turn-control';
-import { FailoverBook, failoverStatus } from '../../shared/failover';
+import { FailoverBook } from '../../shared/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
 import { TeamState } from './team-state';
 
@@ -432,79 +431,12 @@ export class ForkAgent {
     return treeTotals({ model: this.model, usage: this.usage, children: this.children.all, folded: this.children.folded, fallbacks: this.failover.state.fallbackCalls, ...(price ? { price } : {}) });
   }
 
-  /** The tree's budget and every agent's facts, at a tree's root. */
-  treeLedgerStatus(): Pick<ForkStatus, 'treeBudget' | 'perAgent'> {
-    if (!this.book) return {};
-    const t = ledgerTotals(this.book);
-    return {
-      treeBudget: { max: this.input.budget.maxTokens, charged: t.charged, left: leftFor(this.book, this.agentId), turns: t.turns, toolUses: t.toolUses },
-      perAgent: ledgerView(this.book),
-    };
-  }
-
   /** Blocks re-sent after the cached prefix at every boundary (criticalSystemReminder). */
   reminderBlocks(): TextBlock[] {
     const reminder = this.input.overrides?.criticalSystemReminder;
     return reminder ? [{ type: 'text', text: `<system-reminder>\n${reminder}\n</system-reminder>` }] : [];
   }
 
-  status(): ForkStatus {
-    return {
-      agentId: this.agentId,
-      state: this.state,
-      turns: this.turns,
-      toolUses: this.toolUses,
-      usage: this.usage,
-      cacheHitRatio: cacheHitRatio(this.usage),
-      pendingMessages: this.inbox.length,
-      // A reply is transcript: not served under skipTranscript (the result still carries it, for the caller).
-      lastText: this.input.skipTranscript ? undefined : this.lastText,
-      error: this.error,
-      forkLabel: this.input.forkLabel,
-      querySource: this.input.querySource,
-      parentAgentId: this.input.parentAgentId,
-      rootAgentId: this.rootAgentId,
-      model: this.model,
-      // Empty while the agent is being set up: the hash is computed with its request context.
-      cacheKeyHash: this.conversation?.setup.summary.cacheKeyHash ?? '',
-      usedParentSnapshot: this.conversation?.setup.usedParentSnapshot ?? false,
-      maxTurns: this.input.maxTurns,
-      maxTurnsReached: this.maxTurnsReached,
-      ...(this.cacheBreak ? { cacheBreak: this.cacheBreak } : {}),
-      cacheBreaks: this.cache.breaks,
-      ...this.keepAliveFields(),
-      budgetUsed: tokensCharged(this.budgetUsage),
-      budgetMax: this.input.budget.maxTokens,
-      ...(this.input.name ? { name: this.input.name } : {}),
-      ...(this.input.color ? { color: this.input.color } : {}),
-      ...(this.input.effort ? { effort: this.input.effort } : {}),
-      depth: this.input.depth,
-      children: childCounts(this.children.all),
-      tree: this.treeTotals(),
-      ...this.treeLedgerStatus(),
-      ...(this.workArea.containment ? { containment: this.workArea.containment } : {}),
-      permissionMode: this.input.permissionMode,
-      ...(this.conversation ? { context: this.window.status(this.model) } : {}),
-      approvals: this.approvals.pending().map(({ requestId, tool, summary, requestedAt }) => ({ requestId, tool, summary, requestedAt })),
-      activity: this.activity,
-      messages: this.messageCount,
-      ...(this.ownFrom !== undefined ? { ownMessagesFrom: this.ownFrom } : {}),
-      ...this.lineage,
-      rejectedSignals: this.rejectedSignals,
-      startedAt: this.startedAt,
-      ...(this.mcp.size ? { mcpServers: this.mcp.status(this.input.mcpServers) } : {}),
-      ...(this.toolNotices.length ? { toolNotices: [...this.toolNotices] } : {}),
-      ...withInterrupts(this.turnControl.status()),
-      ...this.failoverFields(),
-    };
-  }
-
-  /** Failover, for an agent whose provider has fallbacks (after set-up: the chain needs its model). */
-  private failoverFields(): Pick<ForkStatus, 'failover'> {
-    if (!this.conversation) return {};
-    const chain = failoverChainOf(this);
-    return chain.length > 1 ? { failover: failoverStatus(this.failover, chain, workflowNow()) } : {};
-  }
 }
 
 /** What of its lineage a continuing run takes over (the origin is in its input). */
@@ -520,10 +452,6 @@ function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
   return mcp ? { mcp } : {};
 }
 
-function withInterrupts(interrupts: ForkStatus['interrupts']): Pick<ForkStatus, 'interrupts'> {
-  return interrupts ? { interrupts } : {};
-}
-
 function withFailover(failover: CarriedState['failover']): Pick<CarriedState, 'failover'> {
   return failover ? { failover } : {};
 }
@@ -536,8 +464,3 @@ function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warm
   return warmth ? { warmth } : {};
 }
 
-function childCounts(children: readonly ChildRecord[]): ForkStatus['children'] {
-  const counts = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, total: children.length };
-  for (const c of children) counts[c.state] += 1;
-  return counts;
-}

@@ -6,6 +6,7 @@
 import { setHandler } from '@temporalio/workflow';
 import { describeIssues } from '../../shared/fork-input';
 import { sendMessageSchema, sendMessageSignal, statusQuery } from '../../shared/messages';
+import { statusOf } from './agent-status';
 import { undecodableReason } from '../../shared/undecodable';
 import { registerConversationQueries } from '../conversation-queries';
 import type { ForkAgent } from './agent';
@@ -33,7 +34,7 @@ export function registerHandlers(agent: ForkAgent): void {
     publishProgress(agent);
   });
 
-  setHandler(statusQuery, () => agent.status());
+  setHandler(statusQuery, () => statusOf(agent));
 
   registerConversationQueries(agent, {
     transcriptRefusal: () => (agent.input.skipTranscript ? `Agent ${agent.agentId} runs with skipTranscript: its transcript is not served.` : undefined),
