@@ -16,6 +16,19 @@ type Run = { workflowId: string; runId?: string };
 
 /** How long one query may take: a closed earlier run is replayed to answer, and the Read has 30 s in all. */
 const QUERY_DEADLINE_MS = 8_000;
+/** How long reading across runs may take in all before the latest run's own messages are shown instead. */
+const ACROSS_RUNS_MS = 15_000;
+/**
+ * Earlier runs followed at most: the newest messages of an agent whose runs are short (a few
+ * turns each) may lie in many runs, each a replay to ask; past this, the latest run's are shown.
+ */
+const RUNS_FOLLOWED_MAX = 8;
+
+/** The budget of one read across runs: when it must end, and how many earlier runs it may still ask. */
+interface ReadBudget {
+  until: number;
+  runs: number;
+}
 
 /**
  * Messages [from, to) of a run's conversation, following the prefix it holds by reference to
@@ -23,17 +36,18 @@ const QUERY_DEADLINE_MS = 8_000;
  * `messages` query serves what its `transcriptPage` would (only the latest run is asked that,
  * so a skipTranscript agent still refuses).
  */
-async function messagesBetween(client: Client, run: Run, from: number, to: number, query: 'transcript' | 'messages'): Promise<MessageParam[]> {
+async function messagesBetween(client: Client, run: Run, from: number, to: number, query: 'transcript' | 'messages', budget: ReadBudget): Promise<MessageParam[]> {
   const handle = client.workflow.getHandle(run.workflowId, run.runId);
   const out: MessageParam[] = [];
   const ask = (at: number, end: number) =>
-    client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => (query === 'transcript' ? handle.query(transcriptPageQuery, { from: at, to: end }) : handle.query(messagesQuery, { from: at, to: end })));
+    client.connection.withDeadline(Math.min(Date.now() + QUERY_DEADLINE_MS, budget.until), () => (query === 'transcript' ? handle.query(transcriptPageQuery, { from: at, to: end }) : handle.query(messagesQuery, { from: at, to: end })));
   for (let at = from; at < to; ) {
     const page = await ask(at, to);
     to = Math.min(to, page.total);
     if (page.prefix && at < page.prefix.count) {
       const end = Math.min(to, page.prefix.count);
-      const earlier = await messagesBetween(client, page.prefix.run, at, end, 'messages');
+      if (--budget.runs < 0) throw new Error(`more than ${RUNS_FOLLOWED_MAX} earlier runs hold messages [${at}, ${end})`);
+      const earlier = await messagesBetween(client, page.prefix.run, at, end, 'messages', budget);
       // A gap would be shown as if nothing were missing: the caller falls back instead.
       if (earlier.length !== end - at) throw new Error(`${page.prefix.run.workflowId} served ${earlier.length} of messages [${at}, ${end})`);
       out.push(...earlier);
@@ -54,8 +68,9 @@ async function messagesBetween(client: Client, run: Run, from: number, to: numbe
  * inherited as a fork), which may lie in an earlier run of its chain: a child that continued
  * as new shows its whole own conversation. A chain begun before runs carried `ownFrom` starts
  * after the prefix the latest run holds by reference, as before. When an earlier run cannot be
- * read now (past its retention, or slow to replay), the latest run's own messages are shown,
- * with what came before them counted as not shown, rather than no output at all.
+ * read now (past its retention, slow to replay, or more than RUNS_FOLLOWED_MAX runs back), the
+ * latest run's own messages are shown, with what came before them counted as not shown, rather
+ * than no output at all.
  */
 async function ownTail(client: Client, handle: Handle, ownFrom: number | undefined): Promise<{ messages: MessageParam[]; skipped: number } | undefined> {
   let probe;
@@ -68,10 +83,11 @@ async function ownTail(client: Client, handle: Handle, ownFrom: number | undefin
   const from = Math.max(start, probe.total - AGENT_OUTPUT_LIMITS.tailMessages);
   const latest = { workflowId: handle.workflowId };
   try {
-    return { messages: await messagesBetween(client, latest, from, probe.total, 'transcript'), skipped: from - start };
+    return { messages: await messagesBetween(client, latest, from, probe.total, 'transcript', { until: Date.now() + ACROSS_RUNS_MS, runs: RUNS_FOLLOWED_MAX }), skipped: from - start };
   } catch {
+    // The latest run alone: no earlier run is asked, so the budget only bounds its own pages.
     const own = Math.max(from, probe.prefix?.count ?? 0);
-    return { messages: await messagesBetween(client, latest, own, probe.total, 'transcript'), skipped: own - start };
+    return { messages: await messagesBetween(client, latest, own, probe.total, 'transcript', { until: Date.now() + QUERY_DEADLINE_MS, runs: 0 }), skipped: own - start };
   }
 }
 

@@ -110,3 +110,18 @@ test("a fork's output file starts after what it inherited, in every run", async 
   for (const part of ['Fork directive.', '[tool_result] oc-fork-one', '--- assistant\nfork resumed']) expect(resumed).toContain(part);
   expect(resumed).not.toContain('Parent-only context');
 });
+
+test('an agent whose newest messages lie in more runs than the reader follows shows its latest run, the rest counted as not shown, and the Read completes', async () => {
+  const id = 'oc-many';
+  const steps = Array.from({ length: 12 }, (_, i) => toolStep('Bash', { command: `echo oc-many-${i + 1}` }));
+  const result = await h.forkflow.startAgent({ agentId: id, prompt: script('Many short runs.', ...steps, '@reply many done'), continueAsNew: { turnsPerRun: 1 } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'many done', turns: 13 });
+  expect(await runCount(id)).toBe(13);
+  const text = await read(id);
+  expect(text).toMatch(/^Agent oc-many: completed; turns 13; tool uses 12;/);
+  expect(text).toContain('--- assistant\nmany done');
+  // Its 26 messages lie in 13 runs (two a run): more than the 8 earlier runs the reader asks,
+  // so the latest run's own message (its reply) is shown and the 25 before it are counted.
+  expect(text).toContain('[… 25 earlier messages not shown]');
+  expectParts(text, { has: [], lacks: ['Many short runs.', 'oc-many-1\n', 'oc-many-12'] });
+});
