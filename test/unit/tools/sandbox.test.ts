@@ -9,14 +9,15 @@
  * sandbox replaces), so "outside" really is the host filesystem.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { bwrapArgs, DEFAULT_LIMITS, planShell, probeSandbox, systemEntries, viewFor, type SandboxAvailability, type SandboxLimits, type ShellSandboxContext } from '../../../src/activities/tools/sandbox';
+import { bwrapArgs, DEFAULT_LIMITS, planShell, probeSandbox, systemEntries, viewFor, workspaceReachWarning, type SandboxAvailability, type SandboxLimits, type ShellSandboxContext } from '../../../src/activities/tools/sandbox';
 import type { ShellClassifier, ToolContext, WritePolicy } from '../../../src/activities/tools/types';
 import { classifyShellCommand } from '../../../src/activities/tools/shell';
 import { context, run } from './kit';
 import { realSandbox } from '../../kit/bubblewrap';
+import { folderNobodyCanEnter } from '../../kit/reachable';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const allowAll: ShellClassifier = () => Promise.resolve({ readOnly: true });
@@ -279,8 +280,11 @@ describe('resource limits', () => {
     if (process.getuid?.() !== 0 || !available.available) return expect(available.available).toBe(true);
     const noCgroup = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '', FORKFLOW_SANDBOX_CGROUP: 'off' });
     expect(noCgroup).toMatchObject({ available: true, processCap: { kind: 'unprivileged-user' } });
-    // nobody must be able to enter the workspace (mkdtemp made its folder 0700).
-    chmodSync(base, 0o755);
+    // nobody must be able to enter the workspace: not so under .scratch/ when the clone's parent is private.
+    const reachable = folderNobodyCanEnter('sandbox-nobody-');
+    ws = path.join(reachable, 'ws');
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, 'README.md'), 'original\n');
     const c = ctx(NONE, { availability: noCgroup, limits: limits({ processes: 40 }) });
     const out = await sampled(`id -u; ${BOMB}`, c, 4000);
     expect(out.content.split('\n')[0]).toBe('65534');
@@ -290,7 +294,22 @@ describe('resource limits', () => {
     const git = await run('Bash', { command: 'cat README.md && git status --short | head -3' }, c);
     expect(git).toMatchObject({ isError: false });
     expect(git.content).toContain('original');
+    rmSync(reachable, { recursive: true, force: true });
   }, 30_000);
+
+  it('refuses Bash by name in a workspace user nobody cannot enter, and the worker can say so at start', async () => {
+    if (process.getuid?.() !== 0 || !available.available) return expect(available.available).toBe(true);
+    const noCgroup = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '', FORKFLOW_SANDBOX_CGROUP: 'off' });
+    // ws lies in base, which mkdtemp made 0700: a private parent, as /root is for a clone in root's home.
+    const out = await run('Bash', { command: 'cat README.md' }, ctx(NONE, { availability: noCgroup }));
+    expect(out).toMatchObject({ isError: true });
+    expect(out.content).toContain(`nobody cannot enter ${ws}`);
+    expect(workspaceReachWarning(noCgroup, [ws])).toContain(`user nobody cannot enter the workspace ${ws}`);
+    const reachable = folderNobodyCanEnter('reach-');
+    expect(workspaceReachWarning(noCgroup, [reachable])).toBeUndefined();
+    rmSync(reachable, { recursive: true });
+    expect(workspaceReachWarning(available, [ws])).toEqual(available.processCap.kind === 'unprivileged-user' ? expect.any(String) : undefined);
+  });
 
   it('stops `yes` at the output limit, at once rather than at the timeout', async () => {
     const started = Date.now();

@@ -118,3 +118,16 @@ export function describeSandbox(a: SandboxAvailability): string {
     ? `Bash sandbox OFF: ${a.reason}. Explicit opt-out: writing forks run shell commands unsandboxed (containment: none), read-only forks behind the command classifier alone (containment: classifier-only); forks with requireSandbox refuse Bash`
     : `Bash sandbox unavailable: ${a.reason}. Bash calls are refused; install bubblewrap, or start the worker with FORKFLOW_ALLOW_UNSANDBOXED=1 (--allow-unsandboxed) to run them without it`;
 }
+
+/**
+ * A warning for the worker's start, or undefined: where a root worker has no pids cgroup, calls
+ * that write nothing run as user nobody, and Bash is refused in a workspace nobody cannot enter
+ * (one under `/root` or another private folder). Said once at start rather than found at a
+ * fork's first Bash call.
+ */
+export function workspaceReachWarning(a: SandboxAvailability, roots: readonly string[]): string | undefined {
+  if (!a.available || a.processCap.kind !== 'unprivileged-user') return undefined;
+  const unreachable = roots.filter((root) => !othersMayEnter(root));
+  if (unreachable.length === 0) return undefined;
+  return `Bash sandbox: user nobody cannot enter the workspace ${unreachable.join(', ')}: this worker runs as root without a pids cgroup, so Bash calls that write nothing (read-only and plan forks) run as nobody and will be refused there. Make it reachable (chmod o+rx on it and o+x on its parents), run the worker as a non-root user, or give it a pids cgroup`;
+}
