@@ -58,7 +58,7 @@ describe('planShell', () => {
   const base = { root: '/w', system: [] };
   it.each([
     ['none', NONE, yes, { kind: 'sandbox', spec: { root: '/w', writable: [] } }],
-    ['within', { kind: 'within', dir: '/w/m', canonicalDir: '/w/m' }, yes, { kind: 'sandbox', spec: { root: '/w', writable: ['/w/m'] } }],
+    ['within: a memory agent’s Bash writes nothing, its memory included', { kind: 'within', dir: '/w/m', canonicalDir: '/w/m' }, yes, { kind: 'sandbox', spec: { root: '/w', writable: [] }, writes: false }],
     ['workspace: sandboxed too, its workspace writable', WORKSPACE, yes, { kind: 'sandbox', spec: { root: '/w', writable: ['/w'] } }],
     ['none, unavailable: refused', NONE, UNAVAILABLE, { kind: 'refuse' }],
     ['workspace, unavailable: refused', WORKSPACE, UNAVAILABLE, { kind: 'refuse' }],
@@ -140,11 +140,16 @@ describe('Bash in the sandbox (classifier set to allow everything)', () => {
     expect(readFileSync(path.join(ws, '.forkflow', 'dev.db'), 'utf8')).toBe('SECRET-DB');
   });
 
-  it('lets a memory agent write its memory directory and nothing else', async () => {
+  it('lets a memory agent’s Bash change nothing, its memory directory included (writes go through the audited FileWrite/FileEdit)', async () => {
     const policy: WritePolicy = { kind: 'within', dir: mem, canonicalDir: mem };
-    const out = await run('Bash', { command: 'echo note > memory/n.md && echo ok; echo x > README.md' }, ctx(policy));
-    expect(out.content).toMatch(/^ok$/m);
-    expect(readFileSync(path.join(mem, 'n.md'), 'utf8')).toBe('note\n');
+    writeFileSync(path.join(mem, 'MEMORY.md'), '# index\n');
+    const before = () => readdirSync(mem).sort().map((n) => [n, readFileSync(path.join(mem, n), 'utf8')]);
+    const was = before();
+    for (const command of ['echo x >> memory/MEMORY.md', "sed -i 's/index/gone/' memory/MEMORY.md", 'cp memory/MEMORY.md memory/copy.md', 'mv memory/MEMORY.md memory/moved.md', 'ln -s ../README.md memory/link.md', 'echo note > memory/n.md', 'echo x > README.md']) {
+      const out = await run('Bash', { command }, ctx(policy));
+      expect([command, out.isError]).toEqual([command, true]);
+    }
+    expect(before()).toEqual(was);
     expect(readFileSync(path.join(ws, 'README.md'), 'utf8')).toBe('original\n');
   });
 
