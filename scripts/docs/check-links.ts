@@ -37,12 +37,15 @@ function exists(root: string, path: string, ignored: (path: string) => boolean):
   return existsSync(join(root, plain)) || ignored(plain);
 }
 
-/** Problems with links, anchors and named paths, one line each (`file:line: …`). */
-export function linkProblems(docs: MarkdownFile[], root = ROOT): string[] {
+/**
+ * Problems with the links, anchors and named paths of `pages` (default: all `docs`), one line
+ * each (`file:line: …`); anchors are looked up in any of `docs`.
+ */
+export function linkProblems(docs: MarkdownFile[], pages: MarkdownFile[] = docs, root = ROOT): string[] {
   const byFile = new Map(docs.map((d) => [d.file, d]));
   const problems: string[] = [];
   const ignored = ignoredBy(root);
-  for (const doc of docs) {
+  for (const doc of pages) {
     for (const link of doc.links) {
       const target = link.target;
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue; // http:, mailto:, …

@@ -26,6 +26,14 @@ export function program(): Command {
   return built;
 }
 
+/**
+ * A command's help as the reference prints it: defaults taken from where the generator runs
+ * (the current directory) are named, not spelled out, so the page is the same on every machine.
+ */
+export function helpOf(command: Command): string {
+  return command.helpInformation().split(JSON.stringify(process.cwd())).join('"<current directory>"').trimEnd();
+}
+
 /** Every command, depth first in the order they were registered, the program first. */
 export function commands(root: Command = program()): CliCommand[] {
   const out: CliCommand[] = [];

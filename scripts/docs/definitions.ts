@@ -40,7 +40,8 @@ function tsFiles(dir: string): string[] {
 export function docOf(node: ts.Node, source: ts.SourceFile): string {
   const ranges = ts.getLeadingCommentRanges(source.text, node.getFullStart()) ?? [];
   const last = ranges.filter((r) => source.text.startsWith('/**', r.pos)).pop();
-  if (!last) return '';
+  // A file's header comment (at its start, a blank line before the first statement) is not that statement's doc.
+  if (!last || (last.pos === 0 && /\n\s*\n/.test(source.text.slice(last.end, node.getStart(source))))) return '';
   return source.text
     .slice(last.pos + 3, last.end - 2)
     .split('\n')
@@ -86,30 +87,35 @@ export function messageDefinitions(root = ROOT): MessageDefinition[] {
   return out;
 }
 
-export interface FailureDefinition {
-  /** The ApplicationFailure `type` (a wire value). */
-  type: string;
-  /** The key of the FAILURE table in src/shared/failures.ts. */
+/** An entry of a constant table (`export const NAME = { key: 'value', … } as const`). */
+export interface TableEntry {
   key: string;
+  /** The value as written (a string literal's text, else the expression's source). */
+  value: string;
   doc: string;
 }
 
-/** The business failures of src/shared/failures.ts's `FAILURE` table, with their TSDoc. */
-export function failureDefinitions(root = ROOT): FailureDefinition[] {
-  const source = parse(join(root, 'src', 'shared', 'failures.ts'));
-  const out: FailureDefinition[] = [];
+/**
+ * The entries of a constant object table of a file of src/, with their TSDoc: FAILURE
+ * (src/shared/failures.ts), EXIT (src/cli/exit.ts), WORKFLOW_TYPES (src/shared/constants.ts).
+ */
+export function constTable(file: string, name: string, root = ROOT): TableEntry[] {
+  const source = parse(join(root, file));
+  const out: TableEntry[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isVariableDeclaration(node) && node.name.getText(source) === 'FAILURE') {
+    if (ts.isVariableDeclaration(node) && node.name.getText(source) === name) {
       let init = node.initializer;
       while (init && (ts.isAsExpression(init) || ts.isSatisfiesExpression(init))) init = init.expression;
-      if (init && ts.isObjectLiteralExpression(init)) {
-        for (const p of init.properties) {
-          if (ts.isPropertyAssignment(p) && ts.isStringLiteral(p.initializer)) out.push({ type: p.initializer.text, key: p.name.getText(source), doc: docOf(p, source) });
-        }
+      if (!init || !ts.isObjectLiteralExpression(init)) throw new Error(`${file}: ${name} is not an object literal`);
+      for (const p of init.properties) {
+        if (!ts.isPropertyAssignment(p)) continue;
+        const value = ts.isStringLiteral(p.initializer) ? p.initializer.text : p.initializer.getText(source);
+        out.push({ key: p.name.getText(source), value, doc: docOf(p, source) });
       }
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
+  if (out.length === 0) throw new Error(`${file}: no ${name} table found`);
   return out;
 }

@@ -26,18 +26,20 @@ const issuesOf = (schema: z.ZodType): Check => (value) => {
 };
 
 /**
- * The input of each signal and update a workflow validates, by its wire name (the handlers in
- * src/workflows/fork/ parse with these schemas).
+ * The input schema of each signal and update a workflow validates, by its wire name (the
+ * handlers in src/workflows/fork/ parse with these schemas).
  */
-export const MESSAGE_INPUTS: Record<string, Check> = {
-  sendMessage: issuesOf(sendMessageSchema),
-  interrupt: issuesOf(interruptArgsSchema),
-  interruptTurn: issuesOf(interruptArgsSchema),
-  backgroundChild: issuesOf(backgroundChildArgsSchema),
-  decideApproval: issuesOf(approvalDecisionSchema),
-  approvalDecision: issuesOf(approvalDecisionSchema),
-  childOutcome: issuesOf(childOutcomeReportSchema),
+export const MESSAGE_SCHEMAS: Record<string, z.ZodType> = {
+  sendMessage: sendMessageSchema,
+  interrupt: interruptArgsSchema,
+  interruptTurn: interruptArgsSchema,
+  backgroundChild: backgroundChildArgsSchema,
+  decideApproval: approvalDecisionSchema,
+  approvalDecision: approvalDecisionSchema,
+  childOutcome: childOutcomeReportSchema,
 };
+
+export const MESSAGE_INPUTS: Record<string, Check> = Object.fromEntries(Object.entries(MESSAGE_SCHEMAS).map(([name, schema]) => [name, issuesOf(schema)]));
 
 /**
  * An `overrides` snippet for a project that depends on forkflow: every `@temporalio/*` package

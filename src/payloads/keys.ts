@@ -31,6 +31,7 @@ export interface KeyRing {
   keys: EncryptionKey[];
 }
 
+/** FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE is malformed (or both are set): the message says which entry. */
 export class EncryptionKeyError extends Error {
   override name = 'EncryptionKeyError';
 }

@@ -35,7 +35,7 @@ describe('the docs as they are', () => {
   });
 
   test('relative links, anchors and repository paths resolve', () => {
-    expect(linkProblems(written)).toEqual([]);
+    expect(linkProblems(docs, written)).toEqual([]);
   });
 
   test('JSON blocks are valid as what they say they are', () => {
