@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import ignore from 'ignore';
-import { at, ROOT, type MarkdownFile } from './markdown';
+import { at, ROOT, withoutCode, type MarkdownFile } from './markdown';
 
 /** Top folders of the repository whose paths the docs name in code spans. */
 const PATH_ROOTS = ['src', 'test', 'docs', 'scripts', 'bench', 'web', 'bin'];
@@ -78,6 +78,15 @@ export function linkProblems(docs: MarkdownFile[], pages: MarkdownFile[] = docs,
       const path = repoPathOf(span.code);
       if (path !== undefined && !exists(root, path, ignored)) problems.push(`${at(span)}: \`${span.code}\` names ${path}, which does not exist`);
     }
+    // Paths named in prose (outside code and link targets): `see src/shared/cache-break.ts`.
+    const fenced = new Set(doc.blocks.flatMap((b) => Array.from({ length: b.body.split('\n').length + 2 }, (_, i) => b.line + i)));
+    doc.text.split('\n').forEach((raw, i) => {
+      if (fenced.has(i + 1)) return;
+      const prose = withoutCode(raw).text.replace(/\]\([^)]*\)/g, ']').replace(/<[^>]*>/g, '');
+      for (const m of prose.matchAll(new RegExp(`(?<![\\w/.:@-])((?:${PATH_ROOTS.join('|')})/[\\w./@*-]*[\\w*])`, 'g'))) {
+        if (!exists(root, m[1]!, ignored)) problems.push(`${doc.file}:${i + 1}: names ${m[1]!}, which does not exist`);
+      }
+    });
   }
   return problems;
 }

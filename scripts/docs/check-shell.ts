@@ -8,8 +8,9 @@
  *   input; `temporal workflow signal|update … --name <name> --input '<json>'`: the signal or
  *   update exists and the input is valid for it; `temporal workflow query … --type|--name <q>`:
  *   the query exists.
- * Lines of ```sh blocks are checked, and inline code spans that start with `forkflow `,
- * `npx forkflow ` or `npm `. Usage synopses are fine: `[--flag value]`, `<placeholder>` and `…`
+ * Lines of ```sh blocks are checked, inline code spans that start with `forkflow `,
+ * `npx forkflow ` or `npm `, and the first column of command tables (a span that starts with
+ * a command's name, e.g. `tree <rootId>`). Usage synopses are fine: `[--flag value]`, `<placeholder>` and `…`
  * are read as what they stand for.
  */
 import { readFileSync } from 'node:fs';
@@ -104,7 +105,14 @@ function forkflowProblems(root: Command, words: string[]): string[] {
       operands++;
       continue;
     }
-    const sub = operands === 0 ? command.commands.find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
+    const named = (w: string) => command.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    // `list|describe|delete` in a synopsis: each alternative must be a command; the first is followed.
+    const alternatives = word.includes('|') ? word.split('|').filter(Boolean) : [word];
+    const sub = operands === 0 ? named(alternatives[0]!) : undefined;
+    if (sub && alternatives.length > 1) {
+      const missing = alternatives.filter((a) => !named(a));
+      if (missing.length) problems.push(`${name} has no command ${missing.map((m) => `"${m}"`).join(', ')} (its commands: ${command.commands.map((c) => c.name()).join(', ')})`);
+    }
     if (sub) {
       command = sub;
       path.push(sub.name());
@@ -218,9 +226,13 @@ export function shellProblems(blocks: CodeBlock[], spans: CodeSpan[], root = ROO
       for (const words of simpleCommands(text)) problems.push(...lineProblems(words, ctx).map((p) => `${block.file}:${line}: ${p}`));
     }
   }
+  const topLevel = new Set(ctx.root.commands.map((c) => c.name()));
   for (const span of spans) {
-    if (!/^(npx )?forkflow( |$)|^npm (run|start|test)\b/.test(span.code)) continue;
-    for (const words of simpleCommands(span.code)) problems.push(...lineProblems(words, ctx).map((p) => `${span.file}:${span.line}: \`${span.code}\`: ${p}`));
+    // A command table's first column shows synopses without the program's name (`tree <rootId>`).
+    const synopsis = span.cell === 0 && topLevel.has(span.code.split(' ')[0]!);
+    if (!synopsis && !/^(npx )?forkflow( |$)|^npm (run|start|test)\b/.test(span.code)) continue;
+    const line = synopsis ? `forkflow ${span.code}` : span.code;
+    for (const words of simpleCommands(line)) problems.push(...lineProblems(words, ctx).map((p) => `${span.file}:${span.line}: \`${span.code}\`: ${p}`));
   }
   return problems;
 }

@@ -2,13 +2,16 @@
  * `npm run docs`: writes the generated reference (docs/reference/) from the source of truth —
  * the zod schemas, the environment table, commander's help, the signal/query/update and
  * failure definitions — and the API reference from TSDoc (TypeDoc with typedoc-plugin-markdown,
- * docs/reference/api/). `npm run docs -- --check` prints what differs and exits 1 instead;
- * test/unit/docs/reference.test.ts runs the same comparison in `npm test`.
+ * docs/reference/api/), and the API reports of the entry points (api-report.ts, docs/api/).
+ * `npm run docs -- --check` prints what differs and exits 1 instead; test/unit/docs/ runs the
+ * same comparisons in `npm test`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { apiReports } from './api-report';
+import { staleBuild } from './check-typescript';
 import { ROOT } from './markdown';
 import { cliPage } from './reference/cli';
 import { contractsPage, schemaFiles } from './reference/contracts';
@@ -83,9 +86,13 @@ export function differences(expected: Map<string, string>, root = ROOT): string[
 
 function main(): void {
   const check = process.argv.includes('--check');
+  // The API reports read lib/'s declarations: they must be today's.
+  const stale = staleBuild();
+  if (stale) throw new Error(stale);
   const files = generatedFiles();
   if (check) {
-    const problems = differences(files);
+    const reports = apiReports(false);
+    const problems = [...differences(files), ...reports.flatMap((r) => [...r.errors, ...(r.changed ? [`${r.file}: the public surface of ${r.importPath} changed`] : [])])];
     for (const p of problems) process.stderr.write(`${p}\n`);
     if (problems.length) {
       process.stderr.write('The generated reference is out of date: run `npm run docs`.\n');
@@ -100,6 +107,10 @@ function main(): void {
     writeFileSync(join(ROOT, path), content);
   }
   process.stdout.write(`wrote ${files.size} files under ${REFERENCE_DIR}/\n`);
+  for (const r of apiReports(true)) {
+    for (const e of r.errors) process.stderr.write(`${e}\n`);
+    process.stdout.write(`${r.file}${r.changed ? ' (updated: the public surface changed)' : ''}\n`);
+  }
 }
 
 if (require.main === module) main();

@@ -44,6 +44,8 @@ export interface CodeSpan {
   file: string;
   line: number;
   code: string;
+  /** In a table row: the cell it is in (0: the first). */
+  cell?: number;
 }
 
 /** A parsed Markdown file. `file` is relative to the repository root, with `/` separators. */
@@ -98,7 +100,7 @@ function plainHeading(raw: string): string {
 }
 
 /** The line with its inline code spans blanked out (same length), so links inside code are not links. */
-function withoutCode(line: string): { text: string; spans: string[] } {
+export function withoutCode(line: string): { text: string; spans: string[] } {
   const spans: string[] = [];
   const text = line.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (whole: string, _ticks: string, code: string) => {
     spans.push(code.trim());
@@ -126,7 +128,12 @@ export function parseMarkdown(file: string, text: string): MarkdownFile {
     for (const code of codes) {
       const index = joined.indexOf(code, at);
       at = index < 0 ? at : index + code.length;
-      spans.push({ file, line: para.line + (index < 0 ? 0 : joined.slice(0, index).split('\n').length - 1), code: code.replace(/\s*\n\s*/g, ' ') });
+      const before = index < 0 ? '' : joined.slice(0, index);
+      const lineStart = before.lastIndexOf('\n') + 1;
+      // In a table row, the cell is counted by the row's unescaped pipes before the span (code blanked out).
+      const row = plain.slice(lineStart, index);
+      const cell = plain.slice(lineStart).trimStart().startsWith('|') ? (row.match(/(?<!\\)\|/g) ?? []).length - 1 : undefined;
+      spans.push({ file, line: para.line + (index < 0 ? 0 : before.split('\n').length - 1), code: code.replace(/\s*\n\s*/g, ' '), ...(cell === undefined ? {} : { cell }) });
     }
     plain.split('\n').forEach((l, i) => {
       for (const m of l.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) links.push({ file, line: para!.line + i, target: m[1]! });

@@ -53,13 +53,14 @@ describe('the docs as they are', () => {
 });
 
 describe('each check fails on what it is for', () => {
-  test('links: a missing file, a missing anchor, a path in code that does not exist', () => {
-    const made = page(['# Title', '', 'See [a](guides/nope.md), [b](../README.md#nope), [c](#title) and `src/shared/nope.ts`.', '']);
+  test('links: a missing file, a missing anchor, a path in code or prose that does not exist', () => {
+    const made = page(['# Title', '', 'See [a](guides/nope.md), [b](../README.md#nope), [c](#title) and `src/shared/nope.ts`.', '', 'As src/shared/gone.ts says (and src/shared/fork-input.ts).', '']);
     const problems = linkProblems([...docs, made]).filter((p) => p.startsWith('docs/made-up.md'));
     expect(problems).toEqual([
       'docs/made-up.md:3: link guides/nope.md: docs/guides/nope.md does not exist',
       expect.stringContaining('docs/made-up.md:3: link ../README.md#nope: README.md has no heading #nope'),
       'docs/made-up.md:3: `src/shared/nope.ts` names src/shared/nope.ts, which does not exist',
+      'docs/made-up.md:5: names src/shared/gone.ts, which does not exist',
     ]);
   });
 
@@ -93,6 +94,10 @@ describe('each check fails on what it is for', () => {
       'temporal workflow query -w x --type no-such-query',
       '```',
       'Then `forkflow tree <root> --flat`.',
+      '',
+      '| command | |',
+      '| --- | --- |',
+      '| `worker [--workspace dir] [--bogus]` · `schedule list\\|nope` | what it does |',
     ]);
     const problems = shellProblems(made.blocks, made.spans);
     expect(problems).toEqual([
@@ -103,6 +108,8 @@ describe('each check fails on what it is for', () => {
       expect.stringMatching(/^docs\/made-up.md:5: --input is not a valid sendMessage: \(input\): Unrecognized key: "text"/),
       expect.stringMatching(/^docs\/made-up.md:6: no query "no-such-query"/),
       expect.stringMatching(/^docs\/made-up.md:8: `forkflow tree <root> --flat`: forkflow tree has no option --flat/),
+      expect.stringMatching(/^docs\/made-up.md:12: `worker \[--workspace dir\] \[--bogus\]`: forkflow worker has no option --bogus/),
+      expect.stringMatching(/^docs\/made-up.md:12: `schedule list\\\|nope`: forkflow schedule has no command "nope"/),
     ]);
   });
 
