@@ -21,7 +21,7 @@ export function fieldRows(schema: JsonSchema, path: string, internal = false): s
     if (!description) throw new Error(`fork input field ${path}${name} has no description: add .describe('…') to its zod schema (src/shared/fork-input.ts or the schema it uses), then run \`npm run docs\``);
     const fallback = required.has(name) ? 'required' : '';
     const anchor = (EXPANDED as readonly string[]).includes(`${path}${name}`) ? ` ([fields](#${name.toLowerCase()}))` : '';
-    return [code(`${path}${name}`), code(typeOf(field)), defaultOf(field) || fallback, `${internal ? description.replace(INTERNAL, '') : description}${anchor}`];
+    return [code(`${path}${name}`), code(typeOf(field)), defaultOf(field) || fallback, `${internal ? description.replace(INTERNAL, '').replace(/^./, (c) => c.toUpperCase()) : description}${anchor}`];
   });
 }
 
