@@ -21,6 +21,7 @@ import { describeSandbox, sandboxAvailability, workspaceReachWarning, type Sandb
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
 import { InboundGuardWorker } from './inbound-guard-worker';
+import { envSetting } from '../shared/env-settings';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
@@ -123,7 +124,7 @@ const batchOf = (o: Pick<ForkflowWorkerOptions, 'batchPollMs' | 'batchWindowMs' 
 };
 
 /** The roots forks' workspaces must lie under. */
-const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(process.env.FORKFLOW_WORKSPACE_ROOTS, o.workspaceRoot);
+const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(envSetting(process.env, 'FORKFLOW_WORKSPACE_ROOTS'), o.workspaceRoot);
 
 /** The default store, one per process, swept hourly of what finished runs left behind. */
 let defaultStore: FileResponseStore | undefined;

@@ -16,6 +16,7 @@ import { delimiter, join } from 'node:path';
 import { bwrapArgs } from './bwrap-args';
 import { detectProcessCap, sweepCgroups, type ProcessCap } from './limits';
 import { othersMayEnter, systemEntries } from './view';
+import { envSetting } from '../../../shared/env-settings';
 
 /** Whether Bash calls can have the sandbox on this worker. */
 export type SandboxAvailability =
@@ -70,11 +71,11 @@ const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/
 
 /** Checks the sandbox for real: a `true` run inside exactly the layout Bash calls get. */
 export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxAvailability> {
-  const allowUnsandboxed = truthy(env.FORKFLOW_ALLOW_UNSANDBOXED);
+  const allowUnsandboxed = truthy(envSetting(env, 'FORKFLOW_ALLOW_UNSANDBOXED'));
   const unavailable = (reason: string, optOut = allowUnsandboxed): SandboxAvailability => ({ available: false, reason, allowUnsandboxed: optOut });
-  if (env.FORKFLOW_SANDBOX === 'off') return unavailable('turned off by FORKFLOW_SANDBOX=off', true);
+  if (envSetting(env, 'FORKFLOW_SANDBOX') === 'off') return unavailable('turned off by FORKFLOW_SANDBOX=off', true);
   if (process.platform !== 'linux') return unavailable(`the sandbox uses Linux namespaces (bubblewrap); this is ${process.platform}`);
-  const path = env.FORKFLOW_BWRAP || findOnPath('bwrap', env);
+  const path = envSetting(env, 'FORKFLOW_BWRAP') || findOnPath('bwrap', env);
   if (!path) return unavailable('bubblewrap (bwrap) is not installed; run scripts/install-bubblewrap.sh or install the `bubblewrap` package');
   const version = await run(path, ['--version']);
   if (version.code !== 0) return unavailable(`${path} --version failed: ${version.error ?? version.output.trim()}`);
