@@ -33,7 +33,7 @@ import { Batcher } from './batcher';
 /** The failure type of a batched call left unanswered under `batchFallback: 'fail'`. */
 export const BATCH_NOT_ANSWERED = 'BatchNotAnswered';
 import { callChatCompletions } from './providers/openai-call';
-import { providerFor, type ProviderClients } from './providers/registry';
+import { providerFor, throughGateway, type ProviderClients } from './providers/registry';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -251,7 +251,7 @@ export function createModelActivities(deps: ModelDeps) {
         const anthropic = provider?.kind === 'anthropic' ? provider.anthropic : deps.anthropic;
         // An OpenAI-compatible provider: Chat Completions through its adapter (providers/openai-call.ts).
         const chat = provider?.kind === 'openai-compatible' ? provider.openai : undefined;
-        const viaDefault = anthropic === deps.anthropic && !chat;
+        const viaGateway = throughGateway(deps.gateway, provider, deps.anthropic);
         // An earlier attempt left its request (and maybe got the whole response and then lost
         // its worker, or its server): hand that response back instead of paying twice.
         const handed = retry ? await handedOver(deps.responses, key) : undefined;
@@ -288,8 +288,8 @@ export function createModelActivities(deps: ModelDeps) {
         // This attempt's proof of its gateway call: its cancel must carry it (the key alone is in history).
         const proof = randomBytes(32).toString('hex');
         try {
-          // The gateway fronts the worker's Anthropic endpoint only: other providers' calls carry no call key.
-          const digest = deps.gateway && key && viaDefault ? callKeyDigest(key) : undefined;
+          // Every provider's client the worker made for its gateway carries the call key there (providers/registry.ts).
+          const digest = deps.gateway && key && viaGateway ? callKeyDigest(key) : undefined;
           const options = {
             signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
             ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}),
@@ -338,6 +338,7 @@ export function createModelActivities(deps: ModelDeps) {
             const out = await callChatCompletions(chat, body, {
               stream: deps.stream !== false,
               signal: options.signal,
+              ...(options.headers ? { headers: options.headers } : {}),
               onEvent: (event) => {
                 progress.events++;
                 live?.onEvent(event);
@@ -378,7 +379,7 @@ export function createModelActivities(deps: ModelDeps) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
-          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault && cancelsUpstream(ctx.cancellationDetails)) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
+          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaGateway && cancelsUpstream(ctx.cancellationDetails)) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, ...(input.provider ? { provider: input.provider } : {}), model: body.model } : undefined);
           recordModelFailure(body.model, failure);
           throw failure;
