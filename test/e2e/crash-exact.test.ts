@@ -139,7 +139,8 @@ test.each(soakOr([20261123], [20261123, 7, 4242]))('seed %i: six SIGKILLs 1–6 
     }
     const results = await scenario.results;
     expect(kills).toBe(6);
-    expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
+    // A failure names its agent and error (the CI log is all there is to read).
+    expect(results.map((r) => (r.status === 'completed' ? r.status : `${r.agentId} ${r.status}: ${r.error}`))).toEqual(results.map(() => 'completed'));
     expect(differences(reference, await transcripts(forkflow, scenario.agentIds, prefix))).toEqual([]);
     await w.kill();
     counts = await gateway.stop();

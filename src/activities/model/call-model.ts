@@ -28,6 +28,8 @@ import type { LedgerClient } from '../tree';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 import { callViaBatch } from './batch-call';
+import { anthropicBatches, batchApiOf } from './batch-api';
+import { openaiBatches } from './providers/openai-batches';
 import { Batcher } from './batcher';
 
 /** The failure type of a batched call left unanswered under `batchFallback: 'fail'`. */
@@ -311,12 +313,13 @@ export function createModelActivities(deps: ModelDeps) {
           let result: ModelCallResult | undefined;
           let keeping: Promise<void> | undefined;
           let message: Anthropic.Messages.Message | undefined;
-          // Delivery `batch` (a keep-alive never: it must land before the cache expires).
-          // Only the Anthropic Messages API has batches: other providers answer interactively.
-          if (input.delivery === 'batch' && !input.keepAlive && !chat) {
+          // Delivery `batch` (a keep-alive never: it must land before the cache expires), on the
+          // provider's batch interface: Message Batches, or an OpenAI-compatible Batch API.
+          if (input.delivery === 'batch' && !input.keepAlive) {
             progress.phase = 'waiting for batch';
             const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
-            const out = await callViaBatch({ anthropic, batcher, responses: deps.responses }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            const api = chat ? batchApiOf(chat, openaiBatches) : batchApiOf(anthropic, anthropicBatches);
+            const out = await callViaBatch({ api, batcher, responses: deps.responses }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
             if (out.kind === 'message') {
               message = out.message;
               const plain = toResult(message);

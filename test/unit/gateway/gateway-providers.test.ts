@@ -77,9 +77,11 @@ test('a whole JSON completion is kept; a mid-stream error is not', async () => {
 
 test('only configured providers, at the URL the caller expects: others are refused before anything is sent', async () => {
   const stranger = new OpenAI({ baseURL: gatewayProviderUrl(gateway.url, 'elsewhere'), apiKey: 'k', maxRetries: 0 });
-  await expect(stranger.chat.completions.create(body('x\n@reply y'))).rejects.toMatchObject({ status: 404, message: expect.stringContaining('no provider "elsewhere"') });
+  await expect(stranger.chat.completions.create(body('x\n@reply y'))).rejects.toMatchObject({ status: 404 });
+  await expect(stranger.chat.completions.create(body('x\n@reply y'))).rejects.toThrow('no provider "elsewhere"');
   const misconfigured = new OpenAI({ baseURL: gatewayProviderUrl(gateway.url, 'openai'), apiKey: 'k', maxRetries: 0, defaultHeaders: { [PROVIDER_URL_HEADER]: 'https://api.example.com/v1' } });
-  await expect(misconfigured.chat.completions.create(body('x\n@reply y'))).rejects.toMatchObject({ status: 400, message: expect.stringContaining('configure the gateway and the workers alike') });
+  await expect(misconfigured.chat.completions.create(body('x\n@reply y'))).rejects.toMatchObject({ status: 400 });
+  await expect(misconfigured.chat.completions.create(body('x\n@reply y'))).rejects.toThrow('configure the gateway and the workers alike');
   expect(chatTo()).toHaveLength(0);
   // A raw path that climbs out of the provider's base path still goes to the provider's host, nowhere else.
   const status = await new Promise<number>((resolve, reject) => {
