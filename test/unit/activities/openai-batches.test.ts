@@ -66,7 +66,7 @@ test('calls gathered within the window go in one JSONL file and one batch, each 
   expect(processed.map((p) => [p.customId, p.result])).toEqual([['c-one', 'succeeded'], ['c-two', 'succeeded']]);
   const usage = out.map((o) => (o.kind === 'message' ? o.message.usage : undefined));
   expect(usage.map((u) => u!.output_tokens)).toEqual(processed.map((p) => p.usage!.output_tokens));
-  expect(usage.map((u) => u!.input_tokens + u!.cache_read_input_tokens)).toEqual(processed.map((p) => p.usage!.input_tokens + p.usage!.cache_read_input_tokens + p.usage!.cache_creation_input_tokens));
+  expect(usage.map((u) => u!.input_tokens + (u!.cache_read_input_tokens ?? 0))).toEqual(processed.map((p) => p.usage!.input_tokens + p.usage!.cache_read_input_tokens + p.usage!.cache_creation_input_tokens));
 
   // On the wire: one upload with purpose batch, each line a Chat Completions request without streaming; one create.
   const uploads = t.model.log.entries().filter(isUpload);
