@@ -36,6 +36,7 @@ import { Batcher } from './batcher';
 export const BATCH_NOT_ANSWERED = 'BatchNotAnswered';
 import { callChatCompletions } from './providers/openai-call';
 import { providerFor, throughGateway, type ProviderClients } from './providers/registry';
+import { withoutUnsignedThinking } from './providers/reasoning';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -271,7 +272,8 @@ export function createModelActivities(deps: ModelDeps) {
         // hold the workflow starts at once instead of waiting for the workflow to move.
         // A handed-over body comes without its context: that call's facts are left out.
         const built = handed ? undefined : await requestFor(deps, input);
-        const prepared = withContext(handed ?? built!.body, input.context);
+        // Another provider's reasoning (unsigned thinking) never goes to Anthropic, which checks signatures (providers/reasoning.ts).
+        const prepared = withContext(chat ? (handed ?? built!.body) : withoutUnsignedThinking(handed ?? built!.body), input.context);
         // Measured before any reservation: a request that does not fit is not sent (a handed-over one fitted).
         let requestTokens: number | undefined;
         if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body);

@@ -8,6 +8,7 @@
  */
 import { callChatCompletions } from './providers/openai-call';
 import { providerFor, throughGateway } from './providers/registry';
+import { withoutUnsignedThinking } from './providers/reasoning';
 import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
@@ -68,7 +69,7 @@ export function createCompactionActivities(deps: CompactionDeps) {
         const chat = provider?.kind === 'openai-compatible' ? provider.openai : undefined;
         const viaGateway = throughGateway(deps.gateway, provider, deps.anthropic);
         const window = input.call.context?.window;
-        const requestTokens = window ? await measureRequest(anthropic, sent, { window }, deps.countTokens !== false && !chat, ctx.cancellationSignal) : undefined;
+        const requestTokens = window ? await measureRequest(anthropic, chat ? sent : { ...sent, body: withoutUnsignedThinking(sent.body) }, { window }, deps.countTokens !== false && !chat, ctx.cancellationSignal) : undefined;
         if (window && requestTokens !== undefined) checkFits(turn, requestTokens, { window }, true);
         let result: ModelCallResult;
         // This attempt's proof of its gateway call: only it may cancel the call there.
@@ -76,7 +77,8 @@ export function createCompactionActivities(deps: CompactionDeps) {
         try {
           const digest = deps.gateway && key && viaGateway ? callKeyDigest(key) : undefined;
           const options = { signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal, ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}) };
-          const params = sent.body;
+          // Another provider's reasoning (unsigned thinking) never goes to Anthropic (providers/reasoning.ts).
+          const params = chat ? sent.body : withoutUnsignedThinking(sent.body);
           const stream = chat
             ? undefined
             : sent.betas.length > 0

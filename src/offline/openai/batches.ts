@@ -244,7 +244,7 @@ export class ChatBatchStore {
     if (batch.erroredIds.has(line.custom_id)) return this.refused(batch, line.custom_id, new ApiError(500, 'Internal error (injected by the offline model).'));
     try {
       if ((line.body as { stream?: unknown }).stream === true) throw invalidRequest('stream: batch requests cannot stream');
-      const planned = planMessages(toMessagesBody(line.body).messages, '2023-06-01', this.settings.messages, 0, { betas: [], prefixCaching: true });
+      const planned = planMessages(toMessagesBody(line.body).messages, '2023-06-01', this.settings.messages, 0, { betas: [], prefixCaching: true, reasonUnasked: true });
       const reply = planned.reply;
       if (reply.kind === 'error') return this.refused(batch, line.custom_id, reply.error);
       if (reply.kind !== 'message') return this.refused(batch, line.custom_id, new ApiError(500, 'The scripted model dropped this request.'));
