@@ -378,7 +378,7 @@ export function createModelActivities(deps: ModelDeps) {
           await (keeping ?? keep(deps.responses, key, result, body));
           // A keep-alive's reply is no message of the conversation.
           if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, result.message);
-          recordModelSuccess(body.model, result.usage);
+          recordModelSuccess(body.model, result.usage, { provider: input.provider });
           served = result;
         } catch (err) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
@@ -386,7 +386,7 @@ export function createModelActivities(deps: ModelDeps) {
           }
           if (ctx.cancellationSignal.aborted && deps.gateway && key && viaGateway && cancelsUpstream(ctx.cancellationDetails)) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, ...(input.provider ? { provider: input.provider } : {}), model: body.model } : undefined);
-          recordModelFailure(body.model, failure);
+          recordModelFailure(body.model, failure, { provider: input.provider });
           throw failure;
         }
         // Outside the provider's try: a ledger that cannot be reached is not a model error.

@@ -96,12 +96,12 @@ export function createCompactionActivities(deps: CompactionDeps) {
             ...(requestId ? { requestId } : {}),
           };
           await keep(deps.responses, key, result, sent.body);
-          recordModelSuccess(sent.body.model, result.usage);
+          recordModelSuccess(sent.body.model, result.usage, { provider: input.call.provider });
         } catch (err) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable(`compaction before turn ${turn} handed back: the worker is stopping`, 'WorkerStopping');
           if (ctx.cancellationSignal.aborted && deps.gateway && key && viaGateway) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`compaction before turn ${turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
-          recordModelFailure(sent.body.model, failure);
+          recordModelFailure(sent.body.model, failure, { provider: input.call.provider });
           throw failure;
         }
         if (textOf(result.message).trim() === '') throw ApplicationFailure.nonRetryable(`compaction before turn ${turn}: the model wrote no summary (stop reason ${result.stopReason})`, 'CompactionFailed');
