@@ -103,12 +103,14 @@ export async function startScenario(forkflow: ForkflowClient, prefix: string): P
 
   // On an OpenAI-compatible provider (Chat Completions through the gateway's provider path):
   // a multi-turn fork, and a tree whose child runs there while its parent is on Anthropic.
-  // Their prompts name the run: the provider caches every message boundary, and a run must not read the reference's cache.
-  const onOpenai = script(`OpenAI multi-turn (${prefix}).`, ...steps(9, (k) => (k % 2 ? toolStep('Grep', { pattern: 'gamma', output_mode: 'content' }, slow(3000)) : toolStep('Read', { file_path: 'docs/guide.txt' }, slow(3000)))), `${slow(2000)}@reply openai multi-turn done`);
+  // Their prompts are the same in every run (the transcripts compare token counts): a later run
+  // reads more of them from the provider's cache, which moves tokens between kinds, not their total.
+  const onOpenai = script('OpenAI multi-turn.', ...steps(9, (k) => (k % 2 ? toolStep('Grep', { pattern: 'gamma', output_mode: 'content' }, slow(3000)) : toolStep('Read', { file_path: 'docs/guide.txt' }, slow(3000)))), `${slow(2000)}@reply openai multi-turn done`);
   handles.push(await forkflow.start({ agentId: id('openai-multi'), prompt: onOpenai, provider: CRASH_OPENAI_PROVIDER, model: CRASH_OPENAI_MODEL }));
-  const openaiChild = agentStep({ description: 'openai', prompt: child(`oa (${prefix})`), provider: CRASH_OPENAI_PROVIDER, model: CRASH_OPENAI_MODEL });
-  // A spawn (not a fork: a fork stays on its parent's provider), answered in its tool result.
-  const mixed = script('Tree with a child on OpenAI.', openaiChild, `${slow(2000)}@reply after the openai child`);
+  // A spawn (not a fork: a fork stays on its parent's provider), in the background: a foreground
+  // one that outlives backgroundAfter (2 min: kills and restarts can take that) would report otherwise.
+  const openaiChild = agentStep({ description: 'openai', prompt: child('oa'), provider: CRASH_OPENAI_PROVIDER, model: CRASH_OPENAI_MODEL, run_in_background: true });
+  const mixed = script('Tree with a child on OpenAI.', openaiChild, `${slow(2000)}@reply waiting for openai`, '@reply after the openai report');
   handles.push(await forkflow.startAgent({ agentId: id('tree-oa'), prompt: mixed, model: CRASH_ANTHROPIC_MODEL, subAgents: { forkGate: false, providers: CRASH_CATALOGUE } }));
 
   return {
