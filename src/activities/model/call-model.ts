@@ -4,13 +4,13 @@
  * It streams (heartbeating on every event), passes the activity's AbortSignal to the
  * request, and returns the assistant message in request-param form plus usage.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
+import type { MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
 import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/cache-break';
 import { keepAliveMaxTokens, ttlMsAt } from '../../shared/cache-warmth';
@@ -25,7 +25,13 @@ import type { BlockPosition } from '../../shared/fork-messages';
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import type { LedgerClient } from '../tree';
-import { requestDigest, type CallKey, type ResponseStore } from './response-store';
+import type { CallKey, ResponseStore } from './response-store';
+import { callKeyDigest, cancelAtGateway, cancelsUpstream, handedOver, keep, kept } from './exactly-once';
+import { toParamBlock } from './param-blocks';
+
+// Their long-standing home: compaction, tests and benches import them from here.
+export { callKeyDigest, cancelAtGateway, cancelsUpstream, keep, kept } from './exactly-once';
+export { toParamBlock } from './param-blocks';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 import { callViaBatch } from './batch-call';
 import { anthropicBatches, batchApiOf } from './batch-api';
@@ -78,84 +84,6 @@ export interface ModelDeps {
    * limit (default on; off for endpoints without it: the estimate decides alone).
    */
   countTokens?: boolean;
-}
-
-/** The gateway's name for a call: the same on every attempt of it, and nothing else. */
-export function callKeyDigest(key: CallKey): string {
-  return createHash('sha256').update(JSON.stringify([key.namespace, key.workflowId, key.runId, key.activityId, key.turn])).digest('hex');
-}
-
-/**
- * Whether an attempt's cancellation should stop its call upstream: only when the workflow asked
- * (an interrupt, a kill, a timeout of the fork). An attempt the server gave up on — its heartbeat
- * timed out while the server was away, so it is "not found" or "timed out" when it is back —
- * will be retried, and the retry attaches to the call the gateway kept running instead of paying
- * for it twice (an outage of 30 s cancelled one call this way in the crash-exact test).
- */
-export function cancelsUpstream(details: { cancelRequested: boolean } | undefined): boolean {
-  return details?.cancelRequested === true;
-}
-
-/**
- * Best effort, and short: a gateway that does not hear of the cancel finishes the call for
- * nobody. `proof`: what this attempt sent with its call (only its worker knows it).
- */
-export async function cancelAtGateway(gateway: string, digest: string, proof: string): Promise<void> {
-  try {
-    await fetch(`${gateway.replace(/\/$/, '')}${CANCEL_PATH_PREFIX}${digest}`, { method: 'DELETE', headers: { [CALL_PROOF_HEADER]: proof }, signal: AbortSignal.timeout(2_000) });
-  } catch {
-    // The gateway is away or slow: the call runs to its end upstream, unseen.
-  }
-}
-
-/**
- * Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a
- * turn. A kept response is returned only for the request it answers (`request`, the one an
- * earlier attempt left): without that request there is nothing to bind it to, and the call is made.
- */
-export async function kept(store: ResponseStore | undefined, key: CallKey | undefined, request: MessagesRequest | undefined): Promise<ModelCallResult | undefined> {
-  if (!store || !key || !request) return undefined;
-  try {
-    await store.settle(key);
-    return await store.get(key, requestDigest(request));
-  } catch (err) {
-    Context.current().log.warn('response store unreadable; asking the model', { error: String(err) });
-    return undefined;
-  }
-}
-
-/** The request an earlier attempt of this call left, if any. */
-async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined): Promise<MessagesRequest | undefined> {
-  if (!store || !key) return undefined;
-  return store.getRequest(key).catch(() => undefined);
-}
-
-export async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult, request: MessagesRequest): Promise<void> {
-  try {
-    if (store && key) await store.put(key, result, requestDigest(request));
-  } catch (err) {
-    Context.current().log.warn('response store unwritable; a retry of this call would ask the model again', { error: String(err) });
-  }
-}
-
-type ResponseBlock = Anthropic.Messages.ContentBlock;
-
-/** Response blocks → request params: what the next request must send back, nothing more. */
-export function toParamBlock(block: ResponseBlock): ContentBlock {
-  switch (block.type) {
-    case 'text':
-      return block.citations ? { type: 'text', text: block.text, citations: block.citations } : { type: 'text', text: block.text };
-    case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-    case 'thinking':
-      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
-    case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: block.data };
-    default:
-      // Other blocks go back as they came, a provider compaction block among them (sent back
-      // unchanged: its content, encrypted content and signature).
-      return block as unknown as ContentBlock;
-  }
 }
 
 /** A position in the whole conversation, as a position in the part the request sends (from `from`). */
