@@ -24,6 +24,11 @@ export interface BatchApi {
    * provider cannot take throws here, for its call alone, before anything is submitted).
    */
   prepare(body: MessagesRequest): unknown;
+  /**
+   * Which requests may share a batch, besides the provider and the betas: OpenAI's Batch API
+   * runs one model per batch (its file is refused otherwise), Message Batches mix them.
+   */
+  groupOf?(params: unknown): string;
   /** Submits the requests as one batch; resolves with its id. `betas`: Anthropic beta headers for all of them. */
   create(requests: readonly BatchRequest[], betas: readonly string[], signal: AbortSignal): Promise<string>;
   /** Whether the batch has ended, and how many requests it holds. */

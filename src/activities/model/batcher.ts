@@ -97,7 +97,7 @@ export class Batcher {
    */
   submit(api: BatchApi, request: { customId: string; params: unknown; betas: readonly string[] }, signal: AbortSignal): Promise<string> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
-    const groupKey = `${this.clientId(api)}\n${[...request.betas].sort().join(',')}`;
+    const groupKey = `${this.clientId(api)}\n${[...request.betas].sort().join(',')}\n${api.groupOf?.(request.params) ?? ''}`;
     return new Promise<string>((resolve, reject) => {
       let group = this.groups.get(groupKey);
       if (!group) {

@@ -165,6 +165,9 @@ export class ChatBatchStore {
       if (!line.success) return problem('invalid_request', `${line.error.issues[0]?.path.join('.') || 'line'}: ${line.error.issues[0]?.message ?? 'invalid'}`);
       if (line.data.url !== CHAT_ENDPOINT) return problem('mismatched_endpoint', `The url of this line (${line.data.url}) is not the batch's endpoint (${CHAT_ENDPOINT}).`);
       if (seen.has(line.data.custom_id)) return problem('duplicate_custom_id', `The custom_id ${line.data.custom_id} appears more than once.`);
+      const model = line.data.body.model;
+      const first = batch.lines[0]?.body as { model?: unknown } | undefined;
+      if (first && model !== first.model) return problem('mismatched_model', `The model of this line (${String(model)}) is not the batch's (${String(first.model)}): a batch runs one model.`);
       seen.add(line.data.custom_id);
       batch.lines.push({ custom_id: line.data.custom_id, body: line.data.body });
     });

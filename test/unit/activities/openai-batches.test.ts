@@ -84,6 +84,25 @@ test('calls gathered within the window go in one JSONL file and one batch, each 
   expect(batcher.created).toEqual([{ batchId: out[0]!.batchId, requests: 2 }]);
 });
 
+test('calls of two models go in two batches: the Batch API runs one model per batch (and the emulator refuses a mixed file)', async () => {
+  const deps: BatchCallDeps = { api: openaiBatches(openai()), batcher: new Batcher({ windowMs: 10 * MINUTE, maxRequests: 2, pollMs: 5 }) };
+  const waiting = new AbortController();
+  const calls = [['m1', 'gpt-4.1-mini'], ['m2', 'gpt-4.1'], ['m3', 'gpt-4.1-mini']].map(([id, model]) => callViaBatch(deps, { key: keyOf(id!), customId: `c-${id}`, body: { ...body(id!), model: model! } }, id === 'm2' ? waiting.signal : new AbortController().signal, never, () => undefined));
+  // Two requests of gpt-4.1-mini fill their batch; gpt-4.1's waits for its window, which the test does not wait out.
+  await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
+  expect(t.model.log.entries().filter(isUpload).map((e) => uploadedLines(e).map((l) => (l.body as { model: string }).model))).toEqual([['gpt-4.1-mini', 'gpt-4.1-mini']]);
+  t.model.clock.advance(MINUTE);
+  expect(await Promise.all([calls[0]!, calls[2]!]).then((o) => o.map(textOf))).toEqual(['m1', 'm3']);
+  // The other model's call leaves its batch before it is sent (nothing of it reaches the provider).
+  waiting.abort(new Error('done'));
+  await expect(calls[1]).rejects.toThrow('done');
+  expect(t.model.log.entries().filter(isUpload)).toHaveLength(1);
+  const line = (id: string, model: string) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: '@reply a' }] } });
+  const client = openai();
+  const mixed = await client.files.create({ file: await OpenAI.toFile(Buffer.from(`${line('a', 'gpt-4.1-mini')}\n${line('b', 'gpt-4.1')}\n`), 'm.jsonl'), purpose: 'batch' });
+  expect(await client.batches.create({ input_file_id: mixed.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).toMatchObject({ status: 'failed', errors: { data: [{ code: 'mismatched_model', line: 2 }] } });
+});
+
 test('a call whose worker died between submit and record finds its batch by custom_id: submitted once', async () => {
   const client = openai();
   const store = memoryStore({ lose: true });

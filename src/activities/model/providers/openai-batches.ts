@@ -84,6 +84,8 @@ export function openaiBatches(client: OpenAI): BatchApi {
   };
   return {
     prepare: (body) => toChatRequest(body, false),
+    // One model per batch: the API refuses a file whose lines name several.
+    groupOf: (params) => String((params as { model?: unknown }).model),
     create: (requests, _betas, signal) =>
       restating(async () => {
         if (absent) throw new NoBatchApiError(absent);
