@@ -18,6 +18,12 @@ export const DEFAULT_BATCH_WINDOW_MS = 1_000;
 export const DEFAULT_BATCH_POLL_MS = 30_000;
 /** A batch is sent at once when it holds this many requests (the API takes 100,000 or 256 MB). */
 export const DEFAULT_BATCH_MAX_REQUESTS = 1_000;
+/**
+ * A batch is sent before it grows past this many bytes of request bodies: under the model
+ * gateway's 40 MB request limit (a batch passes through it whole: Message Batches' JSON, or an
+ * OpenAI Batch API upload) and far under the providers' own (256 MB, 200 MB).
+ */
+export const DEFAULT_BATCH_MAX_BYTES = 32 * 1024 * 1024;
 
 
 export interface BatcherOptions {
@@ -25,6 +31,8 @@ export interface BatcherOptions {
   pollMs?: number;
   /** A batch gathered this many requests is sent before its window ends (default 1,000). */
   maxRequests?: number;
+  /** A batch is sent before its request bodies pass this many bytes (default 32 MB). */
+  maxBytes?: number;
 }
 
 interface Pending {
@@ -38,6 +46,8 @@ interface Group {
   api: BatchApi;
   betas: readonly string[];
   requests: Pending[];
+  /** Bytes of the request bodies gathered (as JSON). */
+  bytes: number;
   timer: NodeJS.Timeout;
 }
 
@@ -72,6 +82,7 @@ export class Batcher {
   readonly windowMs: number;
   readonly pollMs: number;
   readonly maxRequests: number;
+  readonly maxBytes: number;
   private readonly groups = new Map<string, Group>();
   private readonly watches = new Map<string, Watch>();
   private readonly clientIds = new WeakMap<BatchApi, number>();
@@ -83,6 +94,7 @@ export class Batcher {
     this.windowMs = opts.windowMs ?? DEFAULT_BATCH_WINDOW_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_BATCH_POLL_MS;
     this.maxRequests = opts.maxRequests ?? DEFAULT_BATCH_MAX_REQUESTS;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_BATCH_MAX_BYTES;
   }
 
   private clientId(client: BatchApi): number {
@@ -98,19 +110,27 @@ export class Batcher {
   submit(api: BatchApi, request: { customId: string; params: unknown; betas: readonly string[] }, signal: AbortSignal): Promise<string> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const groupKey = `${this.clientId(api)}\n${[...request.betas].sort().join(',')}\n${api.groupOf?.(request.params) ?? ''}`;
+    const size = Buffer.byteLength(JSON.stringify(request.params));
     return new Promise<string>((resolve, reject) => {
       let group = this.groups.get(groupKey);
+      // The gathered batch would grow past its byte limit: it goes now, and this request starts the next.
+      if (group && group.requests.length > 0 && group.bytes + size > this.maxBytes) {
+        this.flush(groupKey);
+        group = undefined;
+      }
       if (!group) {
-        group = { api, betas: request.betas, requests: [], timer: setTimeout(() => this.flush(groupKey), this.windowMs) };
+        group = { api, betas: request.betas, requests: [], bytes: 0, timer: setTimeout(() => this.flush(groupKey), this.windowMs) };
         this.groups.set(groupKey, group);
       }
       const pending: Pending = { customId: request.customId, params: request.params, resolve, reject };
       group.requests.push(pending);
+      group.bytes += size;
       const onAbort = () => {
         const g = this.groups.get(groupKey);
         const at = g?.requests.indexOf(pending) ?? -1;
         if (!g || at < 0) return;
         g.requests.splice(at, 1);
+        g.bytes -= size;
         if (g.requests.length === 0) {
           clearTimeout(g.timer);
           this.groups.delete(groupKey);

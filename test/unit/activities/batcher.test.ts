@@ -129,3 +129,20 @@ test('a coalesced batch is cancelled at the provider only once every agent in it
   expect(cancel.path).toContain(t.model.batches.ids()[0]);
   expect(t.model.batches.entries().map((e) => e.result)).toEqual(['canceled', 'canceled']);
 });
+
+test('a batch goes before its request bodies pass the byte limit: the next request starts another', async () => {
+  const size = Buffer.byteLength(JSON.stringify(body('one')));
+  // Room for two requests, not three: the third sends the first two at once.
+  const batcher = new Batcher({ windowMs: 10 * MINUTE, maxRequests: 3, maxBytes: 2 * size + 10, pollMs: 5 });
+  const deps: BatchCallDeps = { api: anthropicBatches(t.client), batcher };
+  const waiting = new AbortController();
+  const calls = ['one', 'two', 'six'].map((text) => callViaBatch(deps, { key: keyOf(text), customId: `c-${text}`, body: body(text) }, text === 'six' ? waiting.signal : new AbortController().signal, never, () => undefined));
+  await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
+  t.model.clock.advance(MINUTE);
+  const out = await Promise.all(calls.slice(0, 2));
+  expect(out.map((o) => o.kind)).toEqual(['message', 'message']);
+  expect(t.model.log.entries().filter(isCreate).map(customIdsOf)).toEqual([['c-one', 'c-two']]);
+  // The third waits for its own batch's window (not waited out here).
+  waiting.abort(new Error('done'));
+  await expect(calls[2]).rejects.toThrow('done');
+});
