@@ -22,6 +22,7 @@ import type { ConversationSource } from '../../../src/activities/conversation';
 import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
 import { providersConfigSchema } from '../../../src/shared/providers';
 import { createProviderClients } from '../../../src/worker/providers';
+import { openaiBatches } from '../../../src/activities/model/providers/openai-batches';
 import { waitFor } from '../../kit/wait';
 
 let model: OfflineModel;
@@ -124,4 +125,22 @@ test('the model activity sends its call key on an OpenAI-compatible provider: a 
   expect(gateway.counts).toMatchObject({ forwarded: 1, replayed: 1 });
   expect(chatTo()).toHaveLength(1);
   expect(chatTo()[0]!.headers[CALL_PROOF_HEADER]).toBeUndefined();
+});
+
+test('a batch through the gateway: the upload, the create and the reads pass through to the provider untouched', async () => {
+  const api = openaiBatches(openai);
+  const params = api.prepare({ model: 'gpt-4.1-mini', max_tokens: 64, messages: [{ role: 'user', content: 'Go.\n@reply batched' }] });
+  const batchId = await api.create([{ customId: 'c-1', params }], [], new AbortController().signal);
+  model.clock.advance(60_000);
+  expect(await api.retrieve(batchId, new AbortController().signal)).toEqual({ ended: true, total: 1 });
+  const results = await api.results(batchId, new AbortController().signal);
+  expect(results.get('c-1')).toMatchObject({ type: 'succeeded', message: { content: [{ type: 'text', text: 'batched' }] } });
+  expect(model.log.entries().map((e) => `${e.method} ${e.path.split('?')[0]} ${e.outcome}`)).toEqual([
+    'POST /v1/files completed',
+    'POST /v1/batches completed',
+    `GET /v1/batches/${batchId} completed`,
+    `GET /v1/batches/${batchId} completed`,
+    expect.stringMatching(/^GET \/v1\/files\/file-offline\w+\/content completed$/) as string,
+  ]);
+  expect(gateway.counts.passedThrough).toBe(5);
 });
