@@ -9,6 +9,7 @@ import type { CacheAccounting, CacheTicket, PromptCache } from '../cache';
 import { applyClearing, checkCompactionBlocks, compactEdit, contextEditsOf, DEFAULT_COMPACTION_TRIGGER, fromLastCompaction } from '../context-editing';
 import { ApiError } from '../errors';
 import { atMessageEnds, flattenRequest } from '../flatten';
+import type { MediaRules } from '../../shared/media-tokens';
 import { conversationKey, messageId } from '../ids';
 import { promptTooLong } from '../limits';
 import { applyLimits } from '../output';
@@ -37,6 +38,8 @@ export interface MessagesOptions {
   streamErrorAfter?: number;
   /** Cache every message boundary instead of the marked blocks (the Chat Completions wire: automatic caching). */
   prefixCaching?: boolean;
+  /** Whose rules count images and documents (default Anthropic's; the Chat Completions wire: OpenAI's tiles). */
+  mediaRules?: MediaRules;
 }
 
 /** Usage of one pass, as the API spells it. */
@@ -62,10 +65,10 @@ function edited(req: ValidRequest, body: unknown, deps: MessagesDeps, opts: Mess
   const betas = opts.betas ?? [];
   checkCompactionBlocks(req.messages, betas);
   const edits = contextEditsOf(body as Record<string, unknown>, betas);
-  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }).totalTokens;
+  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }, opts.mediaRules).totalTokens;
   const cleared = applyClearing(fromLastCompaction(req.messages), edits, sized);
   const seen: ValidRequest = cleared.messages === req.messages ? req : { ...req, messages: cleared.messages };
-  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen)) : flattenRequest(seen);
+  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen, opts.mediaRules)) : flattenRequest(seen, opts.mediaRules);
   const window = deps.contextWindow(req.model, betas);
   if (opts.promptTooLong || flat.totalTokens > window) {
     const error = promptTooLong(Math.max(flat.totalTokens, window + 1), window);
@@ -145,7 +148,7 @@ export function planMessages(body: unknown, version: ApiVersion, deps: MessagesD
     streamErrorAfter = 1;
   }
 
-  const replyFlat = forReply === seen ? flat : flattenRequest(forReply);
+  const replyFlat = forReply === seen ? flat : flattenRequest(forReply, opts.mediaRules);
   // Newer models stop at the window rather than refuse: what the input leaves is the most they write.
   const out = applyLimits(scripted.content, scripted.stopReason, req.max_tokens as number, req.stop_sequences, window - replyFlat.totalTokens);
   const { accounting, ticket } = paused ? { accounting: { input: 0, read: 0, creation5m: 0, creation1h: 0 }, ticket: { owner, keys: [] } } : deps.cache.plan(replyFlat, min, owner);
