@@ -1,8 +1,10 @@
 /**
  * How many pages a PDF held as base64 has, read from its bytes without a PDF library: the
- * page objects (`/Type /Page`, not `/Pages`) written in the open. A PDF that keeps its
- * objects in compressed object streams (PDF 1.5+) shows none of them uncompressed; then the
- * count is undefined and callers fall back to an estimate by size. Whether it is encrypted
+ * `/Count` of the newest page-tree root (a `/Type /Pages` object without a `/Parent`; an
+ * incremental update, such as Read's page selection, appends a newer one), else the page
+ * objects (`/Type /Page`) written in the open. A PDF that keeps its objects in compressed
+ * object streams (PDF 1.5+) shows neither uncompressed; then the count is undefined and
+ * callers fall back to an estimate by size. Whether it is encrypted
  * (`/Encrypt` in a trailer: the API refuses such files) is read the same way.
  * Workflow-safe: pure code, no Node builtins.
  */
@@ -55,9 +57,10 @@ function matchAt(bytes: Uint8Array, at: number, text: string): boolean {
   return true;
 }
 
-/** Counts `/Type /Page` (any spacing) whose name ends there, and notes an `/Encrypt` key. */
-function scan(bytes: Uint8Array): { pages: number; encrypted: boolean } {
+/** Counts `/Type /Page` (any spacing) whose name ends there, notes the page-tree nodes and an `/Encrypt` key. */
+function scan(bytes: Uint8Array): { pages: number; trees: number[]; encrypted: boolean } {
   let pages = 0;
+  const trees: number[] = [];
   let encrypted = false;
   for (let i = 0; i < bytes.length; i++) {
     if (bytes[i] !== 0x2f) continue;
@@ -65,12 +68,39 @@ function scan(bytes: Uint8Array): { pages: number; encrypted: boolean } {
       let j = i + 5;
       while (isSpace(bytes[j])) j++;
       if (matchAt(bytes, j, '/Page') && isDelimiter(bytes[j + 5])) pages++;
+      else if (matchAt(bytes, j, '/Pages') && isDelimiter(bytes[j + 6])) trees.push(i);
       i = j;
     } else if (!encrypted && matchAt(bytes, i, '/Encrypt') && isDelimiter(bytes[i + 8])) {
       encrypted = true;
     }
   }
-  return { pages, encrypted };
+  return { pages, trees, encrypted };
+}
+
+/** How far around a `/Type /Pages` its object is looked for. */
+const OBJECT_WINDOW = 8192;
+
+function latin1(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 4096) s += String.fromCharCode(...bytes.subarray(i, i + 4096));
+  return s;
+}
+
+/** The `/Count` of the last page-tree root (a `/Pages` object without `/Parent`) in file order. */
+function rootCount(bytes: Uint8Array, trees: number[]): number | undefined {
+  for (let t = trees.length - 1; t >= 0; t--) {
+    const at = trees[t]!;
+    const before = latin1(bytes.subarray(Math.max(0, at - OBJECT_WINDOW), at));
+    const after = latin1(bytes.subarray(at, at + OBJECT_WINDOW));
+    const start = before.lastIndexOf(' obj');
+    const end = after.indexOf('endobj');
+    if (start < 0 || end < 0) continue;
+    const object = before.slice(start) + after.slice(0, end);
+    if (/\/Parent\b/.test(object)) continue;
+    const count = /\/Count\s+(\d+)/.exec(object);
+    if (count) return Number(count[1]);
+  }
+  return undefined;
 }
 
 /**
@@ -81,7 +111,8 @@ function scan(bytes: Uint8Array): { pages: number; encrypted: boolean } {
 export function pdfFacts(base64: string): PdfFacts {
   const bytes = decodeAll(base64);
   const found = scan(bytes);
-  return { ...(found.pages > 0 ? { pages: found.pages } : {}), encrypted: found.encrypted, bytes: bytes.length };
+  const pages = rootCount(bytes, found.trees) ?? (found.pages > 0 ? found.pages : undefined);
+  return { ...(pages !== undefined ? { pages } : {}), encrypted: found.encrypted, bytes: bytes.length };
 }
 
 /** Whether `base64` starts like a PDF (`%PDF-`). */

@@ -163,3 +163,58 @@ export function imageBlock(bytes: Buffer, mediaType = 'image/png'): { type: 'ima
 export function documentBlock(bytes: Buffer): { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string } } {
   return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: bytes.toString('base64') } };
 }
+
+/**
+ * A PDF 1.5 of `pages` pages whose catalog, page tree and pages sit in a compressed object
+ * stream, indexed by a compressed cross-reference stream (what most tools write today).
+ */
+export function packedPdf(pages: number): Buffer {
+  const inStream: string[] = [];
+  const kids: number[] = [];
+  const contentOf = (p: number) => 2 + pages + p;
+  inStream[1] = '<< /Type /Catalog /Pages 2 0 R >>';
+  for (let p = 1; p <= pages; p++) {
+    kids.push(2 + p);
+    inStream[2 + p] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${contentOf(p)} 0 R >>`;
+  }
+  inStream[2] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${pages} >>`;
+  const nums = Object.keys(inStream).map(Number);
+  let body = '';
+  const header: string[] = [];
+  for (const n of nums) {
+    header.push(`${n} ${body.length}`);
+    body += `${inStream[n]}\n`;
+  }
+  const first = `${header.join(' ')}\n`;
+  const objStm = deflateSync(Buffer.from(first + body, 'latin1'));
+  const objStmNum = 3 + 2 * pages;
+  const xrefNum = objStmNum + 1;
+  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets = new Map<number, number>();
+  const at = () => parts.reduce((n, b) => n + b.length, 0);
+  for (let p = 1; p <= pages; p++) {
+    const stream = `BT /F1 24 Tf 72 720 Td (Page ${p}) Tj ET`;
+    offsets.set(contentOf(p), at());
+    parts.push(Buffer.from(`${contentOf(p)} 0 obj\n<< /Length ${stream.length} >>\nstream\n${stream}\nendstream\nendobj\n`, 'latin1'));
+  }
+  offsets.set(objStmNum, at());
+  parts.push(Buffer.from(`${objStmNum} 0 obj\n<< /Type /ObjStm /N ${nums.length} /First ${first.length} /Filter /FlateDecode /Length ${objStm.length} >>\nstream\n`, 'latin1'), objStm, Buffer.from('\nendstream\nendobj\n', 'latin1'));
+  const xrefAt = at();
+  const rows: Buffer[] = [];
+  for (let n = 0; n <= xrefNum; n++) {
+    const row = Buffer.alloc(7);
+    if (n === 0) row.set([0, 0, 0, 0, 0, 0xff, 0xff]);
+    else if (inStream[n] !== undefined) {
+      row[0] = 2;
+      row.writeUInt32BE(objStmNum, 1);
+      row.writeUInt16BE(nums.indexOf(n), 5);
+    } else {
+      row[0] = 1;
+      row.writeUInt32BE(n === xrefNum ? xrefAt : offsets.get(n)!, 1);
+    }
+    rows.push(row);
+  }
+  const xref = deflateSync(Buffer.concat(rows));
+  parts.push(Buffer.from(`${xrefNum} 0 obj\n<< /Type /XRef /Size ${xrefNum + 1} /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length ${xref.length} >>\nstream\n`, 'latin1'), xref, Buffer.from(`\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
+}

@@ -17,3 +17,11 @@ export function mediaRulesFor(messages: readonly MessageParam[]): MediaRules {
   const media = messages.some((m) => holdsMedia(blocksOf(m)));
   return media && patched(IMAGE_TOKENS_PATCH) ? 'anthropic' : 'bytes';
 }
+
+/** Runs recorded before Read returned images and PDFs offered its text-only definition; they replay offering it. */
+export const READ_MEDIA_PATCH = 'forkflow-read-media-1';
+
+/** Whether Read is offered as the text-only tool of before (asked only where Read is offered). */
+export function textOnlyRead(names: readonly string[]): boolean {
+  return names.includes('Read') && !patched(READ_MEDIA_PATCH);
+}
