@@ -72,7 +72,8 @@ test(`an MCP tool returning a 1 MB screenshot each turn for ${TURNS} turns: ever
   const handle = await h.forkflow.start({ agentId: 'media-shots', prompt, mcpServers: { shots: hostileServer('screenshot-server', [String(SHOT_BASE64)], { startTimeout: '60s' }) }, requiredMcpServers: ['shots'], budget: { maxTokens: 100_000 }, maxTurns: TURNS + 5 });
   const result = await handle.result();
   expect(result).toMatchObject({ status: 'completed', text: `looked ${TURNS} times`, toolUses: TURNS });
-  const requests = requestsWith(mark);
+  // One request per turn (by its message count): a retried call answered twice is one turn.
+  const requests = [...new Map(requestsWith(mark).map((e) => [bodyOf(e).messages.length, e])).values()].sort((a, b) => bodyOf(a).messages.length - bodyOf(b).messages.length);
   expect(requests).toHaveLength(TURNS + 1);
   // What each turn added: the screenshot at its pixel count, and a few tokens of text around it.
   const last = bodyOf(requests[TURNS]!);
