@@ -260,7 +260,7 @@ export class OfflineServer {
       const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
       const opts = { betas, streamErrorAfter: afterEvents, promptTooLong: fault?.kind === 'prompt_too_long' };
-      if (route === 'chat_completions') return planMessages(toMessagesBody(input.body).messages, version, deps, entry.seq, { ...opts, betas: [], prefixCaching: true, reasonUnasked: true });
+      if (route === 'chat_completions') return planMessages(toMessagesBody(input.body).messages, version, deps, entry.seq, { ...opts, betas: [], prefixCaching: true, reasonUnasked: true, mediaRules: 'openai' });
       return planMessages(input.body, version, deps, entry.seq, opts);
     } catch (e) {
       if (isApiError(e)) return error(e);

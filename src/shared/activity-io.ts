@@ -3,7 +3,7 @@
  * conversation instead of carrying it (ARCHITECTURE "History must grow linearly"): each
  * message is recorded in history once, as the result that produced it.
  */
-import type { MessageParam, StopReason, Usage } from './anthropic';
+import type { MessageParam, StopReason, ToolResultBlock, Usage } from './anthropic';
 import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
 import type { ContextCallSpec, ProviderCompaction } from './context/call';
@@ -166,12 +166,17 @@ export interface ToolCallInput {
 
 export interface ToolCallResult {
   content: string;
+  /** Read of an image or a PDF: the blocks the model is shown instead of `content` (the image or document, a line of text). */
+  blocks?: ToolResultContentBlock[];
   isError: boolean;
   /** Canonical paths the call wrote (for audits). */
   touched?: string[];
   /** Bash only: what contained the command on the worker (`sandbox`, `classifier-only`, `none`). */
   containment?: 'sandbox' | 'classifier-only' | 'none';
 }
+
+/** A block of a tool result's content: text, an image, a document. */
+export type ToolResultContentBlock = Exclude<NonNullable<ToolResultBlock['content']>, string>[number];
 
 /** Tool inputs larger than this travel by reference. */
 export const INLINE_TOOL_INPUT_BYTES = 2048;

@@ -4,7 +4,6 @@
  * (the end of the server's stderr, what it sent that was not MCP) and whether the server
  * said its tool list changed.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -13,6 +12,7 @@ import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextproto
 import { isHttpServer, type McpServerConfig } from '../../shared/tools/mcp';
 import { defaultStateDir } from '../tools/sandbox/protected';
 import { expandRecord, expandVars } from './env';
+import { makeScratch, removeScratch } from './scratch';
 
 /** The most of a server's stderr (and of its stray output) kept for error messages. */
 const TAIL_CHARS = 2_000;
@@ -39,23 +39,12 @@ function clientFor(): Client {
 }
 
 /**
- * A fresh, empty directory of this user's alone (0700, random name) under `base`, for a stdio
- * server whose config names no `cwd`. Never the agent's workspace: a writing fork could
- * otherwise plant what a relative command, `npx` or `python -m` would then run outside the
- * sandbox when the next session starts.
- */
-async function scratchDir(base: string): Promise<string> {
-  await mkdir(base, { recursive: true, mode: 0o700 });
-  return mkdtemp(join(base, 'server-'));
-}
-
-/**
  * Connects and initializes within `timeoutMs`. Throws with the server's own words (stderr,
  * stray output) when it exits, speaks something other than MCP, or does not answer.
  */
 export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
   const client = clientFor();
-  const scratch = !isHttpServer(config) && !config.cwd ? await scratchDir(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
+  const scratch = !isHttpServer(config) && !config.cwd ? await makeScratch(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
   let stderr = '';
   let errors = '';
   const state = { listChanged: false, closed: false };
@@ -94,7 +83,7 @@ export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: 
     async close() {
       state.closed = true;
       await client.close().catch(() => undefined);
-      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      if (scratch) await removeScratch(scratch);
     },
   };
   try {

@@ -19,7 +19,8 @@ import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { capAttempts, classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
-import { estimateRequestTokens } from '../../shared/request-tokens';
+import { estimateRequestTokens, type MediaRules } from '../../shared/request-tokens';
+import { checkMedia, mediaRulesOf } from './media-check';
 import { viewMessages } from '../../shared/context/view';
 import type { BlockPosition } from '../../shared/fork-messages';
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
@@ -120,11 +121,11 @@ function budgetExhausted(turn: number, why: string): ApplicationFailure {
  * in a tree, to what the root reserved for it. Throws `BudgetExhausted` when even the input
  * does not fit. The same request (a retry, a handed-over body) gets the same reservation.
  */
-async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest): Promise<MessagesRequest> {
+async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest, rules?: MediaRules): Promise<MessagesRequest> {
   const budget = input.budget;
   // A keep-alive reserves nothing (tree-ledger.ts): it is charged after, like any call.
   if (!budget || input.keepAlive) return body;
-  const inputTokens = estimateRequestTokens(body);
+  const inputTokens = estimateRequestTokens(body, rules);
   const need = inputTokens + 1;
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
   if (tokens < need) throw budgetExhausted(input.turn, `this agent has ${budget.left} tokens of its budget left, and the request alone is about ${inputTokens}`);
@@ -202,17 +203,19 @@ export function createModelActivities(deps: ModelDeps) {
         const built = handed ? undefined : await requestFor(deps, input);
         // Another provider's reasoning (unsigned thinking) never goes to Anthropic, which checks signatures (providers/reasoning.ts).
         const prepared = withContext(chat ? (handed ?? built!.body) : withoutUnsignedThinking(handed ?? built!.body), input.context);
+        if (!handed) checkMedia(input.turn, prepared.body, input.context?.window);
+        const rules = mediaRulesOf(chat);
         // Measured before any reservation: a request that does not fit is not sent (a handed-over one fitted).
         let requestTokens: number | undefined;
-        if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body);
+        if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body, rules);
         else if (input.context && !input.keepAlive && !handed) {
           // Chat Completions has no count_tokens: the estimate decides alone.
           const counting = deps.countTokens !== false && !chat;
-          requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal);
+          requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal, rules);
           checkFits(input.turn, requestTokens, input.context, counting);
         }
         // A fallback's model (src/shared/failover.ts): the same request, asked of another model.
-        const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body);
+        const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body, rules);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         live?.start(body.model);

@@ -9,6 +9,7 @@ import type { CacheAccounting, CacheTicket, PromptCache } from '../cache';
 import { applyClearing, checkCompactionBlocks, compactEdit, contextEditsOf, DEFAULT_COMPACTION_TRIGGER, fromLastCompaction } from '../context-editing';
 import { ApiError } from '../errors';
 import { atMessageEnds, flattenRequest } from '../flatten';
+import type { MediaRules } from '../../shared/media-tokens';
 import { conversationKey, messageId } from '../ids';
 import { promptTooLong } from '../limits';
 import { applyLimits } from '../output';
@@ -40,6 +41,8 @@ export interface MessagesOptions {
   prefixCaching?: boolean;
   /** A step's `@think` is answered whatever the request's `thinking` (the Chat Completions wire: a reasoning model reasons unasked). */
   reasonUnasked?: boolean;
+  /** Whose rules count images and documents (default Anthropic's; the Chat Completions wire: OpenAI's tiles). */
+  mediaRules?: MediaRules;
 }
 
 /**
@@ -76,10 +79,10 @@ function edited(req: ValidRequest, body: unknown, deps: MessagesDeps, opts: Mess
   const betas = opts.betas ?? [];
   checkCompactionBlocks(req.messages, betas);
   const edits = contextEditsOf(body as Record<string, unknown>, betas);
-  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }).totalTokens;
+  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }, opts.mediaRules).totalTokens;
   const cleared = applyClearing(fromLastCompaction(req.messages), edits, sized);
   const seen: ValidRequest = cleared.messages === req.messages ? req : { ...req, messages: cleared.messages };
-  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen)) : flattenRequest(seen);
+  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen, opts.mediaRules)) : flattenRequest(seen, opts.mediaRules);
   const window = deps.contextWindow(req.model, betas);
   if (opts.promptTooLong || flat.totalTokens > window) {
     const error = promptTooLong(Math.max(flat.totalTokens, window + 1), window);
@@ -159,7 +162,7 @@ export function planMessages(body: unknown, version: ApiVersion, deps: MessagesD
     streamErrorAfter = 1;
   }
 
-  const replyFlat = forReply === seen ? flat : flattenRequest(forReply);
+  const replyFlat = forReply === seen ? flat : flattenRequest(forReply, opts.mediaRules);
   // Newer models stop at the window rather than refuse: what the input leaves is the most they write.
   const out = applyLimits([...reasoningOf(scripted.modifiers, req, opts), ...scripted.content], scripted.stopReason, req.max_tokens as number, req.stop_sequences, window - replyFlat.totalTokens);
   const { accounting, ticket } = paused ? { accounting: { input: 0, read: 0, creation5m: 0, creation1h: 0 }, ticket: { owner, keys: [] } } : deps.cache.plan(replyFlat, min, owner);

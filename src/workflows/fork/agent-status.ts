@@ -6,7 +6,7 @@
 import { cacheHitRatio } from '../../shared/anthropic';
 import { tokensCharged } from '../../shared/budget';
 import { failoverStatus } from '../../shared/failover';
-import type { ForkStatus } from '../../shared/status';
+import { isTerminal, type ForkStatus } from '../../shared/status';
 import type { ChildRecord } from '../../shared/tree-input';
 import { leftFor, ledgerTotals, ledgerView } from '../../shared/tree-ledger';
 import { workflowNow } from '../clock';
@@ -20,7 +20,9 @@ function treeLedgerStatus(agent: ForkAgent): Pick<ForkStatus, 'treeBudget' | 'pe
   const t = ledgerTotals(agent.book);
   return {
     treeBudget: { max: agent.input.budget.maxTokens, charged: t.charged, left: leftFor(agent.book, agent.agentId), turns: t.turns, toolUses: t.toolUses },
-    perAgent: ledgerView(agent.book),
+    // The root's own row is written as it starts and its runs end; a root that has finished
+    // (its result taken, or a query of its closed run) says so in its row too.
+    perAgent: ledgerView(agent.book).map((row) => (row.agentId === agent.agentId && row.state === 'running' && isTerminal(agent.state) ? { ...row, state: 'ended' as const } : row)),
   };
 }
 

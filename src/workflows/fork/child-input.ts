@@ -26,6 +26,7 @@ import { confineCwd } from '../../shared/workspace-path';
 import type { PrefixRef } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { isBuiltinTool, toolDefinition, type BuiltinToolName } from '../../shared/tools/schemas';
+import { textOnlyRead } from './media-rules';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
 import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
@@ -194,7 +195,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
+  const textRead = textOnlyRead(names);
+  const tools = [...names.map((name) => toolDefinition(name, { textRead })), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).

@@ -25,6 +25,7 @@ import { compactor, modelQueueOf } from '../activities';
 import { compacted as countCompaction, compactionTokens } from '../metrics';
 import type { ForkAgent } from './agent';
 import { modelCallInput } from './call-input';
+import { mediaRulesFor } from './media-rules';
 import { publishProgress } from './visibility';
 import { countOnProvider } from './provider-usage';
 
@@ -83,7 +84,7 @@ async function compact(agent: ForkAgent, turn: number, reason: CompactionReason,
   const keeper = agent.window;
   const end = agent.messageCount;
   const keepBudget = Math.floor(keeper.windowTokens * keeper.policy.keepRecent);
-  const keepFrom = recentTurnsStart(agent.messages, agent.base, keeper.from, keepBudget);
+  const keepFrom = recentTurnsStart(agent.messages, agent.base, keeper.from, keepBudget, mediaRulesFor(agent.messages));
   const n = keeper.compactions + 1;
   agent.doing(`compacting the context before turn ${turn}`);
   publishProgress(agent);

@@ -27,6 +27,7 @@ import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
 import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
+import { textOnlyRead } from './media-rules';
 import { cacheKeyComponents } from '../../shared/cache-key';
 import { changedParts, resumable, type CounterfactualPart } from '../../shared/time-travel';
 import { blocksOf } from '../../shared/anthropic';
@@ -92,7 +93,9 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
-  const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
+  const names = input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all;
+  const textRead = textOnlyRead(names);
+  const builtin = names.map((name) => toolDefinition(name, { textRead }));
   const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: permittedAgents(input.subAgents), modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents) }) : [];
   return [...builtin, ...sub];
 }

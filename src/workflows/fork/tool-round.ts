@@ -56,7 +56,7 @@ function availableTools(agent: ForkAgent): string[] {
 }
 
 function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
-  return r.isError ? errorResult(toolUseId, r.content) : { type: 'tool_result', tool_use_id: toolUseId, content: r.content };
+  return r.isError ? errorResult(toolUseId, r.content) : { type: 'tool_result', tool_use_id: toolUseId, content: r.blocks ?? r.content };
 }
 
 /** Read-only tools may run side by side; anything that writes runs alone, in order. */

@@ -2,7 +2,7 @@
  * MCP servers for the tests: the two reference servers installed from npm and not written
  * here — `@modelcontextprotocol/server-filesystem` over stdio, `@modelcontextprotocol/
  * server-everything` over streamable HTTP (a process of its own on a free port) — and the
- * hostile ones in this folder.
+ * hostile (and the screenshot) ones in this folder.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -25,7 +25,7 @@ export function everythingStdio(extra: Partial<McpServers[string]> = {}): McpSer
 }
 
 /** One of the hostile servers of this folder, over stdio. */
-export function hostileServer(file: 'many-tools-server' | 'malformed-server', args: string[] = [], extra: Partial<McpServers[string]> = {}): McpServers[string] {
+export function hostileServer(file: 'many-tools-server' | 'malformed-server' | 'screenshot-server', args: string[] = [], extra: Partial<McpServers[string]> = {}): McpServers[string] {
   return { command: process.execPath, args: ['-r', tsx, join(__dirname, `${file}.ts`), ...args], ...extra } as McpServers[string];
 }
 
