@@ -39,6 +39,21 @@ import { hooksSchema } from './tools/hooks';
 import { teamInputSchema } from './team';
 
 /**
+ * One rule of `permissionRules.allow`: a tool name or `prefix*`. Claude Code's
+ * `Tool(specifier)` form is refused by name (forkflow decides per tool; the sandbox contains Bash).
+ */
+const permissionRuleSchema = z.string().superRefine((v, ctx) => {
+  if (/^[A-Za-z0-9_.:-]{1,128}\*?$/.test(v)) return;
+  const specifier = /^([A-Za-z0-9_.:-]{1,128})\(.*\)$/.exec(v);
+  ctx.addIssue({
+    code: 'custom',
+    message: specifier
+      ? `"${v.slice(0, 80)}": Claude Code's Tool(specifier) rules are not supported (forkflow allows a tool or not, and Bash runs contained in the OS sandbox): allow "${specifier[1]}" instead, or keep asking for it`
+      : 'a rule is a tool name, or a prefix ending in *',
+  });
+});
+
+/**
  * A snapshot of the parent's last model request: everything that must be byte-identical
  * for the provider's prompt cache to carry across the fork boundary.
  */
@@ -165,15 +180,26 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   toolFilter: toolFilterSchema.default('allowAll').describe("Which tools it may use: `allowAll` (writes only inside the workspace, Bash in the sandbox), `readOnly`, or `{ kind: 'autoMem', memoryDir }` (writes only inside `memoryDir`)."),
   // ── Permission mode and containment (src/shared/permissions.ts decides per call) ──
   /**
-   * Seed 001's permission modes. `default` and `acceptEdits`: the filter's tools, writes only
-   * inside the workspace, every shell command in the OS sandbox, nothing asked. `plan`:
-   * read-only whatever the filter. `bubble`: file writes (and any shell command that could
-   * not run sandboxed) wait for a decision (update decideApproval, signal approvalDecision).
-   * `bypassPermissions`: nothing asked and Bash outside the sandbox — only with
-   * `allowBypassPermissions: true`. Sub-agents: a fork is `bubble`, a named agent takes its
-   * definition's mode (default `acceptEdits`), never looser than its parent's.
+   * Seed 001's permission modes. `acceptEdits` (when none is given): the filter's tools, writes
+   * only inside the workspace, every shell command in the OS sandbox, nothing asked. `default`:
+   * file writes and service or MCP tools not declared read-only wait for the operator's decision
+   * (update decideApproval, signal approvalDecision) unless `permissionRules.allow` names them.
+   * `plan`: read-only whatever the filter. `bubble`: asks as `default` does, the request going
+   * up (to the parent agent too, with `subAgents.parentApprovals`). `bypassPermissions`: nothing
+   * asked and Bash outside the sandbox — only with `allowBypassPermissions: true`. Sub-agents: a
+   * fork is `bubble`, a named agent takes its definition's mode (default `acceptEdits`) within
+   * its parent's (never looser).
    */
-  permissionMode: z.enum(PERMISSION_MODES).default('default').describe('`default`, `acceptEdits`, `plan` (read-only), `bubble` (file writes wait for an approval) or `bypassPermissions` (needs `allowBypassPermissions`).'),
+  permissionMode: z.enum(PERMISSION_MODES).default('acceptEdits').describe('`acceptEdits` (nothing asked), `default` (file writes and tools not declared read-only wait for the operator unless `permissionRules.allow` names them), `plan` (read-only), `bubble` (asks as `default` does, the parent agent too with `subAgents.parentApprovals`) or `bypassPermissions` (needs `allowBypassPermissions`).'),
+  /**
+   * The main rules an asking mode (`default`, `bubble`) follows: `allow` names tools (exact, or
+   * `prefix*`) that run without asking. Claude Code's `Tool(specifier)` rules are refused by
+   * name: forkflow decides per tool, and the sandbox contains what Bash does. Sub-agents inherit it.
+   */
+  permissionRules: z
+    .strictObject({ allow: z.array(permissionRuleSchema).max(200).describe('Tool names, or prefixes ending in `*`.') })
+    .optional()
+    .describe("Tools that never ask under `default` or `bubble` (`allow`: names or `prefix*`); Claude Code's `Tool(specifier)` rules are refused. Sub-agents inherit it."),
   /** The starting caller's explicit consent to `bypassPermissions` (its own, or a named sub-agent's). Sub-agents inherit it. */
   allowBypassPermissions: z.boolean().optional().describe("The caller's consent to `bypassPermissions` (required with it; lets named sub-agents use it). Sub-agents inherit it."),
   /**

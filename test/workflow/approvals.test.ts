@@ -13,7 +13,7 @@ import { temporal } from '@temporalio/proto';
 import { decideApprovalUpdate } from '../../src/shared/messages';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
-import { script, toolResultsIn, toolStep } from '../kit/tree';
+import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { rejectionOf, waitFor } from '../kit/wait';
 
 const E = temporal.api.enums.v1.EventType;
@@ -93,4 +93,34 @@ test('cancelled while waiting for an approval: the fork ends killed at once, the
   expect(events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_FIRED)).toBe(false);
   expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool')).toBe(false);
   await expect(h.forkflow.approve('approval-cancelled', pending.requestId)).rejects.toThrow();
+});
+
+test("default asks per the main rules: a write waits for the operator, an allow rule lets it through, a named agent's own default asks under a root that does not (S1-57, S1-53)", async () => {
+  // A root in `default`: its FileWrite waits for the operator's decision.
+  const asking = await h.forkflow.start({ agentId: 'default-asks', prompt: script('Write.', toolStep('FileWrite', { file_path: 'default-asks.txt', content: 'asked' }), '@reply wrote'), permissionMode: 'default' });
+  const pending = await waitFor(async () => (await asking.status()).approvals[0], 'the approval request');
+  expect(pending).toMatchObject({ tool: 'FileWrite', summary: 'FileWrite: default-asks.txt' });
+  expect(existsSync(join(h.workspaceRoot, 'default-asks.txt'))).toBe(false);
+  expect(await h.forkflow.approve('default-asks', pending.requestId)).toBe('approved');
+  expect(await asking.result()).toMatchObject({ status: 'completed', text: 'wrote' });
+  expect(existsSync(join(h.workspaceRoot, 'default-asks.txt'))).toBe(true);
+  await recordHistory(h.client.workflow.getHandle('default-asks'), 'default-mode-asks');
+
+  // The input's allow rule: the same write runs unasked.
+  const ruled = await h.forkflow.start({ agentId: 'default-ruled', prompt: script('Write.', toolStep('FileWrite', { file_path: 'default-ruled.txt', content: 'ruled' }), '@reply wrote'), permissionMode: 'default', permissionRules: { allow: ['FileWrite'] } });
+  expect(await ruled.result()).toMatchObject({ status: 'completed', text: 'wrote' });
+  expect((await ruled.status()).approvals).toEqual([]);
+  // Claude Code's Tool(specifier) rules are refused by name.
+  await expect(h.forkflow.start({ agentId: 'default-specifier', prompt: 'x', permissionMode: 'default', permissionRules: { allow: ['Bash(npm test:*)'] } })).rejects.toThrow(/Tool\(specifier\) rules are not supported/);
+
+  // A named agent whose definition says `default`, under a root that asks nothing (acceptEdits, the default): its own mode applies.
+  const writer = { name: 'writer', description: 'Writes.', systemPrompt: 'You write.', sourceFile: 'writer.md', permissionMode: 'default' as const };
+  const child = script('Write it.', toolStep('FileWrite', { file_path: 'named-default.txt', content: 'named' }), '@reply child wrote');
+  const root = await h.forkflow.startAgent({ agentId: 'default-named', prompt: script('Delegate.', agentStep({ subagent_type: 'writer', prompt: child }), '@reply done'), subAgents: { forkGate: false, agents: [writer] } });
+  expect((await root.status()).permissionMode).toBe('acceptEdits');
+  const childPending = await waitFor(async () => (await h.forkflow.status('default-named.spawn-1').catch(() => undefined))?.approvals[0], "the named agent's approval request");
+  expect((await h.forkflow.status('default-named.spawn-1')).permissionMode).toBe('default');
+  expect(await h.forkflow.approve('default-named.spawn-1', childPending.requestId)).toBe('approved');
+  expect(await root.result()).toMatchObject({ status: 'completed', text: 'done' });
+  expect(existsSync(join(h.workspaceRoot, 'named-default.txt'))).toBe(true);
 });

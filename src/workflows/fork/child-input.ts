@@ -64,6 +64,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...sandboxFor(agent, input),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
     ...(agent.input.allowBypassPermissions ? { allowBypassPermissions: true } : {}),
+    // The main rules hold for the whole tree (seed 001: global allow rules still apply).
+    ...(agent.input.permissionRules ? { permissionRules: agent.input.permissionRules } : {}),
     ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
     approval: agent.input.approval,
     ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
@@ -161,7 +163,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...common(agent, input, config, background),
     parentRef: ref,
     querySource: FORK_QUERY_SOURCE,
-    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true),
+    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true, agent.defaultAsks),
     maxTurns: config.forkMaxTurns ?? DEFAULTS.forkMaxTurns,
     // A fork runs as its caller does: on its effort too (its colour stays its caller's own).
     ...(agent.input.effort ? { effort: agent.input.effort } : {}),
@@ -228,7 +230,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     // Set when it differs from the caller's (the caller's own, if named, came with `common`).
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
     ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),
-    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
+    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true, agent.defaultAsks),
     ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
   };

@@ -44,7 +44,15 @@ function policyOf(agent: ForkAgent, tool?: ToolTraits): CallPolicy {
   const mode = agent.input.permissionMode;
   // The patch is asked only where it matters, so other runs' histories carry no marker.
   const unasked = mode === 'bubble' && tool?.effect === 'shell' && patched(SANDBOXED_SHELL_PATCH);
-  return { filter: agent.input.toolFilter, mode, ...(agent.memory ? { memory: agent.memory } : {}), ...(unasked ? { sandboxedShellAsksNothing: true } : {}) };
+  const rules = agent.input.permissionRules?.allow;
+  return {
+    filter: agent.input.toolFilter,
+    mode,
+    ...(agent.memory ? { memory: agent.memory } : {}),
+    ...(unasked ? { sandboxedShellAsksNothing: true } : {}),
+    ...(agent.defaultAsks ? { defaultAsks: true } : {}),
+    ...(rules ? { allowRules: rules } : {}),
+  };
 }
 
 /** The tools this agent could call now, for a refusal's message. */
