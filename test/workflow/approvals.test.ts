@@ -124,3 +124,23 @@ test("default asks per the main rules: a write waits for the operator, an allow 
   expect(await root.result()).toMatchObject({ status: 'completed', text: 'done' });
   expect(existsSync(join(h.workspaceRoot, 'named-default.txt'))).toBe(true);
 });
+
+test('a decision that arrives after its request expired is queued to the agent as a message, not refused; the call is not run (S1-86)', async () => {
+  const prompt = script('Write.', toolStep('FileWrite', { file_path: 'late.txt', content: 'late' }), toolStep('Glob', { pattern: '*.none' }, '@sleep 4000 '), '@reply unreachable: the late message is the next prompt');
+  const handle = await h.forkflow.start({ agentId: 'approval-late', prompt, permissionMode: 'bubble', approval: { timeout: '1s', onTimeout: 'deny' } });
+  // The request expires (the model reads "Not run"), then the late decision comes.
+  const requestId = await waitFor(async () => {
+    const results = toolResultsIn(await h.forkflow.transcript('approval-late').catch(() => []));
+    if (!results[0]?.text.includes('nobody approved')) return undefined;
+    const uses = (await h.forkflow.transcript('approval-late')).flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content : []));
+    return uses.find((b) => b.type === 'tool_use' && b.name === 'FileWrite')?.id;
+  }, 'the expired request');
+  expect(await h.forkflow.approve('approval-late', requestId, { by: 'ops-oncall' })).toBe('approved');
+  // Decided once: a second decision is refused as for an unknown request.
+  await expect(h.forkflow.approve('approval-late', requestId)).rejects.toThrow(/No pending approval/);
+  // The scripted model reads the queued message as its next prompt, and reports on it.
+  expect(await handle.result()).toMatchObject({ status: 'completed', text: expect.stringContaining('[late permission decision by ops-oncall]') as string });
+  expect(existsSync(join(h.workspaceRoot, 'late.txt'))).toBe(false);
+  const delivered = (await h.forkflow.transcript('approval-late')).filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+  expect(delivered.some((t) => t.includes('[late permission decision by ops-oncall]') && t.includes('FileWrite: late.txt') && t.includes('approved by ops-oncall after it had stopped waiting, so it was not run'))).toBe(true);
+});
