@@ -12,6 +12,7 @@ import { schemaOnce } from './schema-once';
 import { structuredMessageSchema, TEAM_NAME_PATTERN } from './team';
 import { accessObject, budgetPolicyArg, childBudgetArg, TOOL_ACCESS_TEXT, toolAccessArg } from './child-controls';
 import { LIST_AGENTS, listAgentsTool } from './agent-list';
+import { ANSWER_APPROVAL, answerApprovalTool } from './parent-approvals';
 
 /** Longest system prompt an Agent call may give its child (characters): a model-chosen input, bounded. */
 export const SPAWN_SYSTEM_PROMPT_MAX = 100_000;
@@ -97,7 +98,7 @@ export type SkillToolInput = z.infer<typeof skillToolInput>;
 
 export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;
 
-export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop', LIST_AGENTS] as const;
+export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop', LIST_AGENTS, ANSWER_APPROVAL] as const;
 export type SubAgentToolName = (typeof SUB_AGENT_TOOLS)[number];
 
 export function isSubAgentTool(name: string): name is SubAgentToolName {
@@ -128,14 +129,16 @@ export interface AgentToolOptions {
   spawnControls?: boolean;
   /** `subAgents.listAgents`: the ListAgents tool is offered (last). Off: not offered. */
   listAgents?: boolean;
+  /** `subAgents.parentApprovals`: the AnswerApproval tool is offered (after ListAgents). Off: not offered. */
+  parentApprovals?: boolean;
 }
 
 /** The Agent call as a tree with spawn controls shows it: tool_access as the object (the parser also takes it as a JSON string). */
 const agentShownWithControls = schemaOnce('agent-tools#agentShownWithControls', () => agentToolInput.extend({ tool_access: accessObject.optional().describe(TOOL_ACCESS_TEXT) }));
 
-/** The options a tree's `spawnControls` and `listAgents` settings give (absent when off, so options compare as before). */
-export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents'> {
-  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}) };
+/** The options a tree's `spawnControls`, `listAgents` and `parentApprovals` settings give (absent when off, so options compare as before). */
+export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined; parentApprovals?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents' | 'parentApprovals'> {
+  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}), ...(config.parentApprovals ? { parentApprovals: true } : {}) };
 }
 
 /** The Agent call's fields that only trees with `spawnControls` offer. */
@@ -193,5 +196,6 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
     { name: 'TaskStop', description: 'Stop a running sub-agent (its partial result is kept) or background command.', input_schema: jsonSchema(taskStopToolInput) },
     ...(opts.listAgents ? [listAgentsTool()] : []),
+    ...(opts.parentApprovals ? [answerApprovalTool()] : []),
   ];
 }

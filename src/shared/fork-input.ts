@@ -282,7 +282,15 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   failover: failoverInputSchema.optional().describe('Fallback providers and models for an outage of its own, when it has no `subAgents.providers` to read them from.'),
   /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
   toolAccess: toolAccessInputSchema.optional().describe("Which tools it may use on top of the filter: `{ mode: 'inherit' | 'allow_list' | 'deny_list', tools? }`, or that as a JSON string."),
-  approval: z.strictObject({ timeout: durationSchema.default('1h').describe('How long an approval request waits for a decision.'), onTimeout: z.enum(['deny', 'fail']).default('deny').describe('Then: `deny` the tool call (the model is told), or `fail` the fork (`ApprovalTimedOut`).') }).default({ timeout: '1h', onTimeout: 'deny' }).describe('Approvals of `bubble` mode: how long a request waits, and what happens then.'),
+  approval: z
+    .strictObject({
+      timeout: durationSchema.default('1h').describe('How long an approval request waits for a decision.'),
+      onTimeout: z.enum(['deny', 'fail']).default('deny').describe('Then: `deny` the tool call (the model is told), or `fail` the fork (`ApprovalTimedOut`).'),
+      /** Set by a parent in a tree with `subAgents.parentApprovals`: under `bubble` this agent's requests reach its parent agent too. */
+      toParent: z.boolean().optional().describe("Internal: set by a parent in a tree with `subAgents.parentApprovals`: under `bubble` its requests reach its parent agent too."),
+    })
+    .default({ timeout: '1h', onTimeout: 'deny' })
+    .describe('Approvals of `default` and `bubble` modes: how long a request waits, and what happens then.'),
   /**
    * Keeping the prompt cache warm while it waits (approval, message, children): `off` (5-minute
    * entries), `ttl-1h` (every breakpoint marked with the 1-hour TTL) or `keep-alive` (a minimal

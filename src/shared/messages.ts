@@ -143,6 +143,8 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 export const decideApprovalUpdate = defineUpdate<{ requestId: string; outcome: 'approved' | 'denied' }, [ApprovalDecision]>('decideApproval');
 /** The same decision as a signal, for senders that cannot wait for an update (other workflows). */
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+/** A `bubble` child's request for its parent agent's decision (src/shared/parent-approvals.ts): validated by the parent, queued to its model. */
+export const permissionRequestSignal = defineSignal<[unknown]>('permissionRequest');
 
 /**
  * Internal: the tree ledger (src/shared/tree-ledger.ts), served by a tree's root. Sub-agents reach it

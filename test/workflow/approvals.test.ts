@@ -5,7 +5,7 @@
  * expires by the fork's policy — denied to the model, or failing the fork; a fork cancelled
  * while it waits ends at once without running the call.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -133,7 +133,7 @@ test('a decision that arrives after its request expired is queued to the agent a
     const results = toolResultsIn(await h.forkflow.transcript('approval-late').catch(() => []));
     if (!results[0]?.text.includes('nobody approved')) return undefined;
     const uses = (await h.forkflow.transcript('approval-late')).flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content : []));
-    return uses.find((b) => b.type === 'tool_use' && b.name === 'FileWrite')?.id;
+    return uses.find((b) => b.type === 'tool_use' && b.name === 'FileWrite')?.id as string | undefined;
   }, 'the expired request');
   expect(await h.forkflow.approve('approval-late', requestId, { by: 'ops-oncall' })).toBe('approved');
   // Decided once: a second decision is refused as for an unknown request.
@@ -143,4 +143,31 @@ test('a decision that arrives after its request expired is queued to the agent a
   expect(existsSync(join(h.workspaceRoot, 'late.txt'))).toBe(false);
   const delivered = (await h.forkflow.transcript('approval-late')).filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
   expect(delivered.some((t) => t.includes('[late permission decision by ops-oncall]') && t.includes('FileWrite: late.txt') && t.includes('approved by ops-oncall after it had stopped waiting, so it was not run'))).toBe(true);
+});
+
+test("bubble asks the parent agent too (subAgents.parentApprovals): a sync child's request moves it to the background, the parent's AnswerApproval decides it (S1-59)", async () => {
+  const asker = { name: 'asker', description: 'Asks before it writes.', systemPrompt: 'You write carefully.', sourceFile: 'asker.md', permissionMode: 'bubble' as const };
+  const child = script('Write it.', toolStep('FileWrite', { file_path: 'parent-approved.txt', content: 'approved by my parent' }), '@reply child wrote');
+  const prompt = script(
+    'Delegate.',
+    agentStep({ subagent_type: 'asker', prompt: child }),
+    toolStep('AnswerApproval', { agent_id: 'parent-answers.spawn-1', decision: 'approve', reason: 'a file in the workspace' }),
+    '@reply answered',
+    // The child's report may come after that turn (then one more).
+    '@reply done',
+  );
+  const root = await h.forkflow.startAgent({ agentId: 'parent-answers', prompt, subAgents: { forkGate: false, parentApprovals: true, agents: [asker] } });
+  expect((await root.result()).status).toBe('completed');
+  const results = toolResultsIn(await h.forkflow.transcript('parent-answers'));
+  // The Agent call waited on its sync child, which asked: it moved to the background so the parent could answer.
+  expect(results[0]!.json).toMatchObject({ status: 'async_launched', agentId: 'parent-answers.spawn-1', note: 'moved to the background by its permission request' });
+  expect(results[1]!.json).toMatchObject({ status: 'sent', agentId: 'parent-answers.spawn-1', decision: 'approve' });
+  const request = (await h.forkflow.transcript('parent-answers')).flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'text' && b.text.startsWith('[permission request from'));
+  expect(request).toMatchObject({ text: expect.stringContaining('asks to run FileWrite: parent-approved.txt') as string });
+  await waitFor(async () => (await h.forkflow.status('parent-answers.spawn-1')).state === 'completed', 'the child to finish');
+  expect(readFileSync(join(h.workspaceRoot, 'parent-approved.txt'), 'utf8')).toBe('approved by my parent');
+  // Without the setting the tool is not offered, and its name is as unknown as it always was.
+  const plain = await h.forkflow.startAgent({ agentId: 'parent-not-asked', prompt: script('Try.', toolStep('AnswerApproval', { agent_id: 'x', decision: 'approve' }), '@reply ok'), subAgents: { forkGate: false } });
+  expect((await plain.result()).status).toBe('completed');
+  expect(toolResultsIn(await h.forkflow.transcript('parent-not-asked'))[0]).toMatchObject({ isError: true, text: expect.stringContaining('Tool "AnswerApproval" is not available') as string });
 });

@@ -20,8 +20,8 @@ import { errorResult, jsonResult } from './tool-results';
 export const LIST_AGENTS_PROGRESS_PATCH = 'forkflow-list-agents-progress-1';
 
 /** Whether this agent was offered ListAgents (it is in its own tools; a fork sees its parent's). */
-export function listAgentsOffered(agent: ForkAgent): boolean {
-  return agent.summary.toolNames.includes(LIST_AGENTS);
+export function listAgentsOffered(agent: ForkAgent, name: string = LIST_AGENTS): boolean {
+  return agent.summary.toolNames.includes(name);
 }
 
 /** The running children's counters; none when asking failed (the list shows what the parent knows: a list never fails the agent). */

@@ -20,6 +20,7 @@ import type { ForkAgent } from './agent';
 import { setState } from './visibility';
 import { whileWaiting } from './keep-alive';
 import { approvalDecided, approvalRequested } from '../metrics';
+import { askParent, asksParent, registerPermissionRequests } from './parent-approvals';
 
 function pendingIds(agent: ForkAgent): string {
   return agent.approvals.pending().map((a) => a.requestId).join(', ') || 'none';
@@ -56,6 +57,8 @@ function applyLate(agent: ForkAgent, request: PendingApproval, d: ApprovalDecisi
 }
 
 export function registerApprovalHandlers(agent: ForkAgent): void {
+  // As a parent: its bubble sub-agents' requests, for its model to answer (parent-approvals.ts).
+  registerPermissionRequests(agent);
   setHandler(
     decideApprovalUpdate,
     async (d) => {
@@ -115,6 +118,8 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
   setState(agent, 'awaiting_approval');
   log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
   approvalRequested(use.name);
+  // In a tree with subAgents.parentApprovals a bubble request goes up to the parent agent too.
+  if (asksParent(agent)) await askParent(agent, request);
   // The timeout is a timer left to fire rather than one cancelled on decision: cancelling it
   // from an update's completion orders commands differently on replay (sdk-typescript#1966).
   let expired = false;

@@ -67,7 +67,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     // The main rules hold for the whole tree (seed 001: global allow rules still apply).
     ...(agent.input.permissionRules ? { permissionRules: agent.input.permissionRules } : {}),
     ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
-    approval: agent.input.approval,
+    // Only a parent that answers (subAgents.parentApprovals) has its children's requests sent to it.
+    approval: approvalFor(agent, config),
     ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
@@ -83,6 +84,12 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     // A fork (and a skill) runs on its caller's provider; a spawn may name another (spawnChildInput).
     ...(agent.input.provider ? { provider: agent.input.provider } : {}),
   };
+}
+
+/** The caller's approval policy, with its requests going up to the caller when its tree says so. */
+function approvalFor(agent: ForkAgent, config: SubAgentsConfig): ForkInputJson['approval'] {
+  const { toParent: _own, ...policy } = agent.input.approval;
+  return config.parentApprovals ? { ...policy, toParent: true } : policy;
 }
 
 /**

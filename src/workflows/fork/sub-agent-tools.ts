@@ -27,6 +27,8 @@ import type { AgentToolInput, SendMessageCallInput, SendMessageInterruptingInput
 import { controlsRefusal, grantOf, hasControls, withGrant } from './spawn-controls';
 import { listAgentsCall } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
+import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
+import { answerApprovalCall } from './parent-approvals';
 import { BROADCAST } from '../../shared/team-ledger';
 import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
 import { teammateCall, teammateSpawnRefusal } from './team-spawn';
@@ -203,6 +205,7 @@ export async function runSubAgentTool(agent: ForkAgent, use: ToolUseBlock): Prom
   if (use.name === 'TaskOutput') return taskOutputCall(agent, use);
   if (use.name === 'TaskStop') return taskStopCall(agent, use);
   if (use.name === LIST_AGENTS) return listAgentsCall(agent, use);
+  if (use.name === ANSWER_APPROVAL) return answerApprovalCall(agent, use);
   const tool = use.name === 'Skill' ? 'Skill' : 'Agent';
   // A fork child sees its parent's Agent tool (the cache needs the same tools): the guard answers it.
   const guard = forkRecursionGuard({ querySource: agent.input.querySource, messages: agent.messages });

@@ -24,6 +24,7 @@ import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { listAgentsOffered } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
+import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { readAgentOutput, readsAgentOutput } from './agent-output';
 import { askLead, needsPlanApproval } from './team-plan';
@@ -107,8 +108,8 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   const denied = accessDenial(agent, use.name);
   if (denied) return deny(use.id, denied);
   const tool = agent.toolTable.lookup(use.name);
-  // ListAgents is a sub-agent tool only where it was offered; elsewhere it is as unknown as it always was.
-  if (tool?.home.kind === 'subagent' && (use.name !== LIST_AGENTS || listAgentsOffered(agent))) {
+  // ListAgents and AnswerApproval are sub-agent tools only where they were offered; elsewhere they are as unknown as they always were.
+  if (tool?.home.kind === 'subagent' && ((use.name !== LIST_AGENTS && use.name !== ANSWER_APPROVAL) || listAgentsOffered(agent, use.name))) {
     const block = await runSubAgentTool(agent, use);
     return { block, outcome: block.is_error ? 'error' : 'ok' };
   }

@@ -105,6 +105,10 @@ test('tool definitions keep their bytes unless the tree asks for spawn controls 
   expect(send(subAgentToolDefinitions({ forkGate: false, agents: [], listAgents: true }))).toEqual(['to', 'message', 'summary']);
   expect(Object.keys(sendMessageTool(true).input_schema.properties as object)).not.toContain('interrupt');
   expect(sha({ forkGate: true, agents: [], listAgents: true })).not.toBe(BEFORE[0]![1]);
+  // parentApprovals (S1-59) offers AnswerApproval last, and changes nothing else.
+  const answering = subAgentToolDefinitions({ forkGate: true, agents: [], parentApprovals: true });
+  expect(answering.map((d) => d.name)).toEqual([...subAgentToolDefinitions({ forkGate: true, agents: [] }).map((d) => d.name), 'AnswerApproval']);
+  expect(JSON.stringify(answering.slice(0, -1))).toBe(JSON.stringify(subAgentToolDefinitions({ forkGate: true, agents: [] })));
 });
 
 test('agentList: rows from the records, counts by state, a running child timed by the clock given', () => {
