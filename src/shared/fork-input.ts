@@ -37,6 +37,7 @@ import { networkAllowanceSchema } from './network';
 import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
 import { hooksSchema } from './tools/hooks';
 import { teamInputSchema } from './team';
+import { SHELL_OPT_IN_PROGRAMS } from './activity-io';
 
 /**
  * One rule of `permissionRules.allow`: a tool name or `prefix*`. Claude Code's
@@ -223,6 +224,13 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
     .optional().describe("The OS sandbox every Bash call runs in: extra read paths, and network (none, or HTTP(S) to named hosts through the worker's proxy). Sub-agents inherit it."),
   /** Refuse Bash rather than run it outside the sandbox, even on a worker started to allow that. */
   requireSandbox: z.boolean().optional().describe('Refuse Bash rather than run it outside the sandbox, even on a worker that allows that.'),
+  /**
+   * Programs allowed back into a read-only or memory agent's shell (seed 000 withholds `awk`
+   * and `tee`: they can shell out or write): the classifier then allows the shapes it validates
+   * (awk without system, getline or redirects; tee only to /dev/null). It decides where Bash
+   * runs outside the OS sandbox; inside it, it only advises. Sub-agents inherit it.
+   */
+  shellPrograms: z.array(z.enum(SHELL_OPT_IN_PROGRAMS)).max(SHELL_OPT_IN_PROGRAMS.length).optional().describe("Programs allowed back into a read-only or memory agent's shell (`awk`, `tee`; withheld by default as seed 000 does): the classifier then passes only the shapes it validates. Sub-agents inherit it."),
   // ── end of permission mode and containment ──
   /** `worktree`: the fork works in its own git worktree of the workspace, kept only if it changed something. */
   isolation: z.enum(['worktree']).optional().describe('`worktree`: its own git worktree of the workspace, kept (path and branch reported) only if it changed something.'),

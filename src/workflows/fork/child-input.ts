@@ -63,6 +63,7 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     toolFilter: agent.input.toolFilter,
     ...sandboxFor(agent, input),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
+    ...(agent.input.shellPrograms ? { shellPrograms: agent.input.shellPrograms } : {}),
     ...(agent.input.allowBypassPermissions ? { allowBypassPermissions: true } : {}),
     // The main rules hold for the whole tree (seed 001: global allow rules still apply).
     ...(agent.input.permissionRules ? { permissionRules: agent.input.permissionRules } : {}),

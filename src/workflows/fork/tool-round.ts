@@ -174,6 +174,8 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
     ...(decision.sandbox === 'bypass' ? { unsandboxed: true } : {}),
     ...(agent.worktree ? { worktreeRepo: agent.worktree.repoRoot } : {}),
     ...(agent.input.sandbox?.confinedTo !== undefined ? { confinedTo: agent.input.sandbox.confinedTo } : {}),
+    // Absent unless its operator allowed a program back: other runs' inputs stay as they were.
+    ...(agent.input.shellPrograms ? { shellPrograms: agent.input.shellPrograms } : {}),
   };
   // A worktree lives on one host: say so, so a fork waiting for a lost host shows why.
   const host = agent.worktree?.taskQueue;
