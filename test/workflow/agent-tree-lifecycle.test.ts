@@ -67,6 +67,17 @@ test('a failing leaf is reported to its parent, which keeps running and complete
   expect(note).toContain('unknown instruction');
 });
 
+test('a failed sync child answers its Agent call with an is_error result: its error and what it did; the parent goes on (S1-104)', async () => {
+  const child = script('Broken later.', toolStep('Glob', { pattern: '*.none' }), '@fail 400 @reply never');
+  const prompt = script('Parent.', agentStep({ description: 'bad sync child', subagent_type: 'general-purpose', prompt: child }), '@reply handled the failure');
+  const result = await h.forkflow.startAgent({ agentId: 'sync-fails', prompt, subAgents: { forkGate: false } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'handled the failure' });
+  const [answer] = toolResultsIn(await h.forkflow.transcript('sync-fails'));
+  // Never rethrown into the parent's turn: the failure is data the model reads, with the child's partial work.
+  expect(answer).toMatchObject({ isError: true, json: { status: 'failed', agentId: 'sync-fails.spawn-1', toolUses: 1, error: expect.stringContaining('400') as string } });
+  expect(notificationsIn(await h.forkflow.transcript('sync-fails'))).toEqual([]);
+});
+
 test('SendMessage to a running child queues it; to a finished child resumes it from its history', async () => {
   const worker = script('Work.', '@sleep 1500 @reply first part', '@reply second part');
   const prompt = script(

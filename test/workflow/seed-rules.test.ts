@@ -70,3 +70,24 @@ test('a skipTranscript fork is left out of list() unless hidden ones are asked f
   expect(all).toEqual(['list-open', 'list-secret']);
   expect((await h.forkflow.list({ query })).map((r) => r.agentId)).toEqual(['list-open']);
 });
+
+test("seed 001/002 launch and status views: a fork ignores a call's model and says so; async_launched names its state, provider and model; TaskOutput says is_final; ListAgents names killed for cancelled (S1-09, S2-13, S2-04, S2-20)", async () => {
+  const prompt = script(
+    'Delegate.',
+    agentStep({ description: 'look', prompt: 'Look.\n@reply looked', model: 'claude-opus-9' }),
+    toolStep('TaskOutput', { task_id: 'views.fork-1', timeout_ms: 600000 }),
+    toolStep('ListAgents', { state: 'cancelled' }),
+    '@reply done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'views', prompt, subAgents: { listAgents: true } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const [launch, output, list] = toolResultsIn(await h.forkflow.transcript('views'));
+  const parentModel = (await h.forkflow.status('views')).model;
+  expect(launch).toMatchObject({ isError: false, json: { status: 'async_launched', agentId: 'views.fork-1', state: 'running', provider: 'anthropic', model: parentModel, note: `model "claude-opus-9" ignored: a fork always runs on your model (${parentModel}); pick a subagent_type for another model.` } });
+  // The fork ran on its caller's model, not the one the call named.
+  const forkCalls = messageRequests(h.model).filter((e) => textOf(bodyOf(e).messages.at(-1)!).includes('<forkflow-worker>') && JSON.stringify(bodyOf(e).messages).includes('@reply looked'));
+  expect(forkCalls.length).toBeGreaterThan(0);
+  expect(forkCalls.map((e) => bodyOf(e).model)).toEqual(forkCalls.map(() => parentModel));
+  expect(output).toMatchObject({ isError: false, json: { status: 'completed', agentId: 'views.fork-1', is_final: true, content: 'looked' } });
+  expect(list).toMatchObject({ isError: true, text: expect.stringContaining('forkflow calls a stopped (cancelled) agent "killed"') as string });
+});

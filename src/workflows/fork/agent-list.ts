@@ -55,8 +55,15 @@ async function teamOf(agent: ForkAgent): Promise<TeamView | undefined> {
 }
 
 /** Runs one ListAgents call. */
+/** Before this patch `state: "cancelled"` got the schema's generic refusal. */
+const CANCELLED_NAMED_PATCH = 'forkflow-list-agents-cancelled-1';
+
+const asksCancelled = (input: unknown): boolean => input !== null && typeof input === 'object' && (input as { state?: unknown }).state === 'cancelled';
+
 export async function listAgentsCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = listAgentsToolInput.safeParse(use.input ?? {});
+  // Seed 002 calls a stopped agent `cancelled`; forkflow keeps seed 001's `killed`, and says so by name.
+  if (!parsed.success && asksCancelled(use.input) && patched(CANCELLED_NAMED_PATCH)) return errorResult(use.id, 'Invalid ListAgents call: forkflow calls a stopped (cancelled) agent "killed", as Claude Code does: ask for state "killed".');
   if (!parsed.success) return errorResult(use.id, `Invalid ListAgents call: ${describeIssues(parsed.error).join('; ')}`);
   const records = agent.children.all;
   const ask = childrenToAsk(shownRecords(records, parsed.data.state));

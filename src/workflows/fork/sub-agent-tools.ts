@@ -12,7 +12,7 @@ import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
 import { forkRecursionGuard } from '../../shared/recursion';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 import { admitted, childInputFor, launchChild, launchOf, outcomeView, placedBy, refusal, startAdmitted, type Launch } from './agent-launch';
 import { childIdFor, resumeOf } from './child-input';
@@ -158,6 +158,14 @@ async function askedProgress(agentId: string): Promise<ChildProgress | undefined
   }
 }
 
+/** Before this patch TaskOutput did not say whether its answer is final (seed 002's `is_final`). */
+export const TASK_OUTPUT_FINAL_PATCH = 'forkflow-task-output-is-final-1';
+
+/** Seed 002's `is_final`: whether the state can still change (false while it runs), under the patch. */
+function finality(record: ChildRecord): { is_final?: boolean } {
+  return patched(TASK_OUTPUT_FINAL_PATCH) ? { is_final: record.state !== 'running' } : {};
+}
+
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
@@ -172,10 +180,10 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
     // Its progress so far (seed 001: a running agent's output is readable), by its status query.
     const now = patched(CHILD_PROGRESS_PATCH) ? await askedProgress(record.agentId) : undefined;
     const shown = now?.found ? { progress: { turns: now.turns, toolUses: now.toolUses, totalTokens: now.totalTokens, ...(now.doing ? { doing: now.doing } : {}), lastText: now.lastText } } : {};
-    return jsonResult(use.id, { ...outcomeView(record), ...shown, note: 'still running; ask again later or wait for its notification' });
+    return jsonResult(use.id, { ...outcomeView(record), ...finality(record), ...shown, note: 'still running; ask again later or wait for its notification' });
   }
   markSeen(agent, record);
-  return jsonResult(use.id, outcomeView(record), record.state !== 'completed');
+  return jsonResult(use.id, { ...outcomeView(record), ...finality(record) }, record.state !== 'completed');
 }
 
 /** Before this patch TaskStop refused the legacy `shell_id` (seed 001 accepts it as `task_id`). */
