@@ -131,6 +131,8 @@ export interface AgentToolOptions {
   listAgents?: boolean;
   /** `subAgents.parentApprovals`: the AnswerApproval tool is offered (after ListAgents). Off: not offered. */
   parentApprovals?: boolean;
+  /** The tree disables background tasks (`backgroundTasks: false`): no run_in_background, and every sub-agent is waited for. Absent: the bytes are what they were. */
+  backgroundTasks?: false;
 }
 
 /** The Agent call as a tree with spawn controls shows it: tool_access as the object (the parser also takes it as a JSON string). */
@@ -180,10 +182,15 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
   const controlled = opts.spawnControls ? agentShownWithControls : agentCallWithoutControls;
   const withTeams = opts.teams ? controlled : controlled.omit({ team_name: true, mode: true });
   const offered = opts.providers ? withTeams : withTeams.omit({ provider: true });
-  const agentSchema = opts.forkGate ? offered.omit({ run_in_background: true }) : offered;
-  const routing = opts.forkGate
-    ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
-    : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
+  const foreground = opts.backgroundTasks === false;
+  const agentSchema = opts.forkGate || foreground ? offered.omit({ run_in_background: true }) : offered;
+  const routing = foreground
+    ? opts.forkGate
+      ? 'Omit subagent_type to fork yourself: the fork shares your context; you wait for its report, which is the result of this call.'
+      : 'Omit subagent_type for a general-purpose agent. You wait for its result (background tasks are disabled here).'
+    : opts.forkGate
+      ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
+      : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
   const allowlist = opts.providers ?? (opts.modelAllowlist && opts.provider ? { [opts.provider]: opts.modelAllowlist[opts.provider] ?? [] } : opts.modelAllowlist);
   const available = describeAgentsForTool(opts.agents, allowlist ? { modelAllowlist: allowlist } : {});
   const skills = forkSkills(opts.agents);

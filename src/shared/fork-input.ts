@@ -225,6 +225,13 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   /** Refuse Bash rather than run it outside the sandbox, even on a worker started to allow that. */
   requireSandbox: z.boolean().optional().describe('Refuse Bash rather than run it outside the sandbox, even on a worker that allows that.'),
   /**
+   * `false`: background tasks are disabled in this tree (seed 001's DISABLE_BACKGROUND_TASKS):
+   * the Agent tool offers no `run_in_background`, every sub-agent (a fork too) runs in the
+   * foreground until it ends, and a call that can only run in the background (run_in_background,
+   * a teammate, a background Bash command) is refused by name. Sub-agents inherit it.
+   */
+  backgroundTasks: z.boolean().optional(),
+  /**
    * Programs allowed back into a read-only or memory agent's shell (seed 000 withholds `awk`
    * and `tee`: they can shell out or write): the classifier then allows the shapes it validates
    * (awk without system, getline or redirects; tee only to /dev/null). It decides where Bash

@@ -25,6 +25,7 @@ import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields } from './agent-output';
 import { launched, outcomeView } from './launch-views';
+import { backgroundOff } from './background-switch';
 import { admitChild, withdrawChild } from './tree-authority';
 import { teammateChildInput } from './team-input';
 import { childComms } from '../../shared/team';
@@ -308,7 +309,8 @@ export async function launchChild(
   const ignored = launch.kind === 'fork' ? ignoredForkModel(agent, input) : undefined;
   const ignoredNote = ignored ? `model "${ignored}" ignored: a fork always runs on your model (${agent.summary.model}); pick a subagent_type for another model.` : undefined;
   if (background) return jsonResult(use.id, launched(agent, record, ignoredNote, inherited, on));
-  const wait = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
+  // With background tasks disabled nothing moves it to the background: the call waits until it ends.
+  const wait = await awaitSyncChild(agent, record, backgroundOff(agent) ? undefined : toMs(config.backgroundAfter));
   const outcome = 'moved' in wait ? undefined : wait.outcome;
   if (!outcome) {
     const by = 'moved' in wait ? wait.moved.by : undefined;

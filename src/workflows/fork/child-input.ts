@@ -64,6 +64,7 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...sandboxFor(agent, input),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
     ...(agent.input.shellPrograms ? { shellPrograms: agent.input.shellPrograms } : {}),
+    ...(agent.input.backgroundTasks === false ? { backgroundTasks: false } : {}),
     ...(agent.input.allowBypassPermissions ? { allowBypassPermissions: true } : {}),
     // The main rules hold for the whole tree (seed 001: global allow rules still apply).
     ...(agent.input.permissionRules ? { permissionRules: agent.input.permissionRules } : {}),
@@ -204,7 +205,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
+  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config), ...(agent.input.backgroundTasks === false ? { backgroundTasks: false as const } : {}) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).

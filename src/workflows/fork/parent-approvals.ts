@@ -52,7 +52,8 @@ export function registerPermissionRequests(agent: ForkAgent): void {
     latest.set(agent, requests.set(child.agentId, parsed.data.requestId));
     log.info('fork.permission_request_to_parent', { agentId: agent.agentId, childId: child.agentId, requestId: parsed.data.requestId });
     // The model reads it only between turns: a tool call waiting for this very child stops waiting.
-    if (agent.turnControl.isWaitingFor(child.agentId)) agent.turnControl.requestBackground(child.agentId, 'its permission request');
+    // (Not where background tasks are disabled: there only an operator can decide it while the parent waits.)
+    if (agent.turnControl.isWaitingFor(child.agentId) && agent.input.backgroundTasks !== false) agent.turnControl.requestBackground(child.agentId, 'its permission request');
     publishProgress(agent);
   });
 }

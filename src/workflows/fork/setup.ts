@@ -93,7 +93,7 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
   const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
-  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: permittedAgents(input.subAgents), modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents) }) : [];
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: permittedAgents(input.subAgents), modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents), ...(input.backgroundTasks === false ? { backgroundTasks: false as const } : {}) }) : [];
   return [...builtin, ...sub];
 }
 

@@ -33,6 +33,7 @@ import { BROADCAST } from '../../shared/team-ledger';
 import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
 import { teammateCall, teammateSpawnRefusal } from './team-spawn';
 import { interruptingSend } from './interrupt';
+import { backgroundOff, backgroundRefusal } from './background-switch';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   // Without spawn controls their fields are unknown keys, as they always were.
@@ -47,9 +48,11 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const id = childIdFor(agent, input, fork ? 'fork' : 'spawn');
   const launch: Launch = fork ? { kind: 'fork' } : { kind: 'spawn', definition: config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork') };
   const placed = placedBy(launch, input);
+  if (placed.run_in_background === true && backgroundOff(agent)) return errorResult(use.id, backgroundRefusal('A sub-agent with run_in_background'));
   const why = await refusal(agent, config, placed, launch);
   if (why) return errorResult(use.id, why);
-  const background = config.forkGate || placed.run_in_background === true || alwaysBackground(launch);
+  // With background tasks disabled every sub-agent runs in the foreground, a fork and a background definition too.
+  const background = !backgroundOff(agent) && (config.forkGate || placed.run_in_background === true || alwaysBackground(launch));
   // What the child is given, before it runs (the result says so: larger values were lowered).
   const planned = hasControls(placed) ? childInputFor(agent, config, placed, launch, background) : undefined;
   const result = await launchChild(agent, config, { id, use, input: placed, launch, background });

@@ -27,6 +27,7 @@ import { LIST_AGENTS } from '../../shared/agent-list';
 import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { readAgentOutput, readsAgentOutput } from './agent-output';
+import { backgroundOff, backgroundRefusal } from './background-switch';
 import { askLead, needsPlanApproval } from './team-plan';
 import { errorResult } from './tool-results';
 import { guardCall } from './interrupt';
@@ -185,7 +186,10 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
   // Background shell tasks (shell-tasks.ts): started where this call would have run, with the same input.
   // A sub-agent's output file (agent-output.ts) is answered here, never read from disk.
   if (use.name === 'Read' && readsAgentOutput(given)) return blockAttempt(await readAgentOutput(agent, use, given));
-  if (use.name === 'Bash' && wantsBackground(given)) return blockAttempt(await startBackgroundShell(agent, use, given, input, taskQueue));
+  if (use.name === 'Bash' && wantsBackground(given)) {
+    if (backgroundOff(agent)) return deny(use.id, backgroundRefusal('A Bash command with run_in_background'));
+    return blockAttempt(await startBackgroundShell(agent, use, given, input, taskQueue));
+  }
   if (use.name === 'Read' && agent.shells.started > 0) {
     const own = await readOwnOutput(agent, use);
     if (own) return blockAttempt(own);
