@@ -34,7 +34,11 @@ export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.s
   budget_policy: budgetPolicyArg.optional(),
   system_prompt: z.string().max(SPAWN_SYSTEM_PROMPT_MAX).refine((v) => v.trim() !== '', 'a system prompt has words in it').optional().describe('A system prompt for a general-purpose sub-agent instead of the default one (a named agent has its own; a fork keeps yours).'),
 }));
-export type AgentToolInput = z.infer<typeof agentToolInput>;
+/** Seed 002's `host_mode`, offered only in trees with `subAgents.hostMode` (elsewhere an unknown key, as it always was). */
+export const hostModeArg = schemaOnce('agent-tools#hostModeArg', () => z.boolean().optional().describe('True: it stays alive after its task, in the background, waiting for your messages (SendMessage), until it has been idle for a while or you stop it (TaskStop).'));
+
+/** An Agent call; `host_mode` only where the tree offers it. */
+export type AgentToolInput = z.infer<typeof agentToolInput> & { host_mode?: boolean | undefined };
 
 export const sendMessageToolInput = schemaOnce('agent-tools#sendMessageToolInput', () => z.strictObject({
   to: z.string().min(1).describe('The agent: its name (from Agent) or its agent id.'),
@@ -133,14 +137,16 @@ export interface AgentToolOptions {
   parentApprovals?: boolean;
   /** The tree disables background tasks (`backgroundTasks: false`): no run_in_background, and every sub-agent is waited for. Absent: the bytes are what they were. */
   backgroundTasks?: false;
+  /** `subAgents.hostMode`: Agent takes `host_mode` (last). Off: the bytes are what they were. */
+  hostMode?: boolean;
 }
 
 /** The Agent call as a tree with spawn controls shows it: tool_access as the object (the parser also takes it as a JSON string). */
 const agentShownWithControls = schemaOnce('agent-tools#agentShownWithControls', () => agentToolInput.extend({ tool_access: accessObject.optional().describe(TOOL_ACCESS_TEXT) }));
 
 /** The options a tree's `spawnControls`, `listAgents` and `parentApprovals` settings give (absent when off, so options compare as before). */
-export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined; parentApprovals?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents' | 'parentApprovals'> {
-  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}), ...(config.parentApprovals ? { parentApprovals: true } : {}) };
+export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined; parentApprovals?: boolean | undefined; hostMode?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents' | 'parentApprovals' | 'hostMode'> {
+  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}), ...(config.parentApprovals ? { parentApprovals: true } : {}), ...(config.hostMode ? { hostMode: true } : {}) };
 }
 
 /** The Agent call's fields that only trees with `spawnControls` offer. */
@@ -183,7 +189,9 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
   const withTeams = opts.teams ? controlled : controlled.omit({ team_name: true, mode: true });
   const offered = opts.providers ? withTeams : withTeams.omit({ provider: true });
   const foreground = opts.backgroundTasks === false;
-  const agentSchema = opts.forkGate || foreground ? offered.omit({ run_in_background: true }) : offered;
+  const routed = opts.forkGate || foreground ? offered.omit({ run_in_background: true }) : offered;
+  // host_mode needs the background: not offered where background tasks are disabled.
+  const agentSchema = opts.hostMode && !foreground ? routed.extend({ host_mode: hostModeArg }) : routed;
   const routing = foreground
     ? opts.forkGate
       ? 'Omit subagent_type to fork yourself: the fork shares your context; you wait for its report, which is the result of this call.'

@@ -400,6 +400,21 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: string[
  * Validates a fork input. The parent snapshot is returned as the caller's own object, not a
  * zod copy, so its bytes reach the provider unchanged (see src/shared/anthropic.ts).
  */
+/**
+ * Why forkflow sends no sampling settings (seed 004 carries temperature/topP with a fork's
+ * generation config): the Messages API version it speaks (2026-10-21) refuses them, newer
+ * models refuse them outright, and extended thinking fixes them; they are not part of the
+ * prompt cache either. A parent snapshot's are kept as provenance only.
+ */
+export const SAMPLING_NOT_SENT =
+  'forkflow sends no sampling settings: the Messages API version it speaks (2026-10-21) refuses temperature, top_p and top_k, and extended thinking fixes them. Leave it out; steer the model with its prompt or effort instead.';
+
+/** A sampling setting a caller put on the fork input itself (refused by name, not as an unknown key). */
+function samplingAsked(raw: unknown): string | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  return ['temperature', 'topP', 'topK', 'top_p', 'top_k'].find((k) => Object.prototype.hasOwnProperty.call(raw, k));
+}
+
 export function validateForkInput(raw: unknown): Validated<ForkInput> {
   // Before zod and before anything hashes it: an input its worker could not decode, or past
   // the limits (src/shared/limits.ts), is refused whole.
@@ -407,6 +422,8 @@ export function validateForkInput(raw: unknown): Validated<ForkInput> {
   if (typeof prompt === 'string' && prompt.length > MAX_PROMPT_CHARS) return { ok: false, issues: [`prompt: ${tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')}`] };
   const refused = undecodableReason(raw) ?? jsonLimitIssue(raw, INPUT_LIMITS, 'the forkWorkflow input');
   if (refused) return { ok: false, issues: [`(input): ${refused}`] };
+  const sampling = samplingAsked(raw);
+  if (sampling) return { ok: false, issues: [`${sampling}: ${SAMPLING_NOT_SENT}`] };
   const parsed = forkInputSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
   const parent = (raw as { parent?: CacheSafeParams }).parent;

@@ -78,6 +78,26 @@ test('a failed sync child answers its Agent call with an is_error result: its er
   expect(notificationsIn(await h.forkflow.transcript('sync-fails'))).toEqual([]);
 });
 
+test('host_mode (subAgents.hostMode): the sub-agent stays for messages after its task, takes more work, and ends after its idle limit (S2-12)', async () => {
+  const prompt = script(
+    'Host.',
+    agentStep({ description: 'host', subagent_type: 'general-purpose', name: 'helper', host_mode: true, prompt: 'First.\n@reply first answer' }),
+    toolStep('SendMessage', { to: 'helper', message: '@reply second answer', summary: 'more' }),
+    toolStep('TaskOutput', { task_id: 'hosting.helper-1', timeout_ms: 600000 }),
+    '@reply done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'hosting', prompt, subAgents: { forkGate: false, hostMode: true, teammateIdle: '2s' } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const [launched, sent, output] = toolResultsIn(await h.forkflow.transcript('hosting'));
+  // Not a sync answer although the gate is off: it lives on in the background.
+  expect(launched!.json).toMatchObject({ status: 'async_launched', agentId: 'hosting.helper-1', note: expect.stringContaining('It stays alive after its task (host_mode)') as string });
+  expect(sent!.json).toMatchObject({ status: 'queued' });
+  expect(output!.json).toMatchObject({ status: 'completed', content: 'second answer', is_final: true });
+  expect((await h.forkflow.startAgent({ agentId: 'hosting-off', prompt: script('No host.', agentStep({ description: 'h', host_mode: true, prompt: 'x' }), '@reply ok'), subAgents: { forkGate: false } }).then((a) => a.result())).status).toBe('completed');
+  // Without the setting it is the unknown key it always was.
+  expect(toolResultsIn(await h.forkflow.transcript('hosting-off'))[0]).toMatchObject({ isError: true, text: expect.stringContaining('host_mode') as string });
+});
+
 test('SendMessage to a running child queues it; to a finished child resumes it from its history', async () => {
   const worker = script('Work.', '@sleep 1500 @reply first part', '@reply second part');
   const prompt = script(

@@ -5,7 +5,7 @@
  * grant), one routing (sync, background, remote) and one
  * way of reporting a child's outcome to the model.
  */
-import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
@@ -20,7 +20,7 @@ import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import { definedModel, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { CALL_ISOLATION_WINS_PATCH, definedModel, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields } from './agent-output';
@@ -118,6 +118,15 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
   return check(model, source);
 }
 
+/** Before this patch a `cwd` given with `isolation: "worktree"` was taken without a word (seed 001: treat them as exclusive). */
+const CWD_WORKTREE_WARNING_PATCH = 'forkflow-cwd-worktree-warning-1';
+
+/** The warning for a call giving both `cwd` and a worktree (seed 001 says not to), under its patch. */
+function cwdWorktreeWarning(input: AgentToolInput): { warning?: string } {
+  if (input.cwd === undefined || input.isolation !== 'worktree' || !patched(CWD_WORKTREE_WARNING_PATCH)) return {};
+  return { warning: 'cwd and isolation "worktree" were both given: the worktree is made from the repository at cwd, and the sub-agent works at the top of its worktree, not at cwd. Give one of them.' };
+}
+
 /** Histories from before an Agent's cwd was confined to its caller's workspace replay without the check. */
 const CWD_CONFINED_PATCH = 'forkflow-agent-cwd-confined';
 
@@ -139,10 +148,15 @@ export function placedBy(launch: Launch, input: AgentToolInput): AgentToolInput 
   return patched(DEFINITION_REMOTE_PATCH) ? { ...input, isolation: 'remote' } : input;
 }
 
-/** Why a call asks a remote-only agent type (its definition's `isolation: remote`) to run here, or undefined. */
+/**
+ * Why a call asks a remote-only agent type (its definition's `isolation: remote`) to run here,
+ * or undefined. Under CALL_ISOLATION_WINS_PATCH never: the call's isolation overrides the
+ * definition's (seed 001), so such a call runs here, in its own worktree.
+ */
 function remoteOnly(input: AgentToolInput, launch: Launch): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
   if (definition?.isolation !== 'remote' || input.isolation === undefined || input.isolation === 'remote' || !patched(DEFINITION_REMOTE_PATCH)) return undefined;
+  if (patched(CALL_ISOLATION_WINS_PATCH)) return undefined;
   return `Agent type "${definition.name}" runs only on the remote workers (its definition says isolation: remote): omit isolation.`;
 }
 
@@ -298,6 +312,8 @@ export async function launchChild(
       taskQueue,
     }),
   );
+  const warned = cwdWorktreeWarning(input);
+  if (warned.warning) log.warn('fork.cwd_with_worktree', { agentId: agent.agentId, childId: id });
   if (remote) {
     const ui = config.uiBaseUrl ? `${config.uiBaseUrl.replace(/\/$/, '')}/namespaces/${workflowInfo().namespace}/workflows/${encodeURIComponent(id)}` : undefined;
     const file = launchedOutputFields(agent, record).outputFile;
@@ -308,13 +324,15 @@ export async function launchChild(
   // Only reached with another model under FORK_IGNORES_MODEL_PATCH (runs before it refused the call).
   const ignored = launch.kind === 'fork' ? ignoredForkModel(agent, input) : undefined;
   const ignoredNote = ignored ? `model "${ignored}" ignored: a fork always runs on your model (${agent.summary.model}); pick a subagent_type for another model.` : undefined;
-  if (background) return jsonResult(use.id, launched(agent, record, ignoredNote, inherited, on));
+  const hostNote = input.host_mode === true ? `It stays alive after its task (host_mode): SendMessage to "${record.name ?? record.agentId}" gives it more work; it ends after ${config.teammateIdle} idle, or by TaskStop.` : undefined;
+  const note = [ignoredNote, hostNote].filter(Boolean).join(' ') || undefined;
+  if (background) return jsonResult(use.id, { ...launched(agent, record, note, inherited, on), ...warned });
   // With background tasks disabled nothing moves it to the background: the call waits until it ends.
   const wait = await awaitSyncChild(agent, record, backgroundOff(agent) ? undefined : toMs(config.backgroundAfter));
   const outcome = 'moved' in wait ? undefined : wait.outcome;
   if (!outcome) {
     const by = 'moved' in wait ? wait.moved.by : undefined;
-    return jsonResult(use.id, launched(agent, record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited, on));
+    return jsonResult(use.id, { ...launched(agent, record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited, on), ...warned });
   }
-  return jsonResult(use.id, outcomeView(record), outcome.status !== 'completed');
+  return jsonResult(use.id, { ...outcomeView(record), ...warned }, outcome.status !== 'completed');
 }

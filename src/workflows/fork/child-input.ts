@@ -33,7 +33,15 @@ import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverForChild } from './failover-routes';
 
+
 export const GENERAL_PURPOSE = 'general-purpose';
+
+/**
+ * Before this patch a definition's isolation beat the call's: a call asking a remote-only type
+ * for a worktree was refused (agent-launch.ts), and a definition's worktree applied to a call
+ * asking for remote. Seed 001: the call's isolation overrides the definition's. Asked only where they differ.
+ */
+export const CALL_ISOLATION_WINS_PATCH = 'forkflow-call-isolation-wins-1';
 
 export function childIdFor(agent: ForkAgent, input: AgentToolInput, kind: 'fork' | 'spawn'): string {
   return agent.children.nextId(agent.agentId, input.name ?? kind);
@@ -74,6 +82,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    // Seed 002's host_mode: it stays for messages after its task, as a teammate does.
+    ...(input.host_mode === true ? { idleTimeout: config.teammateIdle } : {}),
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
     // Nobody waits on a batched agent's sub-agents either.
     ...(agent.input.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
@@ -240,7 +250,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
     ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true, agent.defaultAsks),
-    ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    // The call's isolation overrides the definition's (seed 001): a call for remote gets no worktree (runs before: it did).
+    ...(definition?.isolation === 'worktree' && !(input.isolation === 'remote' && patched(CALL_ISOLATION_WINS_PATCH)) ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
   };
 }

@@ -7,7 +7,7 @@
 import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ChildProgress } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -37,9 +37,12 @@ import { backgroundOff, backgroundRefusal } from './background-switch';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   // Without spawn controls their fields are unknown keys, as they always were.
-  const parsed = (config.spawnControls ? agentToolInput : agentCallWithoutControls).safeParse(use.input);
+  const base = config.spawnControls ? agentToolInput : agentCallWithoutControls;
+  // host_mode only where the tree offers it (elsewhere an unknown key, as it always was).
+  const parsed = (config.hostMode ? base.extend({ host_mode: hostModeArg }) : base).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid Agent call: ${describeIssues(parsed.error).join('; ')}`);
   const input: AgentToolInput = parsed.data;
+  if (input.host_mode === true && backgroundOff(agent)) return errorResult(use.id, backgroundRefusal('A sub-agent with host_mode (it waits in the background)'));
   const controls = controlsRefusal(agent, config, input);
   if (controls) return errorResult(use.id, controls);
   if (input.team_name !== undefined || input.mode !== undefined) return teammateCall(agent, use, input, config);
@@ -52,7 +55,7 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const why = await refusal(agent, config, placed, launch);
   if (why) return errorResult(use.id, why);
   // With background tasks disabled every sub-agent runs in the foreground, a fork and a background definition too.
-  const background = !backgroundOff(agent) && (config.forkGate || placed.run_in_background === true || alwaysBackground(launch));
+  const background = !backgroundOff(agent) && (config.forkGate || placed.run_in_background === true || placed.host_mode === true || alwaysBackground(launch));
   // What the child is given, before it runs (the result says so: larger values were lowered).
   const planned = hasControls(placed) ? childInputFor(agent, config, placed, launch, background) : undefined;
   const result = await launchChild(agent, config, { id, use, input: placed, launch, background });
