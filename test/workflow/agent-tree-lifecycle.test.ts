@@ -98,6 +98,25 @@ test('host_mode (subAgents.hostMode): the sub-agent stays for messages after its
   expect(toolResultsIn(await h.forkflow.transcript('hosting-off'))[0]).toMatchObject({ isError: true, text: expect.stringContaining('host_mode') as string });
 });
 
+test('SendMessage to a finished child dropped from the record (keepCompleted) is refused by name, with how to resume it instead (S1-94)', async () => {
+  const prompt = script(
+    'Two in a row.',
+    agentStep({ description: 'one', subagent_type: 'general-purpose', prompt: 'One.\n@reply first' }),
+    agentStep({ description: 'two', subagent_type: 'general-purpose', prompt: 'Two.\n@reply second' }),
+    toolStep('SendMessage', { to: 'trimmed.spawn-1', message: 'Go on.', summary: 'more' }),
+    '@reply done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'trimmed', prompt, subAgents: { forkGate: false, keepCompleted: 1 } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const sent = toolResultsIn(await h.forkflow.transcript('trimmed'))[2]!;
+  expect(sent).toMatchObject({ isError: true, text: expect.stringContaining('trimmed.spawn-1 is not on your record') as string });
+  expect(sent.text).toContain('you keep your last 1 finished sub-agents, subAgents.keepCompleted');
+  expect(sent.text).toContain('`forkflow send trimmed.spawn-1`');
+  // What the refusal points to works: a client resumes it from its durable history.
+  expect(await h.forkflow.sendMessage('trimmed.spawn-1', { message: '@reply resumed by a client', summary: 'resume' })).toBe('resumed');
+  await waitFor(async () => (await h.forkflow.status('trimmed.spawn-1')).lastText === 'resumed by a client' || undefined, 'the client resume');
+});
+
 test('SendMessage to a running child queues it; to a finished child resumes it from its history', async () => {
   const worker = script('Work.', '@sleep 1500 @reply first part', '@reply second part');
   const prompt = script(

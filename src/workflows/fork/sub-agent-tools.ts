@@ -90,6 +90,22 @@ function sendMessageSchemaFor(use: ToolUseBlock, config: SubAgentsConfig | undef
   return asks && config?.spawnControls === true && patched(SEND_INTERRUPT_PATCH) ? sendMessageCallWithInterrupt : sendMessageCallInput;
 }
 
+/** Before this patch a message to one of one's own ids no longer on record went on to the tree as to any agent. */
+export const OFF_RECORD_PATCH = 'forkflow-send-off-record-1';
+
+/**
+ * Why a message to `to` — an id this agent gave out (`<its id>.<label>-<n>`) that is on its
+ * record no more — is refused by name: a finished child dropped from the record
+ * (`keepCompleted`) is not resumed from here (seed 001 resumes it from its transcript; forkflow
+ * leaves that to a client, which can read any closed agent's history). Undefined otherwise.
+ */
+function offRecord(agent: ForkAgent, to: string): string | undefined {
+  const own = to.startsWith(`${agent.agentId}.`) ? /^[a-z0-9-]+-(\d+)$/.exec(to.slice(agent.agentId.length + 1)) : null;
+  if (!own || Number(own[1]) > agent.children.started || !patched(OFF_RECORD_PATCH)) return undefined;
+  const kept = agent.input.subAgents?.keepCompleted ?? 256;
+  return `${to} is not on your record: it was never started, or it finished and was dropped from your record (you keep your last ${kept} finished sub-agents, subAgents.keepCompleted), so it cannot be resumed from here. An operator can resume a finished agent by its id (\`forkflow send ${to}\`); or start a new sub-agent.`;
+}
+
 async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig | undefined): Promise<ToolResultBlock> {
   const parsed = sendMessageSchemaFor(use, config).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid SendMessage call: ${describeIssues(parsed.error).join('; ')}`);
@@ -100,6 +116,8 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   const { to, message: raw, summary } = parsed.data;
   const child = agent.children.find(to);
   const resume = child !== undefined && child.state !== 'running';
+  const gone = child ? undefined : offRecord(agent, to);
+  if (gone) return errorResult(use.id, gone);
   // Under the patch every message that does not resume a child is a peer message: routed and counted at the root, with the tree's capability.
   // (One's own child by its name or id is addressed by its id: another agent of the tree may share the name.)
   if (!resume && agent.inTreeLedger && patched(PEER_MESSAGES_PATCH)) return peerSend(agent, use, child ? { ...parsed.data, to: child.agentId } : parsed.data);

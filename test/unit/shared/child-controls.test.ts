@@ -115,6 +115,9 @@ test('tool definitions keep their bytes unless the tree asks for spawn controls 
   const foreground = subAgentToolDefinitions({ forkGate: false, agents: [], backgroundTasks: false });
   expect(props(foreground)).not.toContain('run_in_background');
   expect(foreground[0]!.description).toContain('You wait for its result (background tasks are disabled here).');
+  // hostMode (S2-12) offers host_mode last on Agent; not where background tasks are disabled.
+  expect(props(subAgentToolDefinitions({ forkGate: true, agents: [], hostMode: true })).at(-1)).toBe('host_mode');
+  expect(props(subAgentToolDefinitions({ forkGate: true, agents: [], hostMode: true, backgroundTasks: false }))).not.toContain('host_mode');
 });
 
 test('agentList: rows from the records, counts by state, a running child timed by the clock given', () => {
