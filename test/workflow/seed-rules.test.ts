@@ -6,6 +6,7 @@
  * skipTranscript is left out of `list()`. Also the launch views (issue 32 item 3): `async_launched`
  * carries the prompt and a fork's `messages_inherited`.
  */
+import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import { textOf } from '../../src/shared/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
@@ -13,7 +14,14 @@ import { waitFor } from '../kit/wait';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 
 let h: Harness;
+/** Workflow log entries at DEBUG and above (seed 000's `fork.tool_filter` is a DEBUG event); WARN and above still printed. */
+const logged: LogEntry[] = [];
 beforeAll(async () => {
+  // Before any connection: this file's runtime keeps every entry (startHarness then finds it installed).
+  Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => {
+    logged.push(entry);
+    if (entry.level === 'WARN' || entry.level === 'ERROR') console.error(entry.message, entry.meta);
+  }) });
   h = await startHarness({ name: 'seed-rules' });
 });
 afterAll(() => h.close());
@@ -90,4 +98,30 @@ test("seed 001/002 launch and status views: a fork ignores a call's model and sa
   expect(forkCalls.map((e) => bodyOf(e).model)).toEqual(forkCalls.map(() => parentModel));
   expect(output).toMatchObject({ isError: false, json: { status: 'completed', agentId: 'views.fork-1', is_final: true, content: 'looked' } });
   expect(list).toMatchObject({ isError: true, text: expect.stringContaining('forkflow calls a stopped (cancelled) agent "killed"') as string });
+});
+
+test("seed 000's fork.tool_filter DEBUG event for each call the filter or the access policy denies; criticalSystemReminder re-sent at every turn boundary (S0-26, S0-10)", async () => {
+  const prompt = script('Try.', toolStep('FileWrite', { file_path: 'no.txt', content: 'x' }), toolStep('Glob', { pattern: '*' }), '@reply tried');
+  const result = await h.forkflow.fork(
+    { agentId: 'filtered', prompt, toolFilter: 'readOnly', toolAccess: { mode: 'deny_list', tools: ['Glob'] }, overrides: { criticalSystemReminder: 'Never touch production.' } },
+    { mode: 'sync' },
+  );
+  expect(result).toMatchObject({ status: 'completed', text: 'tried' });
+  const events = await waitFor(() => {
+    const found = logged.filter((e) => e.message === 'fork.tool_filter' && e.meta?.agentId === 'filtered');
+    return found.length === 2 && found;
+  }, 'both fork.tool_filter events');
+  expect(events.map((e) => e.level)).toEqual(['DEBUG', 'DEBUG']);
+  expect(events[0]!.meta).toMatchObject({ tool: 'FileWrite', filter: 'readOnly', reason: expect.stringContaining('read-only') as string });
+  expect(events[1]!.meta).toMatchObject({ tool: 'Glob', filter: 'toolAccess', reason: expect.stringContaining('tool access policy') as string });
+
+  // The reminder follows the tool results of each boundary, after the cached prefix (not in the opening).
+  const reminder = '<system-reminder>\nNever touch production.\n</system-reminder>';
+  const transcript = await h.forkflow.transcript('filtered');
+  expect(JSON.stringify(transcript[0])).not.toContain('Never touch production.');
+  const boundaries = transcript.filter((m, i) => i > 0 && m.role === 'user');
+  expect(boundaries).toHaveLength(2);
+  for (const m of boundaries) expect(Array.isArray(m.content) && m.content.at(-1)).toEqual({ type: 'text', text: reminder });
+  const last = messageRequests(h.model).filter((e) => JSON.stringify(bodyOf(e).messages[0]).includes('Try.')).at(-1)!;
+  expect(textOf(bodyOf(last).messages.at(-1)!)).toContain('Never touch production.');
 });

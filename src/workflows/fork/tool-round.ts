@@ -9,7 +9,7 @@
  * calls. Tool failures become `is_error` results the model can act on; only cancellation
  * propagates.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
@@ -91,6 +91,15 @@ type Attempt = { block: ToolResultBlock; outcome: ToolCallOutcome };
 const deny = (toolUseId: string, message: string): Attempt => ({ block: errorResult(toolUseId, message), outcome: 'denied' });
 const blockAttempt = (block: ToolResultBlock): Attempt => ({ block, outcome: block.is_error ? 'error' : 'ok' });
 
+/**
+ * A call the agent's filter (or its tool access policy, or its mode) denies: seed 000's
+ * `fork.tool_filter` event at DEBUG (replay-aware, no command), then the denial the model reads.
+ */
+function filtered(agent: ForkAgent, use: ToolUseBlock, filter: string, message: string): Attempt {
+  log.debug('fork.tool_filter', { agentId: agent.agentId, turn: agent.turns, tool: use.name, filter, mode: agent.input.permissionMode, reason: message });
+  return deny(use.id, message);
+}
+
 /** One tool call, counted once by outcome (ok / error / denied); `lane` is its place in the round (1-based). */
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, lane: number): Promise<ToolResultBlock> {
   const { block, outcome } = await attempt(agent, use, messageIndex, lane);
@@ -107,7 +116,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   }
   agent.tally.countToolUse();
   const denied = accessDenial(agent, use.name);
-  if (denied) return deny(use.id, denied);
+  if (denied) return filtered(agent, use, 'toolAccess', denied);
   const tool = agent.toolTable.lookup(use.name);
   // ListAgents and AnswerApproval are sub-agent tools only where they were offered; elsewhere they are as unknown as they always were.
   if (tool?.home.kind === 'subagent' && ((use.name !== LIST_AGENTS && use.name !== ANSWER_APPROVAL) || listAgentsOffered(agent, use.name))) {
@@ -116,7 +125,7 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   }
   if (!tool || tool.home.kind === 'subagent') return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
   const decision = decideCall(policyOf(agent, tool), tool);
-  if (!decision.allow) return deny(use.id, decision.message);
+  if (!decision.allow) return filtered(agent, use, typeof agent.input.toolFilter === 'string' ? agent.input.toolFilter : agent.input.toolFilter.kind, decision.message);
   // A teammate in plan mode asks its lead before its first change (team-plan.ts).
   const unplanned = needsPlanApproval(agent, tool) ? await askLead(agent, use) : undefined;
   if (unplanned) return deny(use.id, unplanned);
