@@ -123,6 +123,18 @@ export type ToolFilter = z.infer<typeof toolFilterSchema>;
 export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.strictObject({
   /** The child directive: what this fork is to do. */
   prompt: z.string().min(1, 'prompt (the directive) must not be empty').max(MAX_PROMPT_CHARS, tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')).describe('The directive: what this fork is to do.'),
+  /**
+   * Seed 000's `prompt_messages`: the first turn as a list of messages (an earlier exchange,
+   * documents, images), for an agent that starts fresh (no parent, not a fork). It opens with
+   * them, and `prompt` ends the last user turn (or follows as one). A fork's first turn is its
+   * parent's conversation and its directive: refused there by name.
+   */
+  promptMessages: z
+    .array(messageParamSchema)
+    .min(1)
+    .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages (MAX_MESSAGES)`)
+    .optional()
+    .describe("Seed 000's `prompt_messages`: a fresh agent's first turn as messages (an earlier exchange, documents, images); `prompt` ends the last user turn. Refused for a fork."),
   /** The parent's cache-safe snapshot. Absent on the parent's first turn: the fork then uses its own system prompt and tools. */
   parent: cacheSafeParamsSchema.optional().describe("The parent's cache-safe snapshot (its last request's system, tools, model, thinking, messages), so the fork's prefix is byte for byte the parent's. Absent: the fork's own system prompt and tools (reported as `usedParentSnapshot: false`)."),
   /** The parent's context by reference instead (zero-copy: see src/shared/prefix.ts). */
@@ -383,7 +395,19 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
   .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] })
   .refine((v) => !(v.from && (v.parent || v.parentRef)), { message: 'give from (a point to resolve) or parent/parentRef, not both', path: ['from'] })
-  .refine((v) => !v.replay || v.continuation || v.parentRef || v.from, { message: 'replay needs a point to go on from: from, or parentRef', path: ['replay'] }));
+  .refine((v) => !v.replay || v.continuation || v.parentRef || v.from, { message: 'replay needs a point to go on from: from, or parentRef', path: ['replay'] })
+  .refine((v) => !v.promptMessages || !(v.parent || v.parentRef || v.from || v.continuation || v.querySource === FORK_QUERY_SOURCE), { message: "promptMessages open an agent that starts fresh; a fork's first turn is its parent's conversation and its directive (prompt): leave promptMessages out, or start a fresh agent (startAgent)", path: ['promptMessages'] })
+  .superRefine((v, ctx) => {
+    const problem = v.promptMessages ? promptMessagesProblem(v.promptMessages) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: `promptMessages start with a user message and alternate user and assistant: ${problem}`, path: ['promptMessages'] });
+  }));
+
+/** Why a list of first-turn messages cannot open a conversation (it starts with a user turn, then alternates), or undefined. */
+export function promptMessagesProblem(messages: readonly MessageParam[]): string | undefined {
+  if (messages[0]?.role !== 'user') return 'the first message is not a user message';
+  const twice = messages.findIndex((m, i) => i > 0 && messages[i - 1]!.role === m.role);
+  return twice > 0 ? `messages ${twice - 1} and ${twice} are both ${messages[twice]!.role} messages` : undefined;
+}
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };

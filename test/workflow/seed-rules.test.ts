@@ -125,3 +125,28 @@ test("seed 000's fork.tool_filter DEBUG event for each call the filter or the ac
   const last = messageRequests(h.model).filter((e) => JSON.stringify(bodyOf(e).messages[0]).includes('Try.')).at(-1)!;
   expect(textOf(bodyOf(last).messages.at(-1)!)).toContain('Never touch production.');
 });
+
+test("seed 000's prompt_messages: a fresh agent opens with a list of first-turn messages, its prompt ending the last user turn; refused for a fork by name (S0-04)", async () => {
+  const promptMessages = [
+    { role: 'user' as const, content: 'Earlier: what is in the box?' },
+    { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'A red ball.' }] },
+    { role: 'user' as const, content: [{ type: 'text' as const, text: 'Context: the ball is new.' }] },
+  ];
+  const result = await h.forkflow.startAgent({ agentId: 'prompt-messages', prompt: 'Describe the ball.\n@reply a new red ball', promptMessages }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'a new red ball' });
+  // The conversation opens with them (the request adds its cache breakpoints to the same blocks).
+  const first = messageRequests(h.model).find((e) => JSON.stringify(bodyOf(e).messages[0]).includes('Earlier: what is in the box?'))!;
+  expect(bodyOf(first).messages.map((m) => [m.role, textOf(m)])).toEqual([
+    ['user', 'Earlier: what is in the box?'],
+    ['assistant', 'A red ball.'],
+    ['user', 'Context: the ball is new.\nDescribe the ball.\n@reply a new red ball'],
+  ]);
+  expect((await h.forkflow.transcript('prompt-messages')).slice(0, 3)).toEqual([
+    promptMessages[0],
+    promptMessages[1],
+    { role: 'user', content: [{ type: 'text', text: 'Context: the ball is new.' }, { type: 'text', text: 'Describe the ball.\n@reply a new red ball' }] },
+  ]);
+  // A fork's first turn is its parent's conversation and its directive.
+  await expect(h.forkflow.start({ agentId: 'prompt-messages-fork', prompt: 'x', promptMessages })).rejects.toThrow(/promptMessages open an agent that starts fresh/);
+  await expect(h.forkflow.startAgent({ agentId: 'prompt-messages-bad', prompt: 'x', promptMessages: [promptMessages[1]!] })).rejects.toThrow(/the first message is not a user message/);
+});

@@ -201,6 +201,18 @@ function withStartContext(setup: ForkSetup, context: string | undefined): ForkSe
   return { ...rest, opening };
 }
 
+/**
+ * A fresh agent's first turn: its prompt; with `promptMessages` (seed 000's prompt_messages)
+ * those messages, the prompt ending the last user turn or following as one.
+ */
+function plainOpening(input: ForkInput): MessageParam[] {
+  const given = input.promptMessages;
+  if (!given) return [{ role: 'user', content: input.prompt }];
+  const last = given[given.length - 1]!;
+  const prompt = { type: 'text' as const, text: input.prompt };
+  return last.role === 'user' ? [...given.slice(0, -1), { role: 'user', content: [...blocksOf(last), prompt] }] : [...given, { role: 'user', content: [prompt] }];
+}
+
 /** `worktree`: where a worktree fork works (for the notice in its opening). */
 export function setUpFork(input: ForkInput, options: OpeningOptions = {}, extras: SetupExtras = {}): ForkSetup {
   return withStartContext(setUp(input, options, extras), input.continuation ? undefined : extras.startContext);
@@ -220,7 +232,7 @@ function setUp(input: ForkInput, options: OpeningOptions, extras: SetupExtras): 
 
   // A spawned agent (not a fork) starts from its prompt alone, without the fork boilerplate.
   const plain = !parent && input.querySource !== FORK_QUERY_SOURCE;
-  const opening = plain ? { messages: [{ role: 'user' as const, content: input.prompt }], inheritedCount: 0, sharedPrefixEnd: undefined } : buildForkOpening(parent?.messages ?? [], input.prompt, options);
+  const opening = plain ? { messages: plainOpening(input), inheritedCount: 0, sharedPrefixEnd: undefined } : buildForkOpening(parent?.messages ?? [], input.prompt, options);
   return {
     context,
     summary: contextSummaryOf(context),
