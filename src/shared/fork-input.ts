@@ -43,7 +43,7 @@ import { SHELL_OPT_IN_PROGRAMS } from './activity-io';
  * One rule of `permissionRules.allow`: a tool name or `prefix*`. Claude Code's
  * `Tool(specifier)` form is refused by name (forkflow decides per tool; the sandbox contains Bash).
  */
-const permissionRuleSchema = z.string().superRefine((v, ctx) => {
+const permissionRuleSchema = schemaOnce('fork-input#permissionRuleSchema', () => z.string().superRefine((v, ctx) => {
   if (/^[A-Za-z0-9_.:-]{1,128}\*?$/.test(v)) return;
   const specifier = /^([A-Za-z0-9_.:-]{1,128})\(.*\)$/.exec(v);
   ctx.addIssue({
@@ -52,7 +52,7 @@ const permissionRuleSchema = z.string().superRefine((v, ctx) => {
       ? `"${v.slice(0, 80)}": Claude Code's Tool(specifier) rules are not supported (forkflow allows a tool or not, and Bash runs contained in the OS sandbox): allow "${specifier[1]}" instead, or keep asking for it`
       : 'a rule is a tool name, or a prefix ending in *',
   });
-});
+}));
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
