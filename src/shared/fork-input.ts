@@ -242,7 +242,7 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * foreground until it ends, and a call that can only run in the background (run_in_background,
    * a teammate, a background Bash command) is refused by name. Sub-agents inherit it.
    */
-  backgroundTasks: z.boolean().optional(),
+  backgroundTasks: z.boolean().optional().describe('`false`: no background tasks in this tree (seed 001): no `run_in_background`, every sub-agent waited for, and a call that can only run in the background refused by name. Sub-agents inherit it.'),
   /**
    * Programs allowed back into a read-only or memory agent's shell (seed 000 withholds `awk`
    * and `tee`: they can shell out or write): the classifier then allows the shapes it validates

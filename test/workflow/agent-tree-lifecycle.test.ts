@@ -111,7 +111,7 @@ test('SendMessage to a finished child dropped from the record (keepCompleted) is
   const sent = toolResultsIn(await h.forkflow.transcript('trimmed'))[2]!;
   expect(sent).toMatchObject({ isError: true, text: expect.stringContaining('trimmed.spawn-1 is not on your record') as string });
   expect(sent.text).toContain('you keep your last 1 finished sub-agents, subAgents.keepCompleted');
-  expect(sent.text).toContain('`forkflow send trimmed.spawn-1`');
+  expect(sent.text).toContain('`forkflow send trimmed.spawn-1 <message>`');
   // What the refusal points to works: a client resumes it from its durable history.
   expect(await h.forkflow.sendMessage('trimmed.spawn-1', { message: '@reply resumed by a client', summary: 'resume' })).toBe('resumed');
   await waitFor(async () => (await h.forkflow.status('trimmed.spawn-1')).lastText === 'resumed by a client' || undefined, 'the client resume');

@@ -103,7 +103,7 @@ function offRecord(agent: ForkAgent, to: string): string | undefined {
   const own = to.startsWith(`${agent.agentId}.`) ? /^[a-z0-9-]+-(\d+)$/.exec(to.slice(agent.agentId.length + 1)) : null;
   if (!own || Number(own[1]) > agent.children.started || !patched(OFF_RECORD_PATCH)) return undefined;
   const kept = agent.input.subAgents?.keepCompleted ?? 256;
-  return `${to} is not on your record: it was never started, or it finished and was dropped from your record (you keep your last ${kept} finished sub-agents, subAgents.keepCompleted), so it cannot be resumed from here. An operator can resume a finished agent by its id (\`forkflow send ${to}\`); or start a new sub-agent.`;
+  return `${to} is not on your record: it was never started, or it finished and was dropped from your record (you keep your last ${kept} finished sub-agents, subAgents.keepCompleted), so it cannot be resumed from here. An operator can resume a finished agent by its id (\`forkflow send ${to} <message>\`); or start a new sub-agent.`;
 }
 
 async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig | undefined): Promise<ToolResultBlock> {
