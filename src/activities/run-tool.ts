@@ -20,6 +20,7 @@ import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
 import { protectedPaths, sandboxAvailability, type Refusal, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
+import { SHELL_OPT_IN_PROGRAMS } from '../shared/activity-io';
 import type { ToolContext, WritePolicy } from './tools/types';
 import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
 
@@ -133,7 +134,8 @@ export async function toolContextOf(
     heartbeat: activity.heartbeat,
     writePolicy,
     // The parser-based classifier: advice inside the sandbox, the rule outside it.
-    classifyShell: classifyShellCommand,
+    // awk and tee withheld unless the fork's operator allowed them back (seed 000).
+    classifyShell: (command) => classifyShellCommand(command, { withhold: SHELL_OPT_IN_PROGRAMS.filter((p) => !input.shellPrograms?.includes(p)) }),
     // Every Bash call in the OS sandbox, unless opted out (tools/sandbox/policy.ts).
     ...(availability
       ? {

@@ -10,6 +10,15 @@ import type { ContextCallSpec, ProviderCompaction } from './context/call';
 import type { NetworkAllowance } from './network';
 import type { EffortLevel } from './agents';
 
+/**
+ * Programs seed 000 drops from a read-only agent's shell because they can shell out or write
+ * (awk's `system()` and pipes, tee's files), which an operator may allow back for one fork
+ * (`shellPrograms`): the read-only classifier then allows the shapes it validates (awk
+ * without system, getline or redirects; tee only to /dev/null).
+ */
+export const SHELL_OPT_IN_PROGRAMS = ['awk', 'tee'] as const;
+export type ShellOptIn = (typeof SHELL_OPT_IN_PROGRAMS)[number];
+
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
 export interface RunRef {
   workflowId: string;
@@ -162,6 +171,8 @@ export interface ToolCallInput {
   worktreeRepo?: string;
   /** A sub-agent started with the Agent tool's `cwd`: the workspace its root must lie in, checked canonically. */
   confinedTo?: string;
+  /** Programs its operator allowed back into a read-only agent's shell (seed 000; absent: awk and tee withheld). */
+  shellPrograms?: ShellOptIn[];
 }
 
 export interface ToolCallResult {
