@@ -103,7 +103,8 @@ export function openaiBatches(client: OpenAI): BatchApi {
     retrieve: (batchId, signal) =>
       restating(async () => {
         const batch = await client.batches.retrieve(batchId, { signal });
-        return { ended: ENDED.has(batch.status), total: batch.request_counts?.total ?? Number.POSITIVE_INFINITY };
+        // A batch still `validating` reports zero requests (it has not read its file): not known yet, as for an absent count.
+        return { ended: ENDED.has(batch.status), total: batch.request_counts?.total || Number.POSITIVE_INFINITY };
       }),
     results: (batchId, signal) =>
       restating(async () => {

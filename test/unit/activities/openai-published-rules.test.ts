@@ -1,0 +1,73 @@
+/**
+ * Rules of OpenAI's published API that its request and response types do not carry, held by
+ * the OpenAI-compatible provider path: a batch reports `validating` with zero `request_counts`
+ * before it has read its file (the create example of the API reference), so a count of zero
+ * is "not known yet", never "empty".
+ */
+import OpenAI from 'openai';
+import type { RequestLogEntry } from '../../../src/offline';
+import { Batcher } from '../../../src/activities/model/batcher';
+import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
+import { openaiBatches } from '../../../src/activities/model/providers/openai-batches';
+import type { BatchMark, CallKey, ResponseStore } from '../../../src/activities/model/response-store';
+import type { MessagesRequest } from '../../../src/shared/anthropic';
+import { useOfflineModel } from '../offline/helpers';
+
+const MINUTE = 60_000;
+const START = Date.now();
+const t = useOfflineModel({ batchProcessingMs: MINUTE, batchValidatingMs: MINUTE / 2, now: () => START });
+const openai = (worker: string) => new OpenAI({ baseURL: `${t.model.url}/v1`, apiKey: 'k', maxRetries: 0, defaultHeaders: { 'x-test-worker': worker } });
+
+const isCreate = (e: RequestLogEntry) => e.method === 'POST' && e.path === '/v1/batches';
+const isCancel = (e: RequestLogEntry) => e.method === 'POST' && e.path.endsWith('/cancel');
+
+/** Batch marks kept across "workers" (what the activity's response store does). */
+function marksStore(): ResponseStore {
+  const marks = new Map<string, BatchMark>();
+  const id = (key: CallKey, digest: string) => `${key.workflowId}/${key.turn}/${digest}`;
+  return {
+    get: () => Promise.resolve(undefined),
+    put: () => Promise.resolve(),
+    getRequest: () => Promise.resolve(undefined),
+    putRequest: () => Promise.resolve(),
+    settle: () => Promise.resolve(),
+    getBatch: (key, digest) => Promise.resolve(marks.get(id(key, digest))),
+    putBatch: (key, mark, digest) => {
+      marks.set(id(key, digest), mark);
+      return Promise.resolve();
+    },
+  };
+}
+
+const keyOf = (agent: string): CallKey => ({ namespace: 'default', workflowId: agent, runId: 'r', activityId: '1', turn: 1 });
+const body = (text: string): MessagesRequest => ({ model: 'gpt-4.1-mini', max_tokens: 256, messages: [{ role: 'user', content: `Go.\n@reply ${text}` }] });
+const never = () => false;
+
+test('a retried call that first sees its batch validating (request_counts all zero) and then leaves with its worker does not cancel the batch', async () => {
+  const responses = marksStore();
+  // Worker 1 submits two agents' calls in one batch; its worker then dies under agent a's call.
+  const one: BatchCallDeps = { api: openaiBatches(openai('1')), batcher: new Batcher({ windowMs: 10 * MINUTE, maxRequests: 2, pollMs: 5 }), responses };
+  const dying = new AbortController();
+  const a = callViaBatch(one, { key: keyOf('a'), customId: 'c-a', body: body('a') }, dying.signal, never, () => undefined);
+  const b = callViaBatch(one, { key: keyOf('b'), customId: 'c-b', body: body('b') }, new AbortController().signal, never, () => undefined);
+  await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
+  dying.abort(new Error('worker 1 died'));
+  await expect(a).rejects.toThrow('worker 1 died');
+
+  // Agent a's retry on worker 2 finds the batch by its mark and watches it while it is still validating.
+  const two: BatchCallDeps = { api: openaiBatches(openai('2')), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses };
+  const stopping = new AbortController();
+  const retry = callViaBatch(two, { key: keyOf('a'), customId: 'c-a', body: body('a') }, stopping.signal, never, () => undefined);
+  await t.model.log.waitFor((e) => e.method === 'GET' && e.path.startsWith('/v1/batches/') && e.headers['x-test-worker'] === '2' && e.outcome === 'completed');
+  const [batchId] = t.model.batches.chatIds();
+  expect(await openai('test').batches.retrieve(batchId!)).toMatchObject({ status: 'validating', request_counts: { total: 0, completed: 0, failed: 0 } });
+  // Worker 2 stops (its agent is not cancelled): it leaves the batch running for agent b.
+  stopping.abort(new Error('worker 2 stopping'));
+  await expect(retry).rejects.toThrow('worker 2 stopping');
+  expect(t.model.log.entries().filter(isCancel)).toEqual([]);
+
+  t.model.clock.advance(MINUTE);
+  const out = await b;
+  expect(out.kind).toBe('message');
+  expect(t.model.batches.entries().map((e) => [e.customId, e.result])).toEqual([['c-a', 'succeeded'], ['c-b', 'succeeded']]);
+});
