@@ -85,6 +85,9 @@ export class ChunkTranslator {
   private finish: string | null = null;
   private usage: OpenAI.CompletionUsage | null | undefined;
 
+  /** `names`: stand-in tool names → the agent's (openai-tool-names.ts), so live events name the agent's tools too. */
+  constructor(private readonly names: ReadonlyMap<string, string> = new Map()) {}
+
   /** The events one chunk makes (none for a usage-only chunk). */
   push(chunk: OpenAI.Chat.ChatCompletionChunk): StreamEvent[] {
     const events: StreamEvent[] = [];
@@ -112,7 +115,7 @@ export class ChunkTranslator {
     for (const call of delta.tool_calls ?? []) {
       const current = this.open();
       if (current?.kind !== 'tool' || current.call !== call.index) {
-        this.openBlock(events, { kind: 'tool', call: call.index, text: '', id: call.id ?? `call_${call.index}`, name: call.function?.name ?? '' });
+        this.openBlock(events, { kind: 'tool', call: call.index, text: '', id: call.id ?? `call_${call.index}`, name: this.agentName(call.function?.name ?? '') });
       }
       const args = call.function?.arguments;
       if (args) {
@@ -138,6 +141,10 @@ export class ChunkTranslator {
     events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage } as unknown as StreamEvent);
     events.push({ type: 'message_stop' });
     return { events, message: message(this.id, this.model, content, stop, usage) };
+  }
+
+  private agentName(name: string): string {
+    return this.names.get(name) ?? name;
   }
 
   private open(): OpenBlock | undefined {
