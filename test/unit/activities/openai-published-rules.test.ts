@@ -4,7 +4,9 @@
  * before it has read its file (the create example of the API reference), so a count of zero
  * is "not known yet", never "empty"; a function name is 1-64 of `a-zA-Z0-9_-` (a Messages
  * tool name may be 128), so a longer one goes out under a stand-in and comes back as the
- * agent's, interactive, streamed and batched (the emulator refuses a name over 64, as OpenAI does).
+ * agent's, interactive, streamed and batched (the emulator refuses a name over 64, as OpenAI does);
+ * a refusal comes as the message's `refusal` (or the stream's `delta.refusal`) with no content,
+ * and is read as the reply's text with stop reason `refusal`, not as an empty turn.
  */
 import OpenAI from 'openai';
 import type { RequestLogEntry } from '../../../src/offline';
@@ -12,6 +14,7 @@ import { Batcher } from '../../../src/activities/model/batcher';
 import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
 import { openaiBatches } from '../../../src/activities/model/providers/openai-batches';
 import { callChatCompletions } from '../../../src/activities/model/providers/openai-call';
+import { ChunkTranslator, fromChatCompletion } from '../../../src/activities/model/providers/openai-response';
 import type { BatchMark, CallKey, ResponseStore } from '../../../src/activities/model/response-store';
 import type { MessagesRequest, ToolDefinition } from '../../../src/shared/anthropic';
 import { useOfflineModel } from '../offline/helpers';
@@ -134,4 +137,22 @@ describe('a tool name over OpenAI\'s 64 characters', () => {
     expect(out.kind).toBe('message');
     expect(out.kind === 'message' && out.message.content).toMatchObject([{ type: 'tool_use', name: LONG, input: { q: 'y' } }]);
   });
+});
+
+test('a refusal is the reply\'s text, stop reason refusal, whole and streamed', () => {
+  const said = "I'm sorry, I can't help with that.";
+  // The shapes of OpenAI's reference: a message with `content: null` and `refusal`; chunks with `delta.refusal`.
+  const completion: OpenAI.Chat.ChatCompletion = {
+    id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4.1-mini',
+    choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: null, refusal: said } }],
+    usage: { prompt_tokens: 10, completion_tokens: 9, total_tokens: 19 },
+  };
+  expect(fromChatCompletion(completion)).toMatchObject({ content: [{ type: 'text', text: said }], stop_reason: 'refusal' });
+  const chunk = (delta: OpenAI.Chat.ChatCompletionChunk.Choice.Delta, finish: 'stop' | null = null): OpenAI.Chat.ChatCompletionChunk => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini', choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const translator = new ChunkTranslator();
+  const events = [chunk({ role: 'assistant', content: '', refusal: null }), chunk({ refusal: "I'm sorry, " }), chunk({ refusal: "I can't help with that." }), chunk({}, 'stop')].flatMap((c) => translator.push(c));
+  const end = translator.end();
+  expect(end.message).toMatchObject({ content: [{ type: 'text', text: said }], stop_reason: 'refusal' });
+  expect(events.filter((e) => e.type === 'content_block_delta').map((e) => (e as { delta: { text: string } }).delta.text).join('')).toBe(said);
+  expect(end.events.find((e) => e.type === 'message_delta')).toMatchObject({ delta: { stop_reason: 'refusal' } });
 });
