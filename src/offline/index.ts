@@ -53,6 +53,11 @@ export interface OfflineModelOptions {
   rateLimit?: RateLimitOptions;
   /** Emulated ms from a batch's creation (`/v1/messages/batches`) to its end. Default 60000. */
   batchProcessingMs?: number;
+  /**
+   * Emulated ms an OpenAI-wire batch (`/v1/batches`) first reports `validating` with zero
+   * `request_counts`, as the API does before it has read the input file. Default 0 (none).
+   */
+  batchValidatingMs?: number;
   /** Called as each SSE event is written, with the request's id and the clock's time (emit-time stamps for benchmarks). */
   onStreamEvent?: (requestId: string, event: { event: string; data: unknown }, at: number) => void;
 }
@@ -118,6 +123,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     maxLogEntries: opts.maxLogEntries ?? Infinity,
     ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
     batchProcessingMs: delayOption('batchProcessingMs', opts.batchProcessingMs ?? 60_000),
+    batchValidatingMs: delayOption('batchValidatingMs', opts.batchValidatingMs),
     onStreamEvent: opts.onStreamEvent,
   });
   const url = await server.listen();

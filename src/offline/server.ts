@@ -48,6 +48,8 @@ export interface ServerSettings {
   rateLimit?: RateLimitOptions;
   /** Emulated ms from a batch's creation to its end. */
   batchProcessingMs: number;
+  /** Emulated ms an OpenAI-wire batch reports `validating` (zero counts) after its creation. */
+  batchValidatingMs: number;
   onStreamEvent?: ResponderDeps['onEvent'];
 }
 
@@ -116,7 +118,7 @@ export class OfflineServer {
     const window = settings.contextWindow;
     const messages = { cache: this.cache, attempts: this.attempts, minCacheableTokens: settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
     this.batches = new BatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages });
-    this.chatBatches = new ChatBatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages, shared: this.batches });
+    this.chatBatches = new ChatBatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, validatingMs: settings.batchValidatingMs, messages, shared: this.batches });
     this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {

@@ -29,6 +29,11 @@ export interface BatchApi {
    * runs one model per batch (its file is refused otherwise), Message Batches mix them.
    */
   groupOf?(params: unknown): string;
+  /**
+   * A succeeded result's Message as the call's own request names things (OpenAI's Batch API:
+   * a tool sent under a stand-in name is the agent's tool again). Absent: the Message as read.
+   */
+  answerFor?(message: Anthropic.Messages.Message, body: MessagesRequest): Anthropic.Messages.Message;
   /** Submits the requests as one batch; resolves with its id. `betas`: Anthropic beta headers for all of them. */
   create(requests: readonly BatchRequest[], betas: readonly string[], signal: AbortSignal): Promise<string>;
   /** Whether the batch has ended, and how many requests it holds. */

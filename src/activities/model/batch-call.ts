@@ -119,7 +119,7 @@ export async function callViaBatch(deps: BatchCallDeps, call: BatchCall, signal:
     }
     const result = results.get(call.customId);
     if (!result) return { kind: 'fallback', reason: 'no result for this request', batchId };
-    if (result.type === 'succeeded') return { kind: 'message', message: result.message, batchId };
+    if (result.type === 'succeeded') return { kind: 'message', message: deps.api.answerFor ? deps.api.answerFor(result.message, call.body) : result.message, batchId };
     const why = result.type === 'errored' ? `errored: ${result.error.error.type}: ${result.error.error.message}` : result.type;
     return { kind: 'fallback', reason: why, batchId };
   }

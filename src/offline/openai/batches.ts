@@ -2,7 +2,7 @@
  * The offline model's OpenAI Batch API: the files a batch reads and writes (`/v1/files`: a
  * JSONL upload with purpose `batch`, and the output and error files it produces) and the
  * batches (`/v1/batches` on endpoint `/v1/chat/completions`). A batch is `in_progress` from its
- * creation and ends `processingMs` later on the emulated clock, processed when first looked at
+ * creation (`validating`, its counts zero, for its first `validatingMs`) and ends `processingMs` later on the emulated clock, processed when first looked at
  * after that: each line is answered as `POST /v1/chat/completions` would answer it (the same
  * scripts, limits and automatic prompt cache), and written to the output file (answers) or the
  * error file (refused requests, and every request of an expired or cancelled batch, with
@@ -64,6 +64,8 @@ const seconds = (ms: number | undefined): number | null => (ms === undefined ? n
 export interface ChatBatchSettings {
   now: () => number;
   processingMs: number;
+  /** How long a batch first reports `validating`, its counts all zero (the API's state before it has read the file). */
+  validatingMs?: number;
   messages: MessagesDeps;
   /** The Message Batches store: its fault queue and accounting are shared. */
   shared: BatchStore;
@@ -264,6 +266,7 @@ export class ChatBatchStore {
   private view(batch: ChatBatch): unknown {
     this.settle(batch);
     const at = (status: Status) => (batch.status === status ? seconds(batch.endedAt) : null);
+    const validating = batch.status === 'in_progress' && this.settings.now() < batch.createdAt + (this.settings.validatingMs ?? 0);
     return {
       id: batch.id,
       object: 'batch',
@@ -271,11 +274,11 @@ export class ChatBatchStore {
       errors: batch.errors ? { object: 'list', data: batch.errors } : null,
       input_file_id: batch.inputFileId,
       completion_window: '24h',
-      status: batch.status,
+      status: validating ? 'validating' : batch.status,
       output_file_id: batch.outputFileId ?? null,
       error_file_id: batch.errorFileId ?? null,
       created_at: seconds(batch.createdAt),
-      in_progress_at: batch.status === 'failed' ? null : seconds(batch.createdAt),
+      in_progress_at: batch.status === 'failed' || validating ? null : seconds(batch.createdAt),
       expires_at: seconds(batch.createdAt + BATCH_EXPIRY_MS),
       finalizing_at: batch.status === 'completed' ? seconds(batch.endedAt) : null,
       completed_at: at('completed'),
@@ -283,7 +286,7 @@ export class ChatBatchStore {
       expired_at: at('expired'),
       cancelling_at: at('cancelled'),
       cancelled_at: at('cancelled'),
-      request_counts: batch.counts,
+      request_counts: validating ? { total: 0, completed: 0, failed: 0 } : batch.counts,
       metadata: batch.metadata,
     };
   }

@@ -5,7 +5,8 @@
  * `/v1/chat/completions`, window `24h`); it has ended when its status is `completed`,
  * `failed`, `expired` or `cancelled`, and its results are the lines of its output file
  * (answers) and error file (refused, expired and cancelled requests), each by `custom_id`.
- * Every answer is restated as a Message (openai-response.ts), so a batched call on this wire
+ * Every answer is restated as a Message (openai-response.ts), its tool calls named as the
+ * agent's tools (openai-tool-names.ts, through `answerFor`), so a batched call on this wire
  * is recorded, charged and priced like one on Anthropic's.
  *
  * A provider whose files or batches endpoint answers 404 or 405 has no Batch API (vLLM,
@@ -19,6 +20,7 @@ import { NoBatchApiError, type BatchApi, type BatchRequestResult } from '../batc
 import { restated } from './openai-call';
 import { toChatRequest } from './openai-request';
 import { fromChatCompletion } from './openai-response';
+import { agentToolNames, withAgentToolNames } from './openai-tool-names';
 
 /** The endpoint every request of a batch goes to (the Batch API's name for it, whatever the base URL). */
 export const CHAT_BATCH_ENDPOINT = '/v1/chat/completions';
@@ -84,6 +86,7 @@ export function openaiBatches(client: OpenAI): BatchApi {
   };
   return {
     prepare: (body) => toChatRequest(body, false),
+    answerFor: (message, body) => withAgentToolNames(message, agentToolNames(body)),
     // One model per batch: the API refuses a file whose lines name several.
     groupOf: (params) => String((params as { model?: unknown }).model),
     create: (requests, _betas, signal) =>
@@ -103,7 +106,8 @@ export function openaiBatches(client: OpenAI): BatchApi {
     retrieve: (batchId, signal) =>
       restating(async () => {
         const batch = await client.batches.retrieve(batchId, { signal });
-        return { ended: ENDED.has(batch.status), total: batch.request_counts?.total ?? Number.POSITIVE_INFINITY };
+        // A batch still `validating` reports zero requests (it has not read its file): not known yet, as for an absent count.
+        return { ended: ENDED.has(batch.status), total: batch.request_counts?.total || Number.POSITIVE_INFINITY };
       }),
     results: (batchId, signal) =>
       restating(async () => {

@@ -6,7 +6,9 @@
  * `input_tokens` = prompt − cached, `cache_read_input_tokens` = `cached_tokens`, and
  * `cache_creation_input_tokens` = 0 (these providers charge no cache writes). A server's
  * reasoning (`reasoning_content` or `reasoning`, reasoning.ts) opens the Message as an
- * unsigned `thinking` block, streamed as `thinking_delta`s.
+ * unsigned `thinking` block, streamed as `thinking_delta`s. A refusal (the message's `refusal`,
+ * with no content) is the reply's text, and its stop reason `refusal`, so the agent and its
+ * caller read why the model declined instead of an empty turn.
  */
 import { reasoningTextOf } from './reasoning';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -30,7 +32,8 @@ export function messagesUsage(u: OpenAI.CompletionUsage | null | undefined): Ant
   } as Anthropic.Messages.Usage;
 }
 
-function stopReason(finish: string | null | undefined, calledTools: boolean): StopReason {
+function stopReason(finish: string | null | undefined, calledTools: boolean, refused = false): StopReason {
+  if (refused) return 'refusal';
   if (calledTools || finish === 'tool_calls' || finish === 'function_call') return 'tool_use';
   if (finish === 'length') return 'max_tokens';
   if (finish === 'content_filter') return 'refusal';
@@ -62,9 +65,11 @@ export function fromChatCompletion(c: OpenAI.Chat.ChatCompletion): Message {
   const reasoning = reasoningTextOf(choice?.message);
   if (reasoning !== undefined) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content, citations: null });
+  const refusal = choice?.message.refusal;
+  if (refusal) content.push({ type: 'text', text: refusal, citations: null });
   const calls = (choice?.message.tool_calls ?? []).filter((t) => t.type === 'function');
   for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) } as Anthropic.Messages.ToolUseBlock);
-  return message(c.id, c.model, content, stopReason(choice?.finish_reason, calls.length > 0), messagesUsage(c.usage));
+  return message(c.id, c.model, content, stopReason(choice?.finish_reason, calls.length > 0, Boolean(refusal)), messagesUsage(c.usage));
 }
 
 interface OpenBlock {
@@ -83,7 +88,11 @@ export class ChunkTranslator {
   private id = '';
   private model = '';
   private finish: string | null = null;
+  private refused = false;
   private usage: OpenAI.CompletionUsage | null | undefined;
+
+  /** `names`: stand-in tool names → the agent's (openai-tool-names.ts), so live events name the agent's tools too. */
+  constructor(private readonly names: ReadonlyMap<string, string> = new Map()) {}
 
   /** The events one chunk makes (none for a usage-only chunk). */
   push(chunk: OpenAI.Chat.ChatCompletionChunk): StreamEvent[] {
@@ -104,15 +113,17 @@ export class ChunkTranslator {
       (this.open() as OpenBlock).text += reasoning;
       events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'thinking_delta', thinking: reasoning } });
     }
-    if (delta.content) {
+    for (const text of [delta.content, delta.refusal]) {
+      if (!text) continue;
       if (this.open()?.kind !== 'text') this.openBlock(events, { kind: 'text', text: '' });
-      (this.open() as OpenBlock).text += delta.content;
-      events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'text_delta', text: delta.content } });
+      (this.open() as OpenBlock).text += text;
+      events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'text_delta', text } });
     }
+    if (delta.refusal) this.refused = true;
     for (const call of delta.tool_calls ?? []) {
       const current = this.open();
       if (current?.kind !== 'tool' || current.call !== call.index) {
-        this.openBlock(events, { kind: 'tool', call: call.index, text: '', id: call.id ?? `call_${call.index}`, name: call.function?.name ?? '' });
+        this.openBlock(events, { kind: 'tool', call: call.index, text: '', id: call.id ?? `call_${call.index}`, name: this.agentName(call.function?.name ?? '') });
       }
       const args = call.function?.arguments;
       if (args) {
@@ -134,10 +145,14 @@ export class ChunkTranslator {
       return { type: 'tool_use', id: b.id, name: b.name, input: toolInput(b.text) } as Anthropic.Messages.ToolUseBlock;
     });
     const usage = messagesUsage(this.usage);
-    const stop = stopReason(this.finish, this.blocks.some((b) => b.kind === 'tool'));
+    const stop = stopReason(this.finish, this.blocks.some((b) => b.kind === 'tool'), this.refused);
     events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage } as unknown as StreamEvent);
     events.push({ type: 'message_stop' });
     return { events, message: message(this.id, this.model, content, stop, usage) };
+  }
+
+  private agentName(name: string): string {
+    return this.names.get(name) ?? name;
   }
 
   private open(): OpenBlock | undefined {
