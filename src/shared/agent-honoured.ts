@@ -5,7 +5,7 @@
  * an inline `subAgents.agents` entry of a start input (refused by name: fork-input.ts). Pure.
  */
 import type { AgentDefinition } from './agents';
-import { isClaudeCodeAlias } from './agent-provider';
+import { ANTHROPIC_MODEL_ALIASES, isClaudeCodeAlias } from './agent-provider';
 import { DEFAULTS } from './constants';
 
 /** Why a named agent's field (or one value of it) cannot be honoured, and what to do about it. */
@@ -22,8 +22,8 @@ export interface Unhonoured {
 export const NAMED_AGENT_UNHONOURED: Readonly<Record<string, Unhonoured>> = {
   model: {
     when: isClaudeCodeAlias,
-    problem: "model names a Claude Code alias, which forkflow maps to a model id only through a tree's provider catalogue (subAgents.providers.<provider>.aliases; one that does not define it refuses the spawn by name); in a tree without a catalogue the caller's model is used",
-    fix: `Write a full model id such as ${DEFAULTS.model}, or inherit; or map the alias in the tree's subAgents.providers.`,
+    problem: `model names a Claude Code alias: a tree's provider catalogue maps it (subAgents.providers.<provider>.aliases; one that does not define it refuses the spawn by name); without one it is forkflow's built-in id on Anthropic (${Object.entries(ANTHROPIC_MODEL_ALIASES).map(([a, id]) => `${a}: ${id}`).join(', ')}), and on any other provider the caller's model is used`,
+    fix: `Write a full model id such as ${DEFAULTS.model} to pin one, or inherit; or map the alias in the tree's subAgents.providers.`,
     keep: true,
   },
   memory: {

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { modelIdSchema } from './agents';
-import { providerNameSchema } from './model-allowlist';
+import { DEFAULT_PROVIDER, providerNameSchema } from './model-allowlist';
 import { failoverSettingsSchema, priceSchema, type ProvidersConfig } from './providers';
 import type { Price } from './pricing';
 import { schemaOnce } from './schema-once';
@@ -124,6 +124,30 @@ export function priceOf(catalogue: ProviderCatalogue | undefined, provider: stri
 
 /** Claude Code's model aliases (seed 001), which agent files often name. */
 export const CLAUDE_CODE_ALIASES: readonly string[] = ['sonnet', 'opus', 'haiku'];
+
+/**
+ * What Claude Code's aliases mean on Anthropic's own API when a tree has no provider
+ * catalogue (seed 001 S1-08: `model: sonnet` in an Agent call or an agent file): the current
+ * model of each family. The table moves with forkflow's releases; a tree that must stay on
+ * one id writes the id, or maps the alias in its catalogue (`subAgents.providers`), which wins.
+ */
+export const ANTHROPIC_MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: 'claude-sonnet-5-5',
+  opus: 'claude-opus-5-5',
+  haiku: 'claude-haiku-4-5',
+};
+
+/**
+ * The model id a Claude Code alias stands for on `provider` without a catalogue: the built-in
+ * table's on Anthropic (the worker's own client, `anthropic`), undefined elsewhere (another provider's models are not Claude's
+ * families) and for anything that is not an alias.
+ *
+ * @example builtinAliasModel('Haiku', 'anthropic') // 'claude-haiku-4-5'
+ */
+export function builtinAliasModel(model: unknown, provider: string): string | undefined {
+  if (provider !== DEFAULT_PROVIDER || !isClaudeCodeAlias(model)) return undefined;
+  return ANTHROPIC_MODEL_ALIASES[model.trim().toLowerCase()];
+}
 
 /** Whether `model` is one of Claude Code's aliases (any case). */
 export function isClaudeCodeAlias(model: unknown): model is string {

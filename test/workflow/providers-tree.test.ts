@@ -9,7 +9,7 @@
 import { InvalidForkInputError } from '../../src/client/errors';
 import { startOfflineModel, type OfflineModel, type RequestLogEntry } from '../../src/offline';
 import type { AgentDefinition } from '../../src/shared/agents';
-import { catalogueOf } from '../../src/shared/agent-provider';
+import { ANTHROPIC_MODEL_ALIASES, catalogueOf } from '../../src/shared/agent-provider';
 import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
 import { providersConfigSchema } from '../../src/shared/providers';
 import { createProviderClients } from '../../src/worker/providers';
@@ -178,7 +178,7 @@ test('an agent file\'s provider: the named agent runs there with its model resol
   await expect(h.client.workflow.getHandle('mp3-stray').describe()).rejects.toThrow();
 });
 
-test("an agent file's Claude Code alias (model: haiku) runs on the id the tree's catalogue maps it to; an alias it does not define is refused by name; a tree without a catalogue runs it on the caller's model", async () => {
+test("an agent file's Claude Code alias (model: haiku) runs on the id the tree's catalogue maps it to; an alias it does not define is refused by name; a tree without a catalogue maps it (and a call's alias) through the built-in table on Anthropic", async () => {
   const catalogue = { ...catalogueOf(config()), anthropic: { models: ['claude-sonnet-4-6', 'claude-haiku-4-5'], aliases: { sonnet: 'claude-sonnet-4-6', haiku: 'claude-haiku-4-5' } } };
   const quick: AgentDefinition = { name: 'quick', description: 'Quick looks.', systemPrompt: 'You look quickly.', sourceFile: 'quick.md', model: 'haiku', tools: ['Glob'] };
   const deep: AgentDefinition = { ...quick, name: 'deep', sourceFile: 'deep.md', model: 'opus' };
@@ -198,12 +198,26 @@ test("an agent file's Claude Code alias (model: haiku) runs on the id the tree's
   expect(refused!.isError).toBe(true);
   expect(refused!.text).toContain('Agent type "deep" asks for model "opus", which is not available on provider "anthropic"');
 
-  // No catalogue: the alias maps to nothing and is not sent; the agent runs on its caller's model.
+  // No catalogue, on Anthropic (S1-08): the built-in table maps the definition's alias and a call's, and the allowlist sees the id.
   const plain = await h.forkflow
-    .startAgent({ agentId: 'alias-plain', prompt: script('alias.plain', agentStep({ subagent_type: 'quick', prompt: script('alias.plain-child', '@reply plain done') }), '@reply root done'), model: 'claude-sonnet-4-6', subAgents: { forkGate: false, agents: [quick] } })
+    .startAgent({
+      agentId: 'alias-plain',
+      prompt: script(
+        'alias.plain',
+        agentStep({ subagent_type: 'quick', prompt: script('alias.plain-child', '@reply plain done') }),
+        agentStep({ model: 'opus', subagent_type: 'general-purpose', prompt: script('alias.plain-call', '@reply call done') }),
+        agentStep({ model: 'sonnet', subagent_type: 'general-purpose', prompt: '@reply never' }),
+        '@reply root done',
+      ),
+      model: 'claude-sonnet-4-6',
+      subAgents: { forkGate: false, agents: [quick], modelAllowlist: { anthropic: [ANTHROPIC_MODEL_ALIASES.haiku!, ANTHROPIC_MODEL_ALIASES.opus!] } },
+    })
     .then((a) => a.result());
   expect(plain.status).toBe('completed');
-  const plainCalls = h.model.log.entries().filter((e) => e.path === '/v1/messages' && e.rawBody.includes('You look quickly.') && e.rawBody.includes('alias.plain-child'));
-  expect(plainCalls.length).toBeGreaterThan(0);
-  expect(new Set(plainCalls.map((e) => (e.body as { model: string }).model))).toEqual(new Set(['claude-sonnet-4-6']));
+  const modelsOf = (marker: string) => new Set(h.model.log.entries().filter((e) => e.path === '/v1/messages' && e.rawBody.includes(marker) && !e.rawBody.includes('alias.plain\\n')).map((e) => (e.body as { model: string }).model));
+  expect(modelsOf('alias.plain-child')).toEqual(new Set([ANTHROPIC_MODEL_ALIASES.haiku]));
+  expect(modelsOf('alias.plain-call')).toEqual(new Set([ANTHROPIC_MODEL_ALIASES.opus]));
+  const plainResults = toolResultsIn(await h.forkflow.transcript('alias-plain'));
+  expect(plainResults.map((r) => r.isError)).toEqual([false, false, true]);
+  expect(plainResults[2]!.text).toContain(`Model "${ANTHROPIC_MODEL_ALIASES.sonnet}" is not allowed here.`);
 });

@@ -8,7 +8,7 @@
 import { isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
-import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import { INHERIT_MODEL, type AgentDefinition } from '../../shared/agents';
 import { agentTypeDenied, permittedAgents } from '../../shared/agent-access';
 import { toMs } from '../../shared/duration';
 import type { ForkInputJson } from '../../shared/fork-input';
@@ -20,7 +20,8 @@ import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import { CALL_ISOLATION_WINS_PATCH, definedModel, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { CALL_ISOLATION_WINS_PATCH, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { childModel, definedModel } from './spawn-model';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields } from './agent-output';
@@ -44,18 +45,6 @@ const named = (model: string | undefined): string | undefined => {
   const m = model?.trim();
   return m && m !== INHERIT_MODEL ? m : undefined;
 };
-
-/** The model the child will run on and where that choice came from (for the allowlist's answer). */
-function childModel(agent: ForkAgent, input: AgentToolInput, launch: Launch): { model: string; source: ModelSource } {
-  const own = agent.summary.model;
-  if (launch.kind !== 'spawn') return { model: own, source: { kind: 'inherited' } };
-  // No catalogue here: a definition's Claude Code alias asks for nothing (its caller's model).
-  const defined = definedModel(launch.definition);
-  const model = resolveAgentModel({ callModel: input.model, definition: { model: defined }, parentModel: own });
-  if (named(input.model)) return { model, source: { kind: 'call' } };
-  if (launch.definition && named(defined)) return { model, source: { kind: 'definition', agent: launch.definition.name } };
-  return { model, source: { kind: 'inherited' } };
-}
 
 /** A skill asking for a model other than its caller's: it runs as a fork and cannot. */
 function skillModelProblem(agent: ForkAgent, skill: AgentDefinition, wanted: string | undefined): string | undefined {
@@ -114,7 +103,7 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
       return `Skill "${launch.skill.name}" asks for model "${wanted}", but a skill runs as a fork of you and shares your model (${agent.summary.model}). Do the task yourself, or start a named agent with that model.`;
     }
   }
-  const { model, source } = childModel(agent, input, launch);
+  const { model, source } = childModel(agent, config, input, launch);
   return check(model, source);
 }
 

@@ -7,10 +7,10 @@
  * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
  */
 import { patched } from '@temporalio/workflow';
-import { agentProvider, allowlistOf, childProvider, definitionModel, isClaudeCodeAlias } from '../../shared/agent-provider';
+import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
-import { resolveAgentModel, type AgentDefinition } from '../../shared/agents';
+import type { AgentDefinition } from '../../shared/agents';
 import { agentMcpServers, agentToolsFor, applyToolAccess, permittedAgents } from '../../shared/agent-access';
 import { definitionMemory, withMemoryTools } from '../../shared/agent-memory';
 import { withPreloadedSkills } from '../../shared/agent-skills';
@@ -33,6 +33,7 @@ import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from 
 import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverForChild } from './failover-routes';
+import { definedModel, uncataloguedModel } from './spawn-model';
 
 
 export const GENERAL_PURPOSE = 'general-purpose';
@@ -165,19 +166,6 @@ function workspaceFor(agent: ForkAgent, input: AgentToolInput, config: SubAgents
   return root || taskQueue ? { workspace: { ...(root ? { root } : {}), ...(taskQueue ? { taskQueue } : {}) } } : {};
 }
 
-/**
- * Before this patch a definition's Claude Code model alias (kept by the loader before it was
- * reported, or given inline before inline ones were refused; a continued tree may still hold
- * one) was asked for as written. Asked only for such a definition.
- */
-export const DEFINITION_ALIAS_PATCH = 'forkflow-definition-model-alias-1';
-
-/** The model a named agent's definition asks for as this tree reads it (definitionModel), for runs under the patch. */
-export function definedModel(definition: AgentDefinition | undefined, entry?: { aliases: Record<string, string> }): string | undefined {
-  if (isClaudeCodeAlias(definition?.model) && !patched(DEFINITION_ALIAS_PATCH)) return definition?.model;
-  return definitionModel(definition, entry);
-}
-
 export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, ref: PrefixRef, background: boolean): ForkInputJson {
   return {
     ...common(agent, input, config, background),
@@ -221,9 +209,9 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).
-  const defined = config.providers ? definedModel(definition, config.providers[input.provider ?? definition?.provider ?? parentProvider] ?? { aliases: {} }) : definedModel(definition);
-  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? defined }) : undefined;
-  const model = choice?.ok ? choice.model : resolveAgentModel({ callModel: input.model, definition: { model: defined }, parentModel: agent.summary.model });
+  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definedModel(definition, config.providers[input.provider ?? definition?.provider ?? parentProvider] ?? { aliases: {} }) }) : undefined;
+  // Without one, an alias is the built-in table's id on Anthropic (spawn-model.ts).
+  const model = choice?.ok ? choice.model : uncataloguedModel(agent, config, input, definition);
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);
   const own = definedTools(agent, definition);
   return {

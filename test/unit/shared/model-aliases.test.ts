@@ -1,9 +1,9 @@
 /**
  * Claude Code's model aliases in agent definitions (seed 001 S1-08: `model: sonnet`): a tree's
- * provider catalogue maps them (or refuses the spawn by name); a tree without one runs the
- * agent on its caller's model, as the load report says.
+ * provider catalogue maps them (or refuses the spawn by name); a tree without one maps them
+ * through the built-in table on Anthropic only (S1-08), elsewhere the agent runs on its caller's model.
  */
-import { catalogueOf, childProvider, definitionModel, isClaudeCodeAlias } from '../../../src/shared/agent-provider';
+import { ANTHROPIC_MODEL_ALIASES, builtinAliasModel, catalogueOf, childProvider, definitionModel, isClaudeCodeAlias } from '../../../src/shared/agent-provider';
 import { providersConfigSchema } from '../../../src/shared/providers';
 
 const catalogue = catalogueOf(
@@ -34,4 +34,17 @@ test('with a catalogue an alias goes to its provider: mapped where defined, refu
   expect(opus.ok).toBe(false);
   expect(!opus.ok && opus.error).toBe('Agent type "x" asks for model "opus", which is not available on provider "anthropic". Allowed on anthropic: claude-sonnet-4-6, claude-haiku-4-5 (aliases: sonnet, haiku).');
   expect(pick('sonnet', 'openai').ok).toBe(false);
+});
+
+test('without a catalogue the built-in table maps the three aliases on Anthropic only (S1-08); ids and other providers are left alone', () => {
+  expect(builtinAliasModel('sonnet', 'anthropic')).toBe(ANTHROPIC_MODEL_ALIASES.sonnet);
+  expect(builtinAliasModel(' Opus ', 'anthropic')).toBe(ANTHROPIC_MODEL_ALIASES.opus);
+  expect(builtinAliasModel('haiku', 'anthropic')).toBe('claude-haiku-4-5');
+  // Every alias has an id that is itself no alias (what the allowlist is checked against).
+  for (const id of Object.values(ANTHROPIC_MODEL_ALIASES)) expect(isClaudeCodeAlias(id)).toBe(false);
+  expect(builtinAliasModel('sonnet', 'openai')).toBeUndefined();
+  expect(builtinAliasModel('sonnet', 'bedrock')).toBeUndefined();
+  expect(builtinAliasModel('claude-sonnet-4-6', 'anthropic')).toBeUndefined();
+  expect(builtinAliasModel('inherit', 'anthropic')).toBeUndefined();
+  expect(builtinAliasModel(undefined, 'anthropic')).toBeUndefined();
 });
