@@ -27,6 +27,7 @@ export type ModelSource =
   | { kind: 'call' } // the Agent call's `model` argument
   | { kind: 'definition'; agent: string } // a named agent's frontmatter `model:`
   | { kind: 'skill'; skill: string } // a skill's frontmatter `model:`
+  | { kind: 'setting'; name: string } // a tree setting (`subAgents.spawnModel`)
   | { kind: 'inherited' }; // a fork (or an agent without a model of its own) runs on the caller's model
 
 function origin(model: string, source: ModelSource): string {
@@ -37,6 +38,8 @@ function origin(model: string, source: ModelSource): string {
       return `Agent type "${source.agent}" is configured with model "${model}", which`;
     case 'skill':
       return `Skill "${source.skill}" is configured with model "${model}", which`;
+    case 'setting':
+      return `This tree's ${source.name} is model "${model}", which`;
     case 'inherited':
       return `Your own model "${model}", which a fork or an agent without a model of its own inherits,`;
   }
@@ -59,6 +62,6 @@ export function modelRefusal(args: { allowlist: ModelAllowlist | undefined; prov
     .sort(compareCodeUnits);
   const listed = elsewhere.length ? ` It is listed for ${elsewhere.join(', ')}, not for ${provider}, where this agent tree runs.` : '';
   const choice = allowed.length ? `Allowed on ${provider}: ${allowed.join(', ')}.` : `No model is allowed on ${provider}.`;
-  const fix = source.kind === 'call' ? ' Pass one of those as model, or omit model.' : source.kind === 'inherited' ? ' Pick a subagent_type whose model is allowed, or pass an allowed model.' : '';
+  const fix = source.kind === 'call' ? ' Pass one of those as model, or omit model.' : source.kind === 'inherited' || source.kind === 'setting' ? ' Pick a subagent_type whose model is allowed, or pass an allowed model.' : '';
   return `${origin(model, source)} is not allowed here.${listed} ${choice}${fix}`;
 }

@@ -9,7 +9,8 @@ import type { AgentToolInput } from './agent-tools';
 import { parseToolAccessPolicy, toolAccessPolicySchema } from './agent-access';
 import { agentDefinitionSchema, toolNameSchema } from './agents';
 import { durationSchema } from './duration';
-import { DEFAULT_PROVIDER, modelAllowlistSchema, providerNameSchema } from './model-allowlist';
+import { DEFAULT_PROVIDER, providerNameSchema } from './model-allowlist';
+import { modelAllowlistInputSchema, spawnDefaultsProblems, spawnModelSchema } from './spawn-defaults';
 import { prefixRefSchema } from './prefix';
 import { providerCatalogueSchema } from './agent-provider';
 import type { CarriedCache } from './cache-break';
@@ -40,7 +41,7 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
    * Models children may run on, per provider (model-allowlist.ts): checked for every way a
    * child's model is chosen; the list of `provider` is shown in the Agent tool's description.
    */
-  modelAllowlist: modelAllowlistSchema.optional().describe("Models children may run on, per provider; checked for every way a child's model is chosen."),
+  modelAllowlist: modelAllowlistInputSchema.optional().describe("Models children may run on, per provider, or `builtin` (forkflow's list: the Anthropic ids of its alias table); checked for every way a child's model is chosen."),
   provider: providerNameSchema.default(DEFAULT_PROVIDER).describe("The provider this tree's model calls go to: the allowlist entry that applies."),
   /**
    * The providers this tree's agents may run on, with their models and aliases
@@ -49,6 +50,17 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
    * absent, every agent runs on the worker's default client, as before.
    */
   providers: providerCatalogueSchema.optional().describe("The providers this tree's agents may run on, with their models and aliases (built from `FORKFLOW_PROVIDERS`); with it, the Agent tool takes `provider`."),
+  /**
+   * Seed 002's spawn defaults (src/shared/spawn-defaults.ts), absent: seed 001's. `spawnProvider`:
+   * where a spawn runs when neither its call nor its definition names a provider (absent: its caller's).
+   */
+  spawnProvider: providerNameSchema.optional().describe("Seed 002's `default_provider`: where a spawn runs when neither its call nor its definition names a provider (default: its caller's)."),
+  /** The model of a spawn whose call and definition name none: an id or alias of its provider, or `first-allowed` (absent: its caller's model on its caller's provider). */
+  spawnModel: spawnModelSchema.optional().describe("Seed 002's `default_model`: the model of a spawn whose call and definition name none, an id or alias of its provider, or `first-allowed` (default: its caller's model on its caller's provider)."),
+  /** A general-purpose spawn without a call's `system_prompt` gets its caller's system prompt (absent: forkflow's default one). */
+  inheritSystemPrompt: z.boolean().optional().describe("Seed 002's `inherit_system_prompt`: a general-purpose spawn without a call's `system_prompt` runs on its caller's system prompt (default: forkflow's own)."),
+  /** Operations one agent may have in flight at once, across types: running sub-agents and background shell tasks (absent: each type's own limit only). */
+  maxConcurrentOps: z.number().int().min(1).max(10_000).optional().describe("Seed 002's `max_concurrent_ops`: operations one agent may have in flight at once across types (running sub-agents and background shell tasks); default: each type's own limit only."),
   /** How a child's token budget derives from this agent's: equal | remaining | proportional | fixed:N. */
   budgetPolicy: z.unknown().optional().describe("How a child's token budget derives from this agent's: `equal`, `remaining`, `proportional` or `fixed:N`."),
   /** Per-agent cap on any child budget. */
@@ -84,6 +96,8 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
    */
   hostMode: z.boolean().optional().describe("The Agent tool takes `host_mode` (seed 002): a sub-agent that stays for messages after its task, until it has been idle for `teammateIdle` or is stopped."),
   keepCompleted: z.number().int().min(1).max(10_000).default(256).describe('Completed children kept on record.'),
+}).superRefine((v, ctx) => {
+  for (const p of spawnDefaultsProblems(v)) ctx.addIssue({ code: 'custom', message: p.message, path: [p.path] });
 }));
 export type SubAgentsConfig = z.output<typeof subAgentsSchema>;
 

@@ -190,3 +190,24 @@ test('depth limit, the recursion guard, and no sub-agent tools for spawned child
   const gp = messageRequests(h.model).find((e) => bodyOf(e).messages.length === 1 && textOf(bodyOf(e).messages[0]!).startsWith('GP.'))!;
   expect(bodyOf(gp).tools!.map((t) => t.name)).not.toContain('Agent');
 });
+
+test('maxConcurrentOps (seed 002) caps sub-agents and background shell tasks together: one more of either is refused by name until one ends', async () => {
+  const prompt = script(
+    'Many ops.',
+    toolStep('Bash', { command: 'sleep 30', run_in_background: true }),
+    agentStep({ description: 'slow', prompt: 'Slow.\n@sleep 1500 @reply slow done' }),
+    toolStep('Bash', { command: 'echo third', run_in_background: true }),
+    agentStep({ description: 'third', prompt: '@reply never' }),
+    toolStep('TaskStop', { task_id: 'bash-1' }),
+    agentStep({ description: 'after', prompt: 'After.\n@reply after done' }),
+    '@reply waiting',
+    '@reply ops done',
+    '@reply all in',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'tree-ops', prompt, subAgents: { maxConcurrentOps: 2 } }).then((a) => a.result());
+  expect(result.status).toBe('completed');
+  const results = toolResultsIn(await h.forkflow.transcript('tree-ops'));
+  expect(results.map((r) => r.isError)).toEqual([false, false, true, true, false, false]);
+  for (const refused of [results[2]!, results[3]!]) expect(refused.text).toContain('2 operations in all, the most this agent tree allows at once (subAgents.maxConcurrentOps)');
+  expect(results[5]!.json).toMatchObject({ status: 'async_launched' });
+});

@@ -211,3 +211,29 @@ test('a fork keeps its parent\'s tools array (the cache) and is held to the narr
   expect(forkResults.at(-1)).toMatchObject({ isError: true });
   expect(forkResults.at(-1)!.text).toContain('not allowed by this agent\'s tool access policy (allow_list: Glob)');
 });
+
+test("inheritSystemPrompt (seed 002): a general-purpose child runs on its caller's system prompt, read from the run that holds it after continue-as-new; a named one keeps its own", async () => {
+  const reviewer = { name: 'reviewer', description: 'Reviews.', systemPrompt: 'You review.', sourceFile: 'reviewer.md', tools: ['Glob'] };
+  const system = 'You are Root. Tool notes: use Glob before Read.';
+  const prompt = script(
+    'Inheriting.',
+    toolStep('Glob', { pattern: '*' }),
+    agentStep({ description: 'gp', subagent_type: 'general-purpose', prompt: 'Heir.\n@reply heir' }),
+    agentStep({ description: 'named', subagent_type: 'reviewer', prompt: 'Named heir.\n@reply named' }),
+    '@reply inherited',
+  );
+  // One turn per run: the Agent calls come from a run that holds its context by reference.
+  const started = await h.forkflow.startAgent({ agentId: 'cv-inherit', prompt, system, continueAsNew: { turnsPerRun: 1 }, subAgents: { forkGate: false, inheritSystemPrompt: true, agents: [reviewer] } });
+  const result = await started.result();
+  expect(result).toMatchObject({ status: 'completed', text: 'inherited' });
+  expect((await h.client.workflow.getHandle('cv-inherit').describe()).runId).not.toBe(started.runId);
+  expect(JSON.stringify(bodyOf(requestsOf('Heir.')[0]!).system)).toContain(system);
+  expect(JSON.stringify(bodyOf(requestsOf('Named heir.')[0]!).system)).not.toContain('You are Root.');
+
+  // Without it a general-purpose child has forkflow's default prompt, as before.
+  const plain = await h.forkflow
+    .startAgent({ agentId: 'cv-inherit-off', prompt: script('Not inheriting.', agentStep({ description: 'gp', subagent_type: 'general-purpose', prompt: 'Orphan.\n@reply orphan' }), '@reply plain'), system, subAgents: { forkGate: false } })
+    .then((a) => a.result());
+  expect(plain).toMatchObject({ status: 'completed', text: 'plain' });
+  expect(JSON.stringify(bodyOf(requestsOf('Orphan.')[0]!).system)).not.toContain('You are Root.');
+});

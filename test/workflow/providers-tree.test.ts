@@ -221,3 +221,27 @@ test("an agent file's Claude Code alias (model: haiku) runs on the id the tree's
   expect(plainResults.map((r) => r.isError)).toEqual([false, false, true]);
   expect(plainResults[2]!.text).toContain(`Model "${ANTHROPIC_MODEL_ALIASES.sonnet}" is not allowed here.`);
 });
+
+test("seed 002's spawn defaults: spawnProvider sends a spawn without a provider there (its first model); spawnModel first-allowed picks the first model on the caller's own provider", async () => {
+  const catalogue = { ...catalogueOf(config()), anthropic: { models: ['claude-haiku-4-5', 'claude-sonnet-4-6'], aliases: {} } };
+  const elsewhere = await h.forkflow
+    .startAgent({ agentId: 'sd-provider', prompt: script('sd.root', agentStep({ subagent_type: 'general-purpose', prompt: script('sd.elsewhere', '@reply on openai') }), '@reply root done'), model: 'claude-sonnet-4-6', subAgents: { forkGate: false, providers: catalogue, spawnProvider: 'openai' } })
+    .then((a) => a.result());
+  expect(elsewhere.status).toBe('completed');
+  expect(((await h.forkflow.status('sd-provider')).perAgent ?? []).filter((a) => a.parentId === 'sd-provider').map((a) => a.model)).toEqual(['gpt-4.1-mini']);
+  expect(served(chat.log.entries(), '/v1/chat/completions').filter((e) => e.rawBody.includes('sd.elsewhere')).length).toBe(1);
+
+  const first = await h.forkflow
+    .startAgent({
+      agentId: 'sd-model',
+      prompt: script('sd.root2', agentStep({ subagent_type: 'general-purpose', prompt: script('sd.first', '@reply on the first') }), agentStep({ subagent_type: 'general-purpose', model: 'inherit', prompt: script('sd.inherit', '@reply on mine') }), '@reply root done'),
+      model: 'claude-sonnet-4-6',
+      subAgents: { forkGate: false, providers: catalogue, spawnModel: 'first-allowed' },
+    })
+    .then((a) => a.result());
+  expect(first.status).toBe('completed');
+  const modelOf = (marker: string) => [...new Set(h.model.log.entries().filter((e) => e.path === '/v1/messages' && e.rawBody.includes(marker) && !e.rawBody.includes('sd.root2')).map((e) => (e.body as { model: string }).model))];
+  expect(modelOf('sd.first')).toEqual(['claude-haiku-4-5']);
+  // An explicit inherit still means the caller's model.
+  expect(modelOf('sd.inherit')).toEqual(['claude-sonnet-4-6']);
+});

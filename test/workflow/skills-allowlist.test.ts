@@ -12,6 +12,7 @@ import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
+import { builtinModelAllowlist } from '../../src/shared/spawn-defaults';
 
 let h: Harness;
 beforeAll(async () => {
@@ -133,4 +134,22 @@ test('the allowlist of the tree’s provider holds for the call, frontmatter, sk
   expect(refused.map((r) => r.isError)).toEqual([true, true, false]);
   for (const r of refused.slice(0, 2)) expect(r.text).toMatch(new RegExp(`^Your own model "${DEFAULTS.model}", which a fork or an agent without a model of its own inherits, is not allowed here\\. Allowed on anthropic: claude-haiku-4-5\\.`));
   expect(bodyOf(requestOf('Haiku.')!).model).toBe('claude-haiku-4-5');
+});
+
+test("seed 002's built-in allowlist by name (modelAllowlist: \"builtin\") with spawnModel first-allowed and no catalogue: a spawn without a model runs on the list's first, another id is refused naming the list", async () => {
+  const builtin = builtinModelAllowlist().anthropic!;
+  const prompt = script(
+    'Builtin list.',
+    agentStep({ description: 'default model', subagent_type: 'general-purpose', prompt: 'First allowed.\n@reply first' }),
+    agentStep({ description: 'unlisted', subagent_type: 'general-purpose', model: 'claude-sonnet-4-6', prompt: '@reply never' }),
+    '@reply listed',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'builtin-list', prompt, model: builtin[2]!, subAgents: { forkGate: false, modelAllowlist: 'builtin', spawnModel: 'first-allowed' } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'listed' });
+  expect(bodyOf(requestOf('First allowed.')!).model).toBe(builtin[0]);
+  const results = toolResultsIn(await h.forkflow.transcript('builtin-list'));
+  expect(results.map((r) => r.isError)).toEqual([false, true]);
+  expect(results[1]!.text).toContain(`Allowed on anthropic: ${[...builtin].sort().join(', ')}.`);
+  // The Agent tool lists the built-in models, as the seed's tool description does.
+  expect(JSON.stringify(bodyOf(requestOf('Builtin list.')!).tools)).toContain(`anthropic: ${[...builtin].sort().join(', ')}`);
 });

@@ -21,7 +21,8 @@ import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { CALL_ISOLATION_WINS_PATCH, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
-import { childModel, definedModel } from './spawn-model';
+import { cataloguedAsk, childModel } from './spawn-model';
+import { opsRefusal, withInheritedSystem } from './spawn-defaults';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields } from './agent-output';
@@ -58,19 +59,12 @@ function skillModelProblem(agent: ForkAgent, skill: AgentDefinition, wanted: str
  */
 function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers: NonNullable<SubAgentsConfig['providers']> }, input: AgentToolInput, launch: Launch): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
-  // The call's provider, else the definition's (its frontmatter `provider:`).
+  // The call's provider, else the definition's (its frontmatter `provider:`), else the tree's spawnProvider (spawn-model.ts).
   const fromDefinition = input.provider === undefined ? definition?.provider : undefined;
   const parentProvider = agentProvider(agent.input, config);
-  const defined = definedModel(definition, config.providers[input.provider ?? fromDefinition ?? parentProvider] ?? { aliases: {} });
-  const modelFrom = !input.model && defined ? `Agent type "${definition!.name}"` : undefined;
-  const choice = childProvider({
-    catalogue: config.providers,
-    parent: { provider: parentProvider, model: agent.summary.model },
-    fork: launch.kind !== 'spawn',
-    provider: input.provider ?? fromDefinition,
-    model: launch.kind === 'spawn' ? (input.model ?? defined) : undefined,
-    ...(modelFrom ? { modelFrom } : {}),
-  });
+  const fork = launch.kind !== 'spawn';
+  const ask = fork ? { ...(input.provider !== undefined ? { provider: input.provider } : {}) } : cataloguedAsk(agent, config, input, definition);
+  const choice = childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork, ...ask });
   if (!choice.ok) return fromDefinition ? `Agent type "${definition!.name}" is configured with provider "${fromDefinition}". ${choice.error}` : choice.error;
   return launch.kind === 'skill' ? skillModelProblem(agent, launch.skill, named(launch.skill.model)) : undefined;
 }
@@ -171,6 +165,8 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
   if (agent.runningChildren.length >= config.maxChildren) {
     return `You already run ${agent.runningChildren.length} sub-agents, the most one agent may run at once. Wait for one (TaskOutput) or stop one (TaskStop), then try again.`;
   }
+  const ops = opsRefusal(agent, config, 'the sub-agent');
+  if (ops) return ops;
   if (agent.inTreeLedger && agent.children.spawned >= config.maxSpawns) {
     return `You have started ${agent.children.spawned} sub-agents, the most one agent may start: finish the work with their reports and your own tools.`;
   }
@@ -287,7 +283,7 @@ export async function launchChild(
   const remote = input.isolation === 'remote';
   const background = args.background || remote;
   const taskQueue = remote ? config.remoteTaskQueue! : workflowInfo().taskQueue;
-  const admission = await admitted(agent, id, childInputFor(agent, config, input, launch, background), 'spawn');
+  const admission = await admitted(agent, id, await withInheritedSystem(agent, config, input, launch, childInputFor(agent, config, input, launch, background)), 'spawn');
   if ('refused' in admission) return errorResult(use.id, admission.refused);
   const { record } = await startAdmitted(agent, id, () =>
     startChildAgent(agent, {

@@ -33,7 +33,7 @@ import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from 
 import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverForChild } from './failover-routes';
-import { definedModel, uncataloguedModel } from './spawn-model';
+import { cataloguedAsk, uncataloguedModel } from './spawn-model';
 
 
 export const GENERAL_PURPOSE = 'general-purpose';
@@ -209,7 +209,7 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).
-  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, provider: input.provider ?? definition?.provider, model: input.model ?? definedModel(definition, config.providers[input.provider ?? definition?.provider ?? parentProvider] ?? { aliases: {} }) }) : undefined;
+  const choice = config.providers ? childProvider({ catalogue: config.providers, parent: { provider: parentProvider, model: agent.summary.model }, fork: false, ...cataloguedAsk(agent, { ...config, providers: config.providers }, input, definition) }) : undefined;
   // Without one, an alias is the built-in table's id on Anthropic (spawn-model.ts).
   const model = choice?.ok ? choice.model : uncataloguedModel(agent, config, input, definition);
   const { mcpServers: _callers, ...base } = common(agent, input, config, background);

@@ -23,6 +23,7 @@ import { shellTasks, shellWatch } from '../activities';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { whileWaiting } from './keep-alive';
+import { opsRefusal } from './spawn-defaults';
 import { errorResult, jsonResult, okResult } from './tool-results';
 
 /** Before this patch `run_in_background` was not part of Bash (a call that sent it was refused by the tool's schema). */
@@ -110,6 +111,8 @@ export async function startBackgroundShell(agent: ForkAgent, use: ToolUseBlock, 
   const parsed = bashInput.safeParse(given);
   if (!parsed.success) return errorResult(use.id, `Invalid Bash call: ${describeIssues(parsed.error).join('; ')}`);
   const { command, timeout_ms, stall_ms } = parsed.data;
+  const ops = opsRefusal(agent, agent.input.subAgents, 'the task');
+  if (ops) return errorResult(use.id, ops);
   const n = agent.shells.next();
   const taskId = `bash-${n}`;
   // Files are named by a key unique to this workflow: an agent id used again never meets an earlier task's files.

@@ -4,11 +4,14 @@
  * (child-input.ts), so the model the allowlist passed is the model that runs:
  * - the call's `model`, else its definition's, else its caller's (seed 001's precedence);
  * - a Claude Code alias (`sonnet`, `opus`, `haiku`) means the built-in table's id on Anthropic
- *   (src/shared/agent-provider.ts `ANTHROPIC_MODEL_ALIASES`), under {@link BUILTIN_ALIASES_PATCH}.
+ *   (src/shared/agent-provider.ts `ANTHROPIC_MODEL_ALIASES`), under {@link BUILTIN_ALIASES_PATCH};
+ * - a tree's seed-002 spawn defaults (`spawnProvider`, `spawnModel`: src/shared/spawn-defaults.ts)
+ *   fill in what neither the call nor the definition names, with a catalogue or without.
  * Workflow code: the patches keep recorded runs on the path they took.
  */
 import { patched } from '@temporalio/workflow';
-import { agentProvider, builtinAliasModel, definitionModel, isClaudeCodeAlias } from '../../shared/agent-provider';
+import { agentProvider, builtinAliasModel, definitionModel, isClaudeCodeAlias, type ProviderCatalogue } from '../../shared/agent-provider';
+import { spawnDefaultModel } from '../../shared/spawn-defaults';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import type { ModelSource } from '../../shared/model-allowlist';
@@ -38,13 +41,17 @@ export function definedModel(definition: AgentDefinition | undefined, entry?: { 
 /**
  * The call's and the definition's model in a tree without a catalogue: an alias is the built-in
  * table's id where the caller runs on Anthropic (under the patch), anything else as it was read.
+ * A spawn whose definition names no model asks for the tree's `spawnModel` (absent: nothing,
+ * its caller's model); that setting is newer than every recorded run, so its alias maps unpatched.
  */
-export function uncataloguedModels(agent: ForkAgent, config: SubAgentsConfig, input: Pick<AgentToolInput, 'model'>, definition: AgentDefinition | undefined): { call: string | undefined; defined: string | undefined } {
+export function uncataloguedModels(agent: ForkAgent, config: SubAgentsConfig, input: Pick<AgentToolInput, 'model'>, definition: AgentDefinition | undefined): { call: string | undefined; defined: string | undefined; fromSetting: boolean } {
   const provider = agentProvider(agent.input, config);
   const call = builtinAliasModel(input.model, provider);
   const defined = builtinAliasModel(definition?.model, provider);
   const mapped = (call !== undefined || defined !== undefined) && patched(BUILTIN_ALIASES_PATCH);
-  return { call: (mapped ? call : undefined) ?? input.model, defined: (mapped ? defined : undefined) ?? definedModel(definition) };
+  const own = (mapped ? defined : undefined) ?? definedModel(definition);
+  const setting = definition?.model === undefined ? spawnDefaultModel(config, provider) : undefined;
+  return { call: (mapped ? call : undefined) ?? input.model, defined: own ?? builtinAliasModel(setting, provider) ?? setting, fromSetting: own === undefined && setting !== undefined };
 }
 
 const named = (model: string | undefined): string | undefined => {
@@ -52,7 +59,7 @@ const named = (model: string | undefined): string | undefined => {
   return m && m !== INHERIT_MODEL ? m : undefined;
 };
 
-/** The model a spawned child runs on without a catalogue (the call's, else the definition's, else its caller's). */
+/** The model a spawned child runs on without a catalogue (the call's, else the definition's, else the tree's spawnModel, else its caller's). */
 export function uncataloguedModel(agent: ForkAgent, config: SubAgentsConfig, input: Pick<AgentToolInput, 'model'>, definition: AgentDefinition | undefined): string {
   const { call, defined } = uncataloguedModels(agent, config, input, definition);
   return resolveAgentModel({ callModel: call, definition: { model: defined }, parentModel: agent.summary.model });
@@ -62,9 +69,26 @@ export function uncataloguedModel(agent: ForkAgent, config: SubAgentsConfig, inp
 export function childModel(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: { kind: 'fork' } | { kind: 'skill' } | { kind: 'spawn'; definition?: AgentDefinition }): { model: string; source: ModelSource } {
   const own = agent.summary.model;
   if (launch.kind !== 'spawn') return { model: own, source: { kind: 'inherited' } };
-  const { call, defined } = uncataloguedModels(agent, config, input, launch.definition);
+  const { call, defined, fromSetting } = uncataloguedModels(agent, config, input, launch.definition);
   const model = resolveAgentModel({ callModel: call, definition: { model: defined }, parentModel: own });
   if (named(call)) return { model, source: { kind: 'call' } };
+  if (fromSetting && named(defined)) return { model, source: { kind: 'setting', name: 'subAgents.spawnModel' } };
   if (launch.definition && named(defined)) return { model, source: { kind: 'definition', agent: launch.definition.name } };
   return { model, source: { kind: 'inherited' } };
+}
+
+/**
+ * With a catalogue: the provider and model a spawn asks `childProvider` for. The provider is the
+ * call's, else the definition's, else the tree's `spawnProvider` (else its caller's); the model
+ * the call's, else the definition's (an alias read in that provider's catalogue), else the
+ * tree's `spawnModel` for that provider. `modelFrom` names where a model the call did not give came from.
+ */
+export function cataloguedAsk(agent: ForkAgent, config: SubAgentsConfig & { providers: ProviderCatalogue }, input: Pick<AgentToolInput, 'model' | 'provider'>, definition: AgentDefinition | undefined): { provider?: string; model?: string; modelFrom?: string } {
+  const provider = input.provider ?? definition?.provider ?? config.spawnProvider;
+  const where = provider ?? agentProvider(agent.input, config);
+  const defined = definedModel(definition, config.providers[where] ?? { aliases: {} });
+  const setting = definition?.model === undefined ? spawnDefaultModel(config, where) : undefined;
+  const model = input.model ?? defined ?? setting;
+  const modelFrom = input.model ? undefined : defined ? `Agent type "${definition!.name}"` : setting ? 'The tree\'s subAgents.spawnModel' : undefined;
+  return { ...(provider !== undefined ? { provider } : {}), ...(model !== undefined ? { model } : {}), ...(modelFrom ? { modelFrom } : {}) };
 }

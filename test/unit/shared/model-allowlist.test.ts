@@ -2,6 +2,8 @@
 import { skillToolInput, subAgentToolDefinitions } from '../../../src/shared/agent-tools';
 import { modelAllowlistSchema, modelRefusal } from '../../../src/shared/model-allowlist';
 import { subAgentsSchema } from '../../../src/shared/tree-input';
+import { builtinModelAllowlist, FIRST_ALLOWED, spawnDefaultModel } from '../../../src/shared/spawn-defaults';
+import { ANTHROPIC_MODEL_ALIASES } from '../../../src/shared/agent-provider';
 
 const allowlist = { anthropic: ['claude-haiku-4-5', 'claude-sonnet-5-5'], bedrock: ['claude-opus-4-8'] };
 
@@ -35,6 +37,34 @@ describe('allowlist and provider validation', () => {
     expect(modelAllowlistSchema.safeParse({ anthropic: 'claude-haiku-4-5' }).success).toBe(false);
     expect(subAgentsSchema.parse({}).provider).toBe('anthropic');
     expect(subAgentsSchema.safeParse({ provider: '../x' }).success).toBe(false);
+  });
+});
+
+describe("seed 002's spawn defaults (S2-27, S2-28, S2-37)", () => {
+  const catalogue = { anthropic: { models: ['claude-sonnet-5-5', 'claude-haiku-4-5'], aliases: {} }, openai: { models: ['gpt-4.1-mini'], aliases: {} } };
+
+  it('"builtin" is the Anthropic ids of the alias table; any other string is refused', () => {
+    expect(subAgentsSchema.parse({ modelAllowlist: 'builtin' }).modelAllowlist).toEqual(builtinModelAllowlist());
+    expect(builtinModelAllowlist().anthropic).toEqual(expect.arrayContaining(Object.values(ANTHROPIC_MODEL_ALIASES)));
+    expect(subAgentsSchema.safeParse({ modelAllowlist: 'default' }).success).toBe(false);
+  });
+
+  it('spawnModel first-allowed is the first model of the spawn\'s provider: its catalogue entry, else the allowlist', () => {
+    expect(spawnDefaultModel({ provider: 'anthropic', providers: catalogue, spawnModel: FIRST_ALLOWED }, 'anthropic')).toBe('claude-sonnet-5-5');
+    expect(spawnDefaultModel({ provider: 'anthropic', providers: catalogue, spawnModel: FIRST_ALLOWED }, 'openai')).toBe('gpt-4.1-mini');
+    expect(spawnDefaultModel({ provider: 'anthropic', modelAllowlist: allowlist, spawnModel: FIRST_ALLOWED }, 'anthropic')).toBe('claude-haiku-4-5');
+    expect(spawnDefaultModel({ provider: 'anthropic', spawnModel: 'claude-opus-5-5' }, 'anthropic')).toBe('claude-opus-5-5');
+    expect(spawnDefaultModel({ provider: 'anthropic' }, 'anthropic')).toBeUndefined();
+  });
+
+  it('refuses by name what a tree cannot honour: a spawnProvider it does not offer, first-allowed without a list', () => {
+    const issues = (sub: unknown) => { const r = subAgentsSchema.safeParse(sub); return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`); };
+    expect(issues({ spawnProvider: 'openai' })).toEqual(['spawnProvider: spawnProvider "openai" needs subAgents.providers: this tree runs on "anthropic" and offers no other']);
+    expect(issues({ spawnProvider: 'gemini', providers: catalogue })).toEqual(['spawnProvider: spawnProvider "gemini" is not one of subAgents.providers (anthropic, openai)']);
+    expect(issues({ spawnModel: 'first-allowed' })).toEqual(['spawnModel: spawnModel "first-allowed" needs a list of models for provider "anthropic": subAgents.providers.anthropic.models or subAgents.modelAllowlist.anthropic']);
+    expect(issues({ spawnProvider: 'openai', spawnModel: 'first-allowed', providers: catalogue })).toEqual([]);
+    expect(issues({ spawnModel: 'first-allowed', modelAllowlist: 'builtin' })).toEqual([]);
+    expect(issues({ maxConcurrentOps: 0 })).toHaveLength(1);
   });
 });
 
