@@ -31,8 +31,8 @@ export const MEMORY_INDEX_BYTES = 25_000;
 /** What a fork input says about the agent's memory: set for a named agent whose definition has `memory`. */
 export const agentMemorySchema = schemaOnce('agent-memory#agentMemorySchema', () => z.strictObject({
   scope: z.enum(HONOURED_MEMORY_SCOPES),
-  /** The agent's name: its memory directory's name (a definition name: lower-case letters, digits, '-'). */
-  agent: z.string().max(64).regex(/^[a-z0-9][a-z0-9-]*$/, 'an agent memory is named by its agent: lower-case letters, digits and "-"'),
+  /** The agent's name: its memory directory's name (a definition name: lower-case letters, digits, '-'; a plugin's agent `<plugin>__<name>`). */
+  agent: z.string().max(130).regex(/^[a-z0-9][a-z0-9-]*(?:__[a-z0-9][a-z0-9-]*)?$/, 'an agent memory is named by its agent: lower-case letters, digits and "-" (a plugin\'s agent: <plugin>__<name>)'),
 }));
 export type AgentMemory = z.infer<typeof agentMemorySchema>;
 
@@ -82,7 +82,8 @@ export function withMemorySection(system: SystemParam, section: string): SystemP
 /** The memory a definition asks for, when forkflow honours its scope (`user` is reported at load and refused inline). */
 export function definitionMemory(definition: { name: string; memory?: string }): AgentMemory | undefined {
   const scope = definition.memory;
-  return scope === 'project' || scope === 'local' ? { scope, agent: definition.name } : undefined;
+  // A plugin's agent (`plugin:name`) keeps its memory in `plugin__name`: no `:` in a path a checkout on any system must hold, and no plain agent's name has `_`.
+  return scope === 'project' || scope === 'local' ? { scope, agent: definition.name.replace(':', '__') } : undefined;
 }
 
 /** The tools an agent keeps its memory with (the seed turns them on for an agent with a memory: Read, Write and Edit). */

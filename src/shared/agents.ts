@@ -43,6 +43,12 @@ export type AgentColor = (typeof AGENT_COLORS)[number];
 /** Agent names are what the model passes as `subagent_type`, so they stay plain. */
 export const agentNameSchema = schemaOnce('agents#agentNameSchema', () => z.string().max(64).regex(/^[a-z0-9][a-z0-9-]*$/));
 /**
+ * A loaded definition's name: plain, or a plugin's agent under its namespace (`review-kit:reviewer`,
+ * seed 001). Only the plugin loader makes the second kind (src/activities/agents/plugins.ts): a file's
+ * own `name:` is always plain, so no agents directory can claim a plugin's namespace.
+ */
+export const agentTypeNameSchema = schemaOnce('agents#agentTypeNameSchema', () => z.string().max(129).regex(/^[a-z0-9][a-z0-9-]*(?::[a-z0-9][a-z0-9-]*)?$/, 'an agent name is lower-case letters, digits and "-", optionally after a plugin\'s name and ":"'));
+/**
  * A tool name, `*` (every tool) or a prefix ending in `*` (`mcp__github__*`). Argument
  * patterns such as `Bash(git *)` are not tool names: the loader handles them itself.
  */
@@ -93,7 +99,7 @@ export const agentFieldSchemas = schemaOnce('agents#agentFieldSchemas', () => ({
  * default"; see each field.
  */
 export interface AgentDefinition {
-  /** What the model passes as `subagent_type`. */
+  /** What the model passes as `subagent_type` (a plugin's agents: `<plugin>:<name>`). */
   name: string;
   /** When to use this agent; shown to the model. */
   description: string;
@@ -147,7 +153,7 @@ export interface AgentDefinition {
 const f = agentFieldSchemas;
 /** Validates a definition arriving from outside (a workflow input, a client). */
 export const agentDefinitionSchema = schemaOnce('agents#agentDefinitionSchema', () => z.strictObject({
-  name: f.name,
+  name: agentTypeNameSchema,
   description: f.description,
   systemPrompt: z.string(),
   sourceFile: z.string(),

@@ -4,13 +4,17 @@
  * the background; `initialPrompt` opens its first turn; `skills` are preloaded into its
  * system prompt (a plugin-style name by its suffix); `maxTurns` stops its loop; `effort`
  * reaches its requests as `output_config.effort` (a fork takes its caller's); `color` is in
- * its status and its visibility row (memo), where the web view, `top` and `watch` read it.
+ * its status and its visibility row (memo), where the web view, `top` and `watch` read it. A
+ * plugin's agents and skills run under their `<plugin>:<name>` types.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { textOf } from '../../src/shared/anthropic';
 import type { AgentDefinition } from '../../src/shared/agents';
-import { startHarness, type Harness } from '../kit/env';
+import { loadAgentSources } from '../../src/activities/agents';
+import { startHarness, tempDir, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
-import { agentStep, notificationsIn, script, toolResultsIn } from '../kit/tree';
+import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 import { treeLines } from '../../src/cli/watch/render';
 
@@ -163,4 +167,41 @@ test('deniedAgentTypes (seed 001: deny rules for agent types): denied types are 
   expect(agentTool.description).not.toContain('code-auditor');
   expect(bodyOf(first).tools!.map((t) => t.name)).not.toContain('Skill');
   expect((await h.forkflow.status('deny-root')).children.total).toBe(1);
+});
+
+test("a plugin's agents (S1-26): the model starts review-kit:reviewer by its namespaced type and runs review-kit:lint by Skill; the Agent tool lists them so", async () => {
+  const dir = tempDir('plugin');
+  const write = (rel: string, text: string) => {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  };
+  try {
+    write('.claude-plugin/plugin.json', JSON.stringify({ name: 'review-kit' }));
+    write('agents/reviewer.md', '---\nname: reviewer\ndescription: Reviews with the kit.\ntools: [Glob]\nskills: [lint]\n---\nYou review with the kit.\n');
+    write('agents/lint.md', '---\nname: lint\ndescription: Lints with the kit.\ncontext: fork\n---\nLint it.\n@reply linted\n');
+    const { agents, problems } = await loadAgentSources([], { plugins: [dir] });
+    expect(problems).toEqual([]);
+    const prompt = script(
+      'Use the kit.',
+      agentStep({ description: 'kit review', subagent_type: 'review-kit:reviewer', prompt: 'Kit review.\n@reply kit reviewed' }),
+      toolStep('Skill', { skill: 'review-kit:lint' }),
+      agentStep({ description: 'bare', subagent_type: 'reviewer', prompt: '@reply never' }),
+      '@reply kit used',
+    );
+    const result = await h.forkflow.startAgent({ agentId: 'fields-plugin', prompt, subAgents: { forkGate: false, agents } }).then((a) => a.result());
+    expect(result).toMatchObject({ status: 'completed', text: 'kit used' });
+    const results = toolResultsIn(await h.forkflow.transcript('fields-plugin'));
+    expect(results[0]!.json).toMatchObject({ status: 'completed', content: 'kit reviewed' });
+    expect(results[1]!.json).toMatchObject({ status: 'completed', agentId: 'fields-plugin.review-kit-lint-2', content: 'linted' });
+    // The plain name is not the plugin's agent: refused, listing the namespaced type.
+    expect(results[2]).toMatchObject({ isError: true });
+    expect(results[2]!.text).toContain('There is no agent type "reviewer". Available: general-purpose, review-kit:reviewer.');
+    const first = messageRequests(h.model).find((e) => bodyOf(e).messages.length === 1 && textOf(bodyOf(e).messages[0]!).startsWith('Kit review.'))!;
+    // Its own plugin's skill is preloaded under its namespaced name.
+    expect(JSON.stringify(bodyOf(first).system)).toContain('<preloaded-skill name=\\"review-kit:lint\\">');
+    const agentTool = bodyOf(messageRequests(h.model).find((e) => textOf(bodyOf(e).messages[0]!).startsWith('Use the kit.'))!).tools!.find((t) => t.name === 'Agent')!;
+    expect(agentTool.description).toContain('- review-kit:reviewer: Reviews with the kit.');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

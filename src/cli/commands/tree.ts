@@ -13,10 +13,10 @@ import { formatUsage, printJson, table, truncate } from '../output';
 import { withClient, type GlobalOptions } from './agents';
 import { watchStream, watchTree } from '../watch/watch';
 
-/** Several directories: a later one's agent replaces an earlier one's of the same name (user, then project). */
-async function definitions(dirs: string[] | undefined): Promise<AgentDefinition[]> {
-  if (!dirs?.length) return [];
-  const loaded = await loadAgentSources(dirs.map((d) => resolve(d)));
+/** Several directories: a later one's agent replaces an earlier one's of the same name (user, then project); then plugins (`plugin:name`). */
+async function definitions(dirs: string[] | undefined, plugins: string[] = []): Promise<AgentDefinition[]> {
+  if (!dirs?.length && !plugins.length) return [];
+  const loaded = await loadAgentSources((dirs ?? []).map((d) => resolve(d)), { plugins: plugins.map((d) => resolve(d)) });
   for (const p of loaded.problems) process.stderr.write(`forkflow: ${p.file}${p.field ? ` (${p.field})` : ''}: ${p.problem} — ${p.fix}\n`);
   return loaded.agents;
 }
@@ -30,8 +30,9 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
     .command('agents')
     .description('named agent definitions in a directory: what loads, and what is wrong with the rest')
     .option('-d, --dir <dirs...>', 'directories of *.md agent files; a later one overrides an earlier one by name', ['.forkflow/agents'])
-    .action(async (flags: { dir: string[] }) => {
-      const loaded = await loadAgentSources(flags.dir.map((d) => resolve(d)));
+    .option('--plugin-dir <dirs...>', 'Claude Code plugin directories: their agents/ load as <plugin>:<name>')
+    .action(async (flags: { dir: string[]; pluginDir?: string[] }) => {
+      const loaded = await loadAgentSources(flags.dir.map((d) => resolve(d)), { plugins: (flags.pluginDir ?? []).map((d) => resolve(d)) });
       const report = formatAgentReport(loaded);
       for (const line of loaded.overridden) process.stderr.write(`forkflow: ${line}\n`);
       // A field that is not honoured is a problem too: the exit status says so, in either format.
@@ -48,13 +49,14 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
     .option('-l, --label <label>', 'label', 'main')
     .option('--agent-id <id>', 'agent (and workflow) id')
     .option('--agents-dir <dirs...>', 'named agent definitions to offer it (several: a later directory overrides an earlier one by name)')
+    .option('--plugin-dir <dirs...>', 'Claude Code plugin directories whose agents it is offered, as <plugin>:<name>')
     .option('--no-fork-gate', 'omitting subagent_type starts a general-purpose agent instead of a fork')
     .option('--nested', 'let spawned agents start their own sub-agents')
     .option('--bubble', 'writing tools wait for approval (forkflow approve|deny)')
     .option('-w, --wait', 'wait for the result')
-    .action((flags: { prompt: string; label: string; agentId?: string; agentsDir?: string[]; forkGate: boolean; nested?: boolean; bubble?: boolean; wait?: boolean }) =>
+    .action((flags: { prompt: string; label: string; agentId?: string; agentsDir?: string[]; pluginDir?: string[]; forkGate: boolean; nested?: boolean; bubble?: boolean; wait?: boolean }) =>
       withClient(globals(), async (client) => {
-        const agents = await definitions(flags.agentsDir);
+        const agents = await definitions(flags.agentsDir, flags.pluginDir);
         const handle = await client.startAgent({
           prompt: flags.prompt,
           forkLabel: flags.label,

@@ -27,7 +27,8 @@ export async function skillCall(agent: ForkAgent, use: ToolUseBlock, config: Sub
   if (!skill) return errorResult(use.id, `There is no skill ${JSON.stringify(parsed.data.skill)}. Skills: ${names}.`);
   const input = skillAgentInput(skill, parsed.data.args);
   // Numbered like an Agent fork (`<id>.<skill>-N` reads well in a tree and is unique per parent).
-  const id = agent.children.nextId(agent.agentId, skill.name);
+  // A plugin's skill (`kit:review`) is numbered `kit-review-N`: ids keep to their plain separators.
+  const id = agent.children.nextId(agent.agentId, skill.name.replace(':', '-'));
   const launch: Launch = { kind: 'skill', skill };
   const why = await refusal(agent, config, input, launch);
   if (why) return errorResult(use.id, why);
