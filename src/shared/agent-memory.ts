@@ -32,7 +32,7 @@ export const MEMORY_INDEX_BYTES = 25_000;
 export const agentMemorySchema = schemaOnce('agent-memory#agentMemorySchema', () => z.strictObject({
   scope: z.enum(HONOURED_MEMORY_SCOPES),
   /** The agent's name: its memory directory's name (a definition name: lower-case letters, digits, '-'; a plugin's agent `<plugin>__<name>`). */
-  agent: z.string().max(130).regex(/^[a-z0-9][a-z0-9-]*(?:__[a-z0-9][a-z0-9-]*)?$/, 'an agent memory is named by its agent: lower-case letters, digits and "-" (a plugin\'s agent: <plugin>__<name>)'),
+  agent: z.string().max(130).regex(/^[a-z0-9][a-z0-9-]{0,63}(?:__[a-z0-9][a-z0-9-]{0,63})?$/, 'an agent memory is named by its agent: lower-case letters, digits and "-" (a plugin\'s agent: <plugin>__<name>)'),
 }));
 export type AgentMemory = z.infer<typeof agentMemorySchema>;
 

@@ -47,7 +47,7 @@ export const agentNameSchema = schemaOnce('agents#agentNameSchema', () => z.stri
  * seed 001). Only the plugin loader makes the second kind (src/activities/agents/plugins.ts): a file's
  * own `name:` is always plain, so no agents directory can claim a plugin's namespace.
  */
-export const agentTypeNameSchema = schemaOnce('agents#agentTypeNameSchema', () => z.string().max(129).regex(/^[a-z0-9][a-z0-9-]*(?::[a-z0-9][a-z0-9-]*)?$/, 'an agent name is lower-case letters, digits and "-", optionally after a plugin\'s name and ":"'));
+export const agentTypeNameSchema = schemaOnce('agents#agentTypeNameSchema', () => z.string().max(129).regex(/^[a-z0-9][a-z0-9-]{0,63}(?::[a-z0-9][a-z0-9-]{0,63})?$/, 'an agent name is lower-case letters, digits and "-", optionally after a plugin\'s name and ":"'));
 /**
  * A tool name, `*` (every tool) or a prefix ending in `*` (`mcp__github__*`). Argument
  * patterns such as `Bash(git *)` are not tool names: the loader handles them itself.
