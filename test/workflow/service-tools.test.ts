@@ -13,7 +13,7 @@ import { createToolWorker, defineHook, toolRoutes } from '../../src/worker/tools
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { LEDGER, orderDeskHooks, orderDeskTools } from '../kit/service-tools';
-import { script, toolResultsIn, toolStep } from '../kit/tree';
+import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 import { rawHistory, referenceCount } from '../kit/raw-history';
 
@@ -209,6 +209,29 @@ describe('hooks', () => {
     expect(seen).toMatch(/Stop all done\n/);
     expect(seen).toContain('SubagentStop completed goodbye');
     expect(ledger().filter((l) => l.startsWith('refund_order'))).toHaveLength(1); // only the approved one from the bubble test
+  });
+
+  test("a named agent's own hooks (S1-41, its definition's hooks) run for it alone: its PreToolUse denies its call, its SubagentStart adds to its opening; its caller's calls pass unhooked", async () => {
+    const at = () => [{ taskQueue: hookQueue }];
+    const clerk = { name: 'clerk', description: 'Handles refunds.', systemPrompt: 'You handle refunds.', sourceFile: 'clerk.md', hooks: { PreToolUse: at(), SubagentStart: at() } };
+    const child = script('Clerk work.', toolStep('refund_order', { order_id: 'A-40', amount: 900 }), '@reply clerk done');
+    const prompt = script('Delegate refunds.', toolStep('lookup_order', { order_id: 'A-41' }), agentStep({ description: 'refund', subagent_type: 'clerk', prompt: child }), '@reply lead done');
+    const result = await h.forkflow.startAgent({ agentId: 'svc-def-hooks', prompt, routes: routes(), subAgents: { forkGate: false, agents: [clerk] } }).then((a) => a.result());
+    expect(result).toMatchObject({ status: 'completed', text: 'lead done' });
+    const childId = result.children![0]!.agentId;
+    const childTranscript = await h.forkflow.transcript(childId);
+    expect(toolResultsIn(childTranscript)[0]).toEqual({ isError: true, text: 'refund_order was denied by policy: refunds over 100 need a manager' });
+    expect(JSON.stringify(childTranscript[0])).toContain('Customer tier: gold.');
+    // The caller has no hooks: its own call ran unhooked, and its opening has no hook context.
+    const leadTranscript = await h.forkflow.transcript('svc-def-hooks');
+    expect(toolResultsIn(leadTranscript)[0]).toEqual({ isError: false, text: 'order A-41: shipped, 2 items' });
+    expect(JSON.stringify(leadTranscript[0])).not.toContain('Customer tier');
+    const seen = readFileSync(join(stateDir, 'hooks.txt'), 'utf8');
+    expect(seen).toContain(`SubagentStart ${childId}\n`);
+    expect(seen).toContain('PreToolUse refund_order {"order_id":"A-40","amount":900}');
+    expect(seen).not.toContain('A-41');
+    expect(seen).not.toContain('SubagentStart svc-def-hooks\n');
+    expect(ledger().some((l) => l.includes('A-40'))).toBe(false);
   });
 
   test('a PreToolUse hook nobody serves fails closed; with onError "allow" the call runs and the status says so', async () => {
