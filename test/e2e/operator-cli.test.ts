@@ -1,9 +1,9 @@
 /**
  * The public contract as an operator (or another-language backend) meets it: the real
  * `temporal` CLI binary starting `forkWorkflow` with JSON input, signalling `sendMessage`,
- * querying `status`, and cancelling; and the `forkflow` CLI on an agent tree.
+ * querying `status`, and cancelling; and the `forkflow` CLI on an agent tree and its skills.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { boundClis, runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
@@ -124,4 +124,33 @@ test("an operator's day on a tree: check agent files, approve through `temporal 
   expect((await cli('--json', 'agent', '--prompt', plain, '--agent-id', 'op-no-fork', '--no-fork-gate', '--wait')).status).toBe(0);
   expect(toolResultsIn(await h.forkflow.transcript('op-no-fork'))[0]!.json).toMatchObject({ status: 'completed', agentId: 'op-no-fork.spawn-1', content: 'looked' });
   expect((await h.forkflow.status('op-no-fork.spawn-1')).querySource).toBe('agent:builtin:general-purpose');
+});
+
+test('`forkflow skill` runs a context: fork command as a fork of an agent, held to its allowed-tools; a plugin\'s skill by its namespaced name; an unknown one exits 3', async () => {
+  const dir = tempDir('op-skills');
+  writeFileSync(join(dir, 'audit.md'), '---\nname: audit\ndescription: Audits the work\ncontext: fork\nallowed-tools: [Read, Glob]\n---\nAudit what was done.\n@tool FileWrite {"file_path":"skill-wrote.txt","content":"no"}\n@reply audited\n');
+  const plugin = tempDir('op-plugin');
+  mkdirSync(join(plugin, '.claude-plugin'));
+  mkdirSync(join(plugin, 'agents'));
+  writeFileSync(join(plugin, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'ops-kit' }));
+  writeFileSync(join(plugin, 'agents', 'tidy.md'), '---\nname: tidy\ndescription: Tidies up\ncontext: fork\n---\nTidy up.\n');
+  await h.forkflow.fork({ agentId: 'op-skill-base', prompt: 'Do the work.\n@reply worked' }, { mode: 'sync' });
+
+  const ran = await cli('skill', 'audit', '--from', 'op-skill-base', '--dir', dir, '--wait');
+  expect(ran).toMatchObject({ status: 0, stdout: 'completed: audited\n' });
+  // Visibility is eventually consistent: wait until the fork is listed.
+  const fork = await waitFor(async () => (await h.forkflow.list({ query: "ForkLabel = '/audit'" })).find((r) => r.parentId === 'op-skill-base'), 'the skill fork in visibility');
+  const results = toolResultsIn(await h.forkflow.transcript(fork.agentId));
+  // FileWrite is outside the command's allowed-tools: refused, nothing written.
+  expect(results).toEqual([expect.objectContaining({ isError: true }) as unknown]);
+  expect(() => readFileSync(join(h.workspaceRoot, 'skill-wrote.txt'))).toThrow();
+  // The fork starts from the agent's conversation (zero-copy), with the command and its arguments as its directive.
+  expect(JSON.stringify((await h.forkflow.transcript(fork.agentId))[0])).toContain('Do the work.');
+
+  const withArgs = await cli('skill', 'ops-kit:tidy', '--from', 'op-skill-base', '--dir', dir, '--plugin-dir', plugin, '--args', '@reply tidied', '--wait');
+  expect(withArgs).toMatchObject({ status: 0, stdout: 'completed: tidied\n' });
+
+  const unknown = await cli('skill', 'tidy', '--from', 'op-skill-base', '--dir', dir, '--plugin-dir', plugin);
+  expect(unknown.status).toBe(3);
+  expect(unknown.stderr).toContain('No command "tidy" with context: fork');
 });

@@ -77,12 +77,13 @@ export function registerTreeCommands(program: Command, globals: () => GlobalOpti
     .description('run a `context: fork` command from the agents directory as a fork of an agent (its allowed tools only)')
     .requiredOption('--from <agentId>', 'the agent whose conversation the fork starts from')
     .option('-d, --dir <dir>', 'directory of command/skill files', '.forkflow/agents')
+    .option('--plugin-dir <dirs...>', 'Claude Code plugin directories whose skills are named <plugin>:<name>')
     .option('-a, --args <text>', 'arguments appended to the command')
     .option('-w, --wait', 'wait for the result')
-    .action((name: string, flags: { from: string; dir: string; args?: string; wait?: boolean }) =>
+    .action((name: string, flags: { from: string; dir: string; pluginDir?: string[]; args?: string; wait?: boolean }) =>
       withClient(globals(), async (client) => {
-        const skill = (await definitions([flags.dir])).find((d) => d.name === name && d.context === 'fork');
-        if (!skill) throw new CliError(`No command "${name}" with context: fork in ${flags.dir} (see \`forkflow agents --dir ${flags.dir}\`).`, EXIT.notFound);
+        const skill = (await definitions([flags.dir], flags.pluginDir)).find((d) => d.name === name && d.context === 'fork');
+        if (!skill) throw new CliError(`No command "${name}" with context: fork in ${[flags.dir, ...(flags.pluginDir ?? [])].join(', ')} (see \`forkflow agents --dir ${flags.dir}\`).`, EXIT.notFound);
         const prompt = [skill.systemPrompt, flags.args].filter(Boolean).join('\n\n');
         const handle = await client.forkFrom(flags.from, {
           prompt,
