@@ -39,6 +39,7 @@ export * from './errors';
 export { forkflowDataConverter } from '../payloads/data-converter';
 export { DEFAULT_OUTAGE_DEADLINE_MS, OutageGuard, type OutageOptions, type OutageRetry } from './outage';
 export * from './dream';
+export { extractMemories, summarizeAgent, summarizeTree, type AgentSummary, type ForkingClient, type MemoryExtraction } from './forked-callers';
 export type { BackgroundChildAnswer, InterruptAnswer, InterruptArgs } from './interrupt';
 export { PromptSchedules, PromptScheduleExistsError, PromptScheduleNotFoundError, type PromptScheduleSpecInput, type PromptScheduleView } from './prompt-schedule';
 // For services that build their own Temporal Client or Worker: the same converter, the same keys.

@@ -3,14 +3,18 @@
  * child table with what the model served each child; an Agent call's own budget and tool
  * access reach its child exactly, larger asks are lowered to what the caller has, tools the
  * caller lacks are refused; a general-purpose child may be given its own system prompt; and
- * none of it is offered to trees that did not ask for it.
+ * none of it is offered to trees that did not ask for it. A service asks the model for a summary
+ * of each agent at work (seed 001's agentSummary).
  */
+import { summarizeTree } from '../../src/client';
+import { AGENT_SUMMARY_LABEL, AGENT_SUMMARY_TAG } from '../../src/shared/agent-summary';
 import { textOf } from '../../src/shared/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
 import { startHarness, type Harness } from '../kit/env';
 import { startInputOf } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
+import { waitFor } from '../kit/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -236,4 +240,35 @@ test("inheritSystemPrompt (seed 002): a general-purpose child runs on its caller
     .then((a) => a.result());
   expect(plain).toMatchObject({ status: 'completed', text: 'plain' });
   expect(JSON.stringify(bodyOf(requestsOf('Orphan.')[0]!).system)).not.toContain('You are Root.');
+});
+
+test('a model-written summary of each agent at work in a tree (S1-130): a fork of each as it stands, no tools, its cached prefix; the agents go on untouched', async () => {
+  const child = script('Check the tests.', toolStep('Glob', { pattern: '*' }), '@sleep 60000 @reply never');
+  const root = script('Audit the parser.', toolStep('Glob', { pattern: '*' }), agentStep({ description: 'tests', subagent_type: 'general-purpose', prompt: child }), '@sleep 60000 @reply never');
+  const handle = await h.forkflow.startAgent({ agentId: 'cv-sum', prompt: root });
+  try {
+    // Both are in a model call that does not end: at work, as the tree shows them.
+    await h.model.log.waitFor((e) => e.outcome === 'pending' && e.rawBody.includes('Check the tests.') && !e.rawBody.includes('Audit the parser.'));
+    await waitFor(async () => (await h.forkflow.tree('cv-sum')).agents.filter((a) => a.state === 'running').length === 2 || undefined, 'both agents running in visibility');
+    const summaries = await summarizeTree(h.forkflow, 'cv-sum');
+    expect(summaries.map((s) => s.agentId).sort()).toEqual(['cv-sum', 'cv-sum.spawn-1']);
+    const byId = Object.fromEntries(summaries.map((s) => [s.agentId, 'summary' in s ? s.summary : s.error]));
+    expect(byId['cv-sum']).toBe('Working on Audit the parser.; tool calls so far: Glob ×1, Agent ×1.');
+    expect(byId['cv-sum.spawn-1']).toBe('Working on Check the tests.; tool calls so far: Glob ×1.');
+
+    // The summary fork's request is the agent's own, tools and system included, with the question after it.
+    const asked = messageRequests(h.model).find((e) => e.rawBody.includes(AGENT_SUMMARY_TAG) && textOf(bodyOf(e).messages[0]!).startsWith('Check the tests.'))!;
+    const own = messageRequests(h.model).filter((e) => textOf(bodyOf(e).messages[0]!).startsWith('Check the tests.') && !e.rawBody.includes(AGENT_SUMMARY_TAG)).at(-1)!;
+    expect(bodyOf(asked).tools).toEqual(bodyOf(own).tools);
+    expect(bodyOf(asked).system).toEqual(bodyOf(own).system);
+    expect(bodyOf(asked).messages.slice(0, 2)).toEqual(bodyOf(own).messages.slice(0, 2));
+    // The agent never saw the question, and the summary forks are not listed.
+    expect(JSON.stringify(await h.forkflow.transcript('cv-sum.spawn-1'))).not.toContain(AGENT_SUMMARY_TAG);
+    const query = `ForkLabel = '${AGENT_SUMMARY_LABEL}'`;
+    const ofTree = (rows: { parentId?: string }[]) => rows.filter((r) => r.parentId === 'cv-sum' || r.parentId === 'cv-sum.spawn-1');
+    await waitFor(async () => ofTree(await h.forkflow.list({ query, includeHidden: true })).length === 2 || undefined, 'both summary forks in visibility');
+    expect(ofTree(await h.forkflow.list({ query }))).toEqual([]);
+  } finally {
+    await handle.cancel();
+  }
 });

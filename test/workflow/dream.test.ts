@@ -3,14 +3,15 @@
  * reason (times come from the state file and the config's `now`, never from sleeping), a
  * manual run doing the whole consolidation, the lock blocking a concurrent run and a stale
  * holder being taken over, rollback after failed, timed-out and orphaned attempts, and the
- * escape audit failing a run whose written file came to point outside.
+ * escape audit failing a run whose written file came to point outside; and memories extracted
+ * from one session by a fork under the same filter.
  */
 import { isHidden } from '../../src/client/rows';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import { DreamClient, InvalidDreamConfigError, type DreamOutcome } from '../../src/client';
+import { DreamClient, extractMemories, InvalidDreamConfigError, type DreamOutcome } from '../../src/client';
 import type { DreamConfigInput } from '../../src/shared/dream/config';
 import type { RequestLogEntry } from '../../src/offline';
 import { estimateCostUsd } from '../../src/shared/pricing';
@@ -334,4 +335,25 @@ test('by default the consolidation fork is batched: every model call of the drea
   const model = fork.model ?? 'claude-sonnet-4-6';
   const { batch: _batched, ...interactive } = fork.usage;
   expect(estimateCostUsd(model, fork.usage)).toBeCloseTo(estimateCostUsd(model, interactive) / 2, 5);
+});
+
+test("memories extracted from a session (S1-127): a fork of the finished agent writes its memory directory under the autoMem filter; a write elsewhere is refused; the agent is untouched", async () => {
+  await h.forkflow.fork({ agentId: 'extract-session', prompt: 'Fix the deploy.\nFact: the deploy key lives in vault/deploy.\n@reply fixed' }, { mode: 'sync' });
+  const memoryDir = join(h.workspaceRoot, 'memory', `extract-${Date.now()}`);
+  mkdirSync(memoryDir, { recursive: true });
+  const index = join(memoryDir, 'MEMORY.md');
+  const outside = join(h.workspaceRoot, 'not-memory.md');
+  const instructions = [
+    tool('FileWrite', { file_path: index, content: '- deploy.md: where the deploy key lives\n' }),
+    tool('FileWrite', { file_path: outside, content: 'escaped' }),
+    '@reply MEMORY.md: created',
+  ].join('\n');
+  const extracted = await extractMemories(h.forkflow, 'extract-session', { memoryDir, instructions });
+  expect(extracted).toMatchObject({ agentId: 'extract-session', status: 'completed', report: 'MEMORY.md: created', written: [index] });
+  expect(readFileSync(index, 'utf8')).toBe('- deploy.md: where the deploy key lives\n');
+  expect(existsSync(outside)).toBe(false);
+  // It read the session it forked from (the fact is in its first request), and the session itself did not change.
+  const first = messageRequests(h.model).find((e) => JSON.stringify(bodyOf(e)).includes('Extract memories from this session'))!;
+  expect(JSON.stringify(bodyOf(first).messages[0])).toContain('Fact: the deploy key lives in vault/deploy.');
+  expect(JSON.stringify(await h.forkflow.transcript('extract-session'))).not.toContain('Extract memories');
 });

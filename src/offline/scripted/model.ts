@@ -12,6 +12,7 @@ import { allTextLines, directiveLine, exchangesOf, scriptCarrier, stepsTaken, wi
 import { type Action, type Modifier, type Step, ScriptError, isInstructionLine, parseScript } from './parse';
 import { buildReport, listedPaths, withoutLineNumber } from './report';
 import { isSummaryRequest, offlineSummary, withoutSummaryRequest } from './summary';
+import { isAgentSummaryRequest, offlineAgentSummary } from './agent-summary';
 
 /** What the model answers, before stop sequences, max_tokens and usage are applied. */
 export interface ScriptedResponse {
@@ -39,6 +40,8 @@ interface Context {
 export function scriptedResponse(req: ValidRequest, conversation: string): ScriptedResponse {
   // forkflow's compaction request: the summary, whatever the script says.
   if (isSummaryRequest(req.messages)) return { content: [{ type: 'text', text: offlineSummary(withoutSummaryRequest(req.messages)) }], stopReason: 'end_turn', modifiers: [] };
+  // An agent-summary fork's question: a sentence about the work so far, whatever the script says.
+  if (isAgentSummaryRequest(req.messages)) return { content: [{ type: 'text', text: offlineAgentSummary(req.messages) }], stopReason: 'end_turn', modifiers: [] };
   const carrier = scriptCarrier(req.messages);
   const { index, text } = carrier;
   let steps: Step[];
