@@ -31,11 +31,12 @@ const count = schemaOnce('carried-state#count', () => z.number().int().min(0));
 const queuedMessageSchema = schemaOnce('carried-state#queuedMessageSchema', () => z.object({
   seq: count,
   priority: z.enum(['now', 'next', 'later']),
-  kind: z.enum(['message', 'notification']),
+  kind: z.enum(['message', 'notification', 'command']),
   text: z.string(),
   from: z.string().optional(),
   summary: z.string().optional(),
   taskId: z.string().optional(),
+  command: z.object({ name: z.string(), args: z.string().optional() }).optional(),
   receivedAt: z.string(),
 }) satisfies z.ZodType<QueuedMessage>);
 

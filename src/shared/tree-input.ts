@@ -15,6 +15,7 @@ import { prefixRefSchema } from './prefix';
 import { providerCatalogueSchema } from './agent-provider';
 import type { CarriedCache } from './cache-break';
 import { schemaOnce } from './schema-once';
+import type { TypedCommand } from './typed-command';
 
 export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.strictObject({
   enabled: z.boolean().default(true).describe('Offer the sub-agent tools.'),
@@ -118,13 +119,16 @@ export type Priority = 'now' | 'next' | 'later';
 export interface QueuedMessage {
   seq: number;
   priority: Priority;
-  kind: 'message' | 'notification';
+  /** `command`: a typed command not run yet (src/shared/typed-command.ts); `text` is the message as typed. */
+  kind: 'message' | 'notification' | 'command';
   /** The text as the model will read it. */
   text: string;
   from?: string;
   summary?: string;
   /** For a task notification: the child it is about (TaskOutput drops it once read). */
   taskId?: string;
+  /** For a command: the skill and its arguments. */
+  command?: TypedCommand;
   receivedAt: string;
 }
 

@@ -10,6 +10,7 @@ import { textOf } from '../../src/shared/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/constants';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
+import { waitFor } from '../kit/wait';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 import { builtinModelAllowlist } from '../../src/shared/spawn-defaults';
@@ -152,4 +153,74 @@ test("seed 002's built-in allowlist by name (modelAllowlist: \"builtin\") with s
   expect(results[1]!.text).toContain(`Allowed on anthropic: ${[...builtin].sort().join(', ')}.`);
   // The Agent tool lists the built-in models, as the seed's tool description does.
   expect(JSON.stringify(bodyOf(requestOf('Builtin list.')!).tools)).toContain(`anthropic: ${[...builtin].sort().join(', ')}`);
+});
+
+describe('commands typed into a running conversation (S1-124, S1-125)', () => {
+  const audit = def('audit', { context: 'fork', allowedTools: ['Read', 'Glob'], systemPrompt: 'Audit the work.\n@reply @reply thanks for the audit' });
+  const digest = def('digest', { context: 'fork', background: true, systemPrompt: 'Digest the work.\n@sleep 500 @reply @reply digest read' });
+  const userTexts = (messages: Awaited<ReturnType<typeof h.forkflow.transcript>>) => messages.filter((m) => m.role === 'user').map((m) => textOf(m));
+
+  test('an idle agent runs a typed /skill as a fork of itself and reads the command and its output as its next turn; an unknown /word stays a message', async () => {
+    const agent = await h.forkflow.startAgent({ agentId: 'typed', prompt: 'Work.\n@reply worked', idleTimeout: '1m', subAgents: { agents: [audit], forkGate: false } });
+    await waitFor(async () => ((await agent.status()).state === 'idle') || undefined, 'the agent to idle');
+    expect(await h.forkflow.sendMessage('typed', { message: '/audit src/', from: 'operator' })).toBe('queued');
+    await waitFor(async () => ((await agent.status()).lastText === 'thanks for the audit') || undefined, 'the agent to read the output');
+    const texts = userTexts(await h.forkflow.transcript('typed'));
+    expect(texts.at(-1)).toBe('<command-name>/audit</command-name>\n<command-args>src/</command-args>\n<command-output>\n@reply thanks for the audit\n</command-output>');
+    // The skill ran as a fork of the agent (its conversation, then the skill's body and the arguments), as its child.
+    const forkRequest = requestWith('Audit the work.')!;
+    expect(textOf(bodyOf(forkRequest).messages[0]!)).toMatch(/^Work\./);
+    expect(textOf(bodyOf(forkRequest).messages.at(-1)!)).toContain('Audit the work.\n@reply @reply thanks for the audit\n\nsrc/');
+    expect(await h.forkflow.status('typed.audit-1')).toMatchObject({ parentAgentId: 'typed', querySource: FORK_QUERY_SOURCE, forkLabel: '/audit', state: 'completed' });
+
+    // Not a skill of this agent: the text reaches it as it was typed.
+    await h.forkflow.sendMessage('typed', { message: '/nope\n@reply plain text' });
+    await waitFor(async () => ((await agent.status()).lastText === 'plain text') || undefined, 'the plain message');
+    expect(userTexts(await h.forkflow.transcript('typed')).at(-1)).toBe('/nope\n@reply plain text');
+    await agent.cancel();
+    expect((await agent.result()).status).toBe('killed');
+    await recordHistory(h.client.workflow.getHandle('typed'), 'typed-command');
+  });
+
+  test("a command typed mid-turn runs when the turn's tool round ends (a fork from the pending round) and joins its results; an agent's SendMessage text is never a command", async () => {
+    const agent = await h.forkflow.startAgent({ agentId: 'typed-mid', prompt: script('Work on.', toolStep('Glob', { pattern: '*' }, '@sleep 1500 '), '@reply worked'), subAgents: { agents: [audit], forkGate: false } });
+    await h.model.log.waitFor((e) => e.outcome === 'pending' && e.rawBody.includes('Work on.'));
+    await h.forkflow.sendMessage('typed-mid', { message: '/audit' });
+    expect(await agent.result()).toMatchObject({ status: 'completed', text: 'thanks for the audit' });
+    const messages = await h.forkflow.transcript('typed-mid');
+    // The round's tool result and the command's output are one user turn.
+    const turn = messages.filter((m) => m.role === 'user').at(-1)!;
+    expect(JSON.stringify(turn)).toContain('tool_result');
+    expect(textOf(turn)).toContain('<command-name>/audit</command-name>');
+    // Forked from the pending round: the Glob call answered by the fork placeholder.
+    expect(JSON.stringify(bodyOf(messageRequests(h.model).filter((e) => e.rawBody.includes('Audit the work.') && textOf(bodyOf(e).messages[0]!).startsWith('Work on.')).at(0)!).messages)).toContain('Handed to a forked worker');
+
+    // A model's SendMessage carries its tree: "/audit" from an agent is a message, not a command.
+    const lead = await h.forkflow
+      .startAgent({ agentId: 'typed-peer', prompt: script('Lead.', agentStep({ description: 'peer', subagent_type: 'general-purpose', name: 'peer', prompt: 'Peer.\n@sleep 1000 @reply peer done', run_in_background: true }), toolStep('SendMessage', { to: 'peer', message: '/audit', summary: 'audit' }), '@reply sent'), subAgents: { agents: [audit], forkGate: false, nested: true } })
+      .then((a) => a.result());
+    expect(lead.text).toBe('sent');
+    expect(userTexts(await h.forkflow.transcript('typed-peer.peer-1')).some((t) => t.includes('/audit') && !t.includes('<command-name>'))).toBe(true);
+  });
+
+  test("a background skill's output comes back later as a prompt of its own, not a task notification; a finished agent resumed by a command runs it first", async () => {
+    const agent = await h.forkflow.startAgent({ agentId: 'typed-bg', prompt: 'Work.\n@reply worked', idleTimeout: '1m', subAgents: { agents: [digest], forkGate: false } });
+    await waitFor(async () => ((await agent.status()).state === 'idle') || undefined, 'the agent to idle');
+    await h.forkflow.sendMessage('typed-bg', { message: '/digest' });
+    await waitFor(async () => ((await agent.status()).lastText === 'digest read') || undefined, 'the digest to come back');
+    const messages = await h.forkflow.transcript('typed-bg');
+    const texts = userTexts(messages);
+    const launched = texts.findIndex((t) => t.startsWith('<command-name>/digest</command-name>\n<command-output>\nStarted in the background as typed-bg.digest-1'));
+    expect(launched).toBeGreaterThan(0);
+    expect(texts.at(-1)).toBe('<command-name>/digest</command-name>\n<command-output>\n@reply digest read\n</command-output>');
+    expect(notificationsIn(messages)).toEqual([]);
+    await agent.cancel();
+
+    // A finished agent: the message resumes it, and the command runs before its first turn.
+    const done = await h.forkflow.startAgent({ agentId: 'typed-done', prompt: 'Work.\n@reply worked', subAgents: { agents: [audit], forkGate: false } }).then((a) => a.result());
+    expect(done.text).toBe('worked');
+    expect(await h.forkflow.sendMessage('typed-done', { message: '/audit' })).toBe('resumed');
+    expect(await h.forkflow.result('typed-done')).toMatchObject({ status: 'completed', text: 'thanks for the audit' });
+    expect(userTexts(await h.forkflow.transcript('typed-done')).at(-1)).toBe('<command-name>/audit</command-name>\n<command-output>\n@reply thanks for the audit\n</command-output>');
+  });
 });

@@ -36,6 +36,7 @@ import { childOutcomeReportSchema, childOutcomeSignal } from '../../shared/messa
 import type { ForkInputJson } from '../../shared/fork-input';
 import { firstLine } from '../../shared/text';
 import { renderTaskNotification } from '../../shared/notifications';
+import { COMMAND_USE_PREFIX, commandPrompt } from '../../shared/typed-command';
 import { SA } from '../../shared/search-attributes';
 import type { ForkResult } from '../../shared/status';
 import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
@@ -81,6 +82,8 @@ function outcomeFromFailure(err: unknown): ChildOutcome {
 
 function notify(agent: ForkAgent, record: ChildRecord): void {
   const o = record.result!;
+  // A typed command's child (typed-commands.ts) comes back as a prompt of its own, as the seed's assistant mode re-queues it.
+  if (record.toolUseId.startsWith(COMMAND_USE_PREFIX)) return void agent.inbox.enqueue(commandPrompt(record));
   agent.inbox.enqueue({
     priority: 'later',
     kind: 'notification',

@@ -46,6 +46,7 @@ import { subagentStart, subagentStop } from './hooks';
 import { hooksFor } from '../../shared/tools/hooks';
 import { runTurnsUntilStopped } from './stop-hook';
 import { registerInterruptHandlers } from './interrupt';
+import { resumedByCommand, settleCommands } from './typed-commands';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -66,9 +67,14 @@ const WAKE_DELIVERS_MESSAGE_PATCH = 'wake-delivers-message-first';
  * interrupted turn always waits for the next message (or a sub-agent's report): for its
  * idleTimeout, or without a limit when it has none.
  */
-async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
+async function runUntilDone(agent: ForkAgent, opts: { resumedByCommand?: boolean } = {}): Promise<StopReason> {
   // Sub-agents' scopes hang from this one: a turn's interruption leaves them running (turn-control.ts).
   agent.turnControl.attach(CancellationScope.current());
+  // Resumed by a typed command: it runs first, and its output is the turn that wakes the agent.
+  if (opts.resumedByCommand) {
+    await settleCommands(agent);
+    deliverWakingMessages(agent);
+  }
   const idleMs = agent.input.idleTimeout === undefined ? 0 : toMs(agent.input.idleTimeout);
   // A run that continued as new while idle (to move to a new build) goes on idling, and does
   // not move again: if the server still says a newer build is current, the next one will.
@@ -90,7 +96,11 @@ async function runUntilDone(agent: ForkAgent): Promise<StopReason> {
     // Woken on a build that is no longer current: the message (carried in the inbox) is read on the new one.
     if (mayMove && newBuildIsCurrent()) await continueWhileIdle(agent, Math.max(0, waitMs - (workflowNow() - idleSince)));
     setState(agent, 'running');
-    if (patched(WAKE_DELIVERS_MESSAGE_PATCH)) deliverWakingMessages(agent);
+    if (patched(WAKE_DELIVERS_MESSAGE_PATCH)) {
+      // A command typed while it was idle runs first (typed-commands.ts; none: nothing is awaited).
+      await settleCommands(agent);
+      deliverWakingMessages(agent);
+    }
   }
 }
 
@@ -192,7 +202,9 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   const startContext = !input.continuation && hooksFor(input.hooks, 'SubagentStart').length > 0 ? await subagentStart(agent) : undefined;
   // A named agent's memory joins its system prompt (nothing is awaited without one).
   const memorySection = input.agentMemory && !input.continuation ? await openAgentMemory(agent) : undefined;
-  const setup = setUpFork(prepared.input, { ...(worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}), ...forkRules(prepared.input) }, {
+  // A finished agent resumed by a typed command sets up without the message: the command is queued (typed-commands.ts).
+  const byCommand = resumedByCommand(agent, prepared.input);
+  const setup = setUpFork(byCommand ?? prepared.input, { ...(worktree ? { worktree: { parentRoot: worktree.repoRoot, worktreeRoot: worktree.path } } : {}), ...forkRules(prepared.input) }, {
     mcpTools: mcpToolDefinitions(agent.mcp.all),
     ...(startContext ? { startContext } : {}),
     ...(memorySection ? { memorySection } : {}),
@@ -211,7 +223,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
     spanName: 'fork.subagent',
     fn: (span) => {
       span.setAttributes(forkSpanAttributes(agent));
-      return runFork(agent, span);
+      return runFork(agent, span, { resumedByCommand: byCommand !== undefined });
     },
     acceptableErrors: (err) => err instanceof ContinueAsNew,
   });
@@ -231,14 +243,14 @@ function forkSpanAttributes(agent: ForkAgent): otel.Attributes {
   };
 }
 
-async function runFork(agent: ForkAgent, span: otel.Span): Promise<ForkResult> {
+async function runFork(agent: ForkAgent, span: otel.Span, opts: { resumedByCommand?: boolean }): Promise<ForkResult> {
   const timeoutMs = agent.deadline === undefined ? undefined : Math.max(1, agent.deadline - workflowNow());
   let status: TerminalStatus;
   let stopReason: StopReason;
   try {
     const work = async () => {
       await pinMemory(agent);
-      return runUntilDone(agent);
+      return runUntilDone(agent, opts);
     };
     stopReason = timeoutMs ? await CancellationScope.withTimeout(timeoutMs, work) : await CancellationScope.cancellable(work);
     if (stopReason === 'max_turns') agent.tally.markMaxTurnsReached();

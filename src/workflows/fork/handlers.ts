@@ -14,6 +14,7 @@ import { dropSignal } from './tree-authority';
 import { publishProgress } from './visibility';
 import { peerRefusal, takeProtocolMessage } from './team-inbox';
 import { decidePlan } from './team-plan';
+import { takeTypedCommand } from './typed-commands';
 
 export function registerHandlers(agent: ForkAgent): void {
   setHandler(sendMessageSignal, (raw: unknown) => {
@@ -30,7 +31,8 @@ export function registerHandlers(agent: ForkAgent): void {
     const refused = peerRefusal(agent, parsed.data);
     if (refused) return dropSignal(agent, 'sendMessage', [refused]);
     if (takeProtocolMessage(agent, parsed.data, (data) => decidePlan(agent, data))) return publishProgress(agent);
-    agent.enqueueMessage(parsed.data);
+    // A command typed by a person or a service (`/<skill> args`) runs as that skill at the next boundary (typed-commands.ts).
+    if (!takeTypedCommand(agent, parsed.data)) agent.enqueueMessage(parsed.data);
     publishProgress(agent);
   });
 

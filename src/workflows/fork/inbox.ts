@@ -48,6 +48,16 @@ export class Inbox {
     return this.queued.splice(0).sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
   }
 
+  /** The first typed command not run yet, if any. */
+  nextCommand(): QueuedMessage | undefined {
+    return this.queued.find((m) => m.kind === 'command');
+  }
+
+  /** A command has run: its entry becomes the message the agent reads, in its place in the queue. */
+  settleCommand(seq: number, text: string): void {
+    this.queued = this.queued.map((m) => (m.seq === seq ? { seq: m.seq, priority: m.priority, kind: 'message' as const, text, ...(m.from ? { from: m.from } : {}), summary: `/${m.command?.name ?? 'command'}`, receivedAt: m.receivedAt } : m));
+  }
+
   /** Drops a task notification that is still queued (its outcome was taken another way). */
   dropNotificationsFor(taskId: string): void {
     this.queued = this.queued.filter((m) => m.taskId !== taskId);

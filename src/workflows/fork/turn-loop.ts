@@ -22,6 +22,7 @@ import { callWithFailover } from './failover';
 import { countOnProvider } from './provider-usage';
 import { compactAfterRefusal, contextAfterCall, contextRefusal, manageContext } from './compaction';
 import { errorResult } from './tool-results';
+import { settleCommands } from './typed-commands';
 
 export type TurnOutcome =
   | { kind: 'run_again' } // tools ran (or messages arrived): call the model again
@@ -154,7 +155,10 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
     // The model call and the tool round each run in a scope an interruption cancels (turn-control.ts).
     const control = agent.turnControl;
     const step = await control.run('model call', agent.turns + 1, () => modelStep(agent));
-    if (!step.done) return interruptedTurn(agent, []);
+    if (!step.done) {
+      await settleCommands(agent);
+      return interruptedTurn(agent, []);
+    }
     const reply = step.value;
     if (!reply) return { kind: 'stop', reason: 'budget_exhausted' };
     const uses = toolUsesOf(reply.message);
@@ -163,6 +167,8 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
       const stoppedBy = control.interruption?.by ?? 'operator';
       const results = round.done ? round.value : uses.map((u) => errorResult(u.id, interruptedCallText(stoppedBy, true)));
       publishToolResults(agent, uses, results);
+      // Commands typed meanwhile run before the inbox is delivered (typed-commands.ts; none: nothing is awaited).
+      await settleCommands(agent);
       if (control.interruption) return interruptedTurn(agent, results);
       agent.append({ role: 'user', content: boundaryBlocks(agent, results) });
       publishProgress(agent);
@@ -173,6 +179,7 @@ export async function runTurn(agent: ForkAgent): Promise<TurnOutcome> {
   }
   // Background sub-agents still at work: their reports are what this agent waits for.
   if (agent.inbox.length === 0 && (agent.runningChildren.length > 0 || agent.shells.running.length > 0)) await waitForChildren(agent);
+  await settleCommands(agent);
   if (agent.inbox.length > 0) {
     agent.append({ role: 'user', content: boundaryBlocks(agent, []) });
     return { kind: 'run_again' };
