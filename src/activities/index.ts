@@ -50,6 +50,8 @@ export interface ActivityDeps {
   workspaceRoots?: readonly string[];
   /** Paths no tool may see (default: the worker's state, from the environment; tools/sandbox/protected.ts). */
   protectedPaths?: readonly string[];
+  /** FORKFLOW_USER_MEMORY_ROOT: one home per tenant for `memory: user` agents (user-memory.ts); absent: no user memory. */
+  userMemoryRoot?: string;
   /** Where model responses are kept until recorded (exactly-once billing); none: no such guarantee. */
   responses?: ResponseStore;
   /** Delivery `batch`: poll interval of a submitted Message Batch, in ms (default 30 s). */
@@ -78,6 +80,9 @@ export interface ActivityDeps {
   rootUpdates?: number;
 }
 
+/** The user-memory root, passed on only when set (the activities' deps keep absent fields absent). */
+const userMemoryOf = (deps: ActivityDeps): { userMemoryRoot?: string } => (deps.userMemoryRoot !== undefined ? { userMemoryRoot: deps.userMemoryRoot } : {});
+
 export function createActivities(deps: ActivityDeps) {
   const conversations = deps.conversations ?? new ConversationSource(deps.client, {}, deps.readStartInput);
   // One gate per process and limit: the server's limit on a root's updates in flight is the root's, not a worker's.
@@ -86,9 +91,9 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs, batchWindowMs: deps.batchWindowMs, batchMaxRequests: deps.batchMaxRequests }),
     ...createCompactionActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
-    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
-    ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir }),
-    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
+    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses, ...userMemoryOf(deps) }),
+    ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir, ...userMemoryOf(deps) }),
+    ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue, ...userMemoryOf(deps) }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client, gate }),
     ...createChildProgressActivities({ client: deps.client }),

@@ -12,6 +12,7 @@ import { agentMemorySchema, type AgentMemory, type MemoryIndex } from '../shared
 import { FAILURE, failure } from '../shared/failures';
 import { describeIssues } from '../shared/fork-input';
 import { AgentMemoryError, openAgentMemory } from './agent-memory';
+import { canonicalRoots, tenantHome } from './user-memory';
 import { auditTouchedPaths } from './tools';
 import { workspacePolicyOf } from './run-tool';
 import { within } from './tools/sandbox';
@@ -23,7 +24,7 @@ function worktreeFailure(err: unknown): unknown {
   return ApplicationFailure.create({ type: `Worktree:${err.code}`, message: err.message, nonRetryable: !err.retryable });
 }
 
-export function createIsolationActivities(deps: { workspaceRoot: string; workspaceRoots?: readonly string[]; protectedPaths?: readonly string[]; hostQueue?: string }) {
+export function createIsolationActivities(deps: { workspaceRoot: string; workspaceRoots?: readonly string[]; protectedPaths?: readonly string[]; hostQueue?: string; userMemoryRoot?: string }) {
   const policy = workspacePolicyOf(deps);
   return {
     /** Canonicalises the memory directory once, at the start of a memory fork; never one inside the worker's protected state. */
@@ -45,13 +46,23 @@ export function createIsolationActivities(deps: { workspaceRoot: string; workspa
     },
 
     /**
-     * A named agent's memory (definition `memory: project | local`): its directory in the
-     * agent's workspace, made if missing, and the start of its index (agent-memory.ts).
+     * A named agent's memory (definition `memory`): its directory in the agent's workspace
+     * (`project`, `local`) or in its tenant's home (`user`), made if missing, and the start of
+     * its index (agent-memory.ts).
      */
     async openAgentMemory(input: { root?: string; confinedTo?: string; memory: AgentMemory }): Promise<MemoryIndex> {
       // The name becomes a path: checked here too, whoever scheduled the call.
       const memory = agentMemorySchema.safeParse(input.memory);
       if (!memory.success) throw failure(FAILURE.agentMemoryUnavailable, `Invalid agent memory: ${describeIssues(memory.error).join('; ')}`);
+      if (memory.data.scope === 'user') {
+        // In the tenant's home, outside any workspace (user-memory.ts); the worker's protected state stays out of reach.
+        try {
+          return await openAgentMemory(await tenantHome(policy.userMemoryRoot, memory.data.tenant!, await canonicalRoots(policy.roots)), memory.data, { protectedPaths: policy.protectedPaths, hidden: [] });
+        } catch (err) {
+          if (err instanceof AgentMemoryError) throw failure(FAILURE.agentMemoryUnavailable, err.message);
+          throw err;
+        }
+      }
       const workspace = await resolveWorkspace({ root: input.root, confinedTo: input.confinedTo }, policy);
       if (!workspace.ok) throw failure(FAILURE.agentMemoryUnavailable, workspace.message);
       try {

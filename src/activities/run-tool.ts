@@ -23,6 +23,8 @@ import { classifyShellCommand } from './tools/shell';
 import { SHELL_OPT_IN_PROGRAMS } from '../shared/activity-io';
 import type { ToolContext, WritePolicy } from './tools/types';
 import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
+import { AgentMemoryError } from './agent-memory';
+import { canonicalRoots, userMemoryDir } from './user-memory';
 
 export interface ToolDeps {
   conversations: ConversationSource;
@@ -38,14 +40,17 @@ export interface ToolDeps {
   sandboxLimits?: SandboxLimits;
   /** The model response store: a tool call of turn N shows the workflow recorded that turn's reply, so its entries go. */
   responses?: ResponseStore;
+  /** FORKFLOW_USER_MEMORY_ROOT: one home per tenant, where `memory: user` agents keep their memory (user-memory.ts); absent: none. */
+  userMemoryRoot?: string;
 }
 
 /** The worker's workspace rules, from its dependencies. */
-export function workspacePolicyOf(deps: Pick<ToolDeps, 'workspaceRoot' | 'workspaceRoots' | 'protectedPaths'>): WorkspacePolicy {
+export function workspacePolicyOf(deps: Pick<ToolDeps, 'workspaceRoot' | 'workspaceRoots' | 'protectedPaths' | 'userMemoryRoot'>): WorkspacePolicy {
   return {
     defaultRoot: deps.workspaceRoot,
     roots: deps.workspaceRoots && deps.workspaceRoots.length > 0 ? deps.workspaceRoots : [deps.workspaceRoot],
     protectedPaths: deps.protectedPaths ?? protectedPaths(),
+    ...(deps.userMemoryRoot !== undefined ? { userMemoryRoot: deps.userMemoryRoot } : {}),
   };
 }
 
@@ -111,15 +116,26 @@ export async function toolContextOf(
   input: ToolCallInput,
   activity: { signal: AbortSignal; heartbeat: (details?: unknown) => void },
 ): Promise<{ ok: true; ctx: ToolContext } | { ok: false; message: string }> {
-  const writePolicy: WritePolicy = input.writePolicy;
+  let writePolicy: WritePolicy = input.writePolicy;
+  // A memory: user agent's memory, in its tenant's home: the one directory outside its workspace its file tools reach.
+  let userDir: string | undefined;
+  if (input.userMemory) {
+    try {
+      userDir = await userMemoryDir(policy.userMemoryRoot, input.userMemory, await canonicalRoots(policy.roots));
+    } catch (err) {
+      if (!(err instanceof AgentMemoryError)) throw err;
+      return { ok: false, message: `The agent's user memory cannot be reached: ${err.message}` };
+    }
+    if (writePolicy.kind === 'workspace') writePolicy = { kind: 'workspace', memory: { dir: userDir, canonicalDir: userDir } };
+  }
   const workspace = await resolveWorkspace(
     {
       root: input.workspaceRoot,
       readPaths: input.sandbox?.readPaths,
       confinedTo: input.confinedTo,
       worktreeRepo: input.worktreeRepo,
-      // A memory agent reads its memory directory too, wherever it lies.
-      ...(writePolicy.kind === 'within' ? { memoryDir: writePolicy.canonicalDir ?? writePolicy.dir } : {}),
+      // A memory agent reads its memory directory too, wherever it lies (Bash: read-only).
+      ...(writePolicy.kind === 'within' ? { memoryDir: writePolicy.canonicalDir ?? writePolicy.dir } : userDir ? { memoryDir: userDir } : {}),
     },
     policy,
   );

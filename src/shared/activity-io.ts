@@ -158,6 +158,8 @@ export interface ToolCallInput {
   inputAt?: { messageIndex: number };
   workspaceRoot?: string;
   writePolicy: WritePolicySpec;
+  /** A `memory: user` agent's memory (tenant and agent): the tool worker finds its directory under its own user-memory root. */
+  userMemory?: { tenant: string; agent: string };
   /**
    * The fork's sandbox settings: `readPaths` its caller allowed; `network` the hosts its
    * calls may reach through the worker's proxy (`false`, the legacy opt-in, or absent: none).

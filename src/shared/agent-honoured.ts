@@ -26,12 +26,6 @@ export const NAMED_AGENT_UNHONOURED: Readonly<Record<string, Unhonoured>> = {
     fix: `Write a full model id such as ${DEFAULTS.model} to pin one, or inherit; or map the alias in the tree's subAgents.providers.`,
     keep: true,
   },
-  memory: {
-    // project and local live in the agent's workspace (src/shared/agent-memory.ts); user would live in the worker's home.
-    when: (v) => v === 'user',
-    problem: "memory: user keeps an agent's memory in the home of the user running it, and a shared worker's home belongs to no one caller, so this agent runs without memory",
-    fix: 'Write memory: project (kept in the workspace, shared with the project) or memory: local (kept in the workspace, out of version control).',
-  },
 };
 
 /**

@@ -1,13 +1,17 @@
 /**
  * A named agent's persistent memory (seed 001, the definition's `memory` field): a directory
  * of notes kept from one run of the agent to the next, its index read into the agent's system
- * prompt when it starts. forkflow honours two of the seed's three scopes, both inside the
- * agent's workspace, so its walls need no widening:
- * - `project`: `.claude/agent-memory/<agent>/` (kept with the project, shared by its users),
- * - `local`: `.claude/agent-memory-local/<agent>/` (the same place Claude Code keeps out of
- *   version control).
- * `user` (the worker user's home in the seed) is reported by name and not honoured: a shared
- * worker's home belongs to no one caller (agent-honoured.ts).
+ * prompt when it starts. forkflow honours the seed's three scopes:
+ * - `project`: `.claude/agent-memory/<agent>/` in the agent's workspace (kept with the project,
+ *   shared by its users),
+ * - `local`: `.claude/agent-memory-local/<agent>/` in the workspace (the same place Claude Code
+ *   keeps out of version control),
+ * - `user`: `.claude/agent-memory/<agent>/` in the home of the tree's tenant (the start input's
+ *   `tenant`), a directory under the worker's FORKFLOW_USER_MEMORY_ROOT that the operator made
+ *   for that tenant. The seed keeps it in the home of the user running the agent; a shared
+ *   worker's own home belongs to no one caller, so the operator names one per tenant. That
+ *   directory is the one place outside the workspace its tools reach: Read, Glob and Grep see
+ *   it, FileWrite and FileEdit write in it, and Bash sees it read-only.
  *
  * The index is read once, by an activity on the workspace's worker, when the agent starts
  * (src/activities/agent-memory.ts); the system prompt then stays the same for the agent's
@@ -17,9 +21,12 @@ import { z } from 'zod';
 import type { SystemParam } from './anthropic';
 import { schemaOnce } from './schema-once';
 
-/** The scopes forkflow honours. */
-export const HONOURED_MEMORY_SCOPES = ['project', 'local'] as const;
+/** The scopes forkflow honours (`user` where the tree names its tenant). */
+export const HONOURED_MEMORY_SCOPES = ['user', 'project', 'local'] as const;
 export type HonouredMemoryScope = (typeof HONOURED_MEMORY_SCOPES)[number];
+
+/** A tenant's name: one plain directory name under the worker's user-memory root (never a path). */
+export const tenantSchema = schemaOnce('agent-memory#tenantSchema', () => z.string().max(64).regex(/^[a-z0-9][a-z0-9_.-]*$/, 'a tenant is lower-case letters, digits, "_", "." and "-", starting with a letter or digit'));
 
 /** The index file the agent keeps in its memory directory. */
 export const MEMORY_INDEX_FILE = 'MEMORY.md';
@@ -31,14 +38,16 @@ export const MEMORY_INDEX_BYTES = 25_000;
 /** What a fork input says about the agent's memory: set for a named agent whose definition has `memory`. */
 export const agentMemorySchema = schemaOnce('agent-memory#agentMemorySchema', () => z.strictObject({
   scope: z.enum(HONOURED_MEMORY_SCOPES),
+  /** Whose home a `user` memory is in (the tree's `tenant`); only with scope `user`. */
+  tenant: tenantSchema.optional(),
   /** The agent's name: its memory directory's name (a definition name: lower-case letters, digits, '-'; a plugin's agent `<plugin>__<name>`). */
   agent: z.string().max(130).regex(/^[a-z0-9][a-z0-9-]{0,63}(?:__[a-z0-9][a-z0-9-]{0,63})?$/, 'an agent memory is named by its agent: lower-case letters, digits and "-" (a plugin\'s agent: <plugin>__<name>)'),
-}));
+}).refine((m) => (m.scope === 'user') === (m.tenant !== undefined), { message: 'a user memory names its tenant, and only a user memory does', path: ['tenant'] }));
 export type AgentMemory = z.infer<typeof agentMemorySchema>;
 
-/** Where the scope keeps an agent's memory, relative to the workspace root. */
+/** Where the scope keeps an agent's memory, relative to the workspace root (`user`: to the tenant's home). */
 export function agentMemoryPath(memory: AgentMemory): string {
-  return `${memory.scope === 'project' ? '.claude/agent-memory' : '.claude/agent-memory-local'}/${memory.agent}`;
+  return `${memory.scope === 'local' ? '.claude/agent-memory-local' : '.claude/agent-memory'}/${memory.agent}`;
 }
 
 /** What the worker found in the memory directory when the agent started. */
@@ -52,6 +61,7 @@ export interface MemoryIndex {
 }
 
 const SCOPE_WORDS: Record<HonouredMemoryScope, string> = {
+  user: 'it is kept in your home, outside this project, so it follows you from one project to the next',
   project: 'it is kept in this project, so whoever runs this agent here shares it',
   local: 'it is kept in this workspace only, outside version control',
 };
@@ -79,11 +89,16 @@ export function withMemorySection(system: SystemParam, section: string): SystemP
   return [...system, { type: 'text', text: section }];
 }
 
-/** The memory a definition asks for, when forkflow honours its scope (`user` is reported at load and refused inline). */
-export function definitionMemory(definition: { name: string; memory?: string }): AgentMemory | undefined {
+/**
+ * The memory a definition asks for: `user` only in a tree with a tenant (undefined without one;
+ * the launch refuses such an agent by name: src/workflows/fork/user-memory.ts).
+ */
+export function definitionMemory(definition: { name: string; memory?: string }, tenant?: string): AgentMemory | undefined {
   const scope = definition.memory;
   // A plugin's agent (`plugin:name`) keeps its memory in `plugin__name`: no `:` in a path a checkout on any system must hold, and no plain agent's name has `_`.
-  return scope === 'project' || scope === 'local' ? { scope, agent: definition.name.replace(':', '__') } : undefined;
+  const agent = definition.name.replace(':', '__');
+  if (scope === 'user') return tenant !== undefined ? { scope, agent, tenant } : undefined;
+  return scope === 'project' || scope === 'local' ? { scope, agent } : undefined;
 }
 
 /** The tools an agent keeps its memory with (the seed turns them on for an agent with a memory: Read, Write and Edit). */

@@ -20,7 +20,7 @@ import { durationSchema } from './duration';
 import { prefixRefSchema, requestHashesSchema, type RequestHashes } from './prefix';
 import { AGENT_COLORS, DELIVERY_MODES, EFFORT_LEVELS, PERMISSION_MODES } from './agents';
 import { inlineDefinitionProblems } from './agent-honoured';
-import { agentMemorySchema } from './agent-memory';
+import { agentMemorySchema, tenantSchema } from './agent-memory';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from './tree-input';
 import type { ProviderCatalogue } from './agent-provider';
 import { providerNameSchema } from './model-allowlist';
@@ -157,7 +157,9 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
    * src/shared/agent-memory.ts): the index is read when it starts and appended to its own
    * system prompt. Only for an agent with a system prompt of its own (no parent snapshot).
    */
-  agentMemory: agentMemorySchema.optional().describe('Its persistent memory (`{ scope, agent }`), read at start and added to its own system prompt; not with a parent snapshot.'),
+  agentMemory: agentMemorySchema.optional().describe('Its persistent memory (`{ scope, agent, tenant? }`), read at start and added to its own system prompt; not with a parent snapshot.'),
+  /** Whom this tree works for: its `memory: user` agents keep their memory in this tenant's home (src/shared/agent-memory.ts). Sub-agents inherit it. */
+  tenant: tenantSchema.optional().describe("Whom this tree works for: its `memory: user` agents keep their memory in this tenant's home under the worker's `FORKFLOW_USER_MEMORY_ROOT`. Sub-agents inherit it."),
 
   forkLabel: z.string().min(1).max(200).default(DEFAULTS.forkLabel).describe('A label shown in the UI and `forkflow list`.'),
   querySource: z.string().min(1).max(200).default(FORK_QUERY_SOURCE).describe('Where the fork came from, for traces and search attributes.'),

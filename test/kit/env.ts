@@ -81,6 +81,8 @@ export interface HarnessOptions {
   batchMaxRequests?: number;
   /** The worker's named providers, given its default client (default: that client alone). */
   providers?: (defaultClient: Anthropic) => ProviderClients;
+  /** The worker's FORKFLOW_USER_MEMORY_ROOT (tenants' homes for `memory: user`). */
+  userMemoryRoot?: string;
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -121,6 +123,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         ...(opts.batchPollMs ? { batchPollMs: opts.batchPollMs } : {}),
         ...(opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {}),
         ...(opts.batchMaxRequests ? { batchMaxRequests: opts.batchMaxRequests } : {}),
+        ...(opts.userMemoryRoot ? { userMemoryRoot: opts.userMemoryRoot } : {}),
       })
     : undefined;
   const running = worker ? worker.run() : Promise.resolve();

@@ -4,7 +4,7 @@
  * index with the FileWrite tool its memory gives it; the next run of `notes`, in another
  * tree, starts with that index in its system prompt; `local` keeps it apart from `project`;
  * a link planted to lead the memory out of the workspace fails the agent by name, and
- * nothing is made outside.
+ * nothing is made outside; `user` lives in the home of the tree's tenant.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,12 @@ import { agentStep, script, toolResultsIn } from '../kit/tree';
 
 let h: Harness;
 let root: string;
+/** The worker's FORKFLOW_USER_MEMORY_ROOT: the operator made homes for alice and carol. */
+let homes: string;
 beforeAll(async () => {
-  h = await startHarness({ name: 'agent-memory' });
+  homes = realpathSync(mkdtempSync(path.join(tmpdir(), 'forkflow-homes-')));
+  for (const tenant of ['alice', 'carol']) mkdirSync(path.join(homes, tenant));
+  h = await startHarness({ name: 'agent-memory', userMemoryRoot: homes });
   root = realpathSync(h.workspaceRoot);
 });
 afterAll(() => h.close());
@@ -94,4 +98,39 @@ test('local memory is kept apart from project memory; a link planted out of the 
   expect(answer!.text).toContain('outside its workspace');
   expect(readdirSync(outside)).toEqual([]);
   expect(requestsWith('You keep local notes.').filter((e) => JSON.stringify(bodyOf(e).messages).includes('Scratch it.\\n@reply never'))).toEqual([]);
+});
+
+test("memory: user (S1-38) lives in the home the operator made for the tree's tenant: the first tree writes it, another tree of the same tenant starts with it, no other tenant sees it; no tenant, or no home, is refused by name", async () => {
+  const personal: AgentDefinition = { name: 'personal', description: 'Remembers its user.', systemPrompt: 'You remember your user.', sourceFile: 'personal.md', memory: 'user', tools: ['Glob'] };
+  const dir = path.join(homes, 'alice/.claude/agent-memory/personal');
+  const index = path.join(dir, 'MEMORY.md');
+  const write = `@tool FileWrite ${JSON.stringify({ file_path: index, content: '- prefers tabs\n' })}`;
+  const read = `@tool Read ${JSON.stringify({ file_path: index })}`;
+  const first = script('Ask personal.', agentStep({ description: 'personal', subagent_type: 'personal', prompt: `Learn.\n${write}\n${read}\n@reply learned` }), '@reply done');
+  expect(await h.forkflow.startAgent({ agentId: 'mem-user-1', prompt: first, tenant: 'alice', subAgents: { forkGate: false, agents: [personal] } }).then((a) => a.result())).toMatchObject({ status: 'completed', text: 'done' });
+  expect(readFileSync(index, 'utf8')).toBe('- prefers tabs\n');
+  // Outside the workspace, and the child read it back with its own Read.
+  expect(index.startsWith(root)).toBe(false);
+  const childResults = toolResultsIn(await h.forkflow.transcript('mem-user-1.spawn-1'));
+  expect(childResults.map((r) => r.isError)).toEqual([false, false]);
+  expect(childResults[1]!.text).toContain('prefers tabs');
+  const opening = systemText(requestsWith('You remember your user.')[0]!);
+  expect(opening).toContain(`${index} is the index`);
+  expect(opening).toContain('scope user: it is kept in your home');
+
+  const before = requestsWith('You remember your user.').length;
+  const again = script('Ask personal again.', agentStep({ description: 'personal', subagent_type: 'personal', prompt: 'Recall.\n@reply recalled' }), '@reply done again');
+  expect(await h.forkflow.startAgent({ agentId: 'mem-user-2', prompt: again, tenant: 'alice', subAgents: { forkGate: false, agents: [personal] } }).then((a) => a.result())).toMatchObject({ status: 'completed' });
+  expect(systemText(requestsWith('You remember your user.')[before]!)).toContain('<agent-memory>\n- prefers tabs\n</agent-memory>');
+
+  // A tree without a tenant: refused by name at the launch. A tenant with no home: its start fails by name, nothing is made.
+  const none = await h.forkflow.startAgent({ agentId: 'mem-user-none', prompt: again, subAgents: { forkGate: false, agents: [personal] } }).then((a) => a.result());
+  expect(toolResultsIn(await h.forkflow.transcript('mem-user-none'))[0]).toMatchObject({ isError: true, text: expect.stringContaining('keeps memory: user, which lives in the home of this tree\'s tenant, and this tree names none') as string });
+  expect(none.status).toBe('completed');
+  const bob = await h.forkflow.startAgent({ agentId: 'mem-user-bob', prompt: again, tenant: 'bob', subAgents: { forkGate: false, agents: [personal] } }).then((a) => a.result());
+  expect(bob.status).toBe('completed');
+  const [bobAnswer] = toolResultsIn(await h.forkflow.transcript('mem-user-bob'));
+  expect(bobAnswer).toMatchObject({ isError: true, json: { error: expect.stringContaining('There is no home for tenant "bob"') as string } });
+  expect(readdirSync(homes).sort()).toEqual(['alice', 'carol']);
+  expect(readdirSync(path.join(homes, 'carol'))).toEqual([]);
 });

@@ -244,6 +244,16 @@ async function writePortable(scope: WriteScope, target: WriteTarget, req: Contai
 }
 
 /**
+ * The policy one write is held to: a workspace policy with a memory (a `memory: user` agent's,
+ * outside the workspace) holds an absolute path lexically inside that memory to the memory's
+ * own rules (`within`: pinned, absolute paths, no new directories), anything else to the workspace.
+ */
+function policyFor(policy: WritePolicy, filePath: unknown): WritePolicy {
+  if (policy.kind !== 'workspace' || !policy.memory || typeof filePath !== 'string' || !path.isAbsolute(filePath)) return policy;
+  return isInside(path.resolve(filePath), policy.memory.dir) ? { kind: 'within', dir: policy.memory.dir, canonicalDir: policy.memory.canonicalDir } : policy;
+}
+
+/**
  * Writes one file under a write policy, or says why not. Never throws for anything a
  * model can cause (denials, races, missing files); I/O failures it cannot classify are
  * returned as `denied` with the system's message.
@@ -253,7 +263,7 @@ async function writePortable(scope: WriteScope, target: WriteTarget, req: Contai
  *   readCurrent: false, decide: () => ({ kind: 'write', content: 'hello' }) });
  */
 export async function writeContained(req: ContainedWriteRequest, opts: { useProcFd?: boolean } = {}): Promise<ContainedWriteResult> {
-  const scope = await resolveWriteScope(req.policy, req.root);
+  const scope = await resolveWriteScope(policyFor(req.policy, req.filePath), req.root);
   if (!scope.ok) return { kind: 'denied', message: scope.message };
   const target = await planWriteTarget(scope.scope, req.filePath, req.root);
   if (!target.ok) return { kind: 'denied', message: target.message };

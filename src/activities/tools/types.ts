@@ -20,7 +20,7 @@ import type { FsView } from './sandbox/view';
  * - `none`: no writes at all.
  */
 export type WritePolicy =
-  | { kind: 'workspace' }
+  | { kind: 'workspace'; memory?: { dir: string; canonicalDir: string } }
   | { kind: 'within'; dir: string; canonicalDir?: string }
   | { kind: 'none' };
 

@@ -33,6 +33,8 @@ export interface WorkspacePolicy {
   roots: readonly string[];
   /** Protected paths (canonical). */
   protectedPaths: readonly string[];
+  /** Where tenants' homes are (FORKFLOW_USER_MEMORY_ROOT), for `memory: user` agents; absent: no user memory here. */
+  userMemoryRoot?: string;
 }
 
 /** The checked workspace: canonical root, the fork's view, further writable directories. */

@@ -23,6 +23,7 @@ import type { ForkAgent } from './agent';
 import { CALL_ISOLATION_WINS_PATCH, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { cataloguedAsk, childModel } from './spawn-model';
 import { opsRefusal, withInheritedSystem } from './spawn-defaults';
+import { userMemoryRefusal } from './user-memory';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields } from './agent-output';
@@ -179,7 +180,7 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
     const omit = config.forkGate ? ' Omit subagent_type to fork yourself.' : agentTypeDenied(GENERAL_PURPOSE, config.deniedAgentTypes) ? '' : ' Omit subagent_type to use the general-purpose agent.';
     return `There is no agent type "${input.subagent_type}". Available: ${names}.${omit}`;
   }
-  const model = modelProblem(agent, config, input, launch);
+  const model = modelProblem(agent, config, input, launch) ?? userMemoryRefusal(agent, launch);
   if (model) return model;
   // A cwd must stay inside the caller's workspace (runs recorded before this rule replay without it).
   if (input.cwd !== undefined && patched(CWD_CONFINED_PATCH)) {

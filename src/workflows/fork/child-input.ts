@@ -97,6 +97,8 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     ...(agent.input.hooks ? { hooks: agent.input.hooks } : {}),
     // A fork (and a skill) runs on its caller's provider; a spawn may name another (spawnChildInput).
     ...(agent.input.provider ? { provider: agent.input.provider } : {}),
+    // The tree's tenant: whose home its memory: user agents keep their memory in.
+    ...(agent.input.tenant ? { tenant: agent.input.tenant } : {}),
   };
 }
 
@@ -196,7 +198,7 @@ function memoryToolsOffered(agent: ForkAgent, definition: AgentDefinition, paren
 
 export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig, definition: AgentDefinition | undefined, background: boolean): ForkInputJson {
   const parentTools = agent.summary.toolNames.filter(isBuiltinTool);
-  const memory = definition ? definitionMemory(definition) : undefined;
+  const memory = definition ? definitionMemory(definition, agent.input.tenant) : undefined;
   const allowed = definition ? agentToolsFor(definition, parentTools).filter(isBuiltinTool) : parentTools;
   // An agent with a memory keeps it with Read, FileWrite and FileEdit, if its caller has them.
   const names = memory ? withMemoryTools(allowed, memoryToolsOffered(agent, definition!, parentTools)) : allowed;

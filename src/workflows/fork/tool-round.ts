@@ -26,6 +26,7 @@ import { listAgentsOffered } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
 import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
+import { userMemoryOf } from './user-memory';
 import { readAgentOutput, readsAgentOutput } from './agent-output';
 import { backgroundOff, backgroundRefusal } from './background-switch';
 import { askLead, needsPlanApproval } from './team-plan';
@@ -179,6 +180,8 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
     ...(small || rewrite ? { input: given } : { inputAt: { messageIndex } }),
     workspaceRoot: agent.workspaceRoot,
     writePolicy: decision.writePolicy,
+    // A memory: user agent's memory, which its tools may reach (absent for every other agent).
+    ...userMemoryOf(agent),
     ...sandboxOf(agent.input.sandbox),
     ...(agent.input.requireSandbox || decision.sandbox === 'required' ? { requireSandbox: true } : {}),
     ...(decision.sandbox === 'bypass' ? { unsandboxed: true } : {}),

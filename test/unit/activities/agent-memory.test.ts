@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AgentMemoryError, isFileIn, openAgentMemory } from '../../../src/activities/agent-memory';
 import { createIsolationActivities } from '../../../src/activities/isolation';
+import { userMemoryDir } from '../../../src/activities/user-memory';
 import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agent-memory';
 
 const fresh = (name: string) => realpathSync(mkdtempSync(path.join(tmpdir(), `forkflow-mem-${name}-`)));
@@ -166,4 +167,41 @@ describe('the openAgentMemory activity', () => {
     expect(readdirSync(root)).toEqual([]);
     await expect(activity({ memory: project })).resolves.toMatchObject({ dir: path.join(root, '.claude/agent-memory/notes') });
   });
+});
+
+describe('a user memory (S1-38): in the tenant\'s home under the worker\'s FORKFLOW_USER_MEMORY_ROOT', () => {
+  const alice = { scope: 'user' as const, agent: 'notes', tenant: 'alice' };
+
+  it('is made in the home the operator made for the tenant, outside any workspace, and found again by its tools', async () => {
+    const homes = fresh('homes');
+    mkdirSync(path.join(homes, 'alice'));
+    writeFileSync(path.join(homes, 'alice', 'keep.txt'), '');
+    const activities = createIsolationActivities({ workspaceRoot: fresh('ws'), userMemoryRoot: homes });
+    const found = await activities.openAgentMemory({ memory: alice });
+    expect(found).toEqual({ dir: path.join(homes, 'alice/.claude/agent-memory/notes'), truncated: false });
+    expect(await userMemoryDir(homes, { tenant: 'alice', agent: 'notes' })).toBe(found.dir);
+  });
+
+  it('is refused by name without a root, for a tenant the operator made no home for, and for a home that leads out of the root; nothing is made', async () => {
+    const homes = fresh('homes-bad');
+    const outside = fresh('outside');
+    symlinkSync(outside, path.join(homes, 'mallory'));
+    const without = createIsolationActivities({ workspaceRoot: fresh('ws2') });
+    await expect(without.openAgentMemory({ memory: alice })).rejects.toMatchObject({ type: 'AgentMemoryUnavailable', message: expect.stringContaining('FORKFLOW_USER_MEMORY_ROOT') as string });
+    const activities = createIsolationActivities({ workspaceRoot: fresh('ws3'), userMemoryRoot: homes });
+    await expect(activities.openAgentMemory({ memory: { ...alice, tenant: 'bob' } })).rejects.toMatchObject({ message: expect.stringContaining('There is no home for tenant "bob"') as string });
+    await expect(activities.openAgentMemory({ memory: { ...alice, tenant: 'mallory' } })).rejects.toMatchObject({ message: expect.stringContaining('outside the user-memory root') as string });
+    await expect(activities.openAgentMemory({ memory: { ...alice, tenant: '../x' } })).rejects.toMatchObject({ message: expect.stringMatching(/^Invalid agent memory: tenant: /) as string });
+    expect(readdirSync(homes)).toEqual(['mallory']);
+    expect(readdirSync(outside)).toEqual([]);
+    await expect(userMemoryDir(homes, { tenant: 'bob', agent: 'notes' })).rejects.toThrow(AgentMemoryError);
+  });
+});
+
+test('a user-memory root inside a workspace the worker serves is refused: its forks could write every tenant\'s memory', async () => {
+  const ws = fresh('ws-homes');
+  mkdirSync(path.join(ws, 'homes', 'alice'), { recursive: true });
+  const activities = createIsolationActivities({ workspaceRoot: ws, userMemoryRoot: path.join(ws, 'homes') });
+  await expect(activities.openAgentMemory({ memory: { scope: 'user', agent: 'notes', tenant: 'alice' } })).rejects.toMatchObject({ message: expect.stringContaining('lies in the workspace root') as string });
+  expect(readdirSync(path.join(ws, 'homes', 'alice'))).toEqual([]);
 });

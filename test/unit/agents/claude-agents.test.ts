@@ -23,8 +23,6 @@ describe('Claude Code agent files', () => {
       ['code-reviewer.md', 'model', 'unsupported'],
       // Claude Code's shell-command hooks are not forkflow's service hooks: a policy hook must not go missing, so the file is not loaded.
       ['guarded-deployer.md', 'hooks', 'skipped'],
-      // memory: user lives in the worker's home, which belongs to no one caller (project and local are honoured).
-      ['personal-notes.md', 'memory', 'unsupported'],
       ['review-checklist.md', 'color', 'unsupported'],
       ['test-runner.md', 'skills', 'ignored'],
     ]);
@@ -34,7 +32,8 @@ describe('Claude Code agent files', () => {
   it('keeps every field it honours, as written', () => {
     expect(loaded.agents.map((a) => a.name).sort()).toEqual(['cloud-builder', 'code-reviewer', 'json-style', 'personal-notes', 'release-notes', 'review-checklist', 'test-runner']);
     expect(agent('code-reviewer')).toMatchObject({ tools: ['Read', 'Grep', 'Glob'], permissionMode: 'acceptEdits', background: true, maxTurns: 8, memory: 'project' });
-    expect(agent('personal-notes')).not.toHaveProperty('memory');
+    // memory: user is kept: it lives in the home of the tree's tenant (src/shared/agent-memory.ts).
+    expect(agent('personal-notes')).toHaveProperty('memory', 'user');
     // A model alias is reported and kept: a tree's provider catalogue maps it (src/shared/agent-provider.ts).
     expect(agent('code-reviewer')).toHaveProperty('model', 'sonnet');
     expect(agent('test-runner')).toMatchObject({
@@ -72,8 +71,8 @@ describe('Claude Code agent files', () => {
       ['review-checklist', '-'],
       ['test-runner', 'green'],
     ]);
-    expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(3);
-    expect(report.summary).toBe('7 agents loaded, 5 problems (1 file skipped)');
+    expect(report.problems.filter((p) => p.includes('(not honoured)'))).toHaveLength(2);
+    expect(report.summary).toBe('7 agents loaded, 4 problems (1 file skipped)');
     expect(run.status).not.toBe(0);
   });
 });

@@ -82,22 +82,8 @@ describe('each optional field: a bad value is reported and dropped, the agent st
     }
   });
 
-  it('reports by name, and leaves out, every valid value it cannot honour (memory: user)', async () => {
-    const unhonoured: [string, readonly string[]][] = [
-      ['memory', MEMORY_SCOPES.filter((s) => s === 'user')],
-    ];
-    for (const [field, values] of unhonoured) {
-      for (const value of values) {
-        const { agent, problems } = await loadOne(dir, withBasics(`${field}: ${value}`));
-        expect(agent).toBeDefined();
-        expect(agent).not.toHaveProperty(field);
-        expect({ value, problems }).toEqual({ value, problems: [expect.objectContaining({ field, outcome: 'unsupported', problem: expect.stringContaining(field) as string })] });
-      }
-    }
-  });
-
-  it('keeps memory: project and memory: local (kept in the workspace)', async () => {
-    for (const value of MEMORY_SCOPES.filter((s) => s !== 'user')) {
+  it('keeps memory: user, project and local (user: in the home of the tree\'s tenant)', async () => {
+    for (const value of MEMORY_SCOPES) {
       const { agent, problems } = await loadOne(dir, withBasics(`memory: ${value}`));
       expect({ value, problems }).toEqual({ value, problems: [] });
       expect(agent).toHaveProperty('memory', value);

@@ -6,13 +6,16 @@ import { agentMemoryPath, definitionMemory, memoryPromptOf, withMemorySection, w
 import { validateForkInput } from '../../../src/shared/fork-input';
 
 describe('agent memory scopes', () => {
-  it('honours project and local, in the workspace; user is not a memory here', () => {
+  it('honours project and local in the workspace, and user in the home of the tree\'s tenant (none without one)', () => {
     expect(definitionMemory({ name: 'notes', memory: 'project' })).toEqual({ scope: 'project', agent: 'notes' });
     expect(definitionMemory({ name: 'notes', memory: 'local' })).toEqual({ scope: 'local', agent: 'notes' });
+    expect(definitionMemory({ name: 'notes', memory: 'user' }, 'alice')).toEqual({ scope: 'user', agent: 'notes', tenant: 'alice' });
     expect(definitionMemory({ name: 'notes', memory: 'user' })).toBeUndefined();
+    expect(definitionMemory({ name: 'notes', memory: 'project' }, 'alice')).toEqual({ scope: 'project', agent: 'notes' });
     expect(definitionMemory({ name: 'notes' })).toBeUndefined();
     expect(agentMemoryPath({ scope: 'project', agent: 'notes' })).toBe('.claude/agent-memory/notes');
     expect(agentMemoryPath({ scope: 'local', agent: 'notes' })).toBe('.claude/agent-memory-local/notes');
+    expect(agentMemoryPath({ scope: 'user', agent: 'notes', tenant: 'alice' })).toBe('.claude/agent-memory/notes');
   });
 
   it('refuses a memory name that is not a definition name (it becomes a path)', () => {
@@ -20,8 +23,12 @@ describe('agent memory scopes', () => {
       const r = validateForkInput({ prompt: 'p', agentMemory: { scope: 'project', agent } });
       expect(r.ok).toBe(false);
     }
-    expect(validateForkInput({ prompt: 'p', agentMemory: { scope: 'user', agent: 'notes' } }).ok).toBe(false);
     expect(validateForkInput({ prompt: 'p', agentMemory: { scope: 'local', agent: 'notes' } }).ok).toBe(true);
+    // A user memory names its tenant, a plain name (it becomes a directory), and only a user memory does.
+    expect(validateForkInput({ prompt: 'p', agentMemory: { scope: 'user', agent: 'notes' } }).ok).toBe(false);
+    expect(validateForkInput({ prompt: 'p', agentMemory: { scope: 'user', agent: 'notes', tenant: 'alice' } }).ok).toBe(true);
+    expect(validateForkInput({ prompt: 'p', agentMemory: { scope: 'project', agent: 'notes', tenant: 'alice' } }).ok).toBe(false);
+    for (const tenant of ['../bob', 'a/b', '.hidden', 'Alice', '']) expect(validateForkInput({ prompt: 'p', tenant }).ok).toBe(false);
   });
 
   it('is refused on a fork, whose system prompt is its parent\'s (the cache)', () => {

@@ -237,3 +237,24 @@ describe('without /proc (portable mode)', () => {
     expect(await req(path.join(ws, 'out', 'x.md'), { kind: 'workspace' }, ws)).toMatchObject({ kind: 'denied' });
   });
 });
+
+describe('a workspace with a user memory (memory: user, S1-38): the workspace, and the memory by its own rules', () => {
+  it('writes the workspace as ever and the memory by absolute path; a write that leaves both, or makes a directory in the memory, is denied', async () => {
+    const workspace = path.join(w.base.dir, 'workspace');
+    mkdirSync(workspace);
+    const ctx = context(workspace, { writePolicy: { kind: 'workspace', memory: { dir: w.mem, canonicalDir: w.mem } } });
+    // The workspace first (the fingerprint after it holds what was written there).
+    expect(await run('FileWrite', { file_path: 'src/new.ts', content: 'x' }, ctx)).toMatchObject({ isError: false, touched: [path.join(workspace, 'src/new.ts')] });
+    armed();
+    const inMemory = path.join(w.mem, 'MEMORY.md');
+    expect(await run('FileWrite', { file_path: inMemory, content: '- notes\n' }, ctx)).toMatchObject({ isError: false, touched: [inMemory] });
+    expect(await run('FileEdit', { file_path: inMemory, old_string: 'notes', new_string: 'kept notes' }, ctx)).toMatchObject({ isError: false });
+    expect(readFileSync(inMemory, 'utf8')).toBe('- kept notes\n');
+    expectDenied(await run('FileWrite', { file_path: w.secret, content: 'PWNED' }, ctx), /outside the workspace root/);
+    expectDenied(await run('FileWrite', { file_path: path.join(w.mem, 'topics', 'a.md'), content: 'x' }, ctx), /memory writes do not create directories/);
+    // A link in the memory that leads out is judged where it leads.
+    symlinkSync(w.secret, path.join(w.mem, 'evil.md'));
+    expectDenied(await run('FileWrite', { file_path: path.join(w.mem, 'evil.md'), content: 'PWNED' }, ctx), /outside the memory directory/);
+    expect(readFileSync(w.secret, 'utf8')).toBe('ORIGINAL secret\n');
+  });
+});
