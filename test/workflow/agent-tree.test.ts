@@ -211,3 +211,27 @@ test('maxConcurrentOps (seed 002) caps sub-agents and background shell tasks tog
   for (const refused of [results[2]!, results[3]!]) expect(refused.text).toContain('2 operations in all, the most this agent tree allows at once (subAgents.maxConcurrentOps)');
   expect(results[5]!.json).toMatchObject({ status: 'async_launched' });
 });
+
+test("what forkflow does not do is refused by name (seed differences): Claude Code's built-in agent types, an alias where nothing maps it; nested spawning stays off unless asked", async () => {
+  const prompt = script(
+    'Ask for the seed.',
+    agentStep({ description: 'explore', subagent_type: 'Explore', prompt: '@reply never' }),
+    agentStep({ description: 'alias', subagent_type: 'general-purpose', model: 'sonnet', prompt: '@reply never' }),
+    '@reply refused',
+  );
+  // A tree on a provider other than Anthropic, without a catalogue: nothing maps "sonnet" there.
+  const result = await h.forkflow.startAgent({ agentId: 'tree-seed-refusals', prompt, subAgents: { forkGate: false, provider: 'bedrock' } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'refused' });
+  const [explore, alias] = toolResultsIn(await h.forkflow.transcript('tree-seed-refusals'));
+  expect(explore).toMatchObject({ isError: true, text: expect.stringMatching(/^"Explore" is one of Claude Code's built-in agents, which forkflow does not ship: .*There is no agent type "Explore"\. Available: general-purpose\./) as string });
+  expect(alias).toMatchObject({ isError: true, text: 'Model "sonnet" is a Claude Code alias, which means a model only on Anthropic\'s own API or through a provider catalogue, and this agent tree runs on "bedrock" with none: pass a model id of bedrock, or omit model.' });
+  expect(messageRequests(h.model).filter((e) => bodyOf(e).model === 'sonnet')).toEqual([]);
+
+  // Seed 002 lets sub-agents spawn by default; here one setting asks for it (the default is the other test's, above).
+  const nested = await h.forkflow
+    .startAgent({ agentId: 'tree-nested-on', prompt: script('Nest.', agentStep({ description: 'gp', subagent_type: 'general-purpose', prompt: 'Nested GP.\n@reply gp' }), '@reply ok'), subAgents: { forkGate: false, nested: true } })
+    .then((a) => a.result());
+  expect(nested.status).toBe('completed');
+  const gp = messageRequests(h.model).find((e) => bodyOf(e).messages.length === 1 && textOf(bodyOf(e).messages[0]!).startsWith('Nested GP.'))!;
+  expect(bodyOf(gp).tools!.map((t) => t.name)).toContain('Agent');
+});

@@ -21,7 +21,7 @@ import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { CALL_ISOLATION_WINS_PATCH, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
-import { cataloguedAsk, childModel } from './spawn-model';
+import { aliasRefusal, cataloguedAsk, childModel, claudeCodeBuiltinNote } from './spawn-model';
 import { opsRefusal, withInheritedSystem } from './spawn-defaults';
 import { userMemoryRefusal } from './user-memory';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
@@ -178,9 +178,9 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
     // Without deny rules this is every type, as it always was.
     const names = openAgentTypes(config).join(', ');
     const omit = config.forkGate ? ' Omit subagent_type to fork yourself.' : agentTypeDenied(GENERAL_PURPOSE, config.deniedAgentTypes) ? '' : ' Omit subagent_type to use the general-purpose agent.';
-    return `There is no agent type "${input.subagent_type}". Available: ${names}.${omit}`;
+    return `${claudeCodeBuiltinNote(input.subagent_type)}There is no agent type "${input.subagent_type}". Available: ${names}.${omit}`;
   }
-  const model = modelProblem(agent, config, input, launch) ?? userMemoryRefusal(agent, launch);
+  const model = aliasRefusal(agent, config, input, launch) ?? modelProblem(agent, config, input, launch) ?? userMemoryRefusal(agent, launch);
   if (model) return model;
   // A cwd must stay inside the caller's workspace (runs recorded before this rule replay without it).
   if (input.cwd !== undefined && patched(CWD_CONFINED_PATCH)) {

@@ -12,6 +12,7 @@
 import { patched } from '@temporalio/workflow';
 import { agentProvider, builtinAliasModel, definitionModel, isClaudeCodeAlias, type ProviderCatalogue } from '../../shared/agent-provider';
 import { spawnDefaultModel } from '../../shared/spawn-defaults';
+import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
 import type { ModelSource } from '../../shared/model-allowlist';
@@ -91,4 +92,29 @@ export function cataloguedAsk(agent: ForkAgent, config: SubAgentsConfig & { prov
   const model = input.model ?? defined ?? setting;
   const modelFrom = input.model ? undefined : defined ? `Agent type "${definition!.name}"` : setting ? 'The tree\'s subAgents.spawnModel' : undefined;
   return { ...(provider !== undefined ? { provider } : {}), ...(model !== undefined ? { model } : {}), ...(modelFrom ? { modelFrom } : {}) };
+}
+
+/**
+ * Before this patch, in a tree without a catalogue on a provider other than Anthropic, a call's
+ * Claude Code alias was sent to the provider as written (which knows no such model), and a
+ * call for one of Claude Code's built-in agent types was told only that there is no such type.
+ * Asked only on those paths.
+ */
+export const SEED_REFUSALS_PATCH = 'forkflow-seed-refusals-1';
+
+/** Why a call's Claude Code alias cannot mean a model here: no catalogue maps it and the tree is not on Anthropic. */
+export function aliasRefusal(agent: ForkAgent, config: SubAgentsConfig, input: Pick<AgentToolInput, 'model'>, launch: { kind: string }): string | undefined {
+  if (launch.kind !== 'spawn' || config.providers || !isClaudeCodeAlias(input.model)) return undefined;
+  const provider = agentProvider(agent.input, config);
+  if (provider === DEFAULT_PROVIDER || !patched(SEED_REFUSALS_PATCH)) return undefined;
+  return `Model "${input.model.trim()}" is a Claude Code alias, which means a model only on Anthropic's own API or through a provider catalogue, and this agent tree runs on "${provider}" with none: pass a model id of ${provider}, or omit model.`;
+}
+
+/** Claude Code's built-in agent types, which forkflow does not ship (its one built-in is general-purpose). */
+export const CLAUDE_CODE_BUILTIN_AGENTS: readonly string[] = ['Explore', 'Plan', 'statusline-setup', 'output-style-setup'];
+
+/** The sentence that opens the refusal of a call for one of Claude Code's built-in types (empty for any other name). */
+export function claudeCodeBuiltinNote(type: string): string {
+  if (!CLAUDE_CODE_BUILTIN_AGENTS.includes(type) || !patched(SEED_REFUSALS_PATCH)) return '';
+  return `"${type}" is one of Claude Code's built-in agents, which forkflow does not ship: its operator adds an agent file for it (named in lower case, e.g. ${type.toLowerCase()}) to have one. `;
 }
