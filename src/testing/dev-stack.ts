@@ -8,7 +8,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import type { ConversationSource } from '../activities';
+import type { ConversationSource, OperatorConsent } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
@@ -40,6 +40,8 @@ export interface DevStackOptions {
   codecServerPort?: number;
   /** A pre-built workflow bundle (default: bundle at start). */
   workflowBundle?: { codePath: string };
+  /** What the worker's operator allows start inputs to make it run (default: from the environment; src/worker/consent.ts). */
+  consent?: OperatorConsent;
 }
 
 export interface DevStack {
@@ -84,6 +86,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     conversations,
     dataConverter,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : {}),
+    ...(o.consent ? { consent: o.consent } : {}),
   });
   const running = worker.run();
   return {

@@ -16,7 +16,7 @@ import { temporal } from '@temporalio/proto';
 import { ForkflowClient, type ForkHandle } from '../../src/client';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { everythingStdio } from '../kit/mcp/servers';
+import { everythingStdio, testServerRules } from '../kit/mcp/servers';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { startPythonToolWorker, startTsToolWorker, type ServiceProcess } from '../kit/service-processes';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
@@ -118,7 +118,8 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
   beforeAll(async () => {
     queue = uniqueTaskQueue('mcp-crash');
     forkflow = new ForkflowClient(h.client, { taskQueue: queue });
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath };
+    // Their operator allows the test's MCP servers (by flag: how an operator would).
+    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraArgs: testServerRules().flatMap((r) => ['--mcp-command', r]) };
     workers = await Promise.all([startWorkerProcess(opts), startWorkerProcess(opts)]);
   });
   afterAll(async () => {

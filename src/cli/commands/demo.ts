@@ -7,6 +7,7 @@ import { preferredPort } from '../../worker/dev-server';
 import { startDevStack } from '../../testing/dev-stack';
 import { devMetricsAddress } from '../../worker/metrics-endpoint';
 import { runDemo } from '../demo/run-demo';
+import { demoConsent } from '../demo/tools-demo';
 import { CliError, EXIT } from '../exit';
 import { defaultStackDir, readStackState } from '../../client/stack-state';
 import type { GlobalOptions } from './agents';
@@ -39,6 +40,7 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
           anthropicApiKey: settings.anthropicApiKey,
           anthropicBaseUrl: settings.anthropicBaseUrl,
           metricsAddress: await devMetricsAddress(settings.metricsAddress),
+          consent: demoConsent(resolve(flags.workspace)),
         }),
       );
       let failed = false;
