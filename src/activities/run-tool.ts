@@ -152,6 +152,7 @@ export async function toolContextOf(
             require: input.requireSandbox === true,
             bypass: input.unsandboxed === true,
             writableExtra: workspace.writableExtra,
+            readOnlyExtra: workspace.readOnlyExtra,
             // The hosts the fork allows, through a proxy per call; each refusal is logged.
             ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
             ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
