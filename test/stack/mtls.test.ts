@@ -1,0 +1,90 @@
+/**
+ * The self-hosted stack with its mutual TLS switch (FORKFLOW_STACK_MTLS=1, scripts/stack/tls.ts):
+ * the Temporal frontend refuses a client without a certificate of the stack's CA — a local
+ * user who can open its port can no longer start a `forkWorkflow` — while forkflow's own
+ * worker and client, configured by the @temporalio/envconfig TEMPORAL_TLS_* variables alone
+ * (as `forkflow worker` is), run a fork through it. The Web UI reaches the frontend with its
+ * own certificate and refuses writes.
+ */
+import { chmodSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { portsFrom } from '../../scripts/stack/config';
+import { startStack, type Stack } from '../../scripts/stack/stack';
+import { clientTlsEnv } from '../../scripts/stack/tls';
+import { ForkflowClient } from '../../src/client';
+import { temporalSettings } from '../../src/client/settings';
+import { startOfflineModel, type OfflineModel } from '../../src/offline';
+import { createModelClient } from '../../src/worker/model-client';
+import { createForkflowWorker } from '../../src/worker/worker';
+import { tempDir, uniqueTaskQueue } from '../kit/env';
+import { freeStackPorts } from '../kit/stack-ports';
+
+jest.setTimeout(900_000);
+
+let stack: Stack;
+let model: OfflineModel;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  const dir = tempDir('mtls');
+  // PostgreSQL runs as the `postgres` user when the tests run as root: it must reach its folder.
+  chmodSync(dir, 0o755);
+  [stack, model] = await Promise.all([startStack({ dir: join(dir, 'stack'), ports: portsFrom(await freeStackPorts()), mtls: true }), startOfflineModel()]);
+});
+
+afterAll(async () => {
+  process.env = saved;
+  await model?.close();
+  await stack?.stop();
+});
+
+/** What the frontend answers a client connecting with `options`, or why it refused. */
+async function systemInfo(options: Parameters<typeof Connection.connect>[0]): Promise<string> {
+  try {
+    const connection = await Connection.connect({ ...options, connectTimeout: 5_000 });
+    try {
+      await connection.workflowService.getSystemInfo({});
+      return 'answered';
+    } finally {
+      await connection.close();
+    }
+  } catch (err) {
+    return `refused: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
+test('without a client certificate of the stack\'s CA the frontend does not answer: no plaintext, no TLS without a certificate', async () => {
+  const tls = stack.tls!;
+  expect(await systemInfo({ address: stack.address })).toMatch(/^refused/);
+  expect(await systemInfo({ address: stack.address, tls: { serverRootCACertificate: readFileSync(tls.ca), serverNameOverride: tls.serverName } })).toMatch(/^refused/);
+  // With forkflow's client certificate it answers.
+  expect(await systemInfo(stack.connectionOptions)).toBe('answered');
+});
+
+test('forkflow\'s worker and client, configured by TEMPORAL_TLS_* alone, run a fork through the mutual TLS frontend', async () => {
+  Object.assign(process.env, { TEMPORAL_ADDRESS: stack.address, TEMPORAL_NAMESPACE: stack.namespace, ...clientTlsEnv(stack.tls!) });
+  const settings = temporalSettings();
+  expect(settings.connectionOptions.tls).toBeTruthy();
+  const connection = await Connection.connect(settings.connectionOptions);
+  const native = await NativeConnection.connect(settings.connectionOptions);
+  const client = new Client({ connection, namespace: settings.namespace });
+  const taskQueue = uniqueTaskQueue('mtls');
+  const worker = await createForkflowWorker({ connection: native, client, namespace: settings.namespace, taskQueue, anthropic: createModelClient({ apiKey: 'k', baseURL: model.url }), workspaceRoot: tempDir('mtls-ws') });
+  try {
+    const result = await worker.runUntil(new ForkflowClient(client, { taskQueue }).fork({ agentId: 'over-mtls', prompt: '@reply through mutual TLS' }, { mode: 'sync' }));
+    expect(result).toMatchObject({ status: 'completed', text: 'through mutual TLS' });
+  } finally {
+    await native.close();
+    await connection.close();
+  }
+});
+
+test('the Web UI reads through its own certificate and refuses writes', async () => {
+  const namespaces = await fetch(`${stack.uiUrl}/api/v1/namespaces`);
+  expect(namespaces.status).toBe(200);
+  // An API client (an Authorization header: the UI server skips its browser CSRF check) is refused by the write switch.
+  const terminate = await fetch(`${stack.uiUrl}/api/v1/namespaces/default/workflows/over-mtls/terminate`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', authorization: 'Bearer x' } });
+  expect(terminate.status).toBe(405);
+});
