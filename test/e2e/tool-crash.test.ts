@@ -115,12 +115,12 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
   let queue: string;
   let forkflow: ForkflowClient;
   let workers: WorkerProcess[] = [];
+  // The workers' operator allows the test's MCP servers (by flag: how an operator would).
+  const workerOpts = () => ({ address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraArgs: testServerRules().flatMap((r) => ['--mcp-command', r]) });
   beforeAll(async () => {
     queue = uniqueTaskQueue('mcp-crash');
     forkflow = new ForkflowClient(h.client, { taskQueue: queue });
-    // Their operator allows the test's MCP servers (by flag: how an operator would).
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraArgs: testServerRules().flatMap((r) => ['--mcp-command', r]) };
-    workers = await Promise.all([startWorkerProcess(opts), startWorkerProcess(opts)]);
+    workers = await Promise.all([startWorkerProcess(workerOpts()), startWorkerProcess(workerOpts())]);
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill()));
@@ -156,8 +156,7 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
   });
 
   test('a call configured non-idempotent: interrupted exactly once, the model told the server was started again', async () => {
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath };
-    workers.push(await startWorkerProcess(opts));
+    workers.push(await startWorkerProcess(workerOpts()));
     const handle = await forkflow.start({ agentId: 'mcp-crash-once', prompt, mcpServers: longOp({ traits: { 'trigger-long-running-operation': { readOnly: false, idempotent: false } } }) });
     await killHolderMidCall(handle);
     expect(await handle.result()).toMatchObject({ status: 'completed', text: 'op over' });
