@@ -7,7 +7,8 @@ import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { WorktreeError } from './errors';
-import { gitLaunch, type GitWrites } from './git-sandbox';
+import { gitLaunch, repoDirsOf, type GitWrites } from './git-sandbox';
+import { includesOutsideGitDir } from './plain-git-check';
 
 export { gitEnv, type GitWrites } from './git-sandbox';
 
@@ -32,6 +33,11 @@ const GIT_MISSING = 'git is not installed or not on the PATH of this worker: ins
 export async function git(args: readonly string[], cwd: string, writes?: GitWrites): Promise<GitResult> {
   const launch = await gitLaunch(args, cwd, writes);
   if (!launch) throw new WorktreeError('git-missing', GIT_MISSING);
+  const repo = launch.sandboxed ? undefined : repoDirsOf(cwd);
+  const includes = repo ? includesOutsideGitDir(launch.file, repo.common, process.env) : [];
+  if (includes.length > 0) {
+    throw new WorktreeError('unsafe-repository', `The worker's git runs outside the OS sandbox here (the worker cannot sandbox, by its operator's choice), and ${repo!.common}/config includes files of the working tree, which forks can write: ${includes.join('; ')}. Move the included settings into the git directory or outside the workspace, or give the worker the sandbox.`);
+  }
   return new Promise((resolve, reject) => {
     execFile(
       launch.file,
