@@ -15,6 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { envSetting } from '../../src/shared/env-settings';
 import { join } from 'node:path';
 
 /** The name clients check the frontend's certificate against (TEMPORAL_TLS_SERVER_NAME). */
@@ -71,5 +72,5 @@ export function ensureStackTls(stackDir: string): StackTls {
 
 /** Whether the environment asks for mTLS (FORKFLOW_STACK_MTLS=1). */
 export function mtlsRequested(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(1|true|yes|on)$/i.test(env.FORKFLOW_STACK_MTLS?.trim() ?? '');
+  return /^(1|true|yes|on)$/i.test(envSetting(env, 'FORKFLOW_STACK_MTLS')?.trim() ?? '');
 }

@@ -10,7 +10,7 @@
 /** Names that hold a secret, or say where one is. */
 const SECRET_NAME = /(?:API_?KEY|_KEYS?|_KEY_(?:FILE|DATA|PATH)|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|_AUTH)$/i;
 /** Whole families that carry credentials. */
-const SECRET_PREFIX = /^(?:ANTHROPIC_|OPENAI_|AWS_SECRET|AWS_SESSION|FORKFLOW_ENCRYPTION|FORKFLOW_CODEC|TEMPORAL_TLS_CLIENT_KEY|GOOGLE_APPLICATION_CREDENTIALS)/i;
+const SECRET_PREFIX = /^(?:ANTHROPIC_|OPENAI_|AWS_SECRET|AWS_SESSION|FORKFLOW_ENCRYPTION_|FORKFLOW_CODEC_|TEMPORAL_TLS_CLIENT_KEY|GOOGLE_APPLICATION_CREDENTIALS)/i;
 
 /** Whether the variable `name` holds (or points at) a secret. */
 export function isSecretName(name: string): boolean {

@@ -2,6 +2,8 @@
  * All of forkflow's activities, built from injected dependencies (an Anthropic client, a
  * Temporal client for reading conversations, the workspace root). Workflows import only
  * the type `ForkflowActivities`.
+ *
+ * @module forkflow/activities
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ProviderClients } from './model/providers/registry';

@@ -2,6 +2,8 @@
  * The typed API backend services use: start forks (sync or fire-and-forget), message them,
  * read their status and transcript, cancel them, list them. A thin layer over the Temporal
  * client that speaks forkflow's public contract (workflow type, signal and query names).
+ *
+ * @module forkflow
  */
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
@@ -57,6 +59,7 @@ import { inheritedBy, runsAs, startFrom, turnPointOf, type PointOptions } from '
 import { retryAgent, type RetryOptions } from './retry';
 import { forksByPoint, lineageOf, startAttributes, type ForkByPoint, type LineageStep } from './lineage';
 import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
+import { envSetting } from '../shared/env-settings';
 export type { PointOptions } from './time-travel';
 export type { RetryOptions } from './retry';
 export type { ForkByPoint, LineageStep } from './lineage';
@@ -198,8 +201,8 @@ export class ForkflowClient {
     const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
     // The task queue's default is the worker's (FORKFLOW_TASK_QUEUE), so a client and a worker
     // configured by the same environment meet on one queue.
-    const taskQueue = opts.taskQueue ?? (process.env.FORKFLOW_TASK_QUEUE || undefined);
-    const modelQueue = opts.modelQueue ?? (process.env.FORKFLOW_MODEL_QUEUE || undefined);
+    const taskQueue = opts.taskQueue ?? (envSetting(process.env, 'FORKFLOW_TASK_QUEUE') || undefined);
+    const modelQueue = opts.modelQueue ?? (envSetting(process.env, 'FORKFLOW_MODEL_QUEUE') || undefined);
     const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), { ...opts, ...(taskQueue ? { taskQueue } : {}), ...(modelQueue ? { modelQueue } : {}) });
     client.ownedConnection = connection;
     return client;

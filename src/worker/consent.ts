@@ -24,6 +24,7 @@ import path from 'node:path';
 import type { McpCommandRule, OperatorConsent } from '../activities/consent';
 import { loadAgentSources } from '../activities/agents';
 import { canonicalish, within } from '../activities/tools/sandbox';
+import { envSetting } from '../shared/env-settings';
 import { isHttpServer, type McpServerConfig, type McpStdioServer } from '../shared/tools/mcp';
 
 /** A consent setting that cannot be used: the message names it and says what is wrong. */
@@ -131,10 +132,10 @@ export interface ConsentFlags {
  */
 export function operatorConsent(flags: ConsentFlags, roots: readonly string[], env: NodeJS.ProcessEnv = process.env): OperatorConsent {
   const canonicalRoots = roots.map(canonicalish);
-  const specs = [...(env.FORKFLOW_MCP_COMMANDS ?? '').split(/[\n;]/), ...(flags.mcpCommands ?? [])].map((s) => s.trim()).filter(Boolean);
+  const specs = [...(envSetting(env, 'FORKFLOW_MCP_COMMANDS') ?? '').split(/[\n;]/), ...(flags.mcpCommands ?? [])].map((s) => s.trim()).filter(Boolean);
   const mcpCommands = specs.map((s) => checkRule(parseMcpCommandRule(s), canonicalRoots));
-  const dirs = [...(env.FORKFLOW_AGENT_DIRS ?? '').split(':'), ...(flags.agentDirs ?? [])].map((d) => d.trim()).filter(Boolean).map((d) => checkAgentDir(d, canonicalRoots));
-  const bypass = env.FORKFLOW_ALLOW_BYPASS_PERMISSIONS?.trim();
+  const dirs = [...(envSetting(env, 'FORKFLOW_AGENT_DIRS') ?? '').split(':'), ...(flags.agentDirs ?? [])].map((d) => d.trim()).filter(Boolean).map((d) => checkAgentDir(d, canonicalRoots));
+  const bypass = envSetting(env, 'FORKFLOW_ALLOW_BYPASS_PERMISSIONS')?.trim();
   if (bypass && !['0', '1', 'true', 'false'].includes(bypass)) throw new InvalidConsentError(`FORKFLOW_ALLOW_BYPASS_PERMISSIONS must be 1 or 0, got ${JSON.stringify(bypass)}`);
   return {
     mcpCommands,

@@ -8,6 +8,8 @@
  * const worker = await createForkflowWorker({ connection, client, namespace: 'default', taskQueue: 'forkflow',
  *   anthropic: createModelClient({ apiKey: process.env.ANTHROPIC_API_KEY }), workspaceRoot: '/srv/work' });
  * await worker.run();
+ *
+ * @module forkflow/worker
  */
 export { createForkflowWorker, createModelWorker, createWorkspaceWorker, type ForkflowWorkerOptions } from './worker';
 export { bundleForkflowWorkflows, WorkflowBundleMismatchError } from './bundle';

@@ -16,6 +16,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ProviderClient, ProviderClients } from '../activities/model/providers/registry';
 import { DEFAULT_PROVIDERS, type ProviderConfig, type ProvidersConfig, providersConfigSchema } from '../shared/providers';
+import { envSetting } from '../shared/env-settings';
 
 /** A provider configuration that cannot be used; the message says which setting to fix. */
 export class InvalidProvidersError extends Error {
@@ -39,8 +40,8 @@ function parse(raw: string, from: string): ProvidersConfig {
 
 /** The provider configuration of this environment (see the file header). */
 export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): ProvidersConfig {
-  const inline = env.FORKFLOW_PROVIDERS;
-  const file = env.FORKFLOW_PROVIDERS_FILE;
+  const inline = envSetting(env, 'FORKFLOW_PROVIDERS');
+  const file = envSetting(env, 'FORKFLOW_PROVIDERS_FILE');
   if (inline && file) throw new InvalidProvidersError('Set FORKFLOW_PROVIDERS or FORKFLOW_PROVIDERS_FILE, not both.');
   if (inline) return parse(inline, 'FORKFLOW_PROVIDERS');
   if (file) return parse(readTrusted(file), `FORKFLOW_PROVIDERS_FILE ${file}`);

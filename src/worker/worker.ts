@@ -18,20 +18,24 @@ import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
 import type { RunRef } from '../shared/activity-io';
-import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
+import { describeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
 import { InboundGuardWorker } from './inbound-guard-worker';
+import { envSetting } from '../shared/env-settings';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
- * operator sees `classifier-only` containment before any fork runs.
+ * operator sees `classifier-only` containment before any fork runs, and names a workspace
+ * root its read-only calls cannot enter (see `workspaceReachWarning`).
  */
-async function reportSandbox(probe: () => Promise<SandboxAvailability> = sandboxAvailability): Promise<void> {
+async function reportSandbox(roots: readonly string[], probe: () => Promise<SandboxAvailability> = sandboxAvailability): Promise<void> {
   const availability = await probe();
   const logger = Runtime.instance().logger;
   if (availability.available) logger.info(describeSandbox(availability));
   else logger.warn(describeSandbox(availability));
+  const unreachable = workspaceReachWarning(availability, roots);
+  if (unreachable !== undefined) logger.warn(unreachable);
 }
 
 export interface ForkflowWorkerOptions {
@@ -127,7 +131,7 @@ const batchOf = (o: Pick<ForkflowWorkerOptions, 'batchPollMs' | 'batchWindowMs' 
 };
 
 /** The roots forks' workspaces must lie under. */
-const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(process.env.FORKFLOW_WORKSPACE_ROOTS, o.workspaceRoot);
+const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(envSetting(process.env, 'FORKFLOW_WORKSPACE_ROOTS'), o.workspaceRoot);
 
 /** The operator's consent: the options', else the environment's (checked against the roots this worker serves). */
 function consentOf(o: Pick<ForkflowWorkerOptions, 'consent' | 'workspaceRoot' | 'workspaceRoots'>): OperatorConsent {
@@ -186,7 +190,7 @@ function withMcpHost(worker: Worker, host: McpHost): Worker {
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
   const dataConverter = dataConverterOf(o);
   if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
-  await reportSandbox(o.sandbox);
+  await reportSandbox(rootsOf(o), o.sandbox);
   const mcp = mcpHostFor(o, dataConverter);
   // Workflows run behind the inbound guard: an input that cannot be decoded is refused, not a wedged task.
   const worker = await InboundGuardWorker.create({
@@ -215,7 +219,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
  * `workspace.taskQueue`; their workflows run anywhere.
  */
 export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle'>): Promise<Worker> {
-  await reportSandbox(o.sandbox);
+  await reportSandbox(rootsOf(o), o.sandbox);
   const dataConverter = dataConverterOf(o);
   const mcp = mcpHostFor(o, dataConverter);
   const worker = await Worker.create({

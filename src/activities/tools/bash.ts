@@ -160,7 +160,8 @@ export async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolO
   const containment: ShellContainment = planned.kind === 'sandbox' ? 'sandbox' : planned.containment;
   const outcome = await execute(input, ctx, planned);
   const verdict = outcome.isError && advice ? await advice : undefined;
-  const note = verdict && !verdict.readOnly ? `\n[Note: ${scopeOf(ctx)} writes nothing; its commands run in a read-only sandbox, and this one tries to write or reach out (${verdict.reason ?? 'not read-only'}).]` : '';
+  const how = ctx.writePolicy.kind === 'within' ? 'changes its memory only with FileWrite and FileEdit' : 'writes nothing';
+  const note = verdict && !verdict.readOnly ? `\n[Note: ${scopeOf(ctx)} ${how}; its commands run in a read-only sandbox, and this one tries to write or reach out (${verdict.reason ?? 'not read-only'}).]` : '';
   return { ...outcome, content: outcome.content + note, containment };
 }
 

@@ -10,6 +10,7 @@ import { isPrivateDirError } from '../../gateway/private-dir';
 import { openWorkerStore } from '../../worker/private-stores';
 import { CliError, EXIT } from '../exit';
 import { portOption, untilSignal } from './serve';
+import { envSetting } from '../../shared/env-settings';
 
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
 
@@ -33,7 +34,7 @@ export function registerGatewayCommand(program: Command): void {
     .option('--dir <dir>', "where finished calls wait for their retry, a directory of this user's alone (default: FORKFLOW_GATEWAY_DIR, else <state dir>/gateway)")
     .action(async (flags: { host: string; port: number; upstream?: string; dir?: string }) => {
       const upstream = flags.upstream ?? process.env.ANTHROPIC_BASE_URL ?? DEFAULT_UPSTREAM;
-      const dir = resolve(flags.dir ?? process.env.FORKFLOW_GATEWAY_DIR ?? join(defaultStateDir(), 'gateway'));
+      const dir = resolve(flags.dir ?? envSetting(process.env, 'FORKFLOW_GATEWAY_DIR') ?? join(defaultStateDir(), 'gateway'));
       let gateway: ModelGateway;
       try {
         // Private, authenticated, and encrypted with the payload keys when they are set.

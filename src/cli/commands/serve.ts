@@ -26,6 +26,7 @@ import { createProviderClients, providersFromEnv } from '../../worker/providers'
 import { createForkflowWorker, createModelWorker, createWorkspaceWorker } from '../../worker/worker';
 import { DEFAULT_WEB_PORT, startWebView, type WebView } from '../web/server';
 import { withClient, type GlobalOptions } from './agents';
+import { envSetting } from '../../shared/env-settings';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
 export function untilSignal(): Promise<string> {
@@ -148,14 +149,14 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       } catch (err) {
         throw new CliError((err as Error).message, EXIT.usage);
       }
-      const deploymentName = flags.deployment ?? process.env.FORKFLOW_DEPLOYMENT_NAME;
-      const buildId = flags.buildId ?? process.env.FORKFLOW_BUILD_ID;
+      const deploymentName = flags.deployment ?? envSetting(process.env, 'FORKFLOW_DEPLOYMENT_NAME');
+      const buildId = flags.buildId ?? envSetting(process.env, 'FORKFLOW_BUILD_ID');
       if (!deploymentName !== !buildId) throw new CliError('Worker Versioning needs both a deployment name and a build id (--deployment and --build-id, or FORKFLOW_DEPLOYMENT_NAME and FORKFLOW_BUILD_ID)', EXIT.usage);
       const deployment = deploymentName && buildId ? { name: deploymentName, buildId } : undefined;
       const taskQueue = globals().taskQueue ?? settings.taskQueue;
       // Before anything connects: a bad consent setting is a usage error.
       const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
-      const consent = consentOrExit(flags, workspaceRootsOf(process.env.FORKFLOW_WORKSPACE_ROOTS, workspaceRoot));
+      const consent = consentOrExit(flags, workspaceRootsOf(envSetting(process.env, 'FORKFLOW_WORKSPACE_ROOTS'), workspaceRoot));
       const hostId = flags.host ?? settings.hostId;
       let hostQueue: string | undefined;
       try {
@@ -168,8 +169,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const dataConverter = forkflowDataConverter();
       const plaintext = plaintextNotice(dataConverter);
       if (plaintext) process.stderr.write(`${plaintext}\n`);
-      const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
-      const logLevel = (process.env.FORKFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
+      const bundle = flags.workflowBundle ?? envSetting(process.env, 'FORKFLOW_WORKFLOW_BUNDLE');
+      const logLevel = (envSetting(process.env, 'FORKFLOW_LOG_LEVEL') as LogLevel | undefined) ?? 'INFO';
       const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
       if (metricsUrl) process.stdout.write(`metrics: ${metricsUrl}\n`);
       const connection = await Connection.connect(temporal.connectionOptions);
@@ -211,7 +212,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--port <port>', 'port (0: a free one)', portOption, DEFAULT_WEB_PORT)
     .option('--allow-host <name>', 'another name it answers to in the Host header, e.g. a DNS name in front of it (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .action(async (flags: { ip: string; port: number; allowHost?: string[] }) => {
-      const given = process.env.FORKFLOW_WEB_TOKEN || undefined;
+      const given = envSetting(process.env, 'FORKFLOW_WEB_TOKEN') || undefined;
       if (given !== undefined && !TOKEN_PATTERN.test(given)) throw new CliError('FORKFLOW_WEB_TOKEN must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. `openssl rand -hex 32`).', EXIT.usage);
       const token = given ?? newToken();
       const warning = exposureWarning('web view', flags.ip);
