@@ -73,7 +73,10 @@ export interface OfflineModel {
    * batch; `entries()` lists every processed request with its usage (billed at half price);
    * `ids()` the batches created.
    */
-  readonly batches: Pick<BatchStore, 'inject' | 'entries' | 'ids'>;
+  readonly batches: Pick<BatchStore, 'inject' | 'entries' | 'ids'> & {
+    /** Ids of the OpenAI wire's batches (`/v1/batches`, src/offline/openai/batches.ts), oldest first; `inject` and `entries` cover them too. */
+    chatIds(): string[];
+  };
   /** Closes the server and destroys open sockets; in-flight requests are logged `aborted`. */
   close(): Promise<void>;
 }
@@ -124,7 +127,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     faults: server.faults,
     cache: { clear: () => server.cache.clear(), size: () => server.cache.size() },
     clock,
-    batches: { inject: (f) => server.batches.inject(f), entries: () => server.batches.entries(), ids: () => server.batches.ids() },
+    batches: { inject: (f) => server.batches.inject(f), entries: () => server.batches.entries(), ids: () => server.batches.ids(), chatIds: () => server.chatBatches.ids() },
     close: () => server.close(),
   };
 }

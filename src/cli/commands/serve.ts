@@ -181,7 +181,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       // Every worker of this process shares one connection, client, converter and model client.
       const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
       const anthropic = createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl });
-      const providers = createProviderClients(providersFromEnv(), anthropic);
+      const providers = createProviderClients(providersFromEnv(), anthropic, process.env, settings.modelGateway ? { gateway: settings.modelGateway } : {});
       const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, providers, modelGateway: settings.modelGateway, workspaceRoot, consent });
       const workers = [
         await createForkflowWorker({

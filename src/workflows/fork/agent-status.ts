@@ -12,6 +12,7 @@ import { leftFor, ledgerTotals, ledgerView } from '../../shared/tree-ledger';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { failoverChainOf } from './failover-routes';
+import { providerUsageStatus } from './provider-usage';
 
 /** The tree's budget and every agent's facts, at a tree's root. */
 function treeLedgerStatus(agent: ForkAgent): Pick<ForkStatus, 'treeBudget' | 'perAgent'> {
@@ -72,7 +73,12 @@ export function statusOf(agent: ForkAgent): ForkStatus {
     ...(agent.toolNotices.length ? { toolNotices: [...agent.toolNotices] } : {}),
     ...withInterrupts(agent.turnControl.status()),
     ...failoverFields(agent),
+    ...withProviders(providerUsageStatus(agent.tally.providers)),
   };
+}
+
+function withProviders(providers: ForkStatus['providers']): Pick<ForkStatus, 'providers'> {
+  return providers ? { providers } : {};
 }
 
 /** Failover, for an agent whose provider has fallbacks (after set-up: the chain needs its model). */

@@ -352,6 +352,7 @@ export class ForkAgent {
       folded: this.children.folded,
       cache: this.cache.carry(),
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
+      ...(this.tally.providers ? { providers: this.tally.providers } : {}),
       ...withWarmth(this.warmth.carry()),
       context: this.window.carry(),
       ...carriedLineage(this.lineage),

@@ -26,6 +26,7 @@ import { compacted as countCompaction, compactionTokens } from '../metrics';
 import type { ForkAgent } from './agent';
 import { modelCallInput } from './call-input';
 import { publishProgress } from './visibility';
+import { countOnProvider } from './provider-usage';
 
 /**
  * Runs recorded before context management never compacted; the marker is recorded where a
@@ -105,6 +106,7 @@ async function compact(agent: ForkAgent, turn: number, reason: CompactionReason,
   for (const m of kept) agent.append(m);
   keeper.compacted({ at, turn, by: 'forkflow', reason, tokensBefore: before }, result.usage);
   agent.tally.recordCompaction(result.usage);
+  countOnProvider(agent, agent.input, result.usage);
   agent.cache.compacted();
   agent.live.compaction(turn, { by: 'forkflow', reason, at, compaction: n, tokensBefore: before, usage: streamUsage(result.usage) });
   countCompaction('forkflow', reason, result.usage);

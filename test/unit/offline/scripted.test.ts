@@ -195,7 +195,7 @@ describe('offline model: scripted model', () => {
   });
 
   it.each([
-    ['@frobnicate now', /unknown instruction "@frobnicate"\. Known instructions: actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat/],
+    ['@frobnicate now', /unknown instruction "@frobnicate"\. Known instructions: actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop, @think; macro @repeat/],
     ['@tool Read {not json}', /@tool input is not valid JSON/],
     ['@tool Read [1]', /@tool input must be a JSON object/],
     ['@tools []', /@tools needs a non-empty JSON array/],

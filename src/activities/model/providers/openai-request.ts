@@ -7,15 +7,17 @@
  *
  * What Chat Completions cannot express is dropped or refused, never guessed:
  * `cache_control` markers are dropped (these providers cache prefixes automatically),
- * thinking blocks and the `thinking` setting are dropped, `is_error` becomes a text prefix,
- * documents other than plain text, server tools, `context_management` and `mcp_servers`
- * are refused with {@link UnsupportedByProvider}. An agent's `output_config.effort` becomes
- * `reasoning_effort` (`max` as `xhigh`), which reasoning models read (a provider whose models
- * cannot reason may refuse it: give such an agent no effort). The conversion is a pure
+ * thinking blocks are dropped (the request has no field for earlier reasoning), `is_error`
+ * becomes a text prefix, documents other than plain text, server tools, `context_management`
+ * and `mcp_servers` are refused with {@link UnsupportedByProvider}. An agent's
+ * `output_config.effort`, else its `thinking` budget, becomes `reasoning_effort`
+ * (reasoning.ts), which reasoning models read (a provider whose models cannot reason may
+ * refuse it: give such an agent no effort and no thinking). The conversion is a pure
  * function of the body, so siblings that share a Messages prefix send byte-identical Chat prefixes.
  */
 import type OpenAI from 'openai';
 import type { ContentBlock, MessageParam, MessagesRequest, SystemParam, ToolDefinition } from '../../../shared/anthropic';
+import { reasoningEffortOf } from './reasoning';
 
 /** A request part a Chat Completions provider cannot take (the call fails non-retryably with it). */
 export class UnsupportedByProvider extends Error {
@@ -121,14 +123,6 @@ function toolChoice(choice: Record<string, unknown>): OpenAI.Chat.ChatCompletion
 }
 
 /**
- * An agent's effort as Chat Completions' `reasoning_effort` (which reasoning models read): the
- * same level, `max` as the highest there is (`xhigh`).
- */
-function reasoningEffort(effort: NonNullable<NonNullable<MessagesRequest['output_config']>['effort']>): OpenAI.ReasoningEffort {
-  return effort === 'max' ? 'xhigh' : effort;
-}
-
-/**
  * The Chat Completions body for a Messages body. `stream` asks for SSE with the usage chunk
  * (`stream_options.include_usage`), so streamed calls are charged like the others.
  */
@@ -144,6 +138,7 @@ export function toChatRequest(body: MessagesRequest, stream: boolean): OpenAI.Ch
     }
   }
   const extra = body as MessagesRequest & { temperature?: number; top_p?: number };
+  const effort = reasoningEffortOf(body);
   return {
     model: body.model,
     messages,
@@ -153,7 +148,7 @@ export function toChatRequest(body: MessagesRequest, stream: boolean): OpenAI.Ch
     ...(body.stop_sequences?.length ? { stop: body.stop_sequences.slice(0, 4) } : {}),
     ...(extra.temperature === undefined ? {} : { temperature: extra.temperature }),
     ...(extra.top_p === undefined ? {} : { top_p: extra.top_p }),
-    ...(body.output_config?.effort ? { reasoning_effort: reasoningEffort(body.output_config.effort) } : {}),
+    ...(effort ? { reasoning_effort: effort } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }

@@ -4,8 +4,11 @@
  * Messages stream events (so live subscribers see the same events whatever the provider)
  * plus the final Message. Usage: `prompt_tokens` counts cached tokens too, so
  * `input_tokens` = prompt − cached, `cache_read_input_tokens` = `cached_tokens`, and
- * `cache_creation_input_tokens` = 0 (these providers charge no cache writes).
+ * `cache_creation_input_tokens` = 0 (these providers charge no cache writes). A server's
+ * reasoning (`reasoning_content` or `reasoning`, reasoning.ts) opens the Message as an
+ * unsigned `thinking` block, streamed as `thinking_delta`s.
  */
+import { reasoningTextOf } from './reasoning';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 
@@ -56,6 +59,8 @@ function message(id: string, model: string, content: Message['content'], stop: S
 export function fromChatCompletion(c: OpenAI.Chat.ChatCompletion): Message {
   const choice = c.choices[0];
   const content: Message['content'] = [];
+  const reasoning = reasoningTextOf(choice?.message);
+  if (reasoning !== undefined) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content, citations: null });
   const calls = (choice?.message.tool_calls ?? []).filter((t) => t.type === 'function');
   for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) } as Anthropic.Messages.ToolUseBlock);
@@ -63,7 +68,7 @@ export function fromChatCompletion(c: OpenAI.Chat.ChatCompletion): Message {
 }
 
 interface OpenBlock {
-  kind: 'text' | 'tool';
+  kind: 'text' | 'tool' | 'thinking';
   /** Chat tool-call index, for tool blocks. */
   call?: number;
   text: string;
@@ -93,6 +98,12 @@ export class ChunkTranslator {
     const choice = chunk.choices[0];
     if (!choice) return events;
     const delta = choice.delta;
+    const reasoning = reasoningTextOf(delta);
+    if (reasoning !== undefined) {
+      if (this.open()?.kind !== 'thinking') this.openBlock(events, { kind: 'thinking', text: '' });
+      (this.open() as OpenBlock).text += reasoning;
+      events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'thinking_delta', thinking: reasoning } });
+    }
     if (delta.content) {
       if (this.open()?.kind !== 'text') this.openBlock(events, { kind: 'text', text: '' });
       (this.open() as OpenBlock).text += delta.content;
@@ -117,9 +128,11 @@ export class ChunkTranslator {
   end(): { events: StreamEvent[]; message: Message } {
     const events: StreamEvent[] = [];
     if (this.blocks.length > 0) events.push({ type: 'content_block_stop', index: this.blocks.length - 1 });
-    const content = this.blocks.map((b) =>
-      b.kind === 'text' ? { type: 'text' as const, text: b.text, citations: null } : ({ type: 'tool_use', id: b.id, name: b.name, input: toolInput(b.text) } as Anthropic.Messages.ToolUseBlock),
-    );
+    const content = this.blocks.map((b): Message['content'][number] => {
+      if (b.kind === 'text') return { type: 'text', text: b.text, citations: null };
+      if (b.kind === 'thinking') return { type: 'thinking', thinking: b.text, signature: '' };
+      return { type: 'tool_use', id: b.id, name: b.name, input: toolInput(b.text) } as Anthropic.Messages.ToolUseBlock;
+    });
     const usage = messagesUsage(this.usage);
     const stop = stopReason(this.finish, this.blocks.some((b) => b.kind === 'tool'));
     events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage } as unknown as StreamEvent);
@@ -135,7 +148,7 @@ export class ChunkTranslator {
     if (this.blocks.length > 0) events.push({ type: 'content_block_stop', index: this.blocks.length - 1 });
     this.blocks.push(block);
     const index = this.blocks.length - 1;
-    const start = block.kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'tool_use', id: block.id, name: block.name, input: {} };
+    const start = block.kind === 'text' ? { type: 'text', text: '', citations: null } : block.kind === 'thinking' ? { type: 'thinking', thinking: '', signature: '' } : { type: 'tool_use', id: block.id, name: block.name, input: {} };
     events.push({ type: 'content_block_start', index, content_block: start } as StreamEvent);
   }
 }
