@@ -17,7 +17,7 @@ import { temporal } from '@temporalio/proto';
 import { ForkflowClient, type ForkHandle } from '../../src/client';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { everythingStdio } from '../kit/mcp/servers';
+import { everythingStdio, testServerRules } from '../kit/mcp/servers';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { startPythonToolWorker, startTsToolWorker, type ServiceProcess } from '../kit/service-processes';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
@@ -119,12 +119,13 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
   // The workers' state directory, theirs alone: its mcp-servers/ holds the servers' private directories.
   let state: string;
   const serverDirs = () => (existsSync(join(state, 'mcp-servers')) ? readdirSync(join(state, 'mcp-servers')) : []);
+  // The workers' operator allows the test's MCP servers, and the refused-start test's `node -e` server (by flag: how an operator would).
+  const workerOpts = () => ({ address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_STATE_DIR: state }, extraArgs: [...testServerRules(), `${process.execPath} -e *`].flatMap((r) => ['--mcp-command', r]) });
   beforeAll(async () => {
     queue = uniqueTaskQueue('mcp-crash');
     forkflow = new ForkflowClient(h.client, { taskQueue: queue });
     state = tempDir('mcp-crash-state');
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_STATE_DIR: state } };
-    workers = await Promise.all([startWorkerProcess(opts), startWorkerProcess(opts)]);
+    workers = await Promise.all([startWorkerProcess(workerOpts()), startWorkerProcess(workerOpts())]);
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill()));
@@ -173,8 +174,7 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
   });
 
   test('a call configured non-idempotent: interrupted exactly once, the model told the server was started again', async () => {
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath };
-    workers.push(await startWorkerProcess(opts));
+    workers.push(await startWorkerProcess(workerOpts()));
     const handle = await forkflow.start({ agentId: 'mcp-crash-once', prompt, mcpServers: longOp({ traits: { 'trigger-long-running-operation': { readOnly: false, idempotent: false } } }) });
     await killHolderMidCall(handle);
     expect(await handle.result()).toMatchObject({ status: 'completed', text: 'op over' });

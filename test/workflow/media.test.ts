@@ -19,7 +19,7 @@ import { imageInfo } from '../../src/shared/image-size';
 import { anthropicImageTokens, pdfPageTokens } from '../../src/shared/media-tokens';
 import { toolDefinition } from '../../src/shared/tools/schemas';
 import { startHarness, type Harness } from '../kit/env';
-import { hostileServer } from '../kit/mcp/servers';
+import { hostileServer, testServersConsent } from '../kit/mcp/servers';
 import { imageBlock, jpeg, pdf, png, pngOfBase64Size } from '../kit/media';
 import { bodyOf } from '../kit/requests';
 import { agentStep, script, toolStep } from '../kit/tree';
@@ -29,7 +29,7 @@ jest.setTimeout(600_000);
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ name: 'media' });
+  h = await startHarness({ name: 'media', consent: testServersConsent() });
 });
 afterAll(() => h.close());
 

@@ -40,9 +40,10 @@ function clientFor(): Client {
 
 /**
  * Connects and initializes within `timeoutMs`. Throws with the server's own words (stderr,
- * stray output) when it exits, speaks something other than MCP, or does not answer.
+ * stray output) when it exits, speaks something other than MCP, or does not answer. A stdio
+ * server starts `opts.program` when given (the path the operator's consent matched).
  */
-export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
+export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; program?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
   const client = clientFor();
   const scratch = !isHttpServer(config) && !config.cwd ? await makeScratch(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
   let stderr = '';
@@ -51,7 +52,8 @@ export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: 
   const transport = isHttpServer(config)
     ? new StreamableHTTPClientTransport(new URL(expandVars(config.url)), { requestInit: { headers: expandRecord(config.headers) } })
     : new StdioClientTransport({
-        command: expandVars(config.command),
+        // The program the operator's consent matched (mcp/consent.ts), not a name looked up again.
+        command: opts.program ?? expandVars(config.command),
         args: (config.args ?? []).map((a) => expandVars(a)),
         env: { ...getDefaultEnvironment(), ...expandRecord(config.env) },
         cwd: config.cwd ?? scratch,

@@ -55,3 +55,17 @@ describe('stdio MCP server directories', () => {
     expect(existsSync(mine)).toBe(true);
   });
 });
+
+test('a stdio server gets none of the worker\'s secrets: only the minimal environment and the env its config sets', async () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, { ANTHROPIC_API_KEY: 'sk-ant-worker', OPENAI_API_KEY: 'sk-worker', FORKFLOW_ENCRYPTION_KEY_FILE: '/keys.json' });
+  try {
+    const printEnv = { command: process.execPath, args: ['-e', 'console.error("env=" + Object.keys(process.env).sort().join(",")); process.exit(3)'], env: { DOCS_ROOT: '/srv' } };
+    const err = await connectMcp(printEnv, { scratchBase: join(mkdtempSync(join(tmpdir(), 'forkflow-mcp-state-')), 'mcp-servers'), timeoutMs: 10_000 }).catch((e: unknown) => e as Error);
+    const names = /env=(\S*)/.exec((err as Error).message)?.[1]?.split(',') ?? [];
+    expect(names).toContain('DOCS_ROOT');
+    expect(names.filter((n) => /KEY|TOKEN|SECRET/.test(n))).toEqual([]);
+  } finally {
+    process.env = saved;
+  }
+});
