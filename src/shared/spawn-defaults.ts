@@ -5,7 +5,7 @@
  * `inheritSystemPrompt`, `modelAllowlist: "builtin"` (its hard-coded default allowlist) and
  * `maxConcurrentOps`. Absent, a tree keeps forkflow's defaults, which are seed 001's (Claude
  * Code's): a spawn runs on its caller's provider and model with forkflow's default system
- * prompt, every model is allowed, and no cap spans operation types (docs/seed-differences-b.md
+ * prompt, every model is allowed, and no cap spans operation types (docs/seed-differences.md
  * says why). Pure and workflow-safe.
  */
 import { z } from 'zod';
