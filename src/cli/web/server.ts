@@ -1,9 +1,13 @@
 /**
  * The web view `forkflow serve` runs: a static page (web/) and the endpoints it calls.
  *
- *   GET /api/agents?scope=running|all&limit=N   agents from visibility (the page builds the tree)
+ *   GET /api/agents?scope=running|all&limit=N   agents from visibility (the page builds the tree),
+ *                                               a running one's counters live (live-rows.ts)
  *   GET /api/status?agent=ID                    one agent's live status (the `status` query)
  *   GET /api/tree?root=ID                       a tree's members, counts and ledger usage
+ *   GET /api/graph?root=ID                      the tree as a graph: members, forks from their
+ *                                               points, how each was started, live counters
+ *   GET /api/timeline?agent=ID                  the agent's current run as spans (its history)
  *   GET /api/stream?agent=ID[&fromSeq=N]        Server-Sent Events: the agent's stream events,
  *                                               each with `id: <seq>`; a reconnect resumes
  *                                               after its `Last-Event-ID`
@@ -28,6 +32,7 @@ import { isAgentNotFound, isTemporalUnavailable, type ForkflowClient, type ForkS
 import { bearerOf, hostAllowed, hostNamesFor, tokenMatches, TOKEN_PATTERN } from '../../payloads/endpoint-guard';
 import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema, treeQuerySchema } from './params';
 import { staticFile, WEB_DIR } from './static';
+import { withLiveCounters } from './live-rows';
 import { sseFrame, type StreamSource } from './sse';
 
 /** `forkflow serve`'s port (the dev server's Web UI is on 8233, the codec server on 8234). */
@@ -165,7 +170,7 @@ async function route(req: IncomingMessage, res: ServerResponse, o: Served, url: 
     case '/api/agents': {
       const q = parsed(parseQuery(agentsQuerySchema, url.searchParams));
       const agents = await f.list({ ...(q.scope === 'running' ? { query: "ExecutionStatus = 'Running'" } : {}), limit: q.limit });
-      return json(res, 200, { agents });
+      return json(res, 200, { agents: await withLiveCounters(f.temporal, agents) });
     }
     case '/api/status': {
       const q = parsed(parseQuery(agentQuerySchema, url.searchParams));
@@ -174,6 +179,14 @@ async function route(req: IncomingMessage, res: ServerResponse, o: Served, url: 
     case '/api/tree': {
       const q = parsed(parseQuery(treeQuerySchema, url.searchParams));
       return json(res, 200, await f.tree(q.root));
+    }
+    case '/api/graph': {
+      const q = parsed(parseQuery(treeQuerySchema, url.searchParams));
+      return json(res, 200, await f.graph(q.root));
+    }
+    case '/api/timeline': {
+      const q = parsed(parseQuery(agentQuerySchema, url.searchParams));
+      return json(res, 200, await f.timeline(q.agent));
     }
     case '/api/stream':
       return relay(req, res, o, url);
