@@ -39,7 +39,6 @@ window.addEventListener('hashchange', () => {
 
 // ---- what is known of the selected agent, and when each part was last read ----
 
-let root; // its tree's root (from its status)
 const read = { status: { at: 0, open: true }, graph: { at: 0, open: true }, timeline: { at: 0, open: true } };
 const due = (part, polled) => !polled || Date.now() - read[part].at >= (read[part].open ? (part === 'status' ? 0 : PICTURE_EVERY_MS) : part === 'status' ? CLOSED_STATUS_EVERY_MS : CLOSED_PICTURE_EVERY_MS);
 const drawn = new Set(); // parts drawn for this selection (each marks the page's timing once)
@@ -60,9 +59,6 @@ async function refreshStatus({ polled = false } = {}) {
     if (agentId !== selected) return;
     read.status.open = !TERMINAL.has(s.state);
     showStatus(s, { latestText: endedEmpty() });
-    const first = root === undefined;
-    root = s.rootAgentId;
-    if (first) await Promise.all([refreshGraph(), refreshTimeline()]);
   } catch (err) {
     if (agentId === selected) fail(err.message);
   }
@@ -70,10 +66,10 @@ async function refreshStatus({ polled = false } = {}) {
 
 async function refreshGraph({ polled = false } = {}) {
   const agentId = selected;
-  if (!agentId || root === undefined || !due('graph', polled)) return;
+  if (!agentId || !due('graph', polled)) return;
   read.graph.at = Date.now();
   try {
-    const graph = await getJson('/api/graph', { root });
+    const graph = await getJson('/api/graph', { agent: agentId });
     if (agentId !== selected) return;
     read.graph.open = graph.nodes.some((n) => n.temporalStatus === 'RUNNING');
     $('tree-section').hidden = false;
@@ -108,14 +104,16 @@ async function refreshTimeline({ polled = false } = {}) {
 }
 
 function openAgent() {
-  root = undefined;
   for (const part of Object.values(read)) Object.assign(part, { at: 0, open: true });
   drawn.clear();
   resetFacts(selected);
   for (const id of ['tree-section', 'timeline-section']) $(id).hidden = true;
   for (const id of ['graph', 'bars', 'timeline']) $(id).replaceChildren();
   openStream(selected, { onEnd: () => void refreshStatus(), fail });
+  // All at once: the tree and the timeline need nothing from the status (a closed agent's status is its slowest read).
   void refreshStatus();
+  void refreshGraph();
+  void refreshTimeline();
 }
 
 $('graph-legend').replaceChildren(graphLegend());

@@ -10,20 +10,23 @@
  * - remote: it runs on another task queue than its parent (a remote sub-agent is started on the
  *   tree's remote queue, src/workflows/fork/agent-launch.ts);
  * - from a past turn: `ForkParentTurn` (a fork from a point, found as `forksOf` finds it);
- * - counters: the root's ledger where the tree keeps one (exact while agents run, where
+ * - counters: the root's ledger where the tree keeps one (a finished root's from its result) (exact while agents run, where
  *   visibility has numbers only from an agent's end), else the agent's own status while it is
  *   open, else visibility.
  */
 import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { totalTokens, type Usage } from '../shared/anthropic';
 import { FORK_QUERY_SOURCE, WORKFLOW_TYPES } from '../shared/constants';
 import { estimateCostUsd } from '../shared/pricing';
 import { statusQuery } from '../shared/messages';
-import type { ForkStatus } from '../shared/status';
-import type { LedgerAgentView } from '../shared/tree-ledger';
+import { SA } from '../shared/search-attributes';
+import type { ForkResult, ForkStatus } from '../shared/status';
+import { ledgerTotals, ledgerView, leftFor, type LedgerAgentView } from '../shared/tree-ledger';
+import { AgentNotFoundError } from './errors';
 import { forksByPoint } from './lineage';
 import { toAgentRow, type AgentRow } from './rows';
-import { treeOf, visibilityLiteral, type TreeView } from './tree';
+import { membersOf, visibilityLiteral, type TreeView } from './tree';
 
 /** How an agent was started, as the edge from its parent says. */
 export type StartKind = 'root' | 'fork' | 'named' | 'general' | 'teammate' | 'from-turn' | 'other';
@@ -143,6 +146,33 @@ export async function statusCountersOf(client: Client, agentIds: string[]): Prom
   return out;
 }
 
+/**
+ * The root's ledger as `tree()` reports it. A finished root's is in its result, read without
+ * asking a worker (its status query would replay the whole run); an open root's status has it.
+ */
+export async function ledgerOf(client: Client, rootId: string): Promise<TreeView['usage']> {
+  const handle = client.workflow.getHandle(rootId);
+  const closed = await handle.describe().then((d) => d.status.name === 'COMPLETED', () => false);
+  const book = closed ? ((await handle.result().catch(() => undefined)) as ForkResult | undefined)?.ledger : undefined;
+  if (book) {
+    const t = ledgerTotals(book);
+    const root = book.nodes[rootId];
+    return { perAgent: ledgerView(book), total: { usage: t.usage, costUsd: t.costUsd, agents: t.agents }, ...(root ? { budget: { max: root.budget, charged: t.charged, left: leftFor(book, rootId), turns: t.turns, toolUses: t.toolUses } } : {}) };
+  }
+  const status = await handle.query(statusQuery).catch(() => undefined);
+  return status?.perAgent ? { perAgent: status.perAgent, total: status.tree, ...(status.treeBudget ? { budget: status.treeBudget } : {}) } : undefined;
+}
+
+/** The tree an agent belongs to: its root's id (`ForkRootId`), or its own for a root. */
+export async function rootOf(client: Client, agentId: string): Promise<string> {
+  try {
+    return (await client.workflow.getHandle(agentId).describe()).typedSearchAttributes.get(SA.rootId) ?? agentId;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new AgentNotFoundError(agentId);
+    throw err;
+  }
+}
+
 /** One row per agent: visibility lists every run (continued, resumed), the newest stands for the agent. */
 function newestRuns(rows: AgentRow[]): AgentRow[] {
   const newest = new Map<string, AgentRow>();
@@ -165,10 +195,10 @@ async function rowsOf(client: Client, ids: string[]): Promise<AgentRow[]> {
 
 /** The tree of `rootId` as a graph: members and the forks from points of them, each with its edge and counters. */
 export async function graphOf(client: Client, rootId: string): Promise<TreeGraph> {
-  const tree = await treeOf(client, rootId);
+  const [tree, usage] = await Promise.all([membersOf(client, rootId), ledgerOf(client, rootId)]);
   const members = newestRuns(tree.agents);
   const byId = new Map(members.map((r) => [r.agentId, r]));
-  const ledger = new Map((tree.usage?.perAgent ?? []).map((n) => [n.agentId, n]));
+  const ledger = new Map((usage?.perAgent ?? []).map((n) => [n.agentId, n]));
   const forks = (await forksByPoint(client, [rootId, ...members.map((a) => a.agentId)])).filter((f) => !byId.has(f.agentId));
   const rows: (AgentRow & { pointFork?: true })[] = [...members, ...newestRuns(await rowsOf(client, forks.map((f) => f.agentId))).map((r) => ({ ...r, pointFork: true as const }))];
   const open = rows.filter((r) => r.temporalStatus === 'RUNNING' && !ledger.has(r.agentId)).map((r) => r.agentId);
@@ -192,5 +222,5 @@ export async function graphOf(client: Client, rootId: string): Promise<TreeGraph
       ...(r.pointFork ? { pointFork: true as const } : {}),
     };
   });
-  return { rootId, nodes, counts: tree.counts, ...(tree.usage ? { total: tree.usage.total, ...(tree.usage.budget ? { budget: tree.usage.budget } : {}) } : {}) };
+  return { rootId, nodes, counts: tree.counts, ...(usage ? { total: usage.total, ...(usage.budget ? { budget: usage.budget } : {}) } : {}) };
 }

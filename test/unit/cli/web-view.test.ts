@@ -148,7 +148,7 @@ describe('the server refuses bad requests before asking Temporal', () => {
 
   test('every endpoint wants the token: none, a wrong one or a forged cookie is 401; the page itself holds no data', async () => {
     for (const headers of [{}, { authorization: 'Bearer not-the-token-at-all' }, { cookie: `forkflow_web_${port}=${'0'.repeat(64)}` }, { cookie: `forkflow_web_${port}=${TOKEN}` }] as Record<string, string>[]) {
-      for (const path of ['/api/agents', '/api/status?agent=a', '/api/tree?root=a', '/api/graph?root=a', '/api/timeline?agent=a', '/api/stream?agent=a']) {
+      for (const path of ['/api/agents', '/api/status?agent=a', '/api/tree?root=a', '/api/graph?agent=a', '/api/timeline?agent=a', '/api/stream?agent=a']) {
         const res = await get(path, { headers });
         expect([path, res.status]).toEqual([path, 401]);
         expect((JSON.parse(res.body) as { error: string }).error).toMatch(/not signed in/);
@@ -195,8 +195,8 @@ describe('the server refuses bad requests before asking Temporal', () => {
     [`/api/status?agent=${'x'.repeat(201)}`, 'agent: must be at most 200 characters long'],
     ['/api/tree?root=x%27%20OR%20%27a%27%3D%27a', 'root: must be printable, without quotes or backslashes'],
     ['/api/tree?root=x%5C', 'root: must be printable, without quotes or backslashes'],
-    ['/api/graph?root=x%27%20OR%20%27a%27%3D%27a', 'root: must be printable, without quotes or backslashes'],
-    ['/api/graph', 'root: is missing'],
+    ['/api/graph?agent=x%27%20OR%20%27a%27%3D%27a', 'agent: must be printable, without quotes or backslashes'],
+    ['/api/graph?root=r', 'agent: is missing; query: has fields forkflow does not accept here: root'],
     ['/api/timeline?agent=a&runId=r', 'query: has fields forkflow does not accept here: runId'],
     [`/api/timeline?agent=${'x'.repeat(201)}`, 'agent: must be at most 200 characters long'],
     ['/api/stream?agent=%0D%0Aid%3A%209', 'agent: must be printable, without quotes or backslashes'],
