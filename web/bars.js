@@ -54,7 +54,9 @@ function bar(y, width, scale, item) {
 export function renderBars(container, graph) {
   const width = Math.max(container.clientWidth || 0, 640);
   const nodes = treeOrder(graph.nodes);
-  const items = nodes.map((n) => ({ id: n.agentId, label: n.agentId, usage: n.counters.usage, tokens: n.counters.totalTokens, cost: n.counters.costUsd, className: 'agent' }));
+  // Ids below the root read without its prefix (`worker-2.helper-3`), as the graph shows them.
+  const label = (id) => (id.startsWith(`${graph.rootId}.`) ? id.slice(graph.rootId.length + 1) : id);
+  const items = nodes.map((n) => ({ id: n.agentId, label: label(n.agentId), usage: n.counters.usage, tokens: n.counters.totalTokens, cost: n.counters.costUsd, className: 'agent' }));
   // The tree's total: the ledger's, which counts every agent the tree ever ran; else the sum shown.
   const totalUsage = graph.total ? graph.total.usage : sumUsage(items.filter((i) => i.usage).map((i) => i.usage));
   const total = { id: '', label: graph.total ? `tree (${graph.total.agents} agents)` : 'tree (sum of the agents shown)', usage: totalUsage, tokens: totalTokens(totalUsage), cost: graph.total ? graph.total.costUsd : items.reduce((c, i) => c + (i.cost ?? 0), 0), className: 'tree-total' };

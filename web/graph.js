@@ -7,7 +7,7 @@ import { cls, el, fmt, svg, svgText, tooltip } from './dom.js';
 
 const W = 214; // a box's width
 const H = 38; // a box's height
-const COL = W + 150; // from one depth's boxes to the next (room for the edge labels)
+const COL = W + 130; // from one depth's boxes to the next (room for the edge labels)
 const ROW = 48; // from one leaf row to the next
 const PAD = 8;
 

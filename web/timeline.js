@@ -15,8 +15,9 @@ const LANES = [
   ['marks', 'messages'],
 ];
 const LEFT = 86;
-const ROW = 24;
+const ROW = 22; // one row of a lane: overlapping spans (sub-agents, parallel tools) take rows of their own
 const SPAN_H = 15;
+const MAX_ROWS = 10; // a lane's rows at most; beyond them spans share the row that frees first
 const AXIS = 20;
 const CHAR_W = 6.4; // an estimate of a label character's width, to keep labels inside their span
 
@@ -50,6 +51,22 @@ function spanShape(s, x, y, t1) {
   return g;
 }
 
+/** Each span's row within its lane: the first row free at its start (spans that overlap stack). */
+function packRows(spans, t1) {
+  const rowOf = new Map();
+  const ends = new Map(); // lane → each row's end
+  for (const s of [...spans].sort((a, b) => a.start - b.start)) {
+    const rows = ends.get(s.lane) ?? [];
+    ends.set(s.lane, rows);
+    let row = rows.findIndex((end) => end <= s.start);
+    if (row < 0 && rows.length < MAX_ROWS) row = rows.length;
+    if (row < 0) row = rows.indexOf(Math.min(...rows));
+    rows[row] = s.end ?? t1;
+    rowOf.set(s, row);
+  }
+  return rowOf;
+}
+
 /** Draws `t` (the /api/timeline answer) into `container`. */
 export function renderTimeline(container, t) {
   const width = Math.max(container.clientWidth || 0, 640);
@@ -57,20 +74,24 @@ export function renderTimeline(container, t) {
   const t1 = Math.max(t.end ?? t.now, t0 + 1);
   const x = (ms) => LEFT + ((ms - t0) / (t1 - t0)) * (width - LEFT - 12);
   const used = LANES.filter(([lane]) => (lane === 'marks' ? t.marks.length > 0 : t.spans.some((s) => s.lane === lane)));
-  const laneY = new Map(used.map(([lane], i) => [lane, AXIS + i * ROW]));
-  const height = AXIS + used.length * ROW + 4;
+  const rowOf = packRows(t.spans, t1);
+  const laneY = new Map();
+  let y = AXIS;
   const parts = [];
   for (const [lane, words] of used) {
-    const y = laneY.get(lane);
-    parts.push(svg('rect', { x: 0, y, width, height: ROW, class: 'lane' }), svgText({ x: 4, y: y + ROW / 2 + 4, class: 'lane-label' }, words));
+    const rows = lane === 'marks' ? 1 : Math.max(1, ...t.spans.filter((s) => s.lane === lane).map((s) => rowOf.get(s) + 1));
+    laneY.set(lane, y);
+    parts.push(svg('rect', { x: 0, y, width, height: rows * ROW, class: 'lane' }), svgText({ x: 4, y: y + ROW / 2 + 4, class: 'lane-label' }, words));
+    y += rows * ROW;
   }
+  const height = y + 4;
   const every = step(t1 - t0);
   for (let at = 0; t0 + at <= t1; at += every) {
     parts.push(svg('line', { x1: x(t0 + at), x2: x(t0 + at), y1: AXIS - 4, y2: height, class: 'tick' }), svgText({ x: x(t0 + at) + 2, y: 12, class: 'tick-label' }, `+${duration(at)}`));
   }
   for (const s of t.spans) {
-    const y = laneY.get(s.lane);
-    if (y !== undefined) parts.push(spanShape(s, x, y + (ROW - SPAN_H) / 2, t1));
+    const top = laneY.get(s.lane);
+    if (top !== undefined) parts.push(spanShape(s, x, top + rowOf.get(s) * ROW + (ROW - SPAN_H) / 2, t1));
   }
   const my = laneY.get('marks');
   for (const m of t.marks) {
