@@ -31,7 +31,9 @@ import { membersOf, visibilityLiteral, type TreeView } from './tree';
 /** How an agent was started, as the edge from its parent says. */
 export type StartKind = 'root' | 'fork' | 'named' | 'general' | 'teammate' | 'from-turn' | 'other';
 
+/** The edge from a parent to its child: how the child was started, and the words drawn on it. */
 export interface StartEdge {
+  /** fork, named, general (general-purpose), teammate, from-turn, root, or other (a start forkflow does not name). */
   kind: StartKind;
   /** A named agent's type (its definition's name). */
   type?: string;
@@ -49,41 +51,58 @@ export interface StartEdge {
 export interface NodeCounters {
   /** `ledger`: the root's tree ledger; `status`: its own status query; `visibility`: search attributes (set at its end). */
   source: 'ledger' | 'status' | 'visibility';
+  /** Model turns so far. */
   turns?: number;
+  /** Tool calls so far. */
   toolUses?: number;
   /** Every token: input of every kind and output. */
   totalTokens?: number;
   /** By kind (absent when only visibility's total is known). */
   usage?: Usage;
+  /** Its estimated cost in USD (src/shared/pricing.ts): the ledger's, or its own usage priced. */
   costUsd?: number;
+  /** The model its calls go to. */
   model?: string;
 }
 
+/** One agent of the picture. */
 export interface GraphNode {
   agentId: string;
   /** Its parent in the picture (the agent that started it, or the agent whose point it forked). */
   parentId?: string;
+  /** How its parent started it (`root` for the tree's root). */
   start: StartEdge;
+  /** Its name in the tree (the Agent call's `name`), from the ledger. */
   name?: string;
+  /** Its fork label. */
   label?: string;
+  /** forkflow's state (`ForkState`), else Temporal's status in lower case. */
   state: string;
+  /** Temporal's status of its newest run (RUNNING, COMPLETED, …). */
   temporalStatus: string;
+  /** ISO times of its newest run's start and close. */
   startTime: string;
   closeTime?: string;
+  /** The task queue its workflow runs on. */
   taskQueue?: string;
+  /** Its display colour (a definition's `color`). */
   color?: string;
+  /** Turns, tool calls, tokens and cost, live where they can be. */
   counters: NodeCounters;
   /** A fork from a point of a member, not a member itself (`forkflow tree` lists these apart). */
   pointFork?: true;
 }
 
+/** A tree as `ForkflowClient.graph` returns it. */
 export interface TreeGraph {
   rootId: string;
+  /** Its members (one per agent: the newest run), then the forks from points of them. */
   nodes: GraphNode[];
   /** Members by state, as `tree()` counts them. */
   counts: Record<string, number>;
   /** From the root's ledger, when the tree keeps one: the tree's usage, cost and agents counted. */
   total?: NonNullable<TreeView['usage']>['total'];
+  /** From the root's ledger: the tree's budget, what was charged and what is left. */
   budget?: NonNullable<TreeView['usage']>['budget'];
 }
 

@@ -16,19 +16,25 @@ import { ACTIVITY_PROFILES } from '../shared/constants';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
+/** What a span is: a turn, a model call (or keep-alive, or compaction), a tool call, a sub-agent, a wait, other work. */
 export type SpanKind = 'turn' | 'model' | 'keep-alive' | 'compaction' | 'tool' | 'child' | 'wait' | 'other';
+/** The row a span is drawn in. */
 export type Lane = 'turns' | 'model' | 'tools' | 'sub-agents' | 'waits' | 'other';
+/** How a span ended (`running`: it has not). */
 export type SpanOutcome = 'ok' | 'failed' | 'timed out' | 'cancelled' | 'terminated' | 'running';
 
+/** One stretch of an agent's run. */
 export interface TimelineSpan {
   lane: Lane;
   kind: SpanKind;
+  /** What to call it: the model, the tool's name and host, the sub-agent's id (and what it was told, unless hidden), the wait. */
   label: string;
   /** Epoch ms: when it was scheduled (a call waits in its queue from then). */
   start: number;
   /** Epoch ms; absent while it is in flight. */
   end?: number;
   outcome: SpanOutcome;
+  /** The agent's turn it belongs to, when its summary says. */
   turn?: number;
   /** The attempt that ran last (a retried call). */
   attempt?: number;
@@ -40,25 +46,34 @@ export interface TimelineSpan {
   error?: string;
 }
 
+/** A moment of an agent's run: a message or report arrived, an approval was decided, a message was sent. */
 export interface TimelineMark {
+  /** Epoch ms. */
   at: number;
   kind: 'message' | 'child-report' | 'approval' | 'interrupt' | 'sent' | 'signal' | 'update';
+  /** The signal or update's name (a sent message: and whom to). */
   label: string;
 }
 
+/** How many spans of each kind a run has. */
 export interface SpanCounts {
+  /** Model calls of turns (keep-alives and compactions apart). */
   modelCalls: number;
   toolCalls: number;
   compactions: number;
   keepAlives: number;
+  /** Model calls a fallback provider served. */
   failovers: number;
+  /** Model calls delivered by Message Batches. */
   batched: number;
+  /** Sub-agents it started. */
   children: number;
   waits: number;
   /** Tree-ledger traffic at a root (admissions, reservations, charges, routed messages): counted, not drawn. */
   ledgerUpdates: number;
 }
 
+/** One run mapped: its start and end (epoch ms; no end while open), spans, marks and counts. */
 export interface MappedRun {
   start: number;
   end?: number;

@@ -15,8 +15,10 @@ import { mapHistory, type SpanCounts, type TimelineMark, type TimelineSpan } fro
 
 export type { Lane, SpanCounts, SpanKind, SpanOutcome, TimelineMark, TimelineSpan } from './timeline-spans';
 
+/** An agent's current run as `ForkflowClient.timeline` returns it. */
 export interface AgentTimeline {
   agentId: string;
+  /** The run drawn: the agent's current one. */
   runId: string;
   /** Temporal's status of the run (RUNNING, COMPLETED, CONTINUED_AS_NEW, …). */
   status: string;
@@ -28,6 +30,7 @@ export interface AgentTimeline {
   start: number;
   end?: number;
   now: number;
+  /** Ordered by start. */
   spans: TimelineSpan[];
   marks: TimelineMark[];
   counts: SpanCounts;
