@@ -41,11 +41,13 @@ function layout(nodes) {
   }
   const order = (a, b) => (a.pointFork ? 1 : 0) - (b.pointFork ? 1 : 0) || a.startTime.localeCompare(b.startTime) || a.agentId.localeCompare(b.agentId);
   const pos = new Map();
+  const preorder = []; // parents before their children, as the bars list them
   let row = 0;
   let maxDepth = 0;
   const seen = new Set();
   const place = (n, depth) => {
     seen.add(n.agentId);
+    preorder.push(n);
     maxDepth = Math.max(maxDepth, depth);
     const kids = (children.get(n.agentId) || []).filter((k) => !seen.has(k.agentId)).sort(order);
     if (kids.length === 0) {
@@ -57,7 +59,7 @@ function layout(nodes) {
     pos.set(n.agentId, { x: depth * COL, y: (Math.min(...ys) + Math.max(...ys)) / 2 });
   };
   for (const r of roots.sort(order)) place(r, 0);
-  return { pos, width: maxDepth * COL + W + 2 * PAD, height: Math.max(row, 1) * ROW + 2 * PAD };
+  return { pos, preorder, width: maxDepth * COL + W + 2 * PAD, height: Math.max(row, 1) * ROW + 2 * PAD };
 }
 
 function edge(n, from, to) {
@@ -99,10 +101,9 @@ function box(n, at, selected, onSelect) {
   return g;
 }
 
-/** The nodes in the order the graph draws them, top to bottom (the bars follow it). */
+/** The nodes in tree order: each parent, then its children's subtrees in the graph's order (the bars list them so). */
 export function treeOrder(nodes) {
-  const { pos } = layout(nodes);
-  return nodes.filter((n) => pos.has(n.agentId)).sort((a, b) => pos.get(a.agentId).y - pos.get(b.agentId).y || pos.get(a.agentId).x - pos.get(b.agentId).x);
+  return layout(nodes).preorder;
 }
 
 /** Draws `graph` (the /api/graph answer) into `container`. */
