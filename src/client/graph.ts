@@ -156,7 +156,7 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
  * Live counters for open agents the ledger does not cover: each one's status query (a worker
  * answers it; one that cannot leaves visibility's numbers). At most MAX_STATUS_READS.
  */
-export async function statusCountersOf(client: Client, agentIds: string[]): Promise<Map<string, NodeCounters>> {
+async function statusCountersOf(client: Client, agentIds: string[]): Promise<Map<string, NodeCounters>> {
   const out = new Map<string, NodeCounters>();
   await eachLimited(agentIds.slice(0, MAX_STATUS_READS), STATUS_CONCURRENCY, async (id) => {
     const status = await client.workflow.getHandle(id).query(statusQuery).catch(() => undefined);

@@ -61,6 +61,7 @@ export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEvent
 import type { ForkParams } from './runner';
 import { inheritedBy, runsAs, startFrom, turnPointOf, type PointOptions } from './time-travel';
 import { retryAgent, type RetryOptions } from './retry';
+import { refuseParentMedia, refuseUnsaidCounterfactual } from './input-checks';
 import { forksByPoint, lineageOf, startAttributes, type ForkByPoint, type LineageStep } from './lineage';
 import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
 import { envSetting } from '../shared/env-settings';
@@ -231,6 +232,7 @@ export class ForkflowClient {
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;
+    refuseParentMedia(parent?.messages, v.contextWindow);
     if (v.replay && v.parentRef && !resumable(v.parentRef)) throw new InvalidForkInputError([`replay: the point ends with the agent's own ${v.parentRef.pendingToolUseIds.length > 0 ? 'tool calls, unanswered' : 'reply'}; a replay goes on from a point where the agent was about to call the model (an earlier turn), or fork with a directive`]);
     const handle = await this.temporal.workflow.start(WORKFLOW_TYPES.fork, {
       args: [withId],
@@ -367,6 +369,7 @@ export class ForkflowClient {
   async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string; compact?: SnapshotCompaction } = {}): Promise<PrefixRef> {
     const validated = validateSnapshot(snapshot);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues.map((i) => `parent.${i}`));
+    refuseParentMedia(snapshot.messages, opts.compact?.window);
     const { requestHashes: _hashes, ...content } = snapshot;
     const workflowId = `forkflow-snapshot-${hashJson(opts.compact ? { content, compact: opts.compact } : content).slice(0, 32)}`;
     type Recorder = (s: CacheSafeParams, o?: { compact?: SnapshotCompaction }) => Promise<SnapshotRecord>;
@@ -398,7 +401,10 @@ export class ForkflowClient {
    * starts from the summary; a fork of a compacted agent starts from its compaction boundary.
    */
   async forkMany(source: CacheSafeParams | ({ agentId: string } & PointOptions), forks: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
+    // Refused before anything starts (a fork refused by its workflow would still show in listings and lineage).
+    if (!('agentId' in source)) for (const f of forks) refuseUnsaidCounterfactual(f, source.model);
     const start = 'agentId' in source ? await this.pointStart(source.agentId, source) : { at: { parentRef: await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) }) }, runsAs: {} };
+    if ('agentId' in source) for (const f of forks) refuseUnsaidCounterfactual(f, start.at.parentRef?.context.model);
     return Promise.all(forks.map((f) => this.start({ ...inheritedBy(f, start.runsAs), ...f, ...start.at }, opts)));
   }
 

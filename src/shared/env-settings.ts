@@ -10,7 +10,7 @@
  */
 
 /** Which part of forkflow reads a variable. */
-export type EnvReader = 'worker' | 'client' | 'cli' | 'dev' | 'codec-server' | 'serve' | 'gateway' | 'compose' | 'tests';
+export type EnvReader = 'worker' | 'client' | 'cli' | 'dev' | 'codec-server' | 'serve' | 'gateway' | 'compose' | 'stack' | 'tests';
 
 /** The reference page's sections, in order. */
 export const ENV_GROUPS = {
@@ -53,6 +53,9 @@ export const ENV_SETTINGS = {
   FORKFLOW_SANDBOX_CGROUP: { group: 'workspace', readers: ['worker'], default: 'on (when the worker can make a pids cgroup)', description: "`off`: do not cap a call's processes with a pids cgroup of the worker's own." },
   FORKFLOW_PROTECTED_PATHS: { group: 'workspace', readers: ['worker'], default: 'none', description: "`:`-separated paths no tool of any fork may see, besides forkflow's own state." },
   FORKFLOW_SANDBOX_TOOL_PATHS: { group: 'workspace', readers: ['worker'], default: 'none', description: '`:`-separated tool folders the sandbox shows read-only, besides those on PATH.' },
+  FORKFLOW_MCP_COMMANDS: { group: 'workspace', readers: ['worker'], default: 'none (no stdio MCP server starts)', flag: 'worker --mcp-command', description: 'The stdio MCP commands start inputs may make this worker run: rules separated by newlines or `;` (`[env:NAME…] [cwd:/dir…] /abs/program [arg-pattern…] [...]`, docs/security-model.md). A program inside a workspace root is refused.' },
+  FORKFLOW_AGENT_DIRS: { group: 'workspace', readers: ['worker'], default: 'none', flag: 'worker --agent-dir', description: '`:`-separated directories of agent definitions whose stdio MCP servers this worker starts as written there; never a directory forks can write (refused at start).' },
+  FORKFLOW_ALLOW_BYPASS_PERMISSIONS: { group: 'workspace', readers: ['worker'], default: 'off', flag: 'worker --allow-bypass-permissions', description: '`1`: agents in `bypassPermissions` mode (their starter set `allowBypassPermissions`) run Bash outside the OS sandbox; otherwise their Bash calls are refused.' },
   FORKFLOW_MCP_VARS: { group: 'workspace', readers: ['worker'], default: 'none (only `MCP_*`)', description: "Comma-separated names of the worker's variables that MCP server configs may expand as `${NAME}`, besides those starting `MCP_`." },
 
   FORKFLOW_MODEL: { group: 'model', readers: ['dev'], default: 'none', description: "Named in `forkflow demo`'s banner only. A fork's model is its parent snapshot's, else its input's `model`, else `claude-sonnet-5-5`." },
@@ -92,6 +95,7 @@ export const ENV_SETTINGS = {
   FORKFLOW_CODEC_SERVER_TOKEN: { group: 'operator', readers: ['codec-server'], default: 'one made per run, printed', description: 'The token `forkflow codec-server` requires: at least 16 of `A-Z a-z 0-9 . _ ~ -`.' },
   FORKFLOW_WEB_TOKEN: { group: 'operator', readers: ['serve'], default: 'one made per run, printed', description: 'The token `forkflow serve` (the web view) requires: at least 16 of `A-Z a-z 0-9 . _ ~ -`.' },
   FORKFLOW_TOOLS_DIR: { group: 'operator', readers: ['dev'], default: "the package's `.tools/`", description: 'Where the pinned Temporal CLI is installed on first need (`forkflow dev`, `demo`, the tests).' },
+  FORKFLOW_STACK_MTLS: { group: 'operator', readers: ['stack'], default: 'off', description: "`1`: `npm run stack` makes a CA and certificates into `.forkflow/stack/tls/` and its Temporal frontend requires a client certificate of that CA (docs/security-model.md); it prints the `TEMPORAL_TLS_*` settings clients need." },
   FORKFLOW_BIND_ADDRESS: { group: 'operator', readers: ['compose'], default: '`127.0.0.1`', description: '`docker-compose.yml` only: the interface its ports are published on.' },
 
   ANTHROPIC_API_KEY: { group: 'external', readers: ['worker', 'dev'], default: 'none (`dev`, `demo`: the offline model)', description: "The Anthropic API key of the worker's default provider." },

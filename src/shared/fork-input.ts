@@ -37,6 +37,22 @@ import { networkAllowanceSchema } from './network';
 import { mcpServersSchema, requiredMcpServersSchema } from './tools/mcp';
 import { hooksSchema } from './tools/hooks';
 import { teamInputSchema } from './team';
+import { SHELL_OPT_IN_PROGRAMS } from './activity-io';
+
+/**
+ * One rule of `permissionRules.allow`: a tool name or `prefix*`. Claude Code's
+ * `Tool(specifier)` form is refused by name (forkflow decides per tool; the sandbox contains Bash).
+ */
+const permissionRuleSchema = schemaOnce('fork-input#permissionRuleSchema', () => z.string().superRefine((v, ctx) => {
+  if (/^[A-Za-z0-9_.:-]{1,128}\*?$/.test(v)) return;
+  const specifier = /^([A-Za-z0-9_.:-]{1,128})\(.*\)$/.exec(v);
+  ctx.addIssue({
+    code: 'custom',
+    message: specifier
+      ? `"${v.slice(0, 80)}": Claude Code's Tool(specifier) rules are not supported (forkflow allows a tool or not, and Bash runs contained in the OS sandbox): allow "${specifier[1]}" instead, or keep asking for it`
+      : 'a rule is a tool name, or a prefix ending in *',
+  });
+}));
 
 /**
  * A snapshot of the parent's last model request: everything that must be byte-identical
@@ -107,6 +123,18 @@ export type ToolFilter = z.infer<typeof toolFilterSchema>;
 export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.strictObject({
   /** The child directive: what this fork is to do. */
   prompt: z.string().min(1, 'prompt (the directive) must not be empty').max(MAX_PROMPT_CHARS, tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')).describe('The directive: what this fork is to do.'),
+  /**
+   * Seed 000's `prompt_messages`: the first turn as a list of messages (an earlier exchange,
+   * documents, images), for an agent that starts fresh (no parent, not a fork). It opens with
+   * them, and `prompt` ends the last user turn (or follows as one). A fork's first turn is its
+   * parent's conversation and its directive: refused there by name.
+   */
+  promptMessages: z
+    .array(messageParamSchema)
+    .min(1)
+    .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages (MAX_MESSAGES)`)
+    .optional()
+    .describe("Seed 000's `prompt_messages`: a fresh agent's first turn as messages (an earlier exchange, documents, images); `prompt` ends the last user turn. Refused for a fork."),
   /** The parent's cache-safe snapshot. Absent on the parent's first turn: the fork then uses its own system prompt and tools. */
   parent: cacheSafeParamsSchema.optional().describe("The parent's cache-safe snapshot (its last request's system, tools, model, thinking, messages), so the fork's prefix is byte for byte the parent's. Absent: the fork's own system prompt and tools (reported as `usedParentSnapshot: false`)."),
   /** The parent's context by reference instead (zero-copy: see src/shared/prefix.ts). */
@@ -165,15 +193,26 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   toolFilter: toolFilterSchema.default('allowAll').describe("Which tools it may use: `allowAll` (writes only inside the workspace, Bash in the sandbox), `readOnly`, or `{ kind: 'autoMem', memoryDir }` (writes only inside `memoryDir`)."),
   // ── Permission mode and containment (src/shared/permissions.ts decides per call) ──
   /**
-   * Seed 001's permission modes. `default` and `acceptEdits`: the filter's tools, writes only
-   * inside the workspace, every shell command in the OS sandbox, nothing asked. `plan`:
-   * read-only whatever the filter. `bubble`: file writes (and any shell command that could
-   * not run sandboxed) wait for a decision (update decideApproval, signal approvalDecision).
-   * `bypassPermissions`: nothing asked and Bash outside the sandbox — only with
-   * `allowBypassPermissions: true`. Sub-agents: a fork is `bubble`, a named agent takes its
-   * definition's mode (default `acceptEdits`), never looser than its parent's.
+   * Seed 001's permission modes. `acceptEdits` (when none is given): the filter's tools, writes
+   * only inside the workspace, every shell command in the OS sandbox, nothing asked. `default`:
+   * file writes and service or MCP tools not declared read-only wait for the operator's decision
+   * (update decideApproval, signal approvalDecision) unless `permissionRules.allow` names them.
+   * `plan`: read-only whatever the filter. `bubble`: asks as `default` does, the request going
+   * up (to the parent agent too, with `subAgents.parentApprovals`). `bypassPermissions`: nothing
+   * asked and Bash outside the sandbox — only with `allowBypassPermissions: true`. Sub-agents: a
+   * fork is `bubble`, a named agent takes its definition's mode (default `acceptEdits`) within
+   * its parent's (never looser).
    */
-  permissionMode: z.enum(PERMISSION_MODES).default('default').describe('`default`, `acceptEdits`, `plan` (read-only), `bubble` (file writes wait for an approval) or `bypassPermissions` (needs `allowBypassPermissions`).'),
+  permissionMode: z.enum(PERMISSION_MODES).default('acceptEdits').describe('`acceptEdits` (nothing asked), `default` (file writes and tools not declared read-only wait for the operator unless `permissionRules.allow` names them), `plan` (read-only), `bubble` (asks as `default` does, the parent agent too with `subAgents.parentApprovals`) or `bypassPermissions` (needs `allowBypassPermissions`).'),
+  /**
+   * The main rules an asking mode (`default`, `bubble`) follows: `allow` names tools (exact, or
+   * `prefix*`) that run without asking. Claude Code's `Tool(specifier)` rules are refused by
+   * name: forkflow decides per tool, and the sandbox contains what Bash does. Sub-agents inherit it.
+   */
+  permissionRules: z
+    .strictObject({ allow: z.array(permissionRuleSchema).max(200).describe('Tool names, or prefixes ending in `*`.') })
+    .optional()
+    .describe("Tools that never ask under `default` or `bubble` (`allow`: names or `prefix*`); Claude Code's `Tool(specifier)` rules are refused. Sub-agents inherit it."),
   /** The starting caller's explicit consent to `bypassPermissions` (its own, or a named sub-agent's). Sub-agents inherit it. */
   allowBypassPermissions: z.boolean().optional().describe("The caller's consent to `bypassPermissions` (required with it; lets named sub-agents use it). Sub-agents inherit it."),
   /**
@@ -197,6 +236,20 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
     .optional().describe("The OS sandbox every Bash call runs in: extra read paths, and network (none, or HTTP(S) to named hosts through the worker's proxy). Sub-agents inherit it."),
   /** Refuse Bash rather than run it outside the sandbox, even on a worker started to allow that. */
   requireSandbox: z.boolean().optional().describe('Refuse Bash rather than run it outside the sandbox, even on a worker that allows that.'),
+  /**
+   * `false`: background tasks are disabled in this tree (seed 001's DISABLE_BACKGROUND_TASKS):
+   * the Agent tool offers no `run_in_background`, every sub-agent (a fork too) runs in the
+   * foreground until it ends, and a call that can only run in the background (run_in_background,
+   * a teammate, a background Bash command) is refused by name. Sub-agents inherit it.
+   */
+  backgroundTasks: z.boolean().optional().describe('`false`: no background tasks in this tree (seed 001): no `run_in_background`, every sub-agent waited for, and a call that can only run in the background refused by name. Sub-agents inherit it.'),
+  /**
+   * Programs allowed back into a read-only or memory agent's shell (seed 000 withholds `awk`
+   * and `tee`: they can shell out or write): the classifier then allows the shapes it validates
+   * (awk without system, getline or redirects; tee only to /dev/null). It decides where Bash
+   * runs outside the OS sandbox; inside it, it only advises. Sub-agents inherit it.
+   */
+  shellPrograms: z.array(z.enum(SHELL_OPT_IN_PROGRAMS)).max(SHELL_OPT_IN_PROGRAMS.length).optional().describe("Programs allowed back into a read-only or memory agent's shell (`awk`, `tee`; withheld by default as seed 000 does): the classifier then passes only the shapes it validates. Sub-agents inherit it."),
   // ── end of permission mode and containment ──
   /** `worktree`: the fork works in its own git worktree of the workspace, kept only if it changed something. */
   isolation: z.enum(['worktree']).optional().describe('`worktree`: its own git worktree of the workspace, kept (path and branch reported) only if it changed something.'),
@@ -256,7 +309,15 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   failover: failoverInputSchema.optional().describe('Fallback providers and models for an outage of its own, when it has no `subAgents.providers` to read them from.'),
   /** Which tools it may use on top of the filter: inherit, an allow list or a deny list (object or JSON string). */
   toolAccess: toolAccessInputSchema.optional().describe("Which tools it may use on top of the filter: `{ mode: 'inherit' | 'allow_list' | 'deny_list', tools? }`, or that as a JSON string."),
-  approval: z.strictObject({ timeout: durationSchema.default('1h').describe('How long an approval request waits for a decision.'), onTimeout: z.enum(['deny', 'fail']).default('deny').describe('Then: `deny` the tool call (the model is told), or `fail` the fork (`ApprovalTimedOut`).') }).default({ timeout: '1h', onTimeout: 'deny' }).describe('Approvals of `bubble` mode: how long a request waits, and what happens then.'),
+  approval: z
+    .strictObject({
+      timeout: durationSchema.default('1h').describe('How long an approval request waits for a decision.'),
+      onTimeout: z.enum(['deny', 'fail']).default('deny').describe('Then: `deny` the tool call (the model is told), or `fail` the fork (`ApprovalTimedOut`).'),
+      /** Set by a parent in a tree with `subAgents.parentApprovals`: under `bubble` this agent's requests reach its parent agent too. */
+      toParent: z.boolean().optional().describe("Internal: set by a parent in a tree with `subAgents.parentApprovals`: under `bubble` its requests reach its parent agent too."),
+    })
+    .default({ timeout: '1h', onTimeout: 'deny' })
+    .describe('Approvals of `default` and `bubble` modes: how long a request waits, and what happens then.'),
   /**
    * Keeping the prompt cache warm while it waits (approval, message, children): `off` (5-minute
    * entries), `ttl-1h` (every breakpoint marked with the 1-hour TTL) or `keep-alive` (a minimal
@@ -334,7 +395,19 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   .refine((v) => !(v.parent && v.parentRef), { message: 'give either parent (a snapshot) or parentRef (a reference), not both', path: ['parentRef'] })
   .refine((v) => v.permissionMode !== 'bypassPermissions' || v.allowBypassPermissions === true, { message: 'bypassPermissions runs shell commands outside the OS sandbox; confirm it with allowBypassPermissions: true', path: ['permissionMode'] })
   .refine((v) => !(v.from && (v.parent || v.parentRef)), { message: 'give from (a point to resolve) or parent/parentRef, not both', path: ['from'] })
-  .refine((v) => !v.replay || v.continuation || v.parentRef || v.from, { message: 'replay needs a point to go on from: from, or parentRef', path: ['replay'] }));
+  .refine((v) => !v.replay || v.continuation || v.parentRef || v.from, { message: 'replay needs a point to go on from: from, or parentRef', path: ['replay'] })
+  .refine((v) => !v.promptMessages || !(v.parent || v.parentRef || v.from || v.continuation || v.querySource === FORK_QUERY_SOURCE), { message: "promptMessages open an agent that starts fresh; a fork's first turn is its parent's conversation and its directive (prompt): leave promptMessages out, or start a fresh agent (startAgent)", path: ['promptMessages'] })
+  .superRefine((v, ctx) => {
+    const problem = v.promptMessages ? promptMessagesProblem(v.promptMessages) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: `promptMessages start with a user message and alternate user and assistant: ${problem}`, path: ['promptMessages'] });
+  }));
+
+/** Why a list of first-turn messages cannot open a conversation (it starts with a user turn, then alternates), or undefined. */
+export function promptMessagesProblem(messages: readonly MessageParam[]): string | undefined {
+  if (messages[0]?.role !== 'user') return 'the first message is not a user message';
+  const twice = messages.findIndex((m, i) => i > 0 && messages[i - 1]!.role === m.role);
+  return twice > 0 ? `messages ${twice - 1} and ${twice} are both ${messages[twice]!.role} messages` : undefined;
+}
 
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };
@@ -351,6 +424,21 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; issues: string[
  * Validates a fork input. The parent snapshot is returned as the caller's own object, not a
  * zod copy, so its bytes reach the provider unchanged (see src/shared/anthropic.ts).
  */
+/**
+ * Why forkflow sends no sampling settings (seed 004 carries temperature/topP with a fork's
+ * generation config): the Messages API version it speaks (2026-10-21) refuses them, newer
+ * models refuse them outright, and extended thinking fixes them; they are not part of the
+ * prompt cache either. A parent snapshot's are kept as provenance only.
+ */
+export const SAMPLING_NOT_SENT =
+  'forkflow sends no sampling settings: the Messages API version it speaks (2026-10-21) refuses temperature, top_p and top_k, and extended thinking fixes them. Leave it out; steer the model with its prompt or effort instead.';
+
+/** A sampling setting a caller put on the fork input itself (refused by name, not as an unknown key). */
+function samplingAsked(raw: unknown): string | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  return ['temperature', 'topP', 'topK', 'top_p', 'top_k'].find((k) => Object.prototype.hasOwnProperty.call(raw, k));
+}
+
 export function validateForkInput(raw: unknown): Validated<ForkInput> {
   // Before zod and before anything hashes it: an input its worker could not decode, or past
   // the limits (src/shared/limits.ts), is refused whole.
@@ -358,6 +446,8 @@ export function validateForkInput(raw: unknown): Validated<ForkInput> {
   if (typeof prompt === 'string' && prompt.length > MAX_PROMPT_CHARS) return { ok: false, issues: [`prompt: ${tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')}`] };
   const refused = undecodableReason(raw) ?? jsonLimitIssue(raw, INPUT_LIMITS, 'the forkWorkflow input');
   if (refused) return { ok: false, issues: [`(input): ${refused}`] };
+  const sampling = samplingAsked(raw);
+  if (sampling) return { ok: false, issues: [`${sampling}: ${SAMPLING_NOT_SENT}`] };
   const parsed = forkInputSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
   const parent = (raw as { parent?: CacheSafeParams }).parent;

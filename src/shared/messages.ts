@@ -16,6 +16,7 @@ import { treeTokenSchema, type AdmitRequest, type AdmitResult, type ChargeReques
 import { schemaOnce } from './schema-once';
 import { structuredMessageSchema } from './team';
 import type { RouteRequest, RouteResult } from './team-ledger';
+import type { PermissionRequest } from './parent-approvals';
 
 export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => z.strictObject({
   message: z.string().min(1, 'message must not be empty').max(200_000),
@@ -143,6 +144,8 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 export const decideApprovalUpdate = defineUpdate<{ requestId: string; outcome: 'approved' | 'denied' }, [ApprovalDecision]>('decideApproval');
 /** The same decision as a signal, for senders that cannot wait for an update (other workflows). */
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+/** Internal: a `bubble` child's request for its parent agent's decision (src/shared/parent-approvals.ts), sent by the child; validated by the parent, queued to its model. */
+export const permissionRequestSignal = defineSignal<[PermissionRequest]>('permissionRequest');
 
 /**
  * Internal: the tree ledger (src/shared/tree-ledger.ts), served by a tree's root. Sub-agents reach it

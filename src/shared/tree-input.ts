@@ -69,8 +69,20 @@ export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.
   spawnControls: z.boolean().optional().describe("The Agent call may set its child's `budget`, `tool_access` and `budget_policy`, never beyond the caller's own."),
   /** The ListAgents tool (src/shared/agent-list.ts) is offered. Absent: the tools stay as they were. */
   listAgents: z.boolean().optional().describe('Offer the ListAgents tool.'),
-  /** How long an idle teammate waits for a message before it ends (its lead's shutdown request ends it sooner). */
-  teammateIdle: durationSchema.default('30m').describe('How long an idle teammate waits for a message before it ends.'),
+  /**
+   * A `bubble` sub-agent's permission requests reach its parent agent too, whose model answers
+   * them with the AnswerApproval tool (src/shared/parent-approvals.ts); operators still may.
+   * Absent: requests go to operators only, and the tools stay as they were.
+   */
+  parentApprovals: z.boolean().optional().describe("A `bubble` sub-agent's permission requests reach its parent agent too, which answers them with the AnswerApproval tool; operators still may."),
+  /** How long an idle teammate (or a host_mode sub-agent) waits for a message before it ends (its lead's shutdown request ends it sooner). */
+  teammateIdle: durationSchema.default('30m').describe('How long an idle teammate (or a `host_mode` sub-agent) waits for a message before it ends.'),
+  /**
+   * The Agent tool takes `host_mode` (seed 002): a sub-agent that stays alive after its task,
+   * waiting for messages, until it has been idle for `teammateIdle` or is stopped. Absent: the
+   * Agent tool's bytes stay as they were (and `host_mode` is an unknown key).
+   */
+  hostMode: z.boolean().optional().describe("The Agent tool takes `host_mode` (seed 002): a sub-agent that stays for messages after its task, until it has been idle for `teammateIdle` or is stopped."),
   keepCompleted: z.number().int().min(1).max(10_000).default(256).describe('Completed children kept on record.'),
 }));
 export type SubAgentsConfig = z.output<typeof subAgentsSchema>;

@@ -5,11 +5,12 @@
  * the child streams its text into the page while its call is still in flight, and once it
  * is done the page's text equals its result. The page is served by a real `forkflow serve`
  * process; the worker and the offline model run in this process (test/kit/env.ts). A
- * full-page screenshot of each step lands in test-artifacts/.
+ * full-page screenshot of each step lands in test-artifacts/, and the time the 31-agent tree's
+ * pictures took to draw in test-artifacts/web-view-render.json (printed too; npm run bench:web).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ForkHandle, ForkResult } from '../../src/client';
@@ -330,6 +331,8 @@ test('a 30-agent tree: a graph whose edges say how each child started, a timelin
   const wall = Date.now() - loading;
   const drawn = await drawTimes(page);
   console.log(`web-view: a ${TREE_SIZE + 1}-agent tree drawn after a reload in ${wall} ms (graph ${drawn.graph} ms, bars ${drawn.bars} ms, timeline ${drawn.timeline} ms after navigation)`);
+  // Kept beside the screenshots, for whoever compares runs (a figure, not a threshold).
+  writeFileSync(join(artifacts, 'web-view-render.json'), `${JSON.stringify({ agents: TREE_SIZE + 1, wallMs: wall, sinceNavigationMs: drawn }, null, 2)}\n`);
   const edges = (await graphOnPage(page)).filter((b) => b.edge);
   expect(edges.find((b) => b.agentId === branch.agentId)?.edge).toEqual({ kind: 'from-turn', label: 'from turn 1' });
   expect(await text('#fact-tree')).toBe(`${treeId} · ${TREE_SIZE} agent(s) · ${TREE_SIZE} completed`);

@@ -14,6 +14,7 @@ const READERS: Record<string, string> = {
   serve: '`forkflow serve`',
   gateway: '`forkflow gateway`',
   compose: '`docker-compose.yml`',
+  stack: '`npm run stack`',
   tests: 'the tests',
 };
 

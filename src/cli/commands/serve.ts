@@ -10,7 +10,8 @@ import { Client, Connection } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
-import { forkflowSettings, hostQueueOf, modelQueueSettings } from '../../worker/config';
+import { forkflowSettings, hostQueueOf, modelQueueSettings, workspaceRootsOf } from '../../worker/config';
+import { InvalidConsentError, operatorConsent } from '../../worker/consent';
 import { forkflowDataConverter, plaintextNotice } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
 import { preferredPort } from '../../worker/dev-server';
@@ -62,6 +63,19 @@ export async function withMetricsErrors<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (isInvalidMetricsAddress(err)) throw new CliError(err.message, EXIT.usage);
     if (isRuntimeInstallError(err)) throw new CliError(err.message, EXIT.failure);
+    throw err;
+  }
+}
+
+/** A repeatable option's values. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** The operator's consent from flags and environment; a bad setting is a usage error that names it. */
+function consentOrExit(flags: { mcpCommand?: string[]; agentDir?: string[]; allowBypassPermissions?: boolean }, roots: string[]) {
+  try {
+    return operatorConsent({ mcpCommands: flags.mcpCommand, agentDirs: flags.agentDir, allowBypassPermissions: flags.allowBypassPermissions }, roots);
+  } catch (err) {
+    if (err instanceof InvalidConsentError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
 }
@@ -122,7 +136,10 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--model-queue <name>', "also serve this model queue (model calls of forks that name it in modelQueue; default FORKFLOW_MODEL_QUEUE)")
     .option('--model-rate <per-minute>', 'the model requests per minute the server hands out on the model queue, across every worker (default FORKFLOW_MODEL_REQUESTS_PER_MINUTE)')
     .option('--allow-unsandboxed', 'where the OS sandbox cannot start, run Bash without it (read-only forks behind the classifier alone) instead of refusing it (FORKFLOW_ALLOW_UNSANDBOXED=1)')
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean }) => {
+    .option('--mcp-command <rule>', 'a stdio MCP command start inputs may make this worker run, e.g. "/usr/bin/node /opt/mcp/server.js ..." (repeatable; added to FORKFLOW_MCP_COMMANDS; docs/security-model.md)', collect)
+    .option('--agent-dir <dir>', 'agent definitions whose stdio MCP servers this worker starts as written there; never a directory forks can write (repeatable; added to FORKFLOW_AGENT_DIRS)', collect)
+    .option('--allow-bypass-permissions', 'agents in bypassPermissions mode (their starter set allowBypassPermissions) run Bash outside the OS sandbox; otherwise refused (FORKFLOW_ALLOW_BYPASS_PERMISSIONS=1)')
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean; mcpCommand?: string[]; agentDir?: string[]; allowBypassPermissions?: boolean }) => {
       // Read by the sandbox probe, which runs when the first worker is created.
       if (flags.allowUnsandboxed) process.env.FORKFLOW_ALLOW_UNSANDBOXED = '1';
       const settings = forkflowSettings();
@@ -137,6 +154,9 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       if (!deploymentName !== !buildId) throw new CliError('Worker Versioning needs both a deployment name and a build id (--deployment and --build-id, or FORKFLOW_DEPLOYMENT_NAME and FORKFLOW_BUILD_ID)', EXIT.usage);
       const deployment = deploymentName && buildId ? { name: deploymentName, buildId } : undefined;
       const taskQueue = globals().taskQueue ?? settings.taskQueue;
+      // Before anything connects: a bad consent setting is a usage error.
+      const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
+      const consent = consentOrExit(flags, workspaceRootsOf(envSetting(process.env, 'FORKFLOW_WORKSPACE_ROOTS'), workspaceRoot));
       const hostId = flags.host ?? settings.hostId;
       let hostQueue: string | undefined;
       try {
@@ -161,9 +181,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       // Every worker of this process shares one connection, client, converter and model client.
       const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
       const anthropic = createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl });
-      const providers = createProviderClients(providersFromEnv(), anthropic);
-      const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
-      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, providers, modelGateway: settings.modelGateway, workspaceRoot });
+      const providers = createProviderClients(providersFromEnv(), anthropic, process.env, settings.modelGateway ? { gateway: settings.modelGateway } : {});
+      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, providers, modelGateway: settings.modelGateway, workspaceRoot, consent });
       const workers = [
         await createForkflowWorker({
           ...on(taskQueue),

@@ -170,8 +170,8 @@ async function route(req: IncomingMessage, res: ServerResponse, o: Served, url: 
   switch (url.pathname) {
     case '/api/agents': {
       const q = parsed(parseQuery(agentsQuerySchema, url.searchParams));
-      const agents = await f.list({ ...(q.scope === 'running' ? { query: "ExecutionStatus = 'Running'" } : {}), limit: q.limit });
-      return json(res, 200, { agents: await withLiveCounters(f.temporal, agents) });
+      const rows = await f.list({ ...(q.scope === 'running' ? { query: "ExecutionStatus = 'Running'" } : {}), limit: q.limit });
+      return json(res, 200, { agents: await withLiveCounters(rows, (id) => f.status(id)) });
     }
     case '/api/status': {
       const q = parsed(parseQuery(agentQuerySchema, url.searchParams));

@@ -34,8 +34,10 @@ export interface ShellSandboxContext {
   bypass?: boolean;
   /** Legacy opt-in of a workspace fork (`sandbox: { network: false }`); every call is sandboxed now. */
   workspace?: boolean;
-  /** Further directories a writing call may write (a worktree's git directory). */
+  /** Further directories a writing call may write (what a worktree's commits need of its git directory). */
   writableExtra?: readonly string[];
+  /** Paths inside those that stay read-only (where git finds the repository, its alternates). */
+  readOnlyExtra?: readonly string[];
   limits?: SandboxLimits;
   /** Hosts the fork's calls may reach over HTTP(S) through the proxy; absent: no network. */
   network?: NetworkAllowance;
