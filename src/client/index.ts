@@ -21,6 +21,8 @@ import { snapshotCompactionFor, type SnapshotCompaction, type SnapshotRecord } f
 import { viewMessages } from '../shared/context/view';
 import { conversationPages, prefixRefFrom } from './conversation';
 import { decideApproval, deliverMessage, resolveAgent, treeOf, watchStatus, type TreeView } from './tree';
+import { graphOf, type TreeGraph } from './graph';
+import { timelineOf, type AgentTimeline } from './timeline';
 import { requestContextQuery, sendMessageSchema, statusQuery, type SendMessageArgs } from '../shared/messages';
 import type { ForkResult, ForkStatus } from '../shared/status';
 import { firstLine } from '../shared/text';
@@ -48,6 +50,8 @@ export { isStorageConfigError, StorageConfigError } from '../payloads/storage';
 export { PayloadDecryptionError } from '../payloads/codec';
 export type { AgentRow } from './rows';
 export type { TreeView } from './tree';
+export type { GraphNode, NodeCounters, StartEdge, StartKind, TreeGraph } from './graph';
+export type { AgentTimeline, Lane, SpanCounts, SpanKind, SpanOutcome, TimelineMark, TimelineSpan } from './timeline';
 export type { CacheSafeParams, ForkInputJson } from '../shared/fork-input';
 export type { PrefixRef } from '../shared/prefix';
 export type { ForkResult, ForkStatus } from '../shared/status';
@@ -287,6 +291,24 @@ export class ForkflowClient {
   /** Every agent of a tree with counts by state (visibility). */
   tree(rootId: string): Promise<TreeView> {
     return this.outage.read('tree', () => treeOf(this.temporal, rootId));
+  }
+
+  /**
+   * A tree as a graph: every member and the forks from points of them, each with how it was
+   * started (fork, named, general, teammate, from a past turn; remote) and its live counters
+   * (the root's ledger, else its own status while open, else visibility).
+   */
+  graph(rootId: string): Promise<TreeGraph> {
+    return this.outage.read('graph', () => graphOf(this.temporal, rootId));
+  }
+
+  /**
+   * An agent's current run as spans (turns, model calls, tool calls, sub-agents, waits,
+   * compactions, keep-alives; batched and failover calls marked) and marks (messages,
+   * approvals), read from its history; only event summaries are decoded.
+   */
+  timeline(agentId: string, opts: { runId?: string } = {}): Promise<AgentTimeline> {
+    return this.outage.read('timeline', () => timelineOf(this.temporal, agentId, opts));
   }
 
   /** An agent's status each time it changes, until it closes (each look rides out an outage). */

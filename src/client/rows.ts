@@ -19,6 +19,8 @@ export interface AgentRow {
   querySource?: string;
   /** Temporal's own execution status (RUNNING, COMPLETED, FAILED, ...). */
   temporalStatus: string;
+  /** The task queue its workflow runs on (a remote sub-agent's is its tree's remote queue). */
+  taskQueue?: string;
   startTime: string;
   closeTime?: string;
   turns?: number;
@@ -56,6 +58,7 @@ export function toAgentRow(info: WorkflowExecutionInfo): AgentRow {
     rootId: sa.get(SA.rootId),
     querySource: sa.get(SA.querySource),
     temporalStatus: info.status.name,
+    taskQueue: info.taskQueue,
     startTime: info.startTime.toISOString(),
     closeTime: info.closeTime?.toISOString(),
     turns: sa.get(SA.turns),

@@ -121,12 +121,18 @@ export interface TreeView {
   usage?: { perAgent: NonNullable<ForkStatus['perAgent']>; total: ForkStatus['tree']; budget?: ForkStatus['treeBudget'] };
 }
 
-/** Every agent of a tree (from visibility) with counts by state, and its usage from the root's ledger. */
-export async function treeOf(client: Client, rootId: string): Promise<TreeView> {
+/** Every agent of a tree (from visibility) with counts by state. */
+export async function membersOf(client: Client, rootId: string): Promise<Pick<TreeView, 'agents' | 'counts'>> {
   const agents: AgentRow[] = [];
   for await (const info of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.fork}' AND ForkRootId = ${quote(rootId)}` })) agents.push(toAgentRow(info));
   const counts: Record<string, number> = { running: 0, completed: 0, failed: 0, killed: 0, timeout: 0, idle: 0, awaiting_approval: 0 };
   for (const a of agents) counts[a.state ?? 'unknown'] = (counts[a.state ?? 'unknown'] ?? 0) + 1;
+  return { agents, counts };
+}
+
+/** Every agent of a tree (from visibility) with counts by state, and its usage from the root's ledger. */
+export async function treeOf(client: Client, rootId: string): Promise<TreeView> {
+  const { agents, counts } = await membersOf(client, rootId);
   // The ledger is exact where visibility lags; a root that cannot answer (no worker) leaves it out.
   const status = await client.workflow
     .getHandle(rootId)

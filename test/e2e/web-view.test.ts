@@ -5,18 +5,22 @@
  * the child streams its text into the page while its call is still in flight, and once it
  * is done the page's text equals its result. The page is served by a real `forkflow serve`
  * process; the worker and the offline model run in this process (test/kit/env.ts). A
- * full-page screenshot of each step lands in test-artifacts/.
+ * full-page screenshot of each step lands in test-artifacts/, and the time the 31-agent tree's
+ * pictures took to draw in test-artifacts/web-view-render.json (printed too; npm run bench:web).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ForkHandle, ForkResult } from '../../src/client';
+import { totalTokens } from '../../src/shared/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { installChromium, INSTALL_TIMEOUT_MS, launchChromium, type Browser } from '../kit/chromium';
 import { forkflowArgs } from '../kit/processes';
+import { checkResume, type Relayed } from '../kit/sse-read';
 import { agentStep, script } from '../kit/tree';
+import { barsOnPage, BUDGET, countBy, drawTimes, EXPECTED_EDGES, EXPECTED_LABELS, graphOnPage, ROOT_PROMPT, settled, SUB_AGENTS, timelineOnPage, TREE_SIZE, WRAP_UP, type GraphBox } from '../kit/web-tree';
 import { waitFor } from '../kit/wait';
 
 const root = join(__dirname, '..', '..');
@@ -46,6 +50,7 @@ let loginUrl: string;
 /** The same token, for this process's own requests. */
 let auth: Record<string, string>;
 let rootAgent: ForkHandle | undefined;
+let treeAgent: ForkHandle | undefined;
 let browser: Browser;
 let page: Page;
 let resumeCheck: Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> | undefined;
@@ -87,6 +92,7 @@ afterAll(async () => {
   // The root ends on its own once its child reported; cancelled in case a failure left it
   // waiting (cancelling a closed agent fails, harmlessly).
   await rootAgent?.cancel().catch(() => undefined);
+  await treeAgent?.cancel().catch(() => undefined);
   if (serve && serve.exitCode === null) {
     const exited = once(serve, 'exit');
     serve.kill('SIGTERM');
@@ -120,13 +126,14 @@ test('the page lists the tree with states and usage, streams the child’s text 
     await childRow.locator('.state').getByText('running', { exact: true }).waitFor();
     await childRow.locator('.label').getByText('streamer', { exact: true }).waitFor();
     await rootRow.locator('.label').first().getByText(label, { exact: true }).waitFor();
-    // Visibility reports usage at turn ends: none yet while the child's first call runs.
+    // Live counters (src/cli/web/live-rows.ts, from the root's ledger): none yet while the
+    // child's first call runs.
     expect(await childRow.locator('.usage').textContent()).toBe('0 turns · 0 tokens');
   } finally {
     await shot('list');
   }
   // Checked in the next test; it must subscribe while the child runs.
-  resumeCheck = checkResume();
+  resumeCheck = checkResume(`${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`, auth);
   void resumeCheck.catch(() => undefined);
 
   await childRow.getByRole('button', { name: childId, exact: true }).click();
@@ -143,6 +150,21 @@ test('the page lists the tree with states and usage, streams the child’s text 
   expect(REPLY.startsWith(partial)).toBe(true);
   expect(partial.length).toBeLessThan(REPLY.length);
   expect(inFlight).toBe(true);
+  // The root, waiting on its child, shows its turns and tokens so far while visibility still
+  // has nothing for it (written when it leaves running).
+  const rootUsage = rootRow.locator('.usage').first();
+  const ledgerLine = async () => {
+    const n = (await h.forkflow.tree(rootId)).usage!.perAgent.find((a) => a.agentId === rootId)!;
+    return `${n.turns} turn${n.turns === 1 ? '' : 's'} · ${totalTokens(n.usage).toLocaleString('en-US')} tokens`;
+  };
+  // The row follows the ledger within a refresh (the root may be between turns when first read).
+  const shown = await waitFor(async () => {
+    const [want, got] = [await ledgerLine(), await rootUsage.textContent()];
+    return want === got ? got : undefined;
+  }, 'the root’s row to show its ledger’s counters', 30_000);
+  expect(shown).toMatch(/^[1-9]\d* turns? · [1-9][\d,]* tokens$/);
+  expect(await rootUsage.getAttribute('data-source')).toBe('ledger');
+  expect((await h.forkflow.list({ query: `WorkflowId = '${rootId}'` }))[0]?.turns).toBeUndefined();
 
   const result: ForkResult = await h.forkflow.result(childId);
   expect(result).toMatchObject({ status: 'completed', text: REPLY });
@@ -242,53 +264,80 @@ async function whyNotEnded(): Promise<string> {
   return [`page stream status "${status}", page error "${error}"`, `this process's stream of the child${signal.aborted ? ' (cut at 10 s)' : ''}: ${direct.join(' ') || 'nothing'}`, `forkflow serve printed: ${serveOut.slice(-2000) || 'nothing'}`].join('\n');
 }
 
-type Relayed = { seq: number; type: string };
+test('a 30-agent tree: a graph whose edges say how each child started, a timeline, token bars; every counter equals tree()’s, live and at the end', async () => {
+  const treeId = `web-tree-${suffix}`;
+  treeAgent = await h.forkflow.startAgent({ agentId: treeId, forkLabel: 'web-tree', prompt: ROOT_PROMPT, subAgents: SUB_AGENTS, budget: BUDGET });
+  await page.goto(`${viewUrl}/#${new URLSearchParams({ agent: treeId }).toString()}`);
+  await waitFor(() => settled(h.forkflow, treeId), 'the tree to settle (all but the root and its teammates done)', 240_000);
 
-/**
- * Reads the stream endpoint until the relay closes it (after the agent's `done`), calling
- * `onEvent` as each event arrives. Every frame's `id` must be its event's seq.
- */
-async function readSse(url: string, headers: Record<string, string>, onEvent: (e: Relayed) => void = () => undefined): Promise<Relayed[]> {
-  const res = await fetch(url, { headers });
-  expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
-  const events: Relayed[] = [];
-  let buffer = '';
-  let ended = false;
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      if (frame === 'event: end\ndata: {}') ended = true;
-      if (!frame.startsWith('id: ')) continue;
-      const [idLine, dataLine] = frame.split('\n');
-      const event = JSON.parse(dataLine!.slice('data: '.length)) as Relayed;
-      expect(idLine).toBe(`id: ${event.seq}`);
-      events.push(event);
-      onEvent(event);
-    }
-  }
-  expect(ended).toBe(true);
-  return events;
-}
+  // Settled: nothing changes until WRAP_UP. Every counter the page shows must be the ledger's.
+  const live = await h.forkflow.tree(treeId);
+  const ledger = new Map(live.usage!.perAgent.map((n) => [n.agentId, n]));
+  const expected = (states: Map<string, string | undefined>) => [...ledger.values()].map((n): GraphBox => ({ agentId: n.agentId, state: states.get(n.agentId) ?? '?', turns: n.turns, tokens: totalTokens(n.usage), source: 'ledger' })).sort(byId);
+  const boxes = async () => (await graphOnPage(page)).map(({ edge: _edge, ...box }) => box).sort(byId);
+  const want = expected(new Map(live.agents.map((a) => [a.agentId, a.state])));
+  expect(want).toHaveLength(TREE_SIZE);
+  // The list: the root still runs, so visibility has no counters for it; its row reads the ledger's.
+  const rootLedger = ledger.get(treeId)!;
+  expect(rootLedger.turns).toBeGreaterThan(1);
+  const rootUsage = page.locator('#agents li').filter({ has: page.getByRole('button', { name: treeId, exact: true }) }).locator('.usage').first();
+  await rootUsage.getByText(`${rootLedger.turns} turns · ${totalTokens(rootLedger.usage).toLocaleString('en-US')} tokens`, { exact: true }).waitFor();
+  expect((await h.forkflow.list({ query: `WorkflowId = '${treeId}'` }))[0]?.turns).toBeUndefined();
+  // The graph: 30 boxes, each with the ledger's turns and tokens and visibility's state; the edges
+  // say how each child was started.
+  await waitFor(async () => JSON.stringify(await boxes()) === JSON.stringify(want), 'the graph to show the settled tree', 30_000).catch(() => undefined);
+  expect(await boxes()).toEqual(want);
+  const graph = await graphOnPage(page);
+  expect(countBy(graph, (b) => b.edge?.kind ?? 'root')).toEqual({ root: 1, ...EXPECTED_EDGES });
+  expect(countBy(graph.filter((b) => b.edge), (b) => b.edge!.label)).toEqual(EXPECTED_LABELS);
+  // The bars: the tree's total and each agent's, by kind, with the ledger's cost.
+  const bars = await barsOnPage(page);
+  const total = live.usage!.total;
+  expect(bars[0]).toMatchObject({ agentId: '', tokens: totalTokens(total.usage), cost: total.costUsd, input: total.usage.inputTokens, cacheRead: total.usage.cacheReadInputTokens, cacheWrite: total.usage.cacheCreationInputTokens, output: total.usage.outputTokens });
+  expect(bars[0]!.text).toBe(`${totalTokens(total.usage).toLocaleString('en-US')} tok · $${total.costUsd.toFixed(4)}`);
+  expect(bars.slice(1).map((b) => [b.agentId, b.tokens, b.cost, b.input, b.cacheRead, b.cacheWrite, b.output]).sort()).toEqual(
+    [...ledger.values()].map((n) => [n.agentId, totalTokens(n.usage), n.costUsd, n.usage.inputTokens, n.usage.cacheReadInputTokens, n.usage.cacheCreationInputTokens, n.usage.outputTokens]).sort(),
+  );
+  // The root's timeline: a model call per turn, its Glob, its nine sub-agents, and the wait it is in.
+  const timeline = await waitFor(async () => {
+    const t = await timelineOnPage(page);
+    return (t.spans.wait ?? 0) > 0 && t.spans.model === rootLedger.turns ? t : undefined;
+  }, 'the root’s timeline with its wait', 30_000);
+  expect(timeline.spans).toMatchObject({ turn: rootLedger.turns, model: rootLedger.turns, tool: 1, child: 9 });
+  expect(timeline.marks['child-report']).toBeGreaterThan(0);
+  await shot('tree-live');
 
-/**
- * While the child runs: one subscriber from the start, and a second that reconnects as a
- * browser does, with the seq of the first one's third event as its Last-Event-ID.
- */
-async function checkResume(): Promise<{ first: Relayed[]; resumed: Relayed[]; after: number }> {
-  const url = `${viewUrl}/api/stream?agent=${encodeURIComponent(childId)}`;
-  // The cut: the first text delta, so that the rest of the reply (more deltas, paced) follows it.
-  let cut!: (seq: number) => void;
-  const cutSeq = new Promise<number>((resolve) => (cut = resolve));
-  const seen: Relayed[] = [];
-  const first = readSse(url, auth, (e) => {
-    seen.push(e);
-    if (e.type === 'text-delta' && seen.filter((s) => s.type === 'text-delta').length === 1) cut(e.seq);
-  });
-  const after = await Promise.race([cutSeq, first.then(() => Promise.reject(new Error(`the stream ended after ${seen.length} events, none a text delta`)))]);
-  const resumed = readSse(url, { ...auth, 'Last-Event-ID': String(after) });
-  return { first: await first, resumed: await resumed, after };
-}
+  // The end: the teammates shut down, the root finishes; then a fork from its turn 1.
+  await h.forkflow.sendMessage(treeId, { message: WRAP_UP, summary: 'wrap up' });
+  expect(await treeAgent.result()).toMatchObject({ status: 'completed', text: 'all done' });
+  const branch = await h.forkflow.forkFrom(treeId, { prompt: '@reply branched', forkLabel: 'branch' }, { atTurn: 1 });
+  const branched = await branch.result();
+  expect(branched).toMatchObject({ status: 'completed', text: 'branched' });
+  // What `forkflow tree` prints (--json): the tree, and the forks from points of its agents.
+  const [done, forks] = await Promise.all([h.forkflow.tree(treeId), h.forkflow.forksOf([treeId])]);
+  expect(forks.map((f) => [f.agentId, f.parentTurn])).toEqual([[branch.agentId, 1]]);
+  const finalLedger = new Map(done.usage!.perAgent.map((n) => [n.agentId, n]));
+  const wantDone = [
+    ...[...finalLedger.values()].map((n): GraphBox => ({ agentId: n.agentId, state: 'completed', turns: n.turns, tokens: totalTokens(n.usage), source: 'ledger' })),
+    { agentId: branch.agentId, state: forks[0]!.state!, turns: forks[0]!.turns!, tokens: totalTokens(branched.usage), source: 'visibility' },
+  ].sort(byId);
+  expect(done.counts).toMatchObject({ completed: TREE_SIZE, running: 0 });
+  // Measured from a fresh load of the page on the finished tree: when each picture was first drawn.
+  const loading = Date.now();
+  await page.reload();
+  await waitFor(async () => JSON.stringify(await boxes()) === JSON.stringify(wantDone), 'the graph of the finished tree', 30_000).catch(() => undefined);
+  expect(await boxes()).toEqual(wantDone);
+  await page.locator('#timeline .span').first().waitFor();
+  const wall = Date.now() - loading;
+  const drawn = await drawTimes(page);
+  console.log(`web-view: a ${TREE_SIZE + 1}-agent tree drawn after a reload in ${wall} ms (graph ${drawn.graph} ms, bars ${drawn.bars} ms, timeline ${drawn.timeline} ms after navigation)`);
+  // Kept beside the screenshots, for whoever compares runs (a figure, not a threshold).
+  writeFileSync(join(artifacts, 'web-view-render.json'), `${JSON.stringify({ agents: TREE_SIZE + 1, wallMs: wall, sinceNavigationMs: drawn }, null, 2)}\n`);
+  const edges = (await graphOnPage(page)).filter((b) => b.edge);
+  expect(edges.find((b) => b.agentId === branch.agentId)?.edge).toEqual({ kind: 'from-turn', label: 'from turn 1' });
+  expect(await text('#fact-tree')).toBe(`${treeId} · ${TREE_SIZE} agent(s) · ${TREE_SIZE} completed`);
+  expect((await barsOnPage(page))[0]).toMatchObject({ tokens: totalTokens(done.usage!.total.usage), cost: done.usage!.total.costUsd });
+  await shot('tree-done');
+}, 420_000);
+
+const byId = (a: { agentId: string }, b: { agentId: string }) => a.agentId.localeCompare(b.agentId);

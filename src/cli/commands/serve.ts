@@ -207,7 +207,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
 
   program
     .command('serve')
-    .description("serve the web view: running agents as a tree with live states and usage, and the selected agent's text as it streams")
+    .description("serve the web view: agents as a tree with live states and counters; the selected agent's tree as a graph, its timeline, token and cost bars, and its text as it streams")
     .option('--ip <ip>', 'address to listen on (beyond loopback: a loud warning)', '127.0.0.1')
     .option('--port <port>', 'port (0: a free one)', portOption, DEFAULT_WEB_PORT)
     .option('--allow-host <name>', 'another name it answers to in the Host header, e.g. a DNS name in front of it (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])

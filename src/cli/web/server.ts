@@ -2,9 +2,12 @@
  * The web view `forkflow serve` runs: a static page (web/) and the endpoints it calls.
  *
  *   GET /api/agents?scope=running|all&limit=N   agents from visibility (the page builds the tree),
- *                                               running ones with live counters (live-rows.ts)
+ *                                               a running one's counters live (live-rows.ts)
  *   GET /api/status?agent=ID                    one agent's live status (the `status` query)
  *   GET /api/tree?root=ID                       a tree's members, counts and ledger usage
+ *   GET /api/graph?agent=ID                     the agent's tree as a graph: members, forks from
+ *                                               their points, how each was started, live counters
+ *   GET /api/timeline?agent=ID                  the agent's current run as spans (its history)
  *   GET /api/stream?agent=ID[&fromSeq=N]        Server-Sent Events: the agent's stream events,
  *                                               each with `id: <seq>`; a reconnect resumes
  *                                               after its `Last-Event-ID`
@@ -30,6 +33,7 @@ import { bearerOf, hostAllowed, hostNamesFor, tokenMatches, TOKEN_PATTERN } from
 import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema, treeQuerySchema } from './params';
 import { staticFile, WEB_DIR } from './static';
 import { withLiveCounters } from './live-rows';
+import { rootOf } from '../../client/graph';
 import { sseFrame, type StreamSource } from './sse';
 
 /** `forkflow serve`'s port (the dev server's Web UI is on 8233, the codec server on 8234). */
@@ -176,6 +180,15 @@ async function route(req: IncomingMessage, res: ServerResponse, o: Served, url: 
     case '/api/tree': {
       const q = parsed(parseQuery(treeQuerySchema, url.searchParams));
       return json(res, 200, await f.tree(q.root));
+    }
+    case '/api/graph': {
+      // By any agent of the tree: the page need not wait for a status to learn the root.
+      const q = parsed(parseQuery(agentQuerySchema, url.searchParams));
+      return json(res, 200, await f.graph(await rootOf(f.temporal, q.agent)));
+    }
+    case '/api/timeline': {
+      const q = parsed(parseQuery(agentQuerySchema, url.searchParams));
+      return json(res, 200, await f.timeline(q.agent));
     }
     case '/api/stream':
       return relay(req, res, o, url);

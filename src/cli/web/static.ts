@@ -9,11 +9,14 @@ import { join } from 'node:path';
 /** `web/` at the package root: the same depth from src/cli/web (tsx, jest) and lib/cli/web (built). */
 export const WEB_DIR = join(__dirname, '..', '..', '..', 'web');
 
+/** The page's ES modules, each owning one part of it (web/app.js wires them together). */
+export const SCRIPTS = ['app.js', 'dom.js', 'list.js', 'detail.js', 'stream.js', 'graph.js', 'timeline.js', 'bars.js'] as const;
+
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+  ...Object.fromEntries(SCRIPTS.map((file) => [`/${file}`, { file, type: 'text/javascript; charset=utf-8' }])),
 };
 
 export interface StaticFile {

@@ -7,11 +7,14 @@
  * behind the server points at a closed port and is never reached, because every request
  * here is refused before the server asks Temporal anything.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../../src/client';
 import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema } from '../../../src/cli/web/params';
 import { startWebView, WebViewConfigError, type WebView } from '../../../src/cli/web/server';
+import { SCRIPTS, WEB_DIR } from '../../../src/cli/web/static';
 import { hostAllowed, hostNamesFor } from '../../../src/payloads/endpoint-guard';
 
 const q = (s: string) => new URLSearchParams(s);
@@ -112,15 +115,27 @@ describe('the server refuses bad requests before asking Temporal', () => {
     });
   }
 
-  test('the page and its two files, with a policy that allows no inline or foreign code', async () => {
+  test('the page and its files (a style sheet, ES modules by what they draw), with a policy that allows no inline or foreign code', async () => {
     const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.body).toContain('<script type="module" src="/app.js"></script>');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    expect((await get('/app.js')).headers['content-type']).toBe('text/javascript; charset=utf-8');
+    for (const script of SCRIPTS) {
+      const res = await get(`/${script}`);
+      expect([script, res.status, res.headers['content-type']]).toEqual([script, 200, 'text/javascript; charset=utf-8']);
+    }
     expect((await get('/style.css')).headers['content-type']).toBe('text/css; charset=utf-8');
+  });
+
+  test('every module the page imports is in the table, and every one in the table exists', () => {
+    const imported = new Set(['app.js']);
+    for (const script of SCRIPTS) {
+      const text = readFileSync(join(WEB_DIR, script), 'utf8');
+      for (const m of text.matchAll(/^import [^;]+ from '\.\/([\w-]+\.js)';$/gm)) imported.add(m[1]!);
+    }
+    expect([...imported].sort()).toEqual([...SCRIPTS].sort());
   });
 
   test('no request path names a file outside the table', async () => {
@@ -133,7 +148,7 @@ describe('the server refuses bad requests before asking Temporal', () => {
 
   test('every endpoint wants the token: none, a wrong one or a forged cookie is 401; the page itself holds no data', async () => {
     for (const headers of [{}, { authorization: 'Bearer not-the-token-at-all' }, { cookie: `forkflow_web_${port}=${'0'.repeat(64)}` }, { cookie: `forkflow_web_${port}=${TOKEN}` }] as Record<string, string>[]) {
-      for (const path of ['/api/agents', '/api/status?agent=a', '/api/tree?root=a', '/api/stream?agent=a']) {
+      for (const path of ['/api/agents', '/api/status?agent=a', '/api/tree?root=a', '/api/graph?agent=a', '/api/timeline?agent=a', '/api/stream?agent=a']) {
         const res = await get(path, { headers });
         expect([path, res.status]).toEqual([path, 401]);
         expect((JSON.parse(res.body) as { error: string }).error).toMatch(/not signed in/);
@@ -180,6 +195,10 @@ describe('the server refuses bad requests before asking Temporal', () => {
     [`/api/status?agent=${'x'.repeat(201)}`, 'agent: must be at most 200 characters long'],
     ['/api/tree?root=x%27%20OR%20%27a%27%3D%27a', 'root: must be printable, without quotes or backslashes'],
     ['/api/tree?root=x%5C', 'root: must be printable, without quotes or backslashes'],
+    ['/api/graph?agent=x%27%20OR%20%27a%27%3D%27a', 'agent: must be printable, without quotes or backslashes'],
+    ['/api/graph?root=r', 'agent: is missing; query: has fields forkflow does not accept here: root'],
+    ['/api/timeline?agent=a&runId=r', 'query: has fields forkflow does not accept here: runId'],
+    [`/api/timeline?agent=${'x'.repeat(201)}`, 'agent: must be at most 200 characters long'],
     ['/api/stream?agent=%0D%0Aid%3A%209', 'agent: must be printable, without quotes or backslashes'],
     ['/api/stream?agent=a&fromSeq=-3', 'fromSeq: must be a whole number from 0'],
   ])('%s → 400 %s', async (path, error) => {

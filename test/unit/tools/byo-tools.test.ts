@@ -12,6 +12,7 @@ import { hooksFor, hooksSchema, mergeHooks } from '../../../src/shared/tools/hoo
 import { mcpServerOf, mcpServersSchema, mcpToolName, mcpToolNature, requiredServers } from '../../../src/shared/tools/mcp';
 import { attemptPolicy, routeFor, routeSchema, routesSchema } from '../../../src/shared/tools/routes';
 import { serviceContractJsonSchemas, serviceToolCallSchema, serviceToolResultSchema } from '../../../src/shared/tools/service-contract';
+import { png } from '../../kit/media';
 import { ToolTable } from '../../../src/shared/tools/table';
 
 const route = (r: Record<string, unknown>) => routeSchema.parse(r);
@@ -100,7 +101,11 @@ test('a tool schema nested past MAX_JSON_DEPTH is left out and said so, not reco
 
 test('MCP results: text joined, images kept, what the API cannot carry named, an oversized one an error', () => {
   expect(mcpResultContent({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, 'x', 100)).toEqual({ kind: 'result', isError: false, content: 'a\nb' });
-  expect(mcpResultContent({ content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }], isError: true }, 'x', 100)).toEqual({ kind: 'result', isError: true, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] });
+  const data = png(2, 2).toString('base64');
+  expect(mcpResultContent({ content: [{ type: 'image', mimeType: 'image/png', data }], isError: true }, 'x', 100)).toEqual({ kind: 'result', isError: true, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }] });
+  // Bytes that are not the PNG they claim to be never reach a request: a line says why.
+  const fake = mcpResultContent({ content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }, 'x', 1000);
+  expect(fake.content).toEqual(expect.stringMatching(/^\[an image \(image\/png\) refused: /));
   expect(mcpResultContent({ content: [{ type: 'audio', mimeType: 'audio/wav', data: 'x' }] }, 'x', 100).content).toBe('[audio (audio/wav) the model cannot be given]');
   expect(mcpResultContent({ content: [], structuredContent: { n: 1 } }, 'x', 100).content).toBe('{"n":1}');
   expect(mcpResultContent({ content: [{ type: 'text', text: 'y'.repeat(101) }] }, 'big', 100)).toMatchObject({ isError: true, content: expect.stringContaining('big returned 101 bytes, more than the 100') as string });
