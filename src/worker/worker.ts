@@ -17,6 +17,7 @@ import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
 import type { RunRef } from '../shared/activity-io';
+import { setCallGuardLog } from '../activities/call-guard';
 import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
@@ -29,6 +30,8 @@ import { InboundGuardWorker } from './inbound-guard-worker';
 async function reportSandbox(probe: () => Promise<SandboxAvailability> = sandboxAvailability): Promise<void> {
   const availability = await probe();
   const logger = Runtime.instance().logger;
+  // A tool call stopped by its guard is told in the worker's log.
+  setCallGuardLog(logger);
   if (availability.available) logger.info(describeSandbox(availability));
   else logger.warn(describeSandbox(availability));
 }
