@@ -120,10 +120,12 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--metrics <ip:port>', 'serve Prometheus metrics on http://<ip:port>/metrics (default: FORKFLOW_METRICS_ADDRESS; off when neither)', metricsAddressOption)
     .option('--model-queue <name>', "also serve this model queue (model calls of forks that name it in modelQueue; default FORKFLOW_MODEL_QUEUE)")
     .option('--model-rate <per-minute>', 'the model requests per minute the server hands out on the model queue, across every worker (default FORKFLOW_MODEL_REQUESTS_PER_MINUTE)')
+    .option('--require-encrypted-inputs <always|time>', 'with encryption keys, refuse start inputs, signals and updates that are not encrypted for their workflow, always or from an ISO time on (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS)')
     .option('--allow-unsandboxed', 'where the OS sandbox cannot start, run Bash without it (read-only forks behind the classifier alone) instead of refusing it (FORKFLOW_ALLOW_UNSANDBOXED=1)')
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean }) => {
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean; requireEncryptedInputs?: string }) => {
       // Read by the sandbox probe, which runs when the first worker is created.
       if (flags.allowUnsandboxed) process.env.FORKFLOW_ALLOW_UNSANDBOXED = '1';
+      if (flags.requireEncryptedInputs) process.env.FORKFLOW_REQUIRE_ENCRYPTED_INPUTS = flags.requireEncryptedInputs;
       const settings = forkflowSettings();
       let modelQueue: ReturnType<typeof modelQueueSettings>;
       try {
