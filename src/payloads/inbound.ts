@@ -30,6 +30,7 @@
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import type { coresdk, temporal } from '@temporalio/proto';
 import { jsonTextDepth, MAX_INPUT_CHARS, MAX_JSON_DEPTH } from '../shared/limits';
+import { sendMessageSignal, TREE_MESSAGES } from '../shared/messages';
 import { undecodable } from '../shared/undecodable';
 import { EncryptionCodec } from './codec';
 import { workflowBinding } from './binding';
@@ -47,28 +48,44 @@ type Failure = temporal.api.failure.v1.IFailure;
 const encodingOf = (p: Payload): string => (p.metadata?.encoding ? Buffer.from(p.metadata.encoding).toString('utf8') : '');
 const sizeOf = (p: Payload): number => (p.data?.length ?? 0) + Object.values(p.metadata ?? {}).reduce((n, v) => n + (v?.length ?? 0), 0);
 
-/** What an input must be: encrypted and bound to one of these (from FORKFLOW_REQUIRE_ENCRYPTED_INPUTS). */
-type Required = readonly string[] | undefined;
+/**
+ * What an input must be: encrypted and bound to one of `bindings` — always, or only when
+ * `when` says its value needs it (a `sendMessage` that carries a tree's capability).
+ */
+interface Rule {
+  bindings: readonly string[];
+  when?: (value: unknown) => boolean;
+  /** Who may send it, for the refusal. */
+  who: string;
+}
+type Required = Rule | undefined;
+
+const INPUTS_RULE = 'this worker takes inputs only from holders of the deployment\'s keys (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS)';
+const TREE_RULE = 'a message of an agent tree comes only from forkflow\'s workers, encrypted for the agent it reaches';
+
+function carriesToken(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, TREE_MESSAGES.tokenField);
+}
 
 /** Storage, then the codecs (in reverse), then the payload converter: the SDK's own order. */
 async function decoded(payload: Payload, dc: LoadedDataConverter, required?: Required, seen?: (open: Opened) => void): Promise<Payload> {
   const open = await opened(payload, dc);
   seen?.(open);
   const p = open.payload;
-  if (required) {
-    if (!open.encrypted) throw new Undecodable('it is not encrypted, and this worker takes inputs only from holders of the deployment\'s keys (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS)');
-    if (!open.binding || !required.includes(open.binding)) throw new Undecodable('it was encrypted for another workflow (or by a client that binds nothing): this worker takes only inputs written for the workflow they reach (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS)');
-  }
+  const unfit = required && (!open.encrypted ? 'it is not encrypted' : !open.binding || !required.bindings.includes(open.binding) ? 'it was encrypted for another workflow (or by a client that binds nothing)' : undefined);
+  if (unfit && !required.when) throw new Undecodable(`${unfit}, and ${required.who}`);
   if (sizeOf(p) > MAX_INBOUND_BYTES) throw new Undecodable(`it is larger than ${MAX_INBOUND_BYTES} bytes`);
   const encoding = encodingOf(p);
   if (encoding === 'json/plain' && p.data && jsonTextDepth(p.data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     throw new Undecodable(`it is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`);
   }
+  let value: unknown;
   try {
-    dc.payloadConverter.fromPayload(p);
+    value = dc.payloadConverter.fromPayload(p);
   } catch {
     throw new Undecodable(`it is not a readable "${encoding.slice(0, 60) || 'unknown'}" payload`);
   }
+  if (unfit && required.when?.(value)) throw new Undecodable(`${unfit}, and ${required.who}`);
   return p;
 }
 
@@ -161,7 +178,15 @@ export async function guardActivation(activation: Activation, dc: LoadedDataConv
   let results = trust?.results;
   const namespace = trust?.namespace ?? '';
   let workflowId = trust?.workflowId ?? results?.workflowId;
-  const own = () => (inputsStrict && workflowId ? [workflowBinding(namespace, workflowId)] : undefined);
+  const mine = () => (workflowId ? [workflowBinding(namespace, workflowId)] : []);
+  // Any input, from FORKFLOW_REQUIRE_ENCRYPTED_INPUTS's time on; a tree's messages, in every run whose start was bound.
+  const rule = (kind: 'signal' | 'update', name: string): Required => {
+    if (inputsStrict) return { bindings: mine(), who: INPUTS_RULE };
+    if (!results?.strict) return undefined;
+    if ((kind === 'signal' ? TREE_MESSAGES.signals : TREE_MESSAGES.updates).includes(name)) return { bindings: mine(), who: TREE_RULE };
+    if (kind === 'signal' && name === sendMessageSignal.name) return { bindings: mine(), when: carriesToken, who: TREE_RULE };
+    return undefined;
+  };
   let started: ResultTrust | undefined;
   for (const job of activation.jobs ?? []) {
     if (job.initializeWorkflow) {
@@ -169,7 +194,7 @@ export async function guardActivation(activation: Activation, dc: LoadedDataConv
       workflowId = init.workflowId ?? workflowId;
       const bindings = workflowId ? startBindings(namespace, workflowId) : [];
       let bound = false;
-      await guardList(init.arguments, dc, 'start input', refused, inputsStrict ? bindings : undefined, (o) => (bound = o.encrypted && o.binding !== undefined && bindings.includes(o.binding)));
+      await guardList(init.arguments, dc, 'start input', refused, inputsStrict ? { bindings, who: INPUTS_RULE } : undefined, (o) => (bound = o.encrypted && o.binding !== undefined && bindings.includes(o.binding)));
       await guardHeaders(init.headers, dc, 'start', refused);
       const memo = init.memo?.fields;
       if (memo) for (const key of Object.keys(memo)) memo[key] = await guarded(memo[key]!, dc, `memo ${key.slice(0, 100)}`, refused);
@@ -179,11 +204,11 @@ export async function guardActivation(activation: Activation, dc: LoadedDataConv
       started = results = { namespace, workflowId: workflowId ?? '', strict: keyed && bound && trust !== undefined };
     } else if (job.signalWorkflow) {
       const name = job.signalWorkflow.signalName ?? '';
-      await guardList(job.signalWorkflow.input, dc, `signal ${name}`, refused, own());
+      await guardList(job.signalWorkflow.input, dc, `signal ${name}`, refused, rule('signal', name));
       await guardHeaders(job.signalWorkflow.headers, dc, `signal ${name}`, refused);
     } else if (job.doUpdate) {
       const name = job.doUpdate.name ?? '';
-      await guardList(job.doUpdate.input, dc, `update ${name}`, refused, own());
+      await guardList(job.doUpdate.input, dc, `update ${name}`, refused, rule('update', name));
       await guardHeaders(job.doUpdate.headers, dc, `update ${name}`, refused);
     } else if (job.queryWorkflow) {
       const name = job.queryWorkflow.queryType ?? '';
