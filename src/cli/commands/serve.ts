@@ -76,7 +76,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--workspace <dir>', 'workspace root for tools', process.cwd())
     .option('--metrics <ip:port>', 'serve Prometheus metrics here (default: FORKFLOW_METRICS_ADDRESS, else 127.0.0.1:9464 or a free port)', metricsAddressOption)
     .option('--no-metrics', 'do not serve Prometheus metrics')
-    .action(async (flags: { db: string; inMemory?: boolean; port: number; uiPort: number; workspace: string; metrics?: string | false }) => {
+    .option('--codec-in-ui', "with encryption keys, hand the Web UI the codec server's tokened endpoint at start (the token is then in the dev server's command line and in the UI's settings, which any local user can read)")
+    .action(async (flags: { db: string; inMemory?: boolean; port: number; uiPort: number; workspace: string; metrics?: string | false; codecInUi?: boolean }) => {
       const settings = forkflowSettings();
       const dbFile = flags.inMemory ? undefined : resolve(flags.db);
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
@@ -91,15 +92,21 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
           anthropicBaseUrl: settings.anthropicBaseUrl,
           metricsAddress: flags.metrics === false ? undefined : await devMetricsAddress(flags.metrics ?? settings.metricsAddress),
           codecServerPort: await preferredPort(DEFAULT_CODEC_PORT),
+          codecInUi: flags.codecInUi === true,
         }),
       );
+      const codec = stack.codecServer;
       process.stdout.write(
         `Temporal dev server: ${stack.server.address}${dbFile ? ` (db ${dbFile})` : ' (in memory)'}\n` +
           `Web UI:              ${stack.server.uiUrl}\n` +
           `Model:               ${stack.offlineModel ? `offline emulator at ${stack.modelEndpoint}` : stack.modelEndpoint}\n` +
           `Worker:              task queue ${stack.taskQueue}\n` +
           (stack.metricsUrl ? `Metrics:             ${stack.metricsUrl} (forkflow top --metrics-url ${stack.metricsUrl})\n` : '') +
-          (stack.codecServer ? `Codec server:        ${stack.codecServer.url} (payloads encrypted; the Web UI decodes through it)\n` : '') +
+          (codec
+            ? flags.codecInUi
+              ? `Codec server:        ${codec.url} (payloads encrypted; the Web UI decodes through it)\n`
+              : `Codec server:        ${codec.url} (payloads encrypted). To read them in the Web UI, open Settings > Codec Server there and enter\n                     ${codec.endpoint}\n                     (your browser keeps it; the token is not given to the server or other users)\n`
+            : '') +
           'Ctrl-C to stop.\n',
       );
       await untilSignal();
