@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from '../../shared/tools/mcp';
 import { defaultStateDir } from '../tools/sandbox/protected';
-import { expandRecord, expandVars } from './env';
+import { expandHttp, expandRecord, literalArgument } from './env';
 
 /** The most of a server's stderr (and of its stray output) kept for error messages. */
 const TAIL_CHARS = 2_000;
@@ -49,6 +49,8 @@ async function scratchDir(base: string): Promise<string> {
   return mkdtemp(join(base, 'server-'));
 }
 
+const httpTransport = (http: { url: URL; headers: Record<string, string> }) => new StreamableHTTPClientTransport(http.url, { requestInit: { headers: http.headers } });
+
 /**
  * Connects and initializes within `timeoutMs`. Throws with the server's own words (stderr,
  * stray output) when it exits, speaks something other than MCP, or does not answer.
@@ -60,10 +62,10 @@ export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: 
   let errors = '';
   const state = { listChanged: false, closed: false };
   const transport = isHttpServer(config)
-    ? new StreamableHTTPClientTransport(new URL(expandVars(config.url)), { requestInit: { headers: expandRecord(config.headers) } })
+    ? httpTransport(expandHttp(config))
     : new StdioClientTransport({
-        command: expandVars(config.command),
-        args: (config.args ?? []).map((a) => expandVars(a)),
+        command: literalArgument(config.command),
+        args: (config.args ?? []).map(literalArgument),
         env: { ...getDefaultEnvironment(), ...expandRecord(config.env) },
         cwd: config.cwd ?? scratch,
         stderr: 'pipe',
