@@ -7,6 +7,7 @@
  */
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { withoutSecrets } from '../activities/child-env';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -189,7 +190,8 @@ async function startDevServerOnce(options: DevServerOptions): Promise<DevServer>
   const uiUrl = uiPort ? `http://${ip}:${uiPort}` : undefined;
   if (cli.kind === 'sdk-download') return startThroughSdk(resolved, address, uiUrl);
 
-  const child = spawnPrivate(cli.path, devServerArgs(resolved), { stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
+  // The dev server needs none of the worker's secrets (src/activities/child-env.ts).
+  const child = spawnPrivate(cli.path, devServerArgs(resolved), { env: withoutSecrets(), stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
   // The first lines say why (a panic's reason), the last where.
   const head: string[] = [];
   const tail: string[] = [];

@@ -12,6 +12,7 @@ import { budgetExhausted } from '../../shared/budget';
 import { keepAliveModel, modelQueueOf } from '../activities';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
+import { countOnProvider } from './provider-usage';
 
 /**
  * Runs `wait` while keeping the cache warm under the fork's policy. Under `keep-alive` a loop
@@ -58,6 +59,7 @@ async function keepWarm(agent: ForkAgent, generation: number): Promise<void> {
       return;
     }
     agent.tally.recordKeepAlive(result.usage);
+    countOnProvider(agent, input, result.usage);
     warmth.refreshed(scheduledAt, result);
   }
 }
