@@ -62,7 +62,7 @@ export function workerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning
  * Unset: plaintext input is taken (the `temporal` CLI, other SDKs' clients).
  */
 export function encryptedInputsFrom(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const value = env.FORKFLOW_REQUIRE_ENCRYPTED_INPUTS?.trim();
+  const value = envSetting(env, 'FORKFLOW_REQUIRE_ENCRYPTED_INPUTS')?.trim();
   if (!value) return undefined;
   if (value === 'always') return 0;
   const at = /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : NaN;

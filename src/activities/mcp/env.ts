@@ -45,7 +45,7 @@ export function variablesIn(text: string): string[] {
 
 /** FORKFLOW_MCP_VAR_HOSTS: the hosts (lower case) a shared variable may be sent to. */
 export function hostsFor(name: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  for (const entry of (env.FORKFLOW_MCP_VAR_HOSTS ?? '').split(/[\s,]+/)) {
+  for (const entry of (envSetting(env, 'FORKFLOW_MCP_VAR_HOSTS') ?? '').split(/[\s,]+/)) {
     const [key, hosts] = entry.split('=');
     if (key === name && hosts) return hosts.split('|').map((h) => h.trim().toLowerCase()).filter(Boolean);
   }
