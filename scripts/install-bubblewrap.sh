@@ -16,8 +16,9 @@ if [ "$(id -u)" -ne 0 ]; then
   say "bubblewrap is missing and installing it needs root: sudo apt-get install -y bubblewrap (the sandbox stays off until then)"
   exit 1
 fi
-exec 9>/tmp/forkflow-bubblewrap.lock
-flock 9
+# shellcheck source=machine-lock.sh
+source "$(dirname "$0")/machine-lock.sh"
+machine_lock bubblewrap
 works && exit 0
 if ! command -v apt-get >/dev/null; then
   say "bubblewrap is missing and apt-get is not available: install it with this system's package manager"

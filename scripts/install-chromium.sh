@@ -21,8 +21,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # Chromium is a system package, so the lock is machine-wide, not per checkout.
-exec 9>/tmp/forkflow-chromium.lock
-flock 9
+# shellcheck source=machine-lock.sh
+source "$(dirname "$0")/machine-lock.sh"
+machine_lock chromium
 works && exit 0
 
 if ! command -v apt-get >/dev/null; then

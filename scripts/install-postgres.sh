@@ -5,18 +5,21 @@
 # lock serialises installs. Without root or apt it only says what to do.
 set -euo pipefail
 say() { echo "install-postgres: $*" >&2; }
-found() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
-bin="$(found)"
-if [ -n "$bin" ] && [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ]; then echo "$bin"; exit 0; fi
+# `|| true`: with pipefail a missing /usr/lib/postgresql made ls fail and set -e end the
+# script silently (exit 2) exactly when PostgreSQL was to be installed.
+found() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true; }
+# The server's tools, not just a bin folder: postgresql-client alone makes one without initdb.
+ready() { bin="$(found)"; [ -n "$bin" ] && [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ]; }
+if ready; then echo "$bin"; exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
   say "PostgreSQL is missing and installing it needs root: sudo apt-get install -y postgresql"
   exit 1
 fi
 command -v apt-get >/dev/null || { say "PostgreSQL is missing and apt-get is not available"; exit 1; }
-exec 9>/tmp/forkflow-postgres.lock
-flock 9
-bin="$(found)"
-if [ -z "$bin" ]; then
+# shellcheck source=machine-lock.sh
+source "$(dirname "$0")/machine-lock.sh"
+machine_lock postgres
+if ! ready; then
   say "installing PostgreSQL with apt (first run only)..."
   export DEBIAN_FRONTEND=noninteractive
   apt_opts=(-q -y -o DPkg::Lock::Timeout=600)

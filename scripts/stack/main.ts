@@ -54,7 +54,7 @@ async function main(command: string): Promise<void> {
       `Run the demo on it:  npm start -- --stack`,
       stack.tls
         ? `Frontend requires mutual TLS (FORKFLOW_STACK_MTLS=1; certificates in ${stack.tls.dir}). Point any client or worker at it:\n  ${Object.entries({ TEMPORAL_ADDRESS: stack.address, ...clientTlsEnv(stack.tls) }).map(([k, v]) => `${k}=${v}`).join(' \\\n  ')}`
-        : `Point any client or worker at it: TEMPORAL_ADDRESS=${stack.address} (or a TEMPORAL_PROFILE, see the README). Any local user can too: FORKFLOW_STACK_MTLS=1 requires a client certificate (docs/security-model.md)`,
+        : `Point any client or worker at it: TEMPORAL_ADDRESS=${stack.address} (or a TEMPORAL_PROFILE, see the README). Any local user can too: FORKFLOW_STACK_MTLS=1 requires a client certificate (docs/guides/security-model.md)`,
       `Stop it:             npm run stack -- down`,
       '',
     ].join('\n'),

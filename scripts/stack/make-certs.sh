@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes the certificates of a self-hosted stack's mutual TLS (docs/security-model.md): a CA of
+# Makes the certificates of a self-hosted stack's mutual TLS (docs/guides/security-model.md): a CA of
 # the stack's own and, signed by it, `server` (the Temporal frontend and internal services,
 # for DNS:localhost, DNS:temporal and 127.0.0.1; also their client certificate to each other),
 # `system` (Temporal's system worker), `client` (forkflow's workers, clients, CLI) and `ui`

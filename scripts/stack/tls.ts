@@ -3,7 +3,7 @@
  * stack's own and the certificates signed by it, made once with `openssl` into `<stack>/tls`
  * (0700; keys 0600), so that only who can read a client key — the operator's user — reaches
  * the Temporal frontend. Without it, any local user who can open 127.0.0.1:7233 can start a
- * `forkWorkflow` (docs/security-model.md).
+ * `forkWorkflow` (docs/guides/security-model.md).
  *
  * - `server`: the frontend's and the internal services' certificate (they also present it to
  *   each other as clients);

@@ -16,6 +16,7 @@ import { toolUsesOf } from '../shared/anthropic';
 import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
 import type { ConversationSource } from './conversation';
 import type { ResponseStore } from './model/response-store';
+import { CallMachineryError, guardCall } from './call-guard';
 import { bypassRefusal, type OperatorConsent } from './consent';
 import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
@@ -103,9 +104,16 @@ export function interruptedResult(name: string, beat: AttemptBeat): ToolCallResu
   };
 }
 
-/** A request the sandbox's proxy refused, logged with the call it belongs to. */
-function logRefusal(input: ToolCallInput, refusal: Refusal): void {
-  Context.current().log.warn('sandbox proxy refused a request', { agentId: input.agentId, turn: input.turn, ...refusal });
+/**
+ * Logs the requests the sandbox's proxy refused, with the call they belong to. The logger is
+ * taken now, in the activity: the proxy reports from its own callbacks, where no activity
+ * context need be current (`Context.current()` there threw, and ended the worker).
+ */
+function refusalLogger(input: ToolCallInput): (refusal: Refusal) => void {
+  const log = Context.current().log;
+  return (refusal) => {
+    log.warn('sandbox proxy refused a request', { agentId: input.agentId, turn: input.turn, ...refusal });
+  };
 }
 
 /**
@@ -172,13 +180,21 @@ export async function toolContextOf(
             writableExtra: workspace.writableExtra,
             readOnlyExtra: workspace.readOnlyExtra,
             // The hosts the fork allows, through a proxy per call; each refusal is logged.
-            ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
+            ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: refusalLogger(input) } : {}),
             ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),
           },
         }
       : {}),
   };
   return { ok: true, ctx };
+}
+
+/**
+ * A call stopped by its guard (call-guard.ts): said to the model, not retried. The same
+ * command would raise the same error on the next worker.
+ */
+function machineryFailure(name: string, err: CallMachineryError): ToolCallResult {
+  return { isError: true, content: `${name} was stopped: the worker hit an internal error while serving it (${err.message}); what it started was killed. It was not run again.` };
 }
 
 export function createToolActivities(deps: ToolDeps) {
@@ -204,8 +220,10 @@ export function createToolActivities(deps: ToolDeps) {
         if (once && !ctx.info.isLocal) ctx.heartbeat({ ...beat });
         const built = await toolContextOf(deps, policy, input, { signal: ctx.cancellationSignal, heartbeat: ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details) });
         if (!built.ok) return { isError: true, content: built.message };
-        return await runBuiltinTool(input.name, raw, built.ctx);
+        // The call's machinery (proxy, pipes, timers) cannot end this worker: an error it throws stops this call only.
+        return await guardCall(ctx.cancellationSignal, (signal) => runBuiltinTool(input.name, raw, { ...built.ctx, signal }));
       } catch (err) {
+        if (err instanceof CallMachineryError) return machineryFailure(input.name, err);
         // Cancelled by the workflow, or by this worker shutting down: then the attempt fails
         // and another worker retries it at once (the rules above decide what that retry does).
         if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`${input.name} cancelled`);

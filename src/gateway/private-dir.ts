@@ -39,6 +39,25 @@ function checkOwnMode(what: string, p: string, st: Stats, fix: string): void {
   }
 }
 
+/**
+ * Every folder above a store must be root's or this user's, and one others may write must be
+ * sticky (like /tmp): whoever owns a folder, or may write one that is not sticky, can rename
+ * what lies in it and put a directory of their own in its place.
+ */
+function checkAncestors(absolute: string, fix: string): void {
+  // Folders as they really are: a symlinked one (/var/run) is judged by what it points to.
+  for (let dir = realpathSync(path.dirname(absolute)); ; dir = path.dirname(dir)) {
+    const st = lstatSync(dir);
+    if (st.uid !== 0 && uid() >= 0 && st.uid !== uid()) {
+      throw new PrivateDirError(`The store directory ${absolute} lies in ${dir}, which belongs to uid ${st.uid}, another user: they could replace it. ${fix}`);
+    }
+    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
+      throw new PrivateDirError(`The store directory ${absolute} lies in ${dir}, which other users may write (mode ${octal(st.mode)}, no sticky bit): they could replace it. ${fix}`);
+    }
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
 function directory(dir: string, label: string): string {
   const absolute = path.resolve(dir);
   let st: Stats;
@@ -53,10 +72,7 @@ function directory(dir: string, label: string): string {
   if (st.isSymbolicLink()) throw new PrivateDirError(`The store directory ${absolute} is a symbolic link; a private store must be a real directory. ${fix}`);
   if (!st.isDirectory()) throw new PrivateDirError(`The store directory ${absolute} is not a directory. ${fix}`);
   checkOwnMode('The store directory', absolute, st, fix);
-  const parent = lstatSync(path.dirname(absolute));
-  if ((parent.mode & 0o022) !== 0 && (parent.mode & 0o1000) === 0) {
-    throw new PrivateDirError(`The store directory ${absolute} lies in ${path.dirname(absolute)}, which other users may write (mode ${octal(parent.mode)}, no sticky bit): they could replace it. ${fix}`);
-  }
+  checkAncestors(absolute, fix);
   return realpathSync(absolute);
 }
 

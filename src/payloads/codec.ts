@@ -11,11 +11,17 @@
  * A fresh random nonce per payload (NIST SP 800-38D's 2^32-invocation limit per key is far
  * beyond one deployment's payload count between rotations). Payloads without the encoding
  * pass through decode untouched: plain JSON from the `temporal` CLI or another SDK's client
- * still reaches the workflow.
+ * still reaches the workflow; the inbound guard (inbound.ts) decides where that is refused.
+ *
+ * Before encrypting, the codec writes the payload's binding (binding.ts: the workflow or
+ * activity the SDK says it is for) into the payload's metadata, inside the ciphertext;
+ * `decode` takes it out again, `open` hands it to a reader that checks it.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
+import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec, type SerializationContext } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { BINDING_METADATA, bindingOf } from './binding';
+import { unvetted } from './vetted';
 import type { EncryptionKey, KeyRing } from './keys';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -47,20 +53,60 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   // Synchronous work in a promise executor: a throw becomes a rejection, as callers expect.
-  encode(payloads: Payload[]): Promise<Payload[]> {
-    return new Promise((resolve) => resolve(payloads.map((p) => this.encrypt(p))));
+  encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const binding = bindingOf(context);
+    return new Promise((resolve) => resolve(payloads.map((p) => this.encrypt(p, binding))));
   }
 
-  decode(payloads: Payload[]): Promise<Payload[]> {
-    return new Promise((resolve) => resolve(payloads.map((p) => (isEncrypted(p) ? this.decrypt(p) : p))));
+  /**
+   * Decrypts what is encrypted and passes the rest, except in an activity's context: an
+   * activity's input, heartbeat or result is written by a worker, which with keys encrypts
+   * it and binds it to the activity. A plaintext one there comes from a worker without the
+   * keys (a rogue polling a queue, or scheduling activities from a workflow of its own) and
+   * is refused — unless the inbound guard already judged it (vetted.ts); one bound to another
+   * activity is refused too.
+   */
+  decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const activity = context?.type === 'activity' && !context.isLocal ? context : undefined;
+    const expected = bindingOf(activity);
+    return new Promise((resolve) =>
+      resolve(
+        payloads.map((p) => {
+          if (isEncrypted(p)) {
+            const open = this.open(p);
+            // An activity's input lifted from another call (a command another agent ran, to run it again) is refused.
+            if (expected && open.binding && open.binding !== expected) throw new PayloadDecryptionError(`A payload written for another activity was refused in activity ${activity?.activityId ?? '?'} of workflow ${activity?.workflowId ?? '?'}.`);
+            return open.payload;
+          }
+          const plain = unvetted(p);
+          if (activity && !plain.vetted) throw new PayloadDecryptionError(`A plaintext payload in activity ${activity.activityId ?? '?'} of workflow ${activity.workflowId ?? '?'} was refused: with encryption keys, workers write activity inputs and results encrypted, so this one came from a worker or client without the keys.`);
+          return plain.payload;
+        }),
+      ),
+    );
   }
 
-  private encrypt(payload: Payload): Payload {
+  /**
+   * Decrypts `payload` (which must be encrypted) and says what it was bound to when written
+   * (undefined: written without a context, or before bindings existed). Throws
+   * `PayloadDecryptionError` when it does not decrypt.
+   */
+  open(payload: Payload): { payload: Payload; binding?: string } {
+    const inner = this.decrypt(payload);
+    const bound = inner.metadata?.[BINDING_METADATA];
+    if (!bound) return { payload: inner };
+    const metadata = { ...inner.metadata };
+    delete metadata[BINDING_METADATA];
+    return { payload: { ...inner, metadata }, binding: utf8Decode(bound) };
+  }
+
+  private encrypt(payload: Payload, binding: string | undefined): Payload {
     const { id, key } = this.current;
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(id, 'utf8'));
-    const plain = ProtoPayload.encode(payload).finish();
+    const bound = binding ? { ...payload, metadata: { ...payload.metadata, [BINDING_METADATA]: utf8Encode(binding) } } : payload;
+    const plain = ProtoPayload.encode(bound).finish();
     const data = Buffer.concat([nonce, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
     return { metadata: { [METADATA_ENCODING_KEY]: utf8Encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: utf8Encode(id) }, data };
   }

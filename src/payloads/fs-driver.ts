@@ -12,7 +12,7 @@
  * checked against its digest.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StorageDriverClaim, type Payload, type StorageDriver, type StorageDriverRetrieveContext, type StorageDriverStoreContext } from '@temporalio/common';
 import { z } from 'zod';
@@ -80,6 +80,21 @@ export class FsStorageDriver implements StorageDriver {
     if (!Number.isInteger(chunkBytes) || chunkBytes <= 0) throw new Error(`chunk size must be a positive integer, got ${chunkBytes}`);
   }
 
+  private rootChecked = false;
+
+  /**
+   * The blob folder holds every large payload (whole conversations when nothing is
+   * encrypted): created closed to other users, and one this user made open to them earlier
+   * is closed (its blobs then unreachable to others, whatever their own modes).
+   */
+  private async privateRoot(): Promise<void> {
+    if (this.rootChecked) return;
+    await mkdir(this.dir, { recursive: true, mode: 0o770 });
+    const st = await stat(this.dir);
+    if ((st.mode & 0o007) !== 0 && st.uid === process.geteuid?.()) await chmod(this.dir, st.mode & 0o770);
+    this.rootChecked = true;
+  }
+
   /** Where a blob lives: two levels of fan-out keep folders small. */
   pathOf(digest: string): string {
     return join(this.dir, 'sha256', digest.slice(0, 2), digest);
@@ -128,11 +143,13 @@ export class FsStorageDriver implements StorageDriver {
       this.stats.bytesReused += bytes.length;
       return digest;
     }
-    await mkdir(join(path, '..'), { recursive: true });
+    await this.privateRoot();
+    // Never open to other users (group as the umask says: hosts of one deployment may share a group).
+    await mkdir(join(path, '..'), { recursive: true, mode: 0o770 });
     // Write aside and rename: a reader never sees a half-written blob, whoever crashes when.
     const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, bytes, { flag: 'wx' });
+      await writeFile(tmp, bytes, { flag: 'wx', mode: 0o660 });
       await rename(tmp, path);
     } catch (err) {
       await unlink(tmp).catch(() => undefined);

@@ -27,12 +27,15 @@
  * the workflow task is retried as the SDK would have. (So a worker must see the deployment's
  * blob folder or bucket: one that does not refuses large messages and starts as "not found".)
  */
-import { ValueError, type LoadedDataConverter, type Payload } from '@temporalio/common';
-import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
-import { StorageDriverClaim } from '@temporalio/common';
+import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import type { coresdk, temporal } from '@temporalio/proto';
 import { jsonTextDepth, MAX_INPUT_CHARS, MAX_JSON_DEPTH } from '../shared/limits';
+import { sendMessageSignal, TREE_MESSAGES } from '../shared/messages';
 import { undecodable } from '../shared/undecodable';
+import { EncryptionCodec } from './codec';
+import { workflowBinding } from './binding';
+import { opened, Undecodable, type Opened } from './inbound-open';
+import { guardActivityResult, guardChildResult, type ResultTrust } from './inbound-results';
 
 /** Decoded payloads past this size are refused before anything parses them. */
 export const MAX_INBOUND_BYTES = 2 * MAX_INPUT_CHARS;
@@ -42,79 +45,54 @@ type Payloads = Payload[] | null | undefined;
 type Headers = Record<string, Payload> | null | undefined;
 type Failure = temporal.api.failure.v1.IFailure;
 
-/** A payload no retry will decode, with the reason (no content of the payload in it). */
-class Undecodable extends Error {}
-
-/** Errors of a read that will fail the same way every time (by name: the S3 driver is loaded only when used). */
-const FOR_GOOD = new Set(['BlobNotFoundError', 'InvalidBlobError', 'StoredPayloadError', 'S3ClaimError', 'NoSuchKey', 'NotFound', 'ZodError', 'PayloadDecryptionError']);
-
-function forGood(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof ValueError || e instanceof Undecodable || FOR_GOOD.has(e.name)) return true;
-    if ((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return true;
-  }
-  return false;
-}
-
 const encodingOf = (p: Payload): string => (p.metadata?.encoding ? Buffer.from(p.metadata.encoding).toString('utf8') : '');
 const sizeOf = (p: Payload): number => (p.data?.length ?? 0) + Object.values(p.metadata ?? {}).reduce((n, v) => n + (v?.length ?? 0), 0);
 
-/** Resolves a reference (if it is one) with the worker's storage. */
-async function retrieved(payload: Payload, dc: LoadedDataConverter): Promise<Payload> {
-  if (!isReferencePayload(payload)) return payload;
-  const storage = dc.externalStorage;
-  if (!storage) throw new Undecodable('it refers to external storage, which this worker does not use');
-  let ref;
-  try {
-    ref = decodeReferencePayload(payload);
-  } catch {
-    throw new Undecodable('it is a malformed external-storage reference');
-  }
-  const driver = storage.getDriver(ref.driverName);
-  if (!driver) throw new Undecodable(`it is stored by driver "${ref.driverName.slice(0, 100)}", which this worker does not have`);
-  let stored: Payload | undefined;
-  try {
-    [stored] = await driver.retrieve({}, [new StorageDriverClaim(ref.claimData)]);
-  } catch (err) {
-    // The error's kind only: its message names this worker's folders and buckets.
-    if (forGood(err)) throw new Undecodable(`its stored blob cannot be read (${err instanceof Error ? err.name : 'error'})`);
-    throw err;
-  }
-  if (!stored) throw new Undecodable('its storage driver returned nothing for it');
-  return stored;
+/**
+ * What an input must be: encrypted and bound to one of `bindings` — always, or only when
+ * `when` says its value needs it (a `sendMessage` that carries a tree's capability).
+ */
+interface Rule {
+  bindings: readonly string[];
+  when?: (value: unknown) => boolean;
+  /** Who may send it, for the refusal. */
+  who: string;
 }
+type Required = Rule | undefined;
 
-/** The first line of an error message, short: our own errors name ids and digests, never content. */
-function messageOf(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+const INPUTS_RULE = 'this worker takes inputs only from holders of the deployment\'s keys (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS)';
+const TREE_RULE = 'a message of an agent tree comes only from forkflow\'s workers, encrypted for the agent it reaches';
+
+function carriesToken(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, TREE_MESSAGES.tokenField);
 }
 
 /** Storage, then the codecs (in reverse), then the payload converter: the SDK's own order. */
-async function decoded(payload: Payload, dc: LoadedDataConverter): Promise<Payload> {
-  let p: Payload | undefined = await retrieved(payload, dc);
-  try {
-    for (const codec of [...dc.payloadCodecs].reverse()) if (p) [p] = await codec.decode([p]);
-  } catch (err) {
-    throw new Undecodable(`it cannot be decrypted (${messageOf(err)})`);
-  }
-  if (!p) throw new Undecodable('a codec returned nothing for it');
+async function decoded(payload: Payload, dc: LoadedDataConverter, required?: Required, seen?: (open: Opened) => void): Promise<Payload> {
+  const open = await opened(payload, dc);
+  seen?.(open);
+  const p = open.payload;
+  const unfit = required && (!open.encrypted ? 'it is not encrypted' : !open.binding || !required.bindings.includes(open.binding) ? 'it was encrypted for another workflow (or by a client that binds nothing)' : undefined);
+  if (unfit && !required.when) throw new Undecodable(`${unfit}, and ${required.who}`);
   if (sizeOf(p) > MAX_INBOUND_BYTES) throw new Undecodable(`it is larger than ${MAX_INBOUND_BYTES} bytes`);
   const encoding = encodingOf(p);
   if (encoding === 'json/plain' && p.data && jsonTextDepth(p.data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
     throw new Undecodable(`it is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`);
   }
+  let value: unknown;
   try {
-    dc.payloadConverter.fromPayload(p);
+    value = dc.payloadConverter.fromPayload(p);
   } catch {
     throw new Undecodable(`it is not a readable "${encoding.slice(0, 60) || 'unknown'}" payload`);
   }
+  if (unfit && required.when?.(value)) throw new Undecodable(`${unfit}, and ${required.who}`);
   return p;
 }
 
 /** The payload decoded, or the stand-in when it cannot be; a passing storage outage is thrown. */
-async function guarded(payload: Payload, dc: LoadedDataConverter, what: string, refused: (what: string, reason: string) => void): Promise<Payload> {
+async function guarded(payload: Payload, dc: LoadedDataConverter, what: string, refused: (what: string, reason: string) => void, required?: Required, seen?: (open: Opened) => void): Promise<Payload> {
   try {
-    return await decoded(payload, dc);
+    return await decoded(payload, dc, required, seen);
   } catch (err) {
     if (!(err instanceof Undecodable)) throw err;
     refused(what, err.message);
@@ -122,9 +100,9 @@ async function guarded(payload: Payload, dc: LoadedDataConverter, what: string, 
   }
 }
 
-async function guardList(list: Payloads, dc: LoadedDataConverter, what: string, refused: Refused): Promise<void> {
+async function guardList(list: Payloads, dc: LoadedDataConverter, what: string, refused: Refused, required?: Required, seen?: (open: Opened) => void): Promise<void> {
   if (!list) return;
-  for (let i = 0; i < list.length; i++) list[i] = await guarded(list[i]!, dc, what, refused);
+  for (let i = 0; i < list.length; i++) list[i] = await guarded(list[i]!, dc, what, refused, required, i === 0 ? seen : undefined);
 }
 
 /** Headers that do not decode are dropped (interceptors read them as plain values). */
@@ -159,33 +137,88 @@ async function guardFailure(failure: Failure | null | undefined, dc: LoadedDataC
 
 type Refused = (what: string, reason: string) => void;
 
+/** What the worker asks of inbound payloads beyond their being decodable. */
+export interface InboundTrust {
+  namespace: string;
+  /** The run's workflow id, when the worker knows it (every activation but a run's first). */
+  workflowId?: string;
+  /**
+   * From this time on (ms since the epoch, by the clock of the workflow task, which history
+   * records: replays decide alike), start inputs, signals and updates must come encrypted and
+   * bound to the workflow they reach (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS).
+   */
+  inputsFrom?: number;
+  /** What this run's results must be, decided at its start (the value `guardActivation` returned then). */
+  results?: ResultTrust;
+}
+
+/** A scheduled run's id is its schedule's action id and the time (`<id>-2026-12-07T10:00:00Z`): its input is bound to the former. */
+function startBindings(namespace: string, workflowId: string): string[] {
+  const scheduled = /^(.+)-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.exec(workflowId);
+  return [workflowBinding(namespace, workflowId), ...(scheduled?.[1] ? [workflowBinding(namespace, scheduled[1])] : [])];
+}
+
+function millisOf(ts: { seconds?: number | Long | null; nanos?: number | null } | null | undefined): number {
+  if (!ts) return 0;
+  return Number(ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+}
+type Long = { toString(): string };
+
 /**
  * Decodes, in place, the payloads of `activation` that callers outside the workflow wrote, and
  * replaces those that cannot be decoded by a stand-in. `refused` hears of each one (for a log
- * line). Throws only when storage cannot be reached (the task is then retried).
+ * line). With encryption keys, it also judges the results that reach the run
+ * (inbound-results.ts) and, from `trust.inputsFrom`, refuses inputs not encrypted for it.
+ * Returns what the run's results must be when the activation starts the run. Throws only when
+ * storage cannot be reached (the task is then retried).
  */
-export async function guardActivation(activation: Activation, dc: LoadedDataConverter, refused: Refused = () => undefined): Promise<void> {
+export async function guardActivation(activation: Activation, dc: LoadedDataConverter, refused: Refused = () => undefined, trust?: InboundTrust): Promise<ResultTrust | undefined> {
+  const keyed = dc.payloadCodecs.some((c) => c instanceof EncryptionCodec);
+  const inputsStrict = keyed && trust?.inputsFrom !== undefined && millisOf(activation.timestamp) >= trust.inputsFrom;
+  let results = trust?.results;
+  const namespace = trust?.namespace ?? '';
+  let workflowId = trust?.workflowId ?? results?.workflowId;
+  const mine = () => (workflowId ? [workflowBinding(namespace, workflowId)] : []);
+  // Any input, from FORKFLOW_REQUIRE_ENCRYPTED_INPUTS's time on; a tree's messages, in every run whose start was bound.
+  const rule = (kind: 'signal' | 'update', name: string): Required => {
+    if (inputsStrict) return { bindings: mine(), who: INPUTS_RULE };
+    if (!results?.strict) return undefined;
+    if ((kind === 'signal' ? TREE_MESSAGES.signals : TREE_MESSAGES.updates).includes(name)) return { bindings: mine(), who: TREE_RULE };
+    if (kind === 'signal' && name === sendMessageSignal.name) return { bindings: mine(), when: carriesToken, who: TREE_RULE };
+    return undefined;
+  };
+  let started: ResultTrust | undefined;
   for (const job of activation.jobs ?? []) {
     if (job.initializeWorkflow) {
       const init = job.initializeWorkflow;
-      await guardList(init.arguments, dc, 'start input', refused);
+      workflowId = init.workflowId ?? workflowId;
+      const bindings = workflowId ? startBindings(namespace, workflowId) : [];
+      let bound = false;
+      await guardList(init.arguments, dc, 'start input', refused, inputsStrict ? { bindings, who: INPUTS_RULE } : undefined, (o) => (bound = o.encrypted && o.binding !== undefined && bindings.includes(o.binding)));
       await guardHeaders(init.headers, dc, 'start', refused);
       const memo = init.memo?.fields;
       if (memo) for (const key of Object.keys(memo)) memo[key] = await guarded(memo[key]!, dc, `memo ${key.slice(0, 100)}`, refused);
       await guardList(init.lastCompletionResult?.payloads, dc, 'last completion result', refused);
       init.continuedFailure = await guardFailure(init.continuedFailure, dc);
+      // A run whose own start came encrypted for it takes only results written for its calls.
+      started = results = { namespace, workflowId: workflowId ?? '', strict: keyed && bound && trust !== undefined };
     } else if (job.signalWorkflow) {
       const name = job.signalWorkflow.signalName ?? '';
-      await guardList(job.signalWorkflow.input, dc, `signal ${name}`, refused);
+      await guardList(job.signalWorkflow.input, dc, `signal ${name}`, refused, rule('signal', name));
       await guardHeaders(job.signalWorkflow.headers, dc, `signal ${name}`, refused);
     } else if (job.doUpdate) {
       const name = job.doUpdate.name ?? '';
-      await guardList(job.doUpdate.input, dc, `update ${name}`, refused);
+      await guardList(job.doUpdate.input, dc, `update ${name}`, refused, rule('update', name));
       await guardHeaders(job.doUpdate.headers, dc, `update ${name}`, refused);
     } else if (job.queryWorkflow) {
       const name = job.queryWorkflow.queryType ?? '';
       await guardList(job.queryWorkflow.arguments, dc, `query ${name}`, refused);
       await guardHeaders(job.queryWorkflow.headers, dc, `query ${name}`, refused);
+    } else if (keyed && job.resolveActivity) {
+      await guardActivityResult(job.resolveActivity, dc, results ?? { namespace, workflowId: workflowId ?? '', strict: false }, (reason) => refused(`activity ${job.resolveActivity?.seq} result`, reason));
+    } else if (keyed && job.resolveChildWorkflowExecution && results) {
+      await guardChildResult(job.resolveChildWorkflowExecution, dc, results, (reason) => refused(`child ${job.resolveChildWorkflowExecution?.seq} result`, reason));
     }
   }
+  return started;
 }

@@ -78,11 +78,18 @@ function parseKeyList(value: string): KeyRing {
 }
 
 function parseKeyFile(path: string): KeyRing {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    fail(`FORKFLOW_ENCRYPTION_KEY_FILE (${path})`, [`cannot read it as JSON (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`]);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    fail(`FORKFLOW_ENCRYPTION_KEY_FILE (${path})`, [`cannot read it as JSON (${(err as Error).message})`]);
+    raw = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text around the error, which may be key material.
+    fail(`FORKFLOW_ENCRYPTION_KEY_FILE (${path})`, ['cannot read it as JSON (it is not JSON: a bare key belongs in FORKFLOW_ENCRYPTION_KEYS, a file holds { "v": 1, "keys": [...] })']);
   }
   const parsed = keyFileSchema.safeParse(raw);
   if (!parsed.success) fail(`FORKFLOW_ENCRYPTION_KEY_FILE (${path}, { "v": 1, "keys": [{ "id", "key" }] })`, plainIssues(parsed.error, 'file'));

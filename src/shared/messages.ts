@@ -174,4 +174,16 @@ export interface ChildOutcomeReport {
   /** The tree's capability (src/shared/tree-ledger.ts `treeTokenSchema`): reports without it are dropped by trees that have one. */
   token?: string;
 }
+/**
+ * What only a tree's own agents send, carrying its capability (`token`): these signals and
+ * updates, and a `sendMessage` with a `token` (a peer's). With encryption keys, the inbound
+ * guard (src/payloads/inbound.ts) takes them only encrypted for the agent they reach, as
+ * forkflow's workers write them: a capability read from history is of no use without the keys.
+ */
+export const TREE_MESSAGES: { signals: readonly string[]; updates: readonly string[]; tokenField: 'token' } = {
+  signals: [agentEndedSignal.name, childOutcomeSignal.name],
+  updates: [admitAgentUpdate.name, reserveTokensUpdate.name, chargeTokensUpdate.name, routeMessageUpdate.name],
+  tokenField: 'token',
+};
+
 export const childOutcomeReportSchema = schemaOnce('messages#childOutcomeReportSchema', () => z.strictObject({ agentId: z.string().min(1).max(1000), outcome: childOutcomeSchema, token: treeTokenSchema.optional() }));

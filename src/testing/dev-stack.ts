@@ -2,7 +2,8 @@
  * The whole local stack in one process: a dev server (persistent by default), the model
  * (Anthropic when ANTHROPIC_API_KEY is set, else the offline emulator on loopback) and a
  * worker. Used by `forkflow dev` and the demo. With payload encryption on, also a codec
- * server that the dev server's Web UI decodes through (`--ui-codec-endpoint`), so the UI
+ * server that the Web UI can decode through (its endpoint pasted into the UI's settings, or,
+ * with `codecInUi`, handed to the dev server as `--ui-codec-endpoint`), so the UI
  * shows what the database only holds encrypted.
  */
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
@@ -38,6 +39,13 @@ export interface DevStackOptions {
   dataConverter?: DataConverter;
   /** Port of the codec server started when the converter encrypts (default: a free one). */
   codecServerPort?: number;
+  /**
+   * Hand the dev server's Web UI the codec server's tokened endpoint (`--ui-codec-endpoint`),
+   * so it decodes for everyone who loads it. Off by default: the token would sit in the dev
+   * server's command line (`ps`, /proc) and in the UI's settings, which the UI serves to any
+   * local user. Without it, paste `codecServer.endpoint` into your own browser's UI settings.
+   */
+  codecInUi?: boolean;
   /** A pre-built workflow bundle (default: bundle at start). */
   workflowBundle?: { codePath: string };
   /** What the worker's operator allows start inputs to make it run (default: from the environment; src/worker/consent.ts). */
@@ -68,7 +76,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   const [server, offlineModel] = await Promise.all([
     o.existingServer
       ? Promise.resolve(attached(o.existingServer))
-      : startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, uiCodecEndpoint: codecServer.endpoint } : {}) }),
+      : startDevServer({ ...o.server, ...(codecServer ? { uiPort: codecServer.uiPort, ...(o.codecInUi ? { uiCodecEndpoint: codecServer.endpoint } : {}) } : {}) }),
     o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';

@@ -53,6 +53,23 @@ export function workerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning
   };
 }
 
+/**
+ * FORKFLOW_REQUIRE_ENCRYPTED_INPUTS: from when on a worker with encryption keys takes start
+ * inputs, signals and updates only encrypted and bound to the workflow they reach
+ * (src/payloads/inbound.ts). `always`, or an ISO 8601 time: workflow tasks from that time on
+ * (by the task's recorded time, so replays decide alike) refuse plaintext input; earlier ones
+ * replay as they ran. Set it to the time of the switch in a deployment with running agents.
+ * Unset: plaintext input is taken (the `temporal` CLI, other SDKs' clients).
+ */
+export function encryptedInputsFrom(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = envSetting(env, 'FORKFLOW_REQUIRE_ENCRYPTED_INPUTS')?.trim();
+  if (!value) return undefined;
+  if (value === 'always') return 0;
+  const at = /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(at)) throw new InvalidWorkerTuningError(`FORKFLOW_REQUIRE_ENCRYPTED_INPUTS must be \`always\` or an ISO 8601 time such as 2026-12-07T10:00:00Z (found "${value.slice(0, 40)}")`);
+  return at;
+}
+
 export interface ForkflowSettings {
   taskQueue: string;
   /** Default workspace for tool activities on this worker. */

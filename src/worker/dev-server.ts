@@ -5,6 +5,8 @@
  * than through the SDK) gives us a start-up wait longer than the SDK's fixed 5 s, a known
  * port, the server's log, and restarts on the same database file.
  */
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { withoutSecrets } from '../activities/child-env';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -147,7 +149,37 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   }
 }
 
+/**
+ * The database the dev server writes holds every payload (prompts, files, replies when not
+ * encrypted): it and its journal files are the worker user's alone (0600), in a folder of
+ * its own (0700 when this creates it). The server creates them itself (an empty file is not
+ * a database to it), under the umask it was started with (`spawnPrivate`); files an older
+ * start left open to others are tightened here.
+ */
+export function privateDatabase(dbFile: string): void {
+  const dir = path.dirname(dbFile);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      chmodSync(`${dbFile}${suffix}`, 0o600);
+    } catch {
+      // not there (yet)
+    }
+  }
+}
+
+/** Spawns with umask 077, so whatever the child creates is its user's alone (the child inherits the umask at spawn). */
+function spawnPrivate(...args: Parameters<typeof spawn>): ChildProcess {
+  const previous = process.umask(0o077);
+  try {
+    return spawn(...args);
+  } finally {
+    process.umask(previous);
+  }
+}
+
 async function startDevServerOnce(options: DevServerOptions): Promise<DevServer> {
+  if (options.dbFile) privateDatabase(options.dbFile);
   const ip = options.ip ?? '127.0.0.1';
   const namespace = options.namespace ?? 'default';
   const port = options.port ?? (await freePort(ip));
@@ -159,7 +191,7 @@ async function startDevServerOnce(options: DevServerOptions): Promise<DevServer>
   if (cli.kind === 'sdk-download') return startThroughSdk(resolved, address, uiUrl);
 
   // The dev server needs none of the worker's secrets (src/activities/child-env.ts).
-  const child = spawn(cli.path, devServerArgs(resolved), { env: withoutSecrets(), stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
+  const child = spawnPrivate(cli.path, devServerArgs(resolved), { env: withoutSecrets(), stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
   // The first lines say why (a panic's reason), the last where.
   const head: string[] = [];
   const tail: string[] = [];

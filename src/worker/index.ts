@@ -2,7 +2,7 @@
  * `forkflow/worker`: what a service needs to run forkflow's workflows and activities on its
  * own worker — the ready-made worker factories, the workflow bundle, the model client, the
  * Node runtime (logs, metrics), the worker's settings from the environment and its operator's
- * consent (what start inputs may make it run: docs/security-model.md).
+ * consent (what start inputs may make it run: docs/guides/security-model.md).
  *
  * @example
  * const worker = await createForkflowWorker({ connection, client, namespace: 'default', taskQueue: 'forkflow',

@@ -13,11 +13,12 @@ import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { ConversationSource, createActivities, McpHost, type FileResponseStore, type OperatorConsent, type ResponseStore } from '../activities';
 import { describeConsent, operatorConsent } from './consent';
-import { batchSettings, countTokensSetting, liveStreamSettings, rootUpdatesSetting, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
+import { batchSettings, countTokensSetting, encryptedInputsFrom, liveStreamSettings, rootUpdatesSetting, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
 import { responseStoreFromEnv } from './private-stores';
-import { forkflowDataConverter } from '../payloads/data-converter';
+import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
 import type { RunRef } from '../shared/activity-io';
+import { setCallGuardLog } from '../activities/call-guard';
 import { describeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
@@ -32,6 +33,8 @@ import { envSetting } from '../shared/env-settings';
 async function reportSandbox(roots: readonly string[], probe: () => Promise<SandboxAvailability> = sandboxAvailability): Promise<void> {
   const availability = await probe();
   const logger = Runtime.instance().logger;
+  // A tool call stopped by its guard is told in the worker's log.
+  setCallGuardLog(logger);
   if (availability.available) logger.info(describeSandbox(availability));
   else logger.warn(describeSandbox(availability));
   const unreachable = workspaceReachWarning(availability, roots);
@@ -101,6 +104,12 @@ export interface ForkflowWorkerOptions {
    * FORKFLOW_LIVE_STREAM=off and FORKFLOW_LIVE_STREAM_BATCH_MS from the environment).
    */
   liveStream?: LiveStreamOptions;
+  /**
+   * From this time on (ms since the epoch; 0: always), take start inputs, signals and updates
+   * only encrypted and bound to their workflow (default: FORKFLOW_REQUIRE_ENCRYPTED_INPUTS,
+   * config.ts `encryptedInputsFrom`). Needs encryption keys.
+   */
+  requireEncryptedInputsFrom?: number;
   /**
    * Worker Versioning: this worker serves one build of a deployment. Workflows are pinned to
    * the build they started on; an idle agent, and any run at its next continue-as-new, moves
@@ -197,6 +206,7 @@ function withMcpHost(worker: Worker, host: McpHost): Worker {
 
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
   const dataConverter = dataConverterOf(o);
+  const inputsFrom = inputsFromOf(o, dataConverter);
   if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
   await reportSandbox(rootsOf(o), o.sandbox);
   const mcp = mcpHostFor(o, dataConverter);
@@ -218,7 +228,15 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.deployment ? { workerDeploymentOptions: { useWorkerVersioning: true, version: { deploymentName: o.deployment.name, buildId: o.deployment.buildId }, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     ...(o.identity ? { identity: o.identity } : {}),
   });
+  (worker as InboundGuardWorker).requireEncryptedInputsFrom = inputsFrom;
   return withMcpHost(worker, mcp);
+}
+
+/** When inputs must come encrypted: the option's, else the environment's; only with keys, which it needs. */
+function inputsFromOf(o: Pick<ForkflowWorkerOptions, 'requireEncryptedInputsFrom'>, dataConverter: DataConverter): number | undefined {
+  const from = o.requireEncryptedInputsFrom ?? encryptedInputsFrom();
+  if (from !== undefined && !encrypts(dataConverter)) throw new Error('FORKFLOW_REQUIRE_ENCRYPTED_INPUTS needs encryption keys (FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE): without them no input is encrypted.');
+  return from;
 }
 
 /**

@@ -72,6 +72,8 @@ beforeAll(async () => {
     offlineModel: {},
     dataConverter,
     workflowBundle: { codePath: bundlePath },
+    // The UI decodes for whoever loads it (`forkflow dev --codec-in-ui`): what this test looks at.
+    codecInUi: true,
   });
 });
 

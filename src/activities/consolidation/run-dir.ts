@@ -20,13 +20,13 @@ export function sessionsDirOf(stateDir: string, runKey: string): string {
 
 /** Removes a run folder, first making its read-only sessions folder writable again. */
 export async function removeRunDir(stateDir: string, runKey: string): Promise<void> {
-  await chmod(sessionsDirOf(stateDir, runKey), 0o755).catch(() => undefined);
+  await chmod(sessionsDirOf(stateDir, runKey), 0o700).catch(() => undefined);
   await rm(runDirOf(stateDir, runKey), { recursive: true, force: true });
 }
 
 export async function writeManifest(stateDir: string, runKey: string, manifest: MemoryManifest): Promise<void> {
-  await mkdir(runDirOf(stateDir, runKey), { recursive: true });
-  await writeFile(path.join(runDirOf(stateDir, runKey), 'memory-before.json'), JSON.stringify(manifest));
+  await mkdir(runDirOf(stateDir, runKey), { recursive: true, mode: 0o700 });
+  await writeFile(path.join(runDirOf(stateDir, runKey), 'memory-before.json'), JSON.stringify(manifest), { mode: 0o600 });
 }
 
 /** The manifest taken before the fork; empty if it is gone (then every file counts as created). */

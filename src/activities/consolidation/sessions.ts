@@ -100,7 +100,8 @@ export async function stageSessions(
   client: Client,
   args: { scope: string; since: string | null; until: string; max: number; dir: string; onProgress?: () => void },
 ): Promise<StagedSessions> {
-  await mkdir(args.dir, { recursive: true });
+  // Session transcripts: readable by this user alone (the fork runs as it), never by others.
+  await mkdir(args.dir, { recursive: true, mode: 0o700 });
   const { sessions, total } = args.max > 0 ? await listSessions(client, args.scope, args.since, args.until, args.max) : { sessions: [], total: 0 };
   const entries: IndexEntry[] = [];
   let unavailable = 0;
@@ -108,11 +109,11 @@ export async function stageSessions(
     const { messages, why } = await readTranscript(client, meta);
     if (!messages) unavailable++;
     const file = `${String(i + 1).padStart(3, '0')}-${runKeyOf(meta.workflowId)}.md`;
-    await writeFile(path.join(args.dir, file), renderSession(meta, messages, why), { mode: 0o444 });
+    await writeFile(path.join(args.dir, file), renderSession(meta, messages, why), { mode: 0o400 });
     entries.push({ file, meta, firstLine: firstLineOf(messages) });
     args.onProgress?.();
   }
-  await writeFile(path.join(args.dir, 'INDEX.md'), renderIndex(args.scope, entries, total, args.since), { mode: 0o444 });
-  await chmod(args.dir, 0o555);
+  await writeFile(path.join(args.dir, 'INDEX.md'), renderIndex(args.scope, entries, total, args.since), { mode: 0o400 });
+  await chmod(args.dir, 0o500);
   return { dir: args.dir, staged: entries.length, total, unavailable };
 }

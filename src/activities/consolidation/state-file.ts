@@ -51,10 +51,10 @@ export async function readDreamState(stateDir: string, scope: string): Promise<D
 
 /** Writes the state atomically. */
 export async function writeDreamState(stateDir: string, state: DreamState): Promise<void> {
-  await mkdir(stateDir, { recursive: true });
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const file = path.join(stateDir, STATE_FILE);
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, `${JSON.stringify(dreamStateSchema.parse(state), null, 2)}\n`);
+  await writeFile(temp, `${JSON.stringify(dreamStateSchema.parse(state), null, 2)}\n`, { mode: 0o600 });
   await rename(temp, file);
 }
 
@@ -80,7 +80,7 @@ async function acquire(lockFile: string): Promise<void> {
  * object to leave the file untouched) and a value handed back to the caller.
  */
 export async function updateDreamState<T>(stateDir: string, scope: string, change: (s: DreamState) => Promise<{ state: DreamState; value: T }> | { state: DreamState; value: T }): Promise<T> {
-  await mkdir(stateDir, { recursive: true });
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const lockFile = path.join(stateDir, `${STATE_FILE}.lock`);
   await acquire(lockFile);
   try {

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpServer, type McpServerConfig } from '../../shared/tools/mcp';
 import { defaultStateDir } from '../tools/sandbox/protected';
-import { expandRecord, expandVars } from './env';
+import { expandHttp, expandRecord, literalArgument } from './env';
 import { makeScratch, removeScratch } from './scratch';
 
 /** The most of a server's stderr (and of its stray output) kept for error messages. */
@@ -38,6 +38,8 @@ function clientFor(): Client {
   return new Client({ name: 'forkflow', version: '1' }, { capabilities: {} });
 }
 
+const httpTransport = (http: { url: URL; headers: Record<string, string> }) => new StreamableHTTPClientTransport(http.url, { requestInit: { headers: http.headers } });
+
 /**
  * Connects and initializes within `timeoutMs`. Throws with the server's own words (stderr,
  * stray output) when it exits, speaks something other than MCP, or does not answer. A stdio
@@ -45,16 +47,18 @@ function clientFor(): Client {
  */
 export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; program?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
   const client = clientFor();
+  // No variable in a stdio command or argument (those are public: ps), program given or not.
+  if (!isHttpServer(config)) [config.command, ...(config.args ?? [])].forEach(literalArgument);
   const scratch = !isHttpServer(config) && !config.cwd ? await makeScratch(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
   let stderr = '';
   let errors = '';
   const state = { listChanged: false, closed: false };
   const transport = isHttpServer(config)
-    ? new StreamableHTTPClientTransport(new URL(expandVars(config.url)), { requestInit: { headers: expandRecord(config.headers) } })
+    ? httpTransport(expandHttp(config))
     : new StdioClientTransport({
         // The program the operator's consent matched (mcp/consent.ts), not a name looked up again.
-        command: opts.program ?? expandVars(config.command),
-        args: (config.args ?? []).map((a) => expandVars(a)),
+        command: opts.program ?? config.command,
+        args: config.args ?? [],
         env: { ...getDefaultEnvironment(), ...expandRecord(config.env) },
         cwd: config.cwd ?? scratch,
         stderr: 'pipe',

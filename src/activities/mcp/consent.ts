@@ -10,14 +10,15 @@
  *   then starts by the path that matched, never by a name looked up again;
  * - or the config is, field for field, a stdio server an agent definition in one of the
  *   operator's agent directories declares (the operator wrote it there).
- * Arguments and values are compared after `${VAR}` expansion (env.ts), as the program gets them.
+ * A command or argument naming a `${VAR}` is refused before anything else (env.ts: arguments are
+ * public in `ps`), so no shared value is expanded into them, nor into this refusal's message.
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { canonicalJson } from '../../shared/hash';
 import type { McpStdioServer } from '../../shared/tools/mcp';
 import { CONSENT_SETTINGS, type McpCommandRule, type OperatorConsent } from '../consent';
-import { expandVars } from './env';
+import { literalArgument, McpConfigVariableError } from './env';
 
 /** A stdio server the worker may start (`command`: what to spawn), or why not. */
 export type McpLaunch = { ok: true; command: string; by: string } | { ok: false; message: string };
@@ -104,10 +105,17 @@ function suggestedRule(program: string, args: readonly string[], envNames: reado
  * if (!launch.ok) return { server: 'fs', ok: false, error: launch.message };
  */
 export async function mcpLaunchDecision(server: string, config: McpStdioServer, consent: OperatorConsent, env: NodeJS.ProcessEnv = process.env): Promise<McpLaunch> {
+  let command: string;
+  let args: string[];
+  try {
+    command = literalArgument(config.command);
+    args = (config.args ?? []).map(literalArgument);
+  } catch (err) {
+    if (err instanceof McpConfigVariableError) return { ok: false, message: `MCP server "${server}" was not started: ${err.message}` };
+    throw err;
+  }
   const declared = consent.agentServers ? await consent.agentServers() : [];
-  if (declared.some((d) => sameServer(d, config))) return { ok: true, command: expandVars(config.command, env), by: 'an agent definition in the operator\'s agent directories' };
-  const command = expandVars(config.command, env);
-  const args = (config.args ?? []).map((a) => expandVars(a, env));
+  if (declared.some((d) => sameServer(d, config))) return { ok: true, command, by: 'an agent definition in the operator\'s agent directories' };
   const envNames = Object.keys(config.env ?? {}).sort();
   const program = resolveProgram(command, env);
   const head = `MCP server "${server}" was not started: it runs ${JSON.stringify([command, ...args].join(' '))} as this worker's user, outside the OS sandbox, and`;

@@ -135,7 +135,9 @@ export function plan(ctx: ToolContext, view: FsView): ShellPlan {
     const spec = { ...planned.spec, system: planned.spec.system.filter((e) => e.kind === 'symlink' || othersMayEnter(e.source)), readPaths: (planned.spec.readPaths ?? []).filter(othersMayEnter) };
     planned = { ...planned, spec };
   }
-  const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable];
+  // The system's mounts too: a credential file in a tool folder, npm's global npmrc under /usr.
+  const system = planned.spec.system.flatMap((e) => (e.kind === 'bind' && e.path === e.source ? [e.source] : []));
+  const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable, ...system];
   const guards = planned.writes && planned.spec.writable.includes(planned.spec.root) ? gitGuards(planned.spec.root, ctx.shellSandbox?.readOnlyExtra) : [];
   return { ...planned, spec: { ...planned.spec, masks: [...masksOf(view, mounted, planned.spec.writable), ...guards] } };
 }

@@ -5,7 +5,7 @@
  * external diff programs (`diff.external`, `diff.<driver>.command`), and the classifier,
  * which sees only the command, cannot know: a fork that once wrote the workspace could have
  * planted them. So before such a call runs git, every repository within its reach (the
- * workspace's own and any nested below it, found by a bounded walk) has its configuration
+ * workspace's own and any nested below it, at any depth) has its configuration
  * read — reading config runs nothing — and the call is refused if any of them names a
  * program. Inside the sandbox none of this is needed: such a program runs contained.
  */
@@ -16,12 +16,18 @@ import path from 'node:path';
 /** Keys whose value is a program git runs on its own during reading commands. */
 const PROGRAM_KEYS = /^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|diff\.external)$/i;
 
-/** How far the walk for nested repositories looks. */
-const WALK = { maxDepth: 6, maxEntries: 20_000 } as const;
-const SKIP = new Set(['node_modules', '.forkflow']);
+/**
+ * How much the walk for nested repositories reads. It has no depth limit and enters
+ * `node_modules` (a fork can plant a repository 20 levels down, or in a package folder, and
+ * `git -C` it); a workspace with more directories than this is refused rather than half
+ * checked.
+ */
+const WALK = { maxDirs: 50_000 } as const;
+/** `.forkflow/` is the worker's, masked from every fork: nothing there was planted by one. */
+const SKIP = new Set(['.forkflow']);
 
-/** Git directories at or below `root` (and the one `root` itself is inside). */
-async function repositories(root: string): Promise<string[]> {
+/** Git directories at or below `root` (and the one `root` itself is inside); undefined past the walk's bound. */
+async function repositories(root: string): Promise<string[] | undefined> {
   const found: string[] = [];
   // The repository the workspace lives in may start above it.
   for (let dir = root; ; dir = path.dirname(dir)) {
@@ -31,17 +37,17 @@ async function repositories(root: string): Promise<string[]> {
     }
     if (dir === path.dirname(dir)) break;
   }
-  let seen = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    if (depth > WALK.maxDepth || seen > WALK.maxEntries) return;
+  // Breadth first, iteratively: a deep tree costs no stack.
+  const queue = [root];
+  for (let i = 0; i < queue.length; i++) {
+    if (i >= WALK.maxDirs) return undefined;
+    const dir = queue[i]!;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
-      seen++;
       if (e.name === '.git' && dir !== root) found.push(dir);
-      if (e.isDirectory() && !e.isSymbolicLink() && e.name !== '.git' && !SKIP.has(e.name)) await walk(path.join(dir, e.name), depth + 1);
+      if (e.isDirectory() && !e.isSymbolicLink() && e.name !== '.git' && !SKIP.has(e.name)) queue.push(path.join(dir, e.name));
     }
-  };
-  await walk(root, 0);
+  }
   return found;
 }
 
@@ -63,8 +69,10 @@ function localConfig(repo: string): Promise<string[]> {
  */
 export async function gitProgramsRefusal(command: string, root: string): Promise<string | null> {
   if (!/\bgit\b/.test(command)) return null;
+  const repos = await repositories(root);
+  if (repos === undefined) return `Denied: this worker runs shell commands without the OS sandbox, and this workspace holds more than ${WALK.maxDirs} folders, too many to check every repository in it for programs its configuration would have git run. Use Read, Glob and Grep instead.`;
   const offenders: string[] = [];
-  for (const repo of await repositories(root)) {
+  for (const repo of repos) {
     for (const line of await localConfig(repo)) {
       const key = line.split('\n', 1)[0]!;
       if (PROGRAM_KEYS.test(key)) offenders.push(`${key} in ${repo}`);

@@ -12,7 +12,7 @@
  *
  * A worker without the sandbox (its operator opted out) runs git directly, with the same
  * environment minus nothing but HOME's global config; its forks' shell commands then run
- * outside any sandbox too, so nothing more is exposed (docs/security-model.md).
+ * outside any sandbox too, so nothing more is exposed (docs/guides/security-model.md).
  */
 import { accessSync, constants, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';

@@ -118,7 +118,8 @@ export async function readRecord(worktreePath: string): Promise<WorktreeRecord |
 export async function writeRecord(worktreePath: string, record: WorktreeRecord): Promise<void> {
   const file = recordPath(worktreePath);
   const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(record, null, 2)}\n`);
+  // Which agent works where, on which branch: the worker's business, not other users'.
+  await writeFile(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   await rename(tmp, file);
 }
 

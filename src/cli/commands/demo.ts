@@ -46,7 +46,7 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
       let failed = false;
       try {
         process.stdout.write(`Temporal ${stack.server.address} · Web UI ${stack.server.uiUrl} · worker on "${stack.taskQueue}"\n`);
-        if (stack.codecServer) process.stdout.write(`Payloads encrypted · the Web UI decodes them through the codec server at ${stack.codecServer.url}\n`);
+        if (stack.codecServer) process.stdout.write(`Payloads encrypted · to read them in the Web UI, enter ${stack.codecServer.endpoint} in its Settings > Codec Server (your browser keeps it)\n`);
         if (stack.metricsUrl) process.stdout.write(`Metrics ${stack.metricsUrl} · live counts: forkflow top --metrics-url ${stack.metricsUrl}\n`);
         const runId = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
         await runDemo({ client: stack.client, offline, uiUrl: stack.server.uiUrl, namespace: stack.server.namespace, runId, address: stack.server.address, workspace: resolve(flags.workspace) });

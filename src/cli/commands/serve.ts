@@ -91,7 +91,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--workspace <dir>', 'workspace root for tools', process.cwd())
     .option('--metrics <ip:port>', 'serve Prometheus metrics here (default: FORKFLOW_METRICS_ADDRESS, else 127.0.0.1:9464 or a free port)', metricsAddressOption)
     .option('--no-metrics', 'do not serve Prometheus metrics')
-    .action(async (flags: { db: string; inMemory?: boolean; port: number; uiPort: number; workspace: string; metrics?: string | false }) => {
+    .option('--codec-in-ui', "with encryption keys, hand the Web UI the codec server's tokened endpoint at start (the token is then in the dev server's command line and in the UI's settings, which any local user can read)")
+    .action(async (flags: { db: string; inMemory?: boolean; port: number; uiPort: number; workspace: string; metrics?: string | false; codecInUi?: boolean }) => {
       const settings = forkflowSettings();
       const dbFile = flags.inMemory ? undefined : resolve(flags.db);
       if (dbFile) mkdirSync(dirname(dbFile), { recursive: true });
@@ -106,15 +107,21 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
           anthropicBaseUrl: settings.anthropicBaseUrl,
           metricsAddress: flags.metrics === false ? undefined : await devMetricsAddress(flags.metrics ?? settings.metricsAddress),
           codecServerPort: await preferredPort(DEFAULT_CODEC_PORT),
+          codecInUi: flags.codecInUi === true,
         }),
       );
+      const codec = stack.codecServer;
       process.stdout.write(
         `Temporal dev server: ${stack.server.address}${dbFile ? ` (db ${dbFile})` : ' (in memory)'}\n` +
           `Web UI:              ${stack.server.uiUrl}\n` +
           `Model:               ${stack.offlineModel ? `offline emulator at ${stack.modelEndpoint}` : stack.modelEndpoint}\n` +
           `Worker:              task queue ${stack.taskQueue}\n` +
           (stack.metricsUrl ? `Metrics:             ${stack.metricsUrl} (forkflow top --metrics-url ${stack.metricsUrl})\n` : '') +
-          (stack.codecServer ? `Codec server:        ${stack.codecServer.url} (payloads encrypted; the Web UI decodes through it)\n` : '') +
+          (codec
+            ? flags.codecInUi
+              ? `Codec server:        ${codec.url} (payloads encrypted; the Web UI decodes through it)\n`
+              : `Codec server:        ${codec.url} (payloads encrypted). To read them in the Web UI, open Settings > Codec Server there and enter\n                     ${codec.endpoint}\n                     (your browser keeps it; the token is not given to the server or other users)\n`
+            : '') +
           'Ctrl-C to stop.\n',
       );
       await untilSignal();
@@ -135,13 +142,15 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--metrics <ip:port>', 'serve Prometheus metrics on http://<ip:port>/metrics (default: FORKFLOW_METRICS_ADDRESS; off when neither)', metricsAddressOption)
     .option('--model-queue <name>', "also serve this model queue (model calls of forks that name it in modelQueue; default FORKFLOW_MODEL_QUEUE)")
     .option('--model-rate <per-minute>', 'the model requests per minute the server hands out on the model queue, across every worker (default FORKFLOW_MODEL_REQUESTS_PER_MINUTE)')
+    .option('--require-encrypted-inputs <always|time>', 'with encryption keys, refuse start inputs, signals and updates that are not encrypted for their workflow, always or from an ISO time on (FORKFLOW_REQUIRE_ENCRYPTED_INPUTS)')
     .option('--allow-unsandboxed', 'where the OS sandbox cannot start, run Bash without it (read-only forks behind the classifier alone) instead of refusing it (FORKFLOW_ALLOW_UNSANDBOXED=1)')
-    .option('--mcp-command <rule>', 'a stdio MCP command start inputs may make this worker run, e.g. "/usr/bin/node /opt/mcp/server.js ..." (repeatable; added to FORKFLOW_MCP_COMMANDS; docs/security-model.md)', collect)
+    .option('--mcp-command <rule>', 'a stdio MCP command start inputs may make this worker run, e.g. "/usr/bin/node /opt/mcp/server.js ..." (repeatable; added to FORKFLOW_MCP_COMMANDS; docs/guides/security-model.md)', collect)
     .option('--agent-dir <dir>', 'agent definitions whose stdio MCP servers this worker starts as written there; never a directory forks can write (repeatable; added to FORKFLOW_AGENT_DIRS)', collect)
     .option('--allow-bypass-permissions', 'agents in bypassPermissions mode (their starter set allowBypassPermissions) run Bash outside the OS sandbox; otherwise refused (FORKFLOW_ALLOW_BYPASS_PERMISSIONS=1)')
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean; mcpCommand?: string[]; agentDir?: string[]; allowBypassPermissions?: boolean }) => {
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean; mcpCommand?: string[]; agentDir?: string[]; allowBypassPermissions?: boolean; requireEncryptedInputs?: string }) => {
       // Read by the sandbox probe, which runs when the first worker is created.
       if (flags.allowUnsandboxed) process.env.FORKFLOW_ALLOW_UNSANDBOXED = '1';
+      if (flags.requireEncryptedInputs) process.env.FORKFLOW_REQUIRE_ENCRYPTED_INPUTS = flags.requireEncryptedInputs;
       const settings = forkflowSettings();
       let modelQueue: ReturnType<typeof modelQueueSettings>;
       try {

@@ -46,7 +46,7 @@ function filesystemServer(workspace: string): McpServers | undefined {
 
 /**
  * The demo worker's consent: exactly the filesystem server this demo starts, on this
- * workspace (a stdio MCP command runs only with its worker's consent: docs/security-model.md).
+ * workspace (a stdio MCP command runs only with its worker's consent: docs/guides/security-model.md).
  */
 export function demoConsent(workspace: string): OperatorConsent {
   const server = filesystemServer(workspace)?.repo;

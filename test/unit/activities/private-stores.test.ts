@@ -7,7 +7,7 @@
  * encrypted with the payload codec.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -37,6 +37,11 @@ afterAll(() => {
   if (created) spawnSync('userdel', [ATTACKER]);
 });
 
+/** Runs `sh -c script` as the second user; its exit status. */
+function asAttackerStatus(script: string): number | null {
+  return spawnSync('setpriv', [`--reuid=${attacker!.uid}`, `--regid=${attacker!.gid}`, '--clear-groups', 'sh', '-c', script]).status;
+}
+
 /** Runs `sh -c script` as the second user. */
 function asAttacker(script: string): void {
   execFileSync('setpriv', [`--reuid=${attacker!.uid}`, `--regid=${attacker!.gid}`, '--clear-groups', 'sh', '-c', script]);
@@ -58,6 +63,20 @@ test('a store directory created in advance by another user is refused, naming th
   expect(() => openPrivateStore(dir)).toThrow(new RegExp(`belongs to uid ${attacker!.uid}, not to this process's user`));
   expect(() => responseStoreFromEnv({ ...process.env, FORKFLOW_RESPONSE_DIR: dir })).toThrow(/FORKFLOW_RESPONSE_DIR/);
   expect(() => new CallStore(dir, 60_000)).toThrow(/belongs to uid/);
+});
+
+test('a store directory under a folder another user owns is refused (they could swap it), even where only they may write', () => {
+  expect(attacker).toBeDefined();
+  const top = tempDir('stores-under');
+  chmodSync(top, 0o755);
+  // Their folder (a home, a project folder), 0755: only they may write in it.
+  const theirs = join(top, 'theirs');
+  mkdirSync(theirs, { mode: 0o755 });
+  chownSync(theirs, attacker!.uid, attacker!.gid);
+  const dir = join(theirs, 'forkflow-responses');
+  expect(() => openPrivateStore(dir)).toThrow(new RegExp(`lies in ${theirs}, which belongs to uid ${attacker!.uid}, another user: they could replace it`));
+  // What they could do with it: move it aside and put their own in its place.
+  expect(asAttackerStatus(`mv ${dir} ${theirs}/old && mkdir -m 700 ${dir}`)).toBe(0);
 });
 
 test('loose modes, a symlink and a parent others may write are refused; a fresh store is 0700 with 0600 files', async () => {

@@ -136,6 +136,27 @@ describe('keys from the environment', () => {
     expect((error as Error).message).not.toContain(k1);
   });
 
+  // A key that starts with a letter: the parser's message would quote its first 10 characters.
+  const LETTERED = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef').toString('base64');
+  test.each([
+    ['a bare key', LETTERED],
+    ['a bare random key', k1],
+    ['a key after a comment', `# our key\n${k2}`],
+    ['a key in broken JSON', `{"v":1,"keys":[{"id":"a","key":"${k1}"`],
+  ])('a key file that is not JSON (%s) is refused without quoting any of it', (_what, content) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'forkflow-keys-')), 'keys');
+    writeFileSync(file, content);
+    let message = '';
+    try {
+      loadKeyRing({ FORKFLOW_ENCRYPTION_KEY_FILE: file });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    // No run of 6 characters of the key material is echoed.
+    for (const key of [k1, k2, LETTERED]) for (let i = 0; i + 6 <= key.length; i++) expect(message).not.toContain(key.slice(i, i + 6));
+    expect(message).toMatch(/^FORKFLOW_ENCRYPTION_KEY_FILE .*cannot read it as JSON \(it is not JSON/);
+  });
+
   test('both variables set is refused', () => {
     expect(() => loadKeyRing({ FORKFLOW_ENCRYPTION_KEYS: `a:${k1}`, FORKFLOW_ENCRYPTION_KEY_FILE: '/x' })).toThrow(/Both .* set one of them/);
   });

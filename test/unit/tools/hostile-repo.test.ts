@@ -119,3 +119,27 @@ test("sandbox on, writing fork: the repository's config and hooks stay read-only
   expect(execFileSync('git', ['config', '--get', 'core.fsmonitor'], { cwd: ws }).toString()).not.toContain('planted');
   expect(existsSync(path.join(ws, '.git', 'hooks', 'post-checkout'))).toBe(false);
 });
+
+// Issue 42, finding 6: the walk for nested repositories stopped at 6 levels and never entered
+// node_modules, so a repository planted there was read by git with its textconv obeyed.
+test.each([
+  ['nested 9 levels down', 'a/b/c/d/e/f/g/h/deep'],
+  ['under node_modules', 'node_modules/pkg'],
+])('sandbox off: a repository %s is checked too, and its textconv does not run', async (_where, rel) => {
+  const top = path.join(base, 'top');
+  const nested = path.join(top, rel);
+  mkdirSync(nested, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: nested, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(path.join(nested, '.gitattributes'), '*.txt diff=evil\n');
+  writeFileSync(path.join(nested, 'a.txt'), 'one\n');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'add', '.');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init');
+  writeFileSync(path.join(nested, 'a.txt'), 'one\ntwo\n');
+  git('config', 'diff.evil.textconv', `sh -c 'touch ${outside}/ran-nested-textconv; cat "$0"'`);
+  const availability: SandboxAvailability = { available: false, reason: 'test: sandbox off', allowUnsandboxed: true };
+  const out = await run('Bash', { command: `git -C ${rel} diff` }, context(top, { writePolicy: { kind: 'none' }, classifyShell: classifyShellCommand, shellSandbox: { availability, require: false } }));
+  expect(existsSync(path.join(outside, 'ran-nested-textconv'))).toBe(false);
+  expect(out.isError).toBe(true);
+  expect(out.content).toContain(`diff.evil.textconv in ${nested}`);
+});

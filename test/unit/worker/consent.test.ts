@@ -95,11 +95,21 @@ describe('mcpLaunchDecision', () => {
   });
 
   test('a server declared in an agent definition of the operator\'s directories starts as written there, and only so', async () => {
-    const declared = { command: 'mcp-docs', args: ['--root', '${MCP_ROOT:-/srv}'] };
+    // Arguments are literal (a ${VAR} in one is refused: the next test).
+    const declared = { command: 'mcp-docs', args: ['--root', '/srv'] };
     const consent = { ...NO_CONSENT, agentServers: () => Promise.resolve([declared]) };
     expect(await mcpLaunchDecision('docs', { ...declared }, consent, env())).toMatchObject({ ok: true, command: 'mcp-docs' });
     expect((await mcpLaunchDecision('docs', { ...declared, args: ['--root', '/'] }, consent, env())).ok).toBe(false);
     expect((await mcpLaunchDecision('docs', { ...declared, env: { NODE_OPTIONS: '--require /x' } }, consent, env())).ok).toBe(false);
+  });
+
+  test('a ${VAR} in a stdio command or argument is refused, declared or not, and its value is not named', async () => {
+    const declared = { command: 'mcp-docs', args: ['--token', '${MCP_TOKEN}'] };
+    const consent = { ...NO_CONSENT, agentServers: () => Promise.resolve([declared]) };
+    const refused = await mcpLaunchDecision('docs', { ...declared }, consent, { ...env(), MCP_TOKEN: 'tok-secret-1' });
+    expect(refused).toMatchObject({ ok: false });
+    expect((refused as { message: string }).message).toContain("${MCP_TOKEN} in a stdio server's command or arguments is refused");
+    expect(JSON.stringify(refused)).not.toContain('tok-secret-1');
   });
 });
 

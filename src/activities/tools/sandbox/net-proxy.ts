@@ -10,7 +10,15 @@
  * it afterwards): never to link-local or NAT64 addresses (cloud metadata at 169.254.169.254), and to
  * loopback, private, shared, multicast or reserved ones only when that exact host is listed
  * (not through a `*.` entry). Everything else gets 403, and is reported to `onRefused`.
+ *
+ * Everything here is driven by what a hostile command sends, so nothing may escape as an
+ * uncaught error (it would end the worker, and the retried call the next one): every socket
+ * has an error listener, every async handler ends in a catch that drops its connection, a
+ * failing `onRefused` is ignored, and the handlers run in the async context the proxy was
+ * started in (Node's CONNECT path loses it), the calling activity's, where its guard
+ * (src/activities/call-guard.ts) catches whatever a bug here would still throw.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { lookup } from 'node:dns/promises';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -71,6 +79,9 @@ export const PROXY_SOCKET = 'proxy.sock';
 
 const MAX_REFUSALS = 50;
 
+/** Connections open at once through one call's proxy: enough for parallel downloads, not for exhausting the worker's descriptors. */
+export const MAX_PROXY_CONNECTIONS = 256;
+
 /** Resolves `host` and picks the first address allowed; throws a refusal reason otherwise. */
 async function resolveAllowed(host: string, exact: boolean): Promise<string> {
   const found = await lookup(host, { all: true, verbatim: true });
@@ -113,7 +124,11 @@ export async function startNetProxy(opts: NetProxyOptions): Promise<NetProxy> {
   const refuse = (target: string, reason: string) => {
     const refusal = { target: target.slice(0, 300), reason };
     if (refusals.length < MAX_REFUSALS) refusals.push(refusal);
-    opts.onRefused?.(refusal);
+    try {
+      opts.onRefused?.(refusal);
+    } catch {
+      // A reporter's failure is no reason to drop the refusal, nor the worker.
+    }
   };
   /** The address to connect to for `host:port`, or a refusal reason. */
   const decide = async (host: string, port: number): Promise<{ address: string } | { refused: string }> => {
@@ -126,8 +141,18 @@ export async function startNetProxy(opts: NetProxyOptions): Promise<NetProxy> {
     }
   };
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => void forward(req, res));
-  server.on('connection', track);
+  // Every handler runs in the starting call's async context (AsyncResource.bind).
+  const server = createServer(
+    AsyncResource.bind((req: IncomingMessage, res: ServerResponse) => {
+      res.on('error', () => res.destroy());
+      req.on('error', () => req.destroy());
+      forward(req, res).catch(() => res.destroy());
+    }),
+  );
+  server.maxConnections = MAX_PROXY_CONNECTIONS;
+  server.on('connection', AsyncResource.bind(track));
+  // Accept failures (EMFILE) and late socket errors: the call's requests fail, not the worker.
+  server.on('error', () => undefined);
   async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let url: URL | undefined;
     try {
@@ -152,6 +177,8 @@ export async function startNetProxy(opts: NetProxyOptions): Promise<NetProxy> {
     // RFC 9112 3.2.2: an absolute-form target replaces whatever Host the client sent.
     headers.host = url.host;
     const upstream = httpRequest({ host: decision.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (up) => {
+      // An upstream that dies midway through its answer: the answer is cut, nothing more.
+      up.on('error', () => res.destroy());
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
@@ -163,35 +190,40 @@ export async function startNetProxy(opts: NetProxyOptions): Promise<NetProxy> {
     req.pipe(upstream);
   }
 
-  server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
-    track(client);
-    client.on('error', () => client.destroy());
-    void (async () => {
-      const target = splitTarget(req.url ?? '');
-      const decision = target ? await decide(target.host, target.port) : { refused: 'CONNECT needs host:port' };
-      if ('refused' in decision || !target) {
-        const reason = 'refused' in decision ? decision.refused : 'bad target';
-        refuse(req.url ?? '', reason);
-        client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nforkflow proxy: refused: ${reason}\n`);
-        return;
-      }
-      const upstream: Socket = connect({ host: decision.address, port: target.port });
-      track(upstream);
-      let established = false;
-      upstream.once('connect', () => {
-        established = true;
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', (err) => {
-        if (!established && client.writable) client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\nforkflow proxy: ${err.message}\n`);
-        else client.destroy();
-      });
-      client.once('close', () => upstream.destroy());
-    })();
-  });
+  // Node emits 'connect' outside the server's async context: bound, the call's guard sees it.
+  server.on(
+    'connect',
+    AsyncResource.bind((req: IncomingMessage, client: Duplex, head: Buffer) => {
+      track(client);
+      client.on('error', () => client.destroy());
+      tunnel(req, client, head).catch(() => client.destroy());
+    }),
+  );
+  async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    const target = splitTarget(req.url ?? '');
+    const decision = target ? await decide(target.host, target.port) : { refused: 'CONNECT needs host:port' };
+    if ('refused' in decision || !target) {
+      const reason = 'refused' in decision ? decision.refused : 'bad target';
+      refuse(req.url ?? '', reason);
+      client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nforkflow proxy: refused: ${reason}\n`);
+      return;
+    }
+    const upstream: Socket = connect({ host: decision.address, port: target.port });
+    track(upstream);
+    let established = false;
+    upstream.once('connect', () => {
+      established = true;
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (err) => {
+      if (!established && client.writable) client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\nforkflow proxy: ${err.message}\n`);
+      else client.destroy();
+    });
+    client.once('close', () => upstream.destroy());
+  }
 
   const socket = path.join(dir, PROXY_SOCKET);
   await new Promise<void>((resolve, reject) => {

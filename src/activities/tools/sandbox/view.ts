@@ -94,6 +94,21 @@ function entryOf(p: string): SystemEntry | undefined {
 /** Files in a tool's folder that hold credentials, never shown (cargo's registry token, npm's and netrc logins). */
 const TOOL_SECRETS = ['credentials', 'credentials.toml', '.credentials.toml', '.npmrc', '.netrc', '.git-credentials'];
 
+/**
+ * What of a tool folder in the home directory a sandbox shows: the programs and what they
+ * load (a language's packages, a version manager's versions and plugins), never the rest —
+ * `~/.local/share` and `~/.local/state` hold shell and REPL histories and keyrings, an npm
+ * prefix's `etc/npmrc` its registry token, `~/.cargo` its credentials and caches. Anything
+ * else a tool needs, the operator lists in FORKFLOW_SANDBOX_TOOL_PATHS.
+ */
+const TOOL_SUBDIRS = ['bin', 'shims', 'lib', 'lib64', 'libexec', 'include', 'versions', 'installs', 'plugins', 'toolchains', 'tools', 'pkg'];
+
+/** npm's global configuration files, which may hold a registry token, wherever a prefix the sandbox shows keeps them. */
+function npmGlobalConfigs(env: NodeJS.ProcessEnv): string[] {
+  const prefixes = ['/usr', '/usr/local', path.dirname(path.dirname(process.execPath)), ...(env.NPM_CONFIG_PREFIX ? [env.NPM_CONFIG_PREFIX] : [])];
+  return [...prefixes.map((p) => path.join(p, 'etc', 'npmrc')), ...[env.NPM_CONFIG_GLOBALCONFIG, env.NPM_CONFIG_USERCONFIG].filter((p): p is string => !!p && path.isAbsolute(p))];
+}
+
 const isDir = (p: string) => {
   try {
     return lstatSync(realpathSync(p)).isDirectory();
@@ -104,20 +119,23 @@ const isDir = (p: string) => {
 
 /**
  * Tool folders outside the system directories: those on the worker's PATH (for a folder
- * `~/X/bin` or `~/X/shims` in its home, the tool's whole folder `~/X`, as rustup, pyenv and
- * Go keep their toolchains there; rustup's `~/.rustup` with `~/.cargo`), and what the
- * operator lists in FORKFLOW_SANDBOX_TOOL_PATHS. Never the home directory itself.
+ * `~/X/bin` or `~/X/shims` in its home, what the tool keeps beside its programs in `~/X` —
+ * `TOOL_SUBDIRS` only, as pyenv, pip's user site, an npm prefix and Go keep their packages
+ * and versions there; rustup's `~/.rustup` with `~/.cargo`), and what the operator lists in
+ * FORKFLOW_SANDBOX_TOOL_PATHS. Never the home directory itself.
  */
 export function toolPaths(env: NodeJS.ProcessEnv = process.env): string[] {
   const home = env.HOME ? canonicalish(env.HOME) : undefined;
   const found = new Set<string>();
   for (const dir of (env.PATH ?? '').split(':')) {
     if (!path.isAbsolute(dir) || !isDir(dir)) continue;
-    let tool = realpathSync(dir);
-    if (home && within(tool, home) && tool !== home && /^(bin|shims)$/.test(path.basename(tool)) && path.dirname(tool) !== home) tool = path.dirname(tool);
+    const tool = realpathSync(dir);
     if (tool === '/' || tool === home || SYSTEM_DIRS.some((d) => within(tool, canonicalish(d)))) continue;
-    found.add(tool);
-    if (home && tool === path.join(home, '.cargo')) {
+    const folder = path.dirname(tool);
+    if (home && within(tool, home) && /^(bin|shims)$/.test(path.basename(tool)) && folder !== home) {
+      for (const sub of TOOL_SUBDIRS) if (isDir(path.join(folder, sub))) found.add(realpathSync(path.join(folder, sub)));
+    } else found.add(tool);
+    if (home && folder === path.join(home, '.cargo')) {
       const rustup = canonicalish(env.RUSTUP_HOME ?? path.join(home, '.rustup'));
       if (isDir(rustup)) found.add(rustup);
     }
@@ -126,9 +144,9 @@ export function toolPaths(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...found];
 }
 
-/** Credential files inside the tool folders: protected like the worker's own state. */
+/** Credential files inside the tool folders and npm's global configurations: protected like the worker's own state. */
 export function toolSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
-  return toolPaths(env).flatMap((dir) => TOOL_SECRETS.map((name) => path.join(dir, name)));
+  return [...toolPaths(env).flatMap((dir) => TOOL_SECRETS.map((name) => path.join(dir, name))), ...npmGlobalConfigs(env)];
 }
 
 let cachedSystem: SystemEntry[] | undefined;
