@@ -16,6 +16,8 @@ import { treeTokenSchema, type AdmitRequest, type AdmitResult, type ChargeReques
 import { schemaOnce } from './schema-once';
 import { structuredMessageSchema } from './team';
 import type { RouteRequest, RouteResult } from './team-ledger';
+import type { TreeAnswer, TreeRequest } from './tree-calls';
+import type { ShareMessage } from './tree-shares';
 
 export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => z.strictObject({
   message: z.string().min(1, 'message must not be empty').max(200_000),
@@ -153,6 +155,16 @@ export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
 /** A peer message's receivers, resolved (and the message counted) by the root's ledger (src/shared/team-ledger.ts). */
 export const routeMessageUpdate = defineUpdate<RouteResult, [RouteRequest]>('treeRouteMessage');
+/**
+ * Budget shares (src/shared/tree-shares.ts), in trees that lend them: a member's spend report,
+ * share ask or return to its root; a request to the root from an agent below it (admission,
+ * a peer message's route: src/shared/tree-calls.ts); and the root's answers (grants, refusals,
+ * recalls, admissions, routes). Signals both ways: a workflow sends them itself, and the server
+ * limits no signals in flight.
+ */
+export const treeShareSignal = defineSignal<[ShareMessage]>('treeShare');
+export const treeRequestSignal = defineSignal<[TreeRequest]>('treeRequest');
+export const treeAnswerSignal = defineSignal<[TreeAnswer]>('treeAnswer');
 /** A sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
 export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false; token?: string }]>('treeAgentEnded');
 

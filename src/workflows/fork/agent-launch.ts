@@ -290,7 +290,9 @@ export async function admitted(agent: ForkAgent, id: string, childInput: ForkInp
     return { refused: `The tree's root did not answer the admission of ${id}, so it was not started (${messageOf(err)}). Try again later, or do the work yourself.` };
   }
   if (!admission.ok) return { refused: admission.reason };
-  return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget } } };
+  // In a tree that lends budget shares, the child starts with the share its admission lent (src/shared/tree-shares.ts).
+  const share = admission.share !== undefined ? { treeShare: { tokens: admission.share } } : {};
+  return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget }, ...share } };
 }
 
 function messageOf(err: unknown): string {

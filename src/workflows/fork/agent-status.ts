@@ -18,7 +18,7 @@ function treeLedgerStatus(agent: ForkAgent): Pick<ForkStatus, 'treeBudget' | 'pe
   if (!agent.book) return {};
   const t = ledgerTotals(agent.book);
   return {
-    treeBudget: { max: agent.input.budget.maxTokens, charged: t.charged, left: leftFor(agent.book, agent.agentId), turns: t.turns, toolUses: t.toolUses },
+    treeBudget: { max: agent.input.budget.maxTokens, charged: t.charged, left: leftFor(agent.book, agent.agentId), turns: t.turns, toolUses: t.toolUses, ...(agent.book.shares?.waiters.length ? { waiting: agent.book.shares.waiters.length } : {}) },
     perAgent: ledgerView(agent.book),
   };
 }
