@@ -55,13 +55,15 @@ export const spendSchema = schemaOnce('tree-shares#spendSchema', () => z.strictO
   compactions: count,
   /** The agent's tool calls so far (not a delta). */
   toolUses: count,
+  /** The newest turn charged in this spend (a turn number, not a delta). */
+  lastTurn: count.optional(),
 }));
 export type Spend = z.output<typeof spendSchema>;
 
 export const NO_SPEND: Spend = { priced: [], charged: 0, turns: 0, keepAlives: 0, compactions: 0, toolUses: 0 };
 
 /** One more call's usage added to a spend (`provider` absent: the tree's own). */
-export function addCall(spend: Spend, call: { provider?: string; model: string; usage: Usage; charged: number; kind: 'turn' | 'keepAlive' | 'compaction'; toolUses: number }): Spend {
+export function addCall(spend: Spend, call: { provider?: string; model: string; usage: Usage; charged: number; kind: 'turn' | 'keepAlive' | 'compaction'; toolUses: number; turn?: number }): Spend {
   const priced = [...spend.priced];
   const i = priced.findIndex((p) => p.model === call.model && p.provider === call.provider);
   if (i >= 0) priced[i] = { ...priced[i]!, usage: addUsage(priced[i]!.usage, call.usage) };
@@ -73,6 +75,7 @@ export function addCall(spend: Spend, call: { provider?: string; model: string; 
     keepAlives: spend.keepAlives + (call.kind === 'keepAlive' ? 1 : 0),
     compactions: spend.compactions + (call.kind === 'compaction' ? 1 : 0),
     toolUses: Math.max(spend.toolUses, call.toolUses),
+    ...(call.kind === 'turn' && call.turn !== undefined ? { lastTurn: Math.max(spend.lastTurn ?? 0, call.turn) } : spend.lastTurn !== undefined ? { lastTurn: spend.lastTurn } : {}),
   };
 }
 
@@ -184,6 +187,7 @@ export function applySpend(node: LedgerNode, spend: Spend, prices?: PriceLookup)
   node.charged += spend.charged;
   node.turns += spend.turns;
   node.toolUses = Math.max(node.toolUses, spend.toolUses);
+  if (spend.lastTurn !== undefined) node.lastTurn = Math.max(node.lastTurn, spend.lastTurn);
   if (spend.keepAlives > 0) node.keepAlives = (node.keepAlives ?? 0) + spend.keepAlives;
   if (spend.compactions > 0) node.compactions = (node.compactions ?? 0) + spend.compactions;
 }

@@ -56,7 +56,7 @@ export class ShareBook {
   }
 
   /** A call that was passed `tokens` ended; `served`: what it charged, when it was answered. */
-  end(tokens: number, served?: { provider?: string; model: string; usage: Usage; charged: number; kind: 'turn' | 'keepAlive' | 'compaction'; toolUses: number }): void {
+  end(tokens: number, served?: { provider?: string; model: string; usage: Usage; charged: number; kind: 'turn' | 'keepAlive' | 'compaction'; toolUses: number; turn?: number }): void {
     this.pending = Math.max(0, this.pending - tokens);
     if (!served) return;
     this.held -= served.charged;

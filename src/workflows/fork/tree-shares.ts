@@ -224,7 +224,14 @@ export async function askShare(agent: ForkAgent, need: number, want: number): Pr
     book.close();
     return undefined;
   }
-  await condition(() => book.waiting?.outcome !== undefined);
+  try {
+    await condition(() => book.waiting?.outcome !== undefined);
+  } catch (err) {
+    // Stopped while waiting (cancelled, interrupted): the ask is closed, and its run's last
+    // report tells the root it waits no more; a grant that still comes is given back at once.
+    book.close();
+    throw err;
+  }
   const outcome = book.close();
   book.final = true;
   return 'refused' in outcome ? outcome.refused : undefined;
@@ -257,7 +264,7 @@ export function spending<T>(agent: ForkAgent, input: Pick<ModelCallInput, 'budge
   return spendingShare(agent, book, passed, run, served);
 }
 
-type Served = { provider?: string; model: string; usage: Usage; kind: 'turn' | 'keepAlive' | 'compaction' };
+type Served = { provider?: string; model: string; usage: Usage; kind: 'turn' | 'keepAlive' | 'compaction'; turn?: number };
 
 async function spendingShare<T>(agent: ForkAgent, book: ShareBook, passed: number, run: () => Promise<T>, served: (out: T) => Served): Promise<T> {
   book.begin(passed);

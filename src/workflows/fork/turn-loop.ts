@@ -81,7 +81,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
         agent,
         input,
         () => callWithFailover(agent, turn, input, (sent, summary) => proxy.callModel.executeWithOptions({ summary, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [sent])),
-        (out) => ({ ...(out.input.provider ? { provider: out.input.provider } : {}), model: out.result.model, usage: out.result.usage, kind: 'turn' }),
+        (out) => ({ ...(out.input.provider ? { provider: out.input.provider } : {}), model: out.result.model, usage: out.result.usage, kind: 'turn', turn }),
       ));
       break;
     } catch (err) {
