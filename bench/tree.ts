@@ -94,7 +94,8 @@ async function main(): Promise<void> {
   const server = await startDevServer({ headless: true, logLevel: 'error' });
   const results = join(__dirname, 'results');
   mkdirSync(results, { recursive: true });
-  const logFile = join(results, `tree-${agents}-w${workers}.worker.log`);
+  // The workers' output, kept for a look after the run (not a result to commit).
+  const logFile = join(mkdtempSync(join(tmpdir(), 'forkflow-bench-tree-log-')), 'workers.log');
   const log: string[] = [];
   try {
     const figures = await runTree({
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
     const name = `tree-${agents}-w${workers}${budget ? '-budget' : ''}${values.kill ? `-kill-${values.kill}` : ''}`;
     writeFileSync(join(results, `${name}.json`), JSON.stringify({ at: new Date().toISOString(), node: node ?? process.version, ...figures }, null, 2));
     writeFileSync(logFile, log.join('\n'));
+    process.stderr.write(`[bench:tree] the workers' output: ${logFile}\n`);
     if (figures.tree.failed > 0 || !figures.budget.exact || !figures.budget.withinBudget) process.exitCode = 1;
   } finally {
     await server.stop();

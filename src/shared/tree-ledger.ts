@@ -22,7 +22,7 @@ import { addUsage, ZERO_USAGE, type Usage } from './anthropic';
 import { tokensCharged } from './budget';
 import { estimateCostUsd, type Price } from './pricing';
 import { schemaOnce } from './schema-once';
-import { shareNodeFields, sharesStateSchema } from './tree-share-state';
+import { shareNodeSchema, sharesStateSchema } from './tree-share-state';
 
 export const TREE_LEDGER_VERSION = 1;
 
@@ -76,7 +76,7 @@ const nodeSchema = schemaOnce('tree-ledger#nodeSchema', () => z.object({
   /** Peer messages it sent and received, counted when routed (team-ledger.ts); `lastKey`: the newest sent, so a retry counts once. */
   messages: z.object({ sent: count, received: count, lastKey: z.string().optional() }).optional(),
   /** Its budget share, in a tree that lends shares (src/shared/tree-shares.ts). */
-  ...shareNodeFields,
+  ...shareNodeSchema.shape,
 }));
 export type LedgerNode = z.output<typeof nodeSchema>;
 

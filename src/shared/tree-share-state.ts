@@ -9,7 +9,7 @@ import { schemaOnce } from './schema-once';
 const count = schemaOnce('tree-share-state#count', () => z.number().int().min(0));
 
 /** The share fields of a ledger node (absent in ledgers of trees on the per-call protocol). */
-export const shareNodeFields = {
+export const shareNodeSchema = schemaOnce('tree-share-state#shareNodeSchema', () => z.object({
   /**
    * Tokens lent to the agent and not given back: what it holds plus what it spent and has not
    * reported yet. The root counts the larger of this and `charged` against every budget above it.
@@ -19,7 +19,7 @@ export const shareNodeFields = {
   admitShare: count.optional(),
   /** The root asked it to give its share back, and it has not answered yet. */
   recalled: z.literal(true).optional(),
-};
+}));
 
 /** An agent waiting for a share, first come first served. */
 export const shareWaiterSchema = schemaOnce('tree-share-state#shareWaiterSchema', () => z.object({
