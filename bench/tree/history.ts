@@ -84,16 +84,30 @@ function figures(values: number[]): WaitFigures {
   return { count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), max: values.length ? Math.max(...values) : NaN };
 }
 
-interface Grant {
+export interface Grant {
   to: string;
   id: string;
   waited: boolean;
-  /** When the root took the message that freed the budget for a waiting ask. */
+  /** When the root took what freed the budget for a waiting ask (absent: nothing did — it was not told). */
   triggerAt?: number;
 }
 
+/**
+ * What the root takes that can free budget for a waiting ask: a member's return or end
+ * (`treeShare`), a sub-agent's end (`treeAgentEnded`, or its completion as the root's child),
+ * or the root's own model call ending (it reports its spend and may give back its share).
+ */
+const FREES = new Set<number>([
+  EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+  EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED,
+  EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
+  EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED,
+  EVENT.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED,
+  EVENT.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+]);
+
 /** The root's grants of members' asks, each marked answered at once or after a wait. */
-function grantsIn(events: HistoryEvent[]): Grant[] {
+export function grantsIn(events: HistoryEvent[]): Grant[] {
   const askTask = new Map<string, number>();
   const grants: Grant[] = [];
   // Signals arrive before the workflow task that takes them starts.
@@ -109,7 +123,7 @@ function grantsIn(events: HistoryEvent[]): Grant[] {
         const arg = signalArg(s.workflowExecutionSignaledEventAttributes?.input);
         if (s.workflowExecutionSignaledEventAttributes?.signalName === 'treeShare' && arg?.kind === 'ask') askTask.set(`${String(arg.agentId)}|${String(arg.id)}`, task);
       }
-    } else if (e.eventType === EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED) {
+    } else if (FREES.has(e.eventType ?? 0)) {
       heard.push(e);
     } else if (e.eventType === EVENT.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED) {
       const a = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
@@ -119,7 +133,7 @@ function grantsIn(events: HistoryEvent[]): Grant[] {
       const asked = askTask.get(`${to}|${String(arg.id)}`);
       if (asked === undefined) continue;
       const waited = asked !== task;
-      const trigger = taking.filter((s) => ['treeShare', 'treeAgentEnded'].includes(s.workflowExecutionSignaledEventAttributes?.signalName ?? '')).at(-1);
+      const trigger = taking.filter((s) => s.eventType !== EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED || ['treeShare', 'treeAgentEnded'].includes(s.workflowExecutionSignaledEventAttributes?.signalName ?? '')).at(-1);
       grants.push({ to, id: String(arg.id), waited, ...(waited && trigger ? { triggerAt: eventMs(trigger) } : {}) });
     }
   }

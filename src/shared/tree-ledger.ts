@@ -176,6 +176,8 @@ export const admitRequestSchema = schemaOnce('tree-ledger#admitRequestSchema', (
   name: z.string().min(1).max(64).optional(),
   /** A teammate: the team it joins (names are unique in a team; a parent leads at most one team). */
   team: z.string().min(1).max(64).optional(),
+  /** In a tree that lends shares: about what one call of the child could charge (its parent's estimate), which sizes its first share. */
+  callTokens: z.number().int().min(1).optional(),
 }));
 export type AdmitRequest = z.output<typeof admitRequestSchema>;
 /** `share`: in a tree that lends shares, the tokens lent with the admission (src/shared/tree-shares.ts). */

@@ -163,8 +163,9 @@ function room(ledger: TreeLedger, agentId: string): { left: number; fair: number
 function decide(ledger: TreeLedger, agentId: string, need: number, want: number): Decision {
   const { left, fair } = room(ledger, agentId);
   if (left >= need) {
-    // A whole call when the tree has it; under less than that, a slice with room for a reply.
-    const least = left >= want ? want : Math.min(want, need + SHARE_MIN_OUTPUT);
+    // A whole call when its even part of the budget holds one; under less, a slice with room
+    // for a reply, so that one call's bound never takes what several agents could go on with.
+    const least = Math.min(want, Math.max(need + SHARE_MIN_OUTPUT, fair));
     return { tokens: Math.min(left, Math.max(least, Math.min(want * SHARE_TARGET_CALLS, fair))) };
   }
   // Shares out now come back, less what their holders spend: only what was charged is gone for good.
@@ -279,16 +280,17 @@ function recallFor(ledger: TreeLedger, w: ShareWaiter): ShareEffect[] {
 }
 
 /**
- * The share lent with an admission (the ledger's `admit` granted it already): an even split of
- * what its budgets leave between the agents holding nothing, at most its grant; nothing while
- * others wait (they come first).
+ * The share lent with an admission (the ledger's `admit` granted it already): SHARE_TARGET_CALLS
+ * calls of the size its parent expects (`callTokens`; without it, nothing: it asks when it
+ * calls), within an even split of what its budgets leave between the agents holding nothing;
+ * nothing while others wait (they come first).
  */
-export function admissionShare(ledger: TreeLedger, agentId: string): number {
+export function admissionShare(ledger: TreeLedger, agentId: string, callTokens: number | undefined): number {
   const node = ledger.nodes[agentId];
-  if (!node || waiters(ledger).length > 0) return 0;
+  if (!node || !callTokens || waiters(ledger).length > 0) return 0;
   const { left, fair } = room(ledger, agentId);
   // Less than a reply's worth is no use to it: it asks when it calls.
-  const tokens = fair < SHARE_MIN_OUTPUT ? 0 : Math.min(left, fair);
+  const tokens = fair < SHARE_MIN_OUTPUT ? 0 : Math.min(left, fair, callTokens * SHARE_TARGET_CALLS);
   lend(node, tokens);
   node.admitShare = tokens;
   return tokens;

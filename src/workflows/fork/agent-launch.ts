@@ -25,6 +25,7 @@ import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
 import { launchedOutputFields, outcomeTotals } from './agent-output';
 import { admitChild, withdrawChild } from './tree-authority';
+import { callTokensFor } from './tree-shares';
 import { teammateChildInput } from './team-input';
 import { childComms } from '../../shared/team';
 import { withControls } from './spawn-controls';
@@ -282,7 +283,9 @@ export async function admitted(agent: ForkAgent, id: string, childInput: ForkInp
   try {
     // Its name (and a teammate's team) join the ledger: peer messages find it by name (team-ledger.ts).
     const named = { ...(childInput.name ? { name: childInput.name } : {}), ...(childInput.team ? { team: childInput.team.name } : {}) };
-    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want, ...named });
+    // In a tree that lends shares, what one of its calls may charge sizes its first share.
+    const call = agent.shares ? { callTokens: callTokensFor(agent, childInput) } : {};
+    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want, ...named, ...call });
   } catch (err) {
     // The root may have admitted it before its answer was lost: take the admission back.
     await withdrawChild(agent, id);

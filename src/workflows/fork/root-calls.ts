@@ -22,7 +22,7 @@ export const ROOT_ANSWER_TIMEOUT_MS = 5 * 60_000;
 export function admitHere(book: TreeLedger, req: AdmitRequest): AdmitResult {
   const result = admit(book, req);
   if (!result.ok || !lendsShares(book)) return result;
-  return { ...result, share: admissionShare(book, req.agentId) };
+  return { ...result, share: admissionShare(book, req.agentId, req.callTokens) };
 }
 
 /** Answers that arrived, by request id (kept until their request takes them). */

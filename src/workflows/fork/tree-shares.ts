@@ -17,7 +17,8 @@ import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHand
 import type { Usage } from '../../shared/anthropic';
 import type { ModelCallInput } from '../../shared/activity-io';
 import { tokensCharged } from '../../shared/budget';
-import { describeIssues } from '../../shared/fork-input';
+import { estimateRequestTokens } from '../../shared/request-tokens';
+import { describeIssues, type ForkInputJson } from '../../shared/fork-input';
 import { priceOf } from '../../shared/agent-provider';
 import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
 import { treeAnswerSignal, treeShareSignal } from '../../shared/messages';
@@ -245,11 +246,32 @@ export async function askShare(agent: ForkAgent, need: number, want: number): Pr
 export async function topUpShare(agent: ForkAgent, ownLeft: number): Promise<void> {
   const book = agent.shares;
   if (!book || book.untethered) return;
-  const next = agent.window.expected(agent.messages, agent.base);
+  const next = nextRequestTokens(agent);
   if (next === undefined) return;
   const want = Math.min(next + agent.summary.maxTokens, ownLeft);
   if (book.available >= want || want <= next) return;
   await askShare(agent, next + 1, want);
+}
+
+/**
+ * About what one call of a child could charge, for its first share: this agent's own next
+ * request (a fork starts from it; a spawn starts smaller) and the child's `max_tokens`.
+ */
+export function callTokensFor(agent: ForkAgent, child: ForkInputJson): number {
+  return (nextRequestTokens(agent) ?? 0) + (child.maxOutputTokens ?? agent.summary.maxTokens);
+}
+
+/**
+ * The next request's size: from the last one the provider measured, or, before the first,
+ * estimated from the context and messages this run holds (a fork holding its prefix by
+ * reference has neither: its call says what it needs).
+ */
+function nextRequestTokens(agent: ForkAgent): number | undefined {
+  const measured = agent.window.expected(agent.messages, agent.base);
+  if (measured !== undefined) return measured;
+  const context = agent.context;
+  if (!context || agent.base > 0) return undefined;
+  return estimateRequestTokens({ system: context.system, tools: context.tools, messages: agent.messages });
 }
 
 /**

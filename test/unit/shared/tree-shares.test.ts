@@ -14,6 +14,7 @@ import {
   holding,
   NO_SPEND,
   SHARE_MIN_OUTPUT,
+  SHARE_TARGET_CALLS,
   shareMessageSchema,
   startLending,
   takeShareMessage,
@@ -31,10 +32,10 @@ function tree(budget: number): TreeLedger {
   return l;
 }
 
-/** Admits `id` under `parent` with a grant of at most `want`, and lends its admission share. */
-function join(l: TreeLedger, id: string, want: number, parent = 'r'): number {
+/** Admits `id` under `parent` with a grant of at most `want`, and lends its admission share (calls of `callTokens`: by default more than any budget here). */
+function join(l: TreeLedger, id: string, want: number, parent = 'r', callTokens = 1_000_000_000): number {
   expect(admit(l, { agentId: id, parentId: parent, model: 'claude-haiku-4-5', kind: 'spawn', want })).toMatchObject({ ok: true });
-  return admissionShare(l, id);
+  return admissionShare(l, id, callTokens);
 }
 
 const spent = (charged: number): Spend => addCall(NO_SPEND, { model: 'claude-haiku-4-5', usage: usage(charged - 10, 10), charged, kind: 'turn', toolUses: 0 });
@@ -44,13 +45,15 @@ const give = (agentId: string, returned: number, spend: Spend = NO_SPEND, kind: 
 const grants = (effects: ShareEffect[]) => effects.filter((e) => e.answer.kind === 'share' && 'tokens' in e.answer).map((e) => [e.to, (e.answer as { tokens: number }).tokens]);
 const recalls = (effects: ShareEffect[]) => effects.filter((e) => e.answer.kind === 'recall').map((e) => e.to);
 
-test('a plentiful tree lends each admitted agent its whole grant: its calls never ask again', () => {
+test('a plentiful tree lends each admitted agent a few calls of the size its parent expects, within its grant', () => {
   const l = tree(1_000_000);
-  expect(join(l, 'r.a', 50_000)).toBe(50_000);
-  expect(join(l, 'r.b', 50_000)).toBe(50_000);
+  expect(join(l, 'r.a', 50_000, 'r', 10_000)).toBe(SHARE_TARGET_CALLS * 10_000);
+  expect(join(l, 'r.b', 50_000, 'r', 20_000)).toBe(50_000);
   // What is lent is gone for everyone else, though nothing was spent yet.
-  expect(leftFor(l, 'r')).toBe(900_000);
+  expect(leftFor(l, 'r')).toBe(1_000_000 - SHARE_TARGET_CALLS * 10_000 - 50_000);
   expect(ledgerTotals(l).charged).toBe(0);
+  // Without an expected size nothing is lent: the agent asks when it calls.
+  expect(join(l, 'r.c', 50_000, 'r', 0)).toBe(0);
 });
 
 test('spend reported with a return enters the ledger once per message, priced by model, and the share comes back', () => {
@@ -76,13 +79,14 @@ test('an ask the tree cannot pay now waits, the biggest holder is recalled, and 
   expect(recalls(first)).toEqual(['r.a']);
   expect(l.shares!.waiters).toEqual([{ agentId: 'r.b', id: 'b-1', need: 6000, want: 8000 }]);
   expect(l.nodes['r.a']!.recalled).toBe(true);
-  // a answers the recall with what it holds; b is granted in the same step.
+  // a answers the recall with what it holds; b is granted in the same step: its need and room
+  // for a reply, since 14,500 split between the three agents holding nothing is less than its 8,000.
   const back = takeShareMessage(l, give('r.a', 9000, spent(1000)));
-  expect(grants(back)).toEqual([['r.b', 8000]]);
+  expect(grants(back)).toEqual([['r.b', 6000 + SHARE_MIN_OUTPUT]]);
   expect(l.shares!.waiters).toEqual([]);
   expect(l.nodes['r.a']!.recalled).toBeUndefined();
   expect(ledgerTotals(l).charged).toBe(5500);
-  expect(leftFor(l, 'r')).toBe(20_000 - 1000 - 4500 - 8000);
+  expect(leftFor(l, 'r')).toBe(20_000 - 1000 - 4500 - 6000 - SHARE_MIN_OUTPUT);
 });
 
 test('an ask that even every share coming back could not pay is refused with what is left', () => {
