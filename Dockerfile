@@ -9,17 +9,19 @@ COPY src ./src
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
-# git for worktree isolation; ca-certificates for TLS to Temporal Cloud and Anthropic;
+# git for worktree isolation; ca-certificates for TLS to Temporal Cloud and Anthropic; openssl
+# to make the stack's mutual TLS certificates (docker-compose.mtls.yml, scripts/stack/make-certs.sh);
 # bubblewrap, the OS sandbox every fork's Bash commands run in (the worker refuses Bash
 # without it). Run the container so that it may create user namespaces: Docker's default
 # seccomp and AppArmor profiles forbid that (e.g. --security-opt seccomp=unconfined
 # --security-opt apparmor=unconfined, or a profile allowing unshare/clone of namespaces).
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates bubblewrap && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates openssl bubblewrap && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/lib ./lib
 COPY package.json ./
 COPY bin ./bin
+COPY scripts/stack/make-certs.sh ./scripts/stack/make-certs.sh
 # Not root: the sandbox's process limit (RLIMIT_NPROC) holds only for other users.
 USER node
 ENV NODE_ENV=production FORKFLOW_WORKSPACE=/workspace

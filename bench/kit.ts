@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OperatorConsent } from '../src/activities/consent';
 import type { ConversationSource } from '../src/activities/conversation';
 import type { ForkflowClient } from '../src/client';
 import type { OfflineModel } from '../src/offline';
@@ -17,9 +18,10 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(name: string): Promise<BenchStack> {
+/** `consent`: what the bench's worker allows start inputs to make it run (a stdio MCP server's command). */
+export async function startBenchStack(name: string, opts: { consent?: (workspace: string) => OperatorConsent } = {}): Promise<BenchStack> {
   const workspace = mkdtempSync(join(tmpdir(), `forkflow-bench-${name}-`));
-  const stack = await startDevStack({ workspaceRoot: workspace, server: { headless: true, logLevel: 'error' }, offlineModel: { latencyMs: 0 }, logLevel: 'ERROR' });
+  const stack = await startDevStack({ workspaceRoot: workspace, server: { headless: true, logLevel: 'error' }, offlineModel: { latencyMs: 0 }, logLevel: 'ERROR', ...(opts.consent ? { consent: opts.consent(workspace) } : {}) });
   return { client: stack.client, conversations: stack.conversations, model: stack.offlineModel!, workspace, stack, stop: () => stack.stop() };
 }
 

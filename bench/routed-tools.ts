@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
+import { parseMcpCommandRule } from '../src/worker/consent';
 import { createToolWorker, defineTool, toolRoutes } from '../src/worker/tools';
 import { median, percentile, printTable, startBenchStack, turnGaps } from './kit';
 
@@ -19,7 +20,9 @@ const TURNS = 30;
 const RUNS = 3;
 
 async function main(): Promise<void> {
-  const bench = await startBenchStack('tools');
+  const fsMain = join(__dirname, '..', 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+  // The worker's operator allows exactly the filesystem server this bench starts.
+  const bench = await startBenchStack('tools', { consent: (ws) => ({ mcpCommands: [parseMcpCommandRule(`${process.execPath} ${fsMain} ${join(ws, 'docs')}`)], allowBypassPermissions: false }) });
   const { client, model, workspace } = bench;
   writeFileSync(join(workspace, 'small.txt'), 'one\ntwo\nthree\n');
   const docs = join(workspace, 'docs');
@@ -32,7 +35,7 @@ async function main(): Promise<void> {
   const worker = await createToolWorker({ connection, namespace: 'default', taskQueue: queue, tools: [lookup] });
   const running = worker.run();
 
-  const fsServer = { fs: { command: process.execPath, args: [join(__dirname, '..', 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js'), docs] } };
+  const fsServer = { fs: { command: process.execPath, args: [fsMain, docs] } };
   const shapes = {
     'built-in Read': { step: '@tool Read {"file_path":"small.txt"}', extra: {} },
     'routed tool (service queue)': { step: '@tool lookup {"key":"k"}', extra: { routes: toolRoutes([lookup], queue) } },

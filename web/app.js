@@ -92,7 +92,7 @@ function agentItem(node) {
   // A fork from a point of its parent: which turn it started from.
   if (r.parentTurn !== undefined && r.parentTurn !== null) row.append(el('span', 'origin', `from turn ${fmt(r.parentTurn)} of ${r.parentId}`));
   row.append(el('span', `state state-${state.replace(/[^a-z_]/g, '')}`, state));
-  // Visibility has these from the end of the first turn on; until then nothing was used.
+  // A running agent's counters come from its status (the server fills them); a finished one's from visibility.
   const turns = r.turns ?? 0;
   row.append(el('span', 'usage', `${fmt(turns)} turn${turns === 1 ? '' : 's'} · ${fmt(r.totalTokens ?? 0)} tokens`));
   const li = el('li', '', row);

@@ -5,6 +5,7 @@
  */
 import { stringify } from 'yaml';
 import { DEV_SERVER_TUNING } from '../../src/worker/dev-server';
+import type { StackTls } from './tls';
 
 /** Every port the stack listens on, all on 127.0.0.1 (schema shared with its state file). */
 import { StackState } from '../../src/client/stack-state';
@@ -67,7 +68,22 @@ export function dynamicConfig(extra: Record<string, unknown> = {}): string {
   return stringify(Object.fromEntries(Object.entries(values).map(([key, value]) => [key, [{ value, constraints: {} }]])));
 }
 
-export function serverConfig(o: { ports: StackPorts; dynamicConfigFile: string; logLevel?: string }): string {
+/**
+ * With `tls` (FORKFLOW_STACK_MTLS=1, tls.ts): the frontend and the internal services speak TLS
+ * and require a client certificate signed by the stack's CA; Temporal's system worker presents
+ * one of its own. Membership (ringpop) has no TLS in Temporal: it listens on loopback only.
+ */
+function tlsConfig(tls: StackTls): Record<string, unknown> {
+  const server = { certFile: tls.server.cert, keyFile: tls.server.key, clientCaFiles: [tls.ca], requireClientAuth: true };
+  const client = { serverName: tls.serverName, rootCaFiles: [tls.ca] };
+  return {
+    frontend: { server, client },
+    internode: { server, client },
+    systemWorker: { certFile: tls.system.cert, keyFile: tls.system.key, client },
+  };
+}
+
+export function serverConfig(o: { ports: StackPorts; dynamicConfigFile: string; logLevel?: string; tls?: StackTls }): string {
   const datastore = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
@@ -96,6 +112,7 @@ export function serverConfig(o: { ports: StackPorts; dynamicConfigFile: string; 
     global: {
       membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
       metrics: { prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `127.0.0.1:${o.ports.metrics}` } },
+      ...(o.tls ? { tls: tlsConfig(o.tls) } : {}),
     },
     services: {
       frontend: service(o.ports.frontend, fe, { httpPort: o.ports.frontendHttp }),
@@ -115,8 +132,13 @@ export function serverConfig(o: { ports: StackPorts; dynamicConfigFile: string; 
   });
 }
 
-/** The Web UI server's config (its `--env` file), with the codec server when payloads are encrypted. */
-export function uiConfig(o: { ports: StackPorts; codecEndpoint?: string }): string {
+/**
+ * The Web UI server's config (its `--env` file), with the codec server when payloads are
+ * encrypted. With `tls` it reaches the frontend with a certificate of its own and is
+ * read-only (its server refuses every write): it has no login, so whoever reaches its port
+ * would otherwise act with its certificate.
+ */
+export function uiConfig(o: { ports: StackPorts; codecEndpoint?: string; tls?: StackTls }): string {
   return stringify({
     temporalGrpcAddress: `127.0.0.1:${o.ports.frontend}`,
     host: '127.0.0.1',
@@ -128,5 +150,11 @@ export function uiConfig(o: { ports: StackPorts; codecEndpoint?: string }): stri
     refreshInterval: '0s',
     cors: { cookieInsecure: true, allowOrigins: [`http://127.0.0.1:${o.ports.ui}`, `http://localhost:${o.ports.ui}`] },
     codec: { endpoint: o.codecEndpoint ?? '', passAccessToken: false, includeCredentials: false },
+    ...(o.tls
+      ? {
+          tls: { caFile: o.tls.ca, certFile: o.tls.ui.cert, keyFile: o.tls.ui.key, serverName: o.tls.serverName, enableHostVerification: true },
+          disableWriteActions: true,
+        }
+      : {}),
   });
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describeSandbox, probeSandbox } from '../../src/activities/tools/sandbox';
 import { forkflowDataConverter, plaintextNotice } from '../../src/payloads/data-converter';
 import { DEFAULT_STACK_DIR, readDefaultStack, startStack, stopStack } from './stack';
+import { clientTlsEnv } from './tls';
 
 /** Installs bubblewrap when missing (scripts/install-bubblewrap.sh) and describes the sandbox workers here get. */
 async function sandboxLine(): Promise<string> {
@@ -51,7 +52,9 @@ async function main(command: string): Promise<void> {
       `  data and logs      ${DEFAULT_STACK_DIR}`,
       `  ${sandbox}`,
       `Run the demo on it:  npm start -- --stack`,
-      `Point any client or worker at it: TEMPORAL_ADDRESS=${stack.address} (or a TEMPORAL_PROFILE, see the README)`,
+      stack.tls
+        ? `Frontend requires mutual TLS (FORKFLOW_STACK_MTLS=1; certificates in ${stack.tls.dir}). Point any client or worker at it:\n  ${Object.entries({ TEMPORAL_ADDRESS: stack.address, ...clientTlsEnv(stack.tls) }).map(([k, v]) => `${k}=${v}`).join(' \\\n  ')}`
+        : `Point any client or worker at it: TEMPORAL_ADDRESS=${stack.address} (or a TEMPORAL_PROFILE, see the README). Any local user can too: FORKFLOW_STACK_MTLS=1 requires a client certificate (docs/security-model.md)`,
       `Stop it:             npm run stack -- down`,
       '',
     ].join('\n'),

@@ -13,10 +13,11 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { readStackState, stackStatePath, type StackState } from '../../src/client/stack-state';
+import { readStackState, stackStatePath, stackTlsConfig, type StackState } from '../../src/client/stack-state';
 import { ensureSearchAttributes } from '../../src/worker/search-attributes';
 import { DATABASES, DB_USER, DEFAULT_PORTS, dynamicConfig, serverConfig, StackPorts, uiConfig } from './config';
 import { Postgres } from './postgres';
+import { ensureStackTls, mtlsRequested, type StackTls } from './tls';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const SERVER_VERSION = 'v1.32.1';
@@ -38,6 +39,11 @@ export interface StackOptions {
   dynamicConfig?: Record<string, unknown>;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /**
+   * Require mutual TLS at the frontend and between the server's services, with certificates
+   * made into `<dir>/tls` (tls.ts). Default: FORKFLOW_STACK_MTLS=1.
+   */
+  mtls?: boolean;
 }
 
 export interface Stack {
@@ -46,6 +52,10 @@ export interface Stack {
   readonly uiUrl: string;
   readonly dir: string;
   readonly postgres: Postgres;
+  /** With mutual TLS: the stack's certificates (`client` is forkflow's). */
+  readonly tls?: StackTls;
+  /** What a client needs to connect (address and, with mutual TLS, its TLS settings). */
+  readonly connectionOptions: { address: string; tls?: NonNullable<ReturnType<typeof stackTlsConfig>> };
   /** Timings of this start, in ms. */
   readonly timings: Record<string, number>;
   /** SIGKILLs the Temporal server process (server loss). */
@@ -84,29 +94,33 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
   });
   await timed('schema', () => setUpSchemas(ports.postgres));
 
+  const tls = (o.mtls ?? mtlsRequested()) ? await timed('tls', () => ensureStackTls(dir)) : undefined;
   const configFile = join(dir, 'temporal-server.yaml');
   const dynamicConfigFile = join(dir, 'dynamic-config.yaml');
   writeFileSync(dynamicConfigFile, dynamicConfig(o.dynamicConfig));
-  writeFileSync(configFile, serverConfig({ ports, dynamicConfigFile }));
+  writeFileSync(configFile, serverConfig({ ports, dynamicConfigFile, ...(tls ? { tls } : {}) }));
   const address = `127.0.0.1:${ports.frontend}`;
+  const stateTls = tls ? { ca: tls.ca, cert: tls.client.cert, key: tls.client.key, serverName: tls.serverName } : undefined;
+  const sdkTls = stackTlsConfig(stateTls);
+  const connectionOptions = { address, ...(sdkTls ? { tls: sdkTls } : {}) };
   const uiUrl = `http://127.0.0.1:${ports.ui}`;
 
   let server: ChildProcess | undefined;
   const startServer = async () => {
     server = launch(join(TOOLS, 'temporal-server'), ['--config-file', configFile, '--allow-no-auth', 'start'], join(dir, 'logs', 'temporal-server.log'), !!o.detached);
-    await waitForServer(address, server, join(dir, 'logs', 'temporal-server.log'));
+    await waitForServer(connectionOptions, server, join(dir, 'logs', 'temporal-server.log'));
   };
   await timed('server', startServer);
-  await timed('namespace', () => registerNamespace(address));
+  await timed('namespace', () => registerNamespace(connectionOptions));
 
   const uiDir = join(dir, 'ui');
   mkdirSync(uiDir, { recursive: true });
-  writeFileSync(join(uiDir, 'stack.yaml'), uiConfig({ ports, codecEndpoint: o.codecEndpoint }));
+  writeFileSync(join(uiDir, 'stack.yaml'), uiConfig({ ports, codecEndpoint: o.codecEndpoint, ...(tls ? { tls } : {}) }));
   const ui = launch(join(TOOLS, 'temporal-ui-server'), ['--root', dir, '--config', 'ui', '--env', 'stack', 'start'], join(dir, 'logs', 'temporal-ui.log'), !!o.detached);
   await timed('ui', () => waitForHttp(uiUrl, ui));
 
   if (o.detached) {
-    const state: StackState = { v: 1, address, namespace: NAMESPACE, uiUrl, ports, pids: { server: server!.pid!, ui: ui.pid! }, startedAt: new Date().toISOString() };
+    const state: StackState = { v: 1, address, namespace: NAMESPACE, uiUrl, ports, pids: { server: server!.pid!, ui: ui.pid! }, startedAt: new Date().toISOString(), ...(stateTls ? { tls: stateTls } : {}) };
     writeFileSync(stackStatePath(dir), `${JSON.stringify(state, null, 2)}\n`);
   }
 
@@ -123,6 +137,8 @@ export async function startStack(o: StackOptions = {}): Promise<Stack> {
     uiUrl,
     dir,
     postgres,
+    ...(tls ? { tls } : {}),
+    connectionOptions,
     timings,
     killServer,
     startServer,
@@ -193,14 +209,15 @@ function exitedWhy(child: ChildProcess, logFile: string): string | undefined {
 }
 
 /** Start-up polling of a process we just launched (not test synchronisation). */
-async function waitForServer(address: string, child: ChildProcess, logFile: string): Promise<void> {
+async function waitForServer(options: Stack['connectionOptions'], child: ChildProcess, logFile: string): Promise<void> {
+  const { address } = options;
   const deadline = Date.now() + 120_000;
   let last: unknown;
   while (Date.now() < deadline) {
     const why = exitedWhy(child, logFile);
     if (why) throw new Error(`the Temporal server ${why}`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      const connection = await Connection.connect({ ...options, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
         return;
@@ -215,8 +232,8 @@ async function waitForServer(address: string, child: ChildProcess, logFile: stri
   throw new Error(`the Temporal server at ${address} did not answer within 120 s: ${String(last)}`);
 }
 
-async function registerNamespace(address: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+async function registerNamespace(options: Stack['connectionOptions']): Promise<void> {
+  const connection = await Connection.connect(options);
   try {
     try {
       await connection.workflowService.registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: msToTs('3 days') });

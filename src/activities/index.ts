@@ -2,6 +2,8 @@
  * All of forkflow's activities, built from injected dependencies (an Anthropic client, a
  * Temporal client for reading conversations, the workspace root). Workflows import only
  * the type `ForkflowActivities`.
+ *
+ * @module forkflow/activities
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ProviderClients } from './model/providers/registry';
@@ -27,9 +29,11 @@ import type { ResponseStore } from './model/response-store';
 import type { LiveStreamOptions } from './model/live-publisher';
 import { createMcpActivities } from './mcp/activities';
 import type { McpHost } from './mcp/host';
+import { NO_CONSENT, type OperatorConsent } from './consent';
 
 export { FileResponseStore, type ResponseStore } from './model/response-store';
 export { McpHost, type McpHostOptions } from './mcp/host';
+export { NO_CONSENT, type McpCommandRule, type OperatorConsent } from './consent';
 
 export interface ActivityDeps {
   anthropic: Anthropic;
@@ -74,6 +78,11 @@ export interface ActivityDeps {
   mcp?: McpHost;
   /** Updates in flight from this process to one tree root (FORKFLOW_ROOT_UPDATES; root-gate.ts says why). */
   rootUpdates?: number;
+  /**
+   * What this worker's operator allows a start input to make it run (consent.ts): stdio MCP
+   * commands, Bash outside the sandbox for `bypassPermissions`. Default: nothing.
+   */
+  consent?: OperatorConsent;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -81,11 +90,12 @@ export function createActivities(deps: ActivityDeps) {
   // One gate per process and limit: the server's limit on a root's updates in flight is the root's, not a worker's.
   const gate = processRootGate(deps.rootUpdates);
   const ledger = createLedgerClient(deps.client, undefined, gate);
+  const consent = deps.consent ?? NO_CONSENT;
   return {
     ...createModelActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, stream: deps.stream, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, clockScale: deps.modelClockScale, liveStream: deps.liveStream, countTokens: deps.countTokens, batchPollMs: deps.batchPollMs, batchWindowMs: deps.batchWindowMs, batchMaxRequests: deps.batchMaxRequests }),
     ...createCompactionActivities({ anthropic: deps.anthropic, providers: deps.providers, conversations, responses: deps.responses, stopping: deps.stopping, gateway: deps.modelGateway, ledger, countTokens: deps.countTokens }),
-    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses }),
-    ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir }),
+    ...createToolActivities({ conversations, workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, responses: deps.responses, consent }),
+    ...createShellTaskActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, sandbox: deps.sandbox, hostQueue: deps.hostQueue, shellTaskDir: deps.shellTaskDir, consent }),
     ...createIsolationActivities({ workspaceRoot: deps.workspaceRoot, workspaceRoots: deps.workspaceRoots, protectedPaths: deps.protectedPaths, hostQueue: deps.hostQueue }),
     ...createDreamActivities({ client: deps.client, workspaceRoot: deps.workspaceRoot }),
     ...createTreeActivities({ client: deps.client, gate }),
@@ -93,7 +103,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentOutputActivities({ client: deps.client }),
     ...createConversationActivities({ conversations }),
     ...createTimeTravelActivities({ client: deps.client, conversations, ...(deps.readStartInput ? { readStartInput: deps.readStartInput } : {}) }),
-    ...createMcpActivities({ host: deps.mcp }),
+    ...createMcpActivities({ host: deps.mcp, consent }),
   };
 }
 

@@ -16,10 +16,12 @@ import { toolUsesOf } from '../shared/anthropic';
 import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
 import type { ConversationSource } from './conversation';
 import type { ResponseStore } from './model/response-store';
+import { bypassRefusal, type OperatorConsent } from './consent';
 import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
 import { protectedPaths, sandboxAvailability, type Refusal, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
+import { SHELL_OPT_IN_PROGRAMS } from '../shared/activity-io';
 import type { ToolContext, WritePolicy } from './tools/types';
 import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
 
@@ -37,6 +39,8 @@ export interface ToolDeps {
   sandboxLimits?: SandboxLimits;
   /** The model response store: a tool call of turn N shows the workflow recorded that turn's reply, so its entries go. */
   responses?: ResponseStore;
+  /** What this worker's operator allows (consent.ts): Bash outside the sandbox for `bypassPermissions` only when it says so. */
+  consent?: Pick<OperatorConsent, 'allowBypassPermissions'>;
 }
 
 /** The worker's workspace rules, from its dependencies. */
@@ -105,7 +109,7 @@ function logRefusal(input: ToolCallInput, refusal: Refusal): void {
  * background shell tasks (shell-tasks/), so both run under the same walls.
  */
 export async function toolContextOf(
-  deps: Pick<ToolDeps, 'sandbox' | 'sandboxLimits'>,
+  deps: Pick<ToolDeps, 'sandbox' | 'sandboxLimits' | 'consent'>,
   policy: WorkspacePolicy,
   input: ToolCallInput,
   activity: { signal: AbortSignal; heartbeat: (details?: unknown) => void },
@@ -124,7 +128,14 @@ export async function toolContextOf(
   );
   if (!workspace.ok) return { ok: false, message: workspace.message };
   const availability = input.name === 'Bash' ? await (deps.sandbox ?? sandboxAvailability)() : undefined;
-  if (availability && input.unsandboxed) Context.current().log.warn('Bash runs outside the OS sandbox: the fork is in bypassPermissions mode, allowed by its caller', { agentId: input.agentId, turn: input.turn });
+  if (availability && input.unsandboxed) {
+    // The start input asked for bypassPermissions; whether Bash leaves the sandbox is the worker's operator's call.
+    if (deps.consent?.allowBypassPermissions !== true) {
+      Context.current().log.warn('refused Bash outside the OS sandbox: bypassPermissions is not allowed on this worker', { agentId: input.agentId, turn: input.turn });
+      return { ok: false, message: bypassRefusal() };
+    }
+    Context.current().log.warn('Bash runs outside the OS sandbox: the fork is in bypassPermissions mode, allowed by its caller and this worker', { agentId: input.agentId, turn: input.turn });
+  }
   const ctx: ToolContext = {
     root: workspace.root,
     view: workspace.view,
@@ -133,7 +144,8 @@ export async function toolContextOf(
     heartbeat: activity.heartbeat,
     writePolicy,
     // The parser-based classifier: advice inside the sandbox, the rule outside it.
-    classifyShell: classifyShellCommand,
+    // awk and tee withheld unless the fork's operator allowed them back (seed 000).
+    classifyShell: (command) => classifyShellCommand(command, { withhold: SHELL_OPT_IN_PROGRAMS.filter((p) => !input.shellPrograms?.includes(p)) }),
     // Every Bash call in the OS sandbox, unless opted out (tools/sandbox/policy.ts).
     ...(availability
       ? {
@@ -142,6 +154,7 @@ export async function toolContextOf(
             require: input.requireSandbox === true,
             bypass: input.unsandboxed === true,
             writableExtra: workspace.writableExtra,
+            readOnlyExtra: workspace.readOnlyExtra,
             // The hosts the fork allows, through a proxy per call; each refusal is logged.
             ...(input.sandbox?.network ? { network: input.sandbox.network, onNetworkRefused: (r: Refusal) => logRefusal(input, r) } : {}),
             ...(deps.sandboxLimits ? { limits: deps.sandboxLimits } : {}),

@@ -1,5 +1,6 @@
 /** The client's errors: few, named, and saying what to do instead. */
 
+/** The base of the client's errors. */
 export class ForkflowError extends Error {
   override name = 'ForkflowError';
 }

@@ -2,6 +2,8 @@
  * The typed API backend services use: start forks (sync or fire-and-forget), message them,
  * read their status and transcript, cancel them, list them. A thin layer over the Temporal
  * client that speaks forkflow's public contract (workflow type, signal and query names).
+ *
+ * @module forkflow
  */
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, type Connection, type WorkflowHandle } from '@temporalio/client';
@@ -55,8 +57,10 @@ export { parseStreamEvent, streamEventSchema, type StreamEvent, type StreamEvent
 import type { ForkParams } from './runner';
 import { inheritedBy, runsAs, startFrom, turnPointOf, type PointOptions } from './time-travel';
 import { retryAgent, type RetryOptions } from './retry';
+import { refuseParentMedia, refuseUnsaidCounterfactual } from './input-checks';
 import { forksByPoint, lineageOf, startAttributes, type ForkByPoint, type LineageStep } from './lineage';
 import { forkPointSchema, resumable, type TurnPoint } from '../shared/time-travel';
+import { envSetting } from '../shared/env-settings';
 export type { PointOptions } from './time-travel';
 export type { RetryOptions } from './retry';
 export type { ForkByPoint, LineageStep } from './lineage';
@@ -198,8 +202,8 @@ export class ForkflowClient {
     const interceptors = { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
     // The task queue's default is the worker's (FORKFLOW_TASK_QUEUE), so a client and a worker
     // configured by the same environment meet on one queue.
-    const taskQueue = opts.taskQueue ?? (process.env.FORKFLOW_TASK_QUEUE || undefined);
-    const modelQueue = opts.modelQueue ?? (process.env.FORKFLOW_MODEL_QUEUE || undefined);
+    const taskQueue = opts.taskQueue ?? (envSetting(process.env, 'FORKFLOW_TASK_QUEUE') || undefined);
+    const modelQueue = opts.modelQueue ?? (envSetting(process.env, 'FORKFLOW_MODEL_QUEUE') || undefined);
     const client = new ForkflowClient(new Client({ connection, namespace: settings.namespace, interceptors, dataConverter }), { ...opts, ...(taskQueue ? { taskQueue } : {}), ...(modelQueue ? { modelQueue } : {}) });
     client.ownedConnection = connection;
     return client;
@@ -224,6 +228,7 @@ export class ForkflowClient {
     const validated = validateForkInput(withId);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues);
     const v = validated.value;
+    refuseParentMedia(parent?.messages, v.contextWindow);
     if (v.replay && v.parentRef && !resumable(v.parentRef)) throw new InvalidForkInputError([`replay: the point ends with the agent's own ${v.parentRef.pendingToolUseIds.length > 0 ? 'tool calls, unanswered' : 'reply'}; a replay goes on from a point where the agent was about to call the model (an earlier turn), or fork with a directive`]);
     const handle = await this.temporal.workflow.start(WORKFLOW_TYPES.fork, {
       args: [withId],
@@ -342,6 +347,7 @@ export class ForkflowClient {
   async recordSnapshot(snapshot: CacheSafeParams, opts: { taskQueue?: string; compact?: SnapshotCompaction } = {}): Promise<PrefixRef> {
     const validated = validateSnapshot(snapshot);
     if (!validated.ok) throw new InvalidForkInputError(validated.issues.map((i) => `parent.${i}`));
+    refuseParentMedia(snapshot.messages, opts.compact?.window);
     const { requestHashes: _hashes, ...content } = snapshot;
     const workflowId = `forkflow-snapshot-${hashJson(opts.compact ? { content, compact: opts.compact } : content).slice(0, 32)}`;
     type Recorder = (s: CacheSafeParams, o?: { compact?: SnapshotCompaction }) => Promise<SnapshotRecord>;
@@ -373,7 +379,10 @@ export class ForkflowClient {
    * starts from the summary; a fork of a compacted agent starts from its compaction boundary.
    */
   async forkMany(source: CacheSafeParams | ({ agentId: string } & PointOptions), forks: Omit<ForkParams, 'parent' | 'parentRef' | 'from'>[], opts: { taskQueue?: string } = {}): Promise<ForkHandle[]> {
+    // Refused before anything starts (a fork refused by its workflow would still show in listings and lineage).
+    if (!('agentId' in source)) for (const f of forks) refuseUnsaidCounterfactual(f, source.model);
     const start = 'agentId' in source ? await this.pointStart(source.agentId, source) : { at: { parentRef: await this.recordSnapshot(source, { ...opts, ...snapshotCompactionFor(source, forks[0]) }) }, runsAs: {} };
+    if ('agentId' in source) for (const f of forks) refuseUnsaidCounterfactual(f, start.at.parentRef?.context.model);
     return Promise.all(forks.map((f) => this.start({ ...inheritedBy(f, start.runsAs), ...f, ...start.at }, opts)));
   }
 

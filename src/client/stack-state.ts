@@ -28,9 +28,17 @@ export const StackState = z.object({
   }),
   pids: z.object({ server: z.number().int(), ui: z.number().int() }),
   startedAt: z.string(),
+  /** Set when the stack requires mutual TLS (FORKFLOW_STACK_MTLS=1): the files a client connects with. */
+  tls: z.object({ ca: z.string(), cert: z.string(), key: z.string(), serverName: z.string() }).optional(),
 });
 export type StackState = z.infer<typeof StackState>;
 export type StackPorts = StackState['ports'];
+
+/** The SDK's TLS settings for a stack that requires mutual TLS (its state's `tls`), or undefined. */
+export function stackTlsConfig(tls: StackState['tls']): { serverRootCACertificate: Buffer; clientCertPair: { crt: Buffer; key: Buffer }; serverNameOverride: string } | undefined {
+  if (!tls) return undefined;
+  return { serverRootCACertificate: readFileSync(tls.ca), clientCertPair: { crt: readFileSync(tls.cert), key: readFileSync(tls.key) }, serverNameOverride: tls.serverName };
+}
 
 /** `.forkflow/stack` of the working directory: where `npm run stack` keeps the stack. */
 export function defaultStackDir(cwd = process.cwd()): string {

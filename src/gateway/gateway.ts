@@ -6,7 +6,9 @@
  * byte (or waits for it while it is still arriving) instead of a second provider call.
  * A worker's response store (src/activities/model/response-store.ts) covers a response
  * that reached the worker; the gateway covers the one that had not yet: cut short by the
- * kill, or written by the provider but still in the dead worker's socket.
+ * kill, or written by the provider but still in the dead worker's socket. One gateway fronts
+ * every provider of a worker: the default upstream on its root path, named providers
+ * (OpenAI-compatible ones among them) under `/forkflow/v1/providers/<name>/` (upstreams.ts).
  *
  * Everything else passes through untouched. A call cancelled on purpose is stopped
  * upstream (`DELETE /forkflow/v1/calls/<key>`), when the cancel carries the proof
@@ -16,22 +18,32 @@
  * would without the gateway.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER, callKeySchema, callProofSchema } from '../shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, PROVIDER_URL_HEADER, REPLAYED_HEADER, callKeySchema, callProofSchema } from '../shared/model-gateway';
 import { CallStore, type StoredCall } from './call-store';
 import type { PrivateStore } from '../shared/private-store';
+import { Upstreams, type Routed } from './upstreams';
+import { isWholeResponse } from './whole-response';
+
+export { isWholeResponse } from './whole-response';
 
 /** The provider refuses bodies over 32 MB; a little headroom for what is not ours to judge. */
 const MAX_BODY_BYTES = 40 * 1024 * 1024;
 
 /** Headers that describe one hop, not the message: never forwarded in either direction. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'accept-encoding', 'content-encoding', CALL_KEY_HEADER, CALL_PROOF_HEADER]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'accept-encoding', 'content-encoding', CALL_KEY_HEADER, CALL_PROOF_HEADER, PROVIDER_URL_HEADER]);
 
 export interface GatewayOptions {
   /** The provider's base URL, e.g. https://api.anthropic.com (a path prefix is kept). */
   upstream: string;
+  /**
+   * Named providers, name → base URL (e.g. `{ openai: 'https://api.openai.com/v1' }`), served
+   * under `/forkflow/v1/providers/<name>/` (src/gateway/upstreams.ts): their keyed calls are
+   * finished and replayed like the default upstream's.
+   */
+  providers?: Readonly<Record<string, string>>;
   /** Where finished calls are kept until their retry (or their age limit): a private directory (call-store.ts), or one opened with a sealer. */
   dir: string | PrivateStore;
   /** Interface to listen on. Default 127.0.0.1: the gateway forwards whatever key a caller sends. */
@@ -83,18 +95,6 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-/** A response worth replaying: a 2xx whose message arrived whole (a stream that reached message_stop). */
-export function isWholeResponse(status: number, contentType: string, body: Buffer): boolean {
-  if (status < 200 || status >= 300) return false;
-  const text = body.toString('utf8');
-  if (contentType.includes('text/event-stream')) return /^event: message_stop\r?$/m.test(text) && !/^event: error\r?$/m.test(text);
-  try {
-    return (JSON.parse(text) as { type?: unknown }).type === 'message';
-  } catch {
-    return false;
-  }
-}
-
 /** An error in the provider's own shape, so the SDK reports it like any other. */
 function sendError(res: ServerResponse, status: number, type: string, message: string): void {
   if (res.headersSent || res.destroyed) return void res.destroy();
@@ -123,16 +123,13 @@ export class ModelGateway {
   private readonly store: CallStore;
   private readonly running = new Map<string, RunningCall>();
   private readonly sockets = new Set<Socket>();
-  private readonly upstream: URL;
-  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly upstreams: Upstreams;
   private readonly sweeper: NodeJS.Timeout;
   private server?: Server;
   url = '';
 
   private constructor(private readonly opts: GatewayOptions) {
-    this.upstream = new URL(opts.upstream);
-    if (this.upstream.protocol !== 'http:' && this.upstream.protocol !== 'https:') throw new Error(`gateway upstream must be an http(s) URL, not ${opts.upstream}`);
-    this.agent = this.upstream.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.upstreams = new Upstreams(opts.upstream, opts.providers);
     const maxAgeMs = opts.maxAgeMs ?? 24 * 3_600_000;
     this.store = new CallStore(opts.dir, maxAgeMs);
     this.store.sweep();
@@ -171,7 +168,7 @@ export class ModelGateway {
     clearInterval(this.sweeper);
     for (const call of this.running.values()) call.stop();
     for (const socket of this.sockets) socket.destroy();
-    this.agent.destroy();
+    this.upstreams.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
@@ -180,10 +177,13 @@ export class ModelGateway {
     if (body === 'too large') return sendError(res, 413, 'request_too_large', `request body over ${MAX_BODY_BYTES} bytes`);
     const path = req.url ?? '/';
     if (req.method === 'DELETE' && path.startsWith(CANCEL_PATH_PREFIX)) return this.cancel(path.slice(CANCEL_PATH_PREFIX.length), req.headers[CALL_PROOF_HEADER], res);
+    const expected = req.headers[PROVIDER_URL_HEADER];
+    const target = this.upstreams.route(path, Array.isArray(expected) ? expected[0] : expected);
+    if ('status' in target) return sendError(res, target.status, target.type, target.message);
     const rawKey = req.headers[CALL_KEY_HEADER];
     if (rawKey === undefined) {
       this.counts.passedThrough++;
-      return void this.forward(req, body, res, undefined);
+      return void this.forward(req, target, body, res, undefined);
     }
     const key = callKeySchema.safeParse(rawKey);
     if (!key.success || req.method !== 'POST') return sendError(res, 400, 'invalid_request_error', `bad ${CALL_KEY_HEADER} (a POST with 64 lowercase hex digits)`);
@@ -209,7 +209,7 @@ export class ModelGateway {
     // Someone else's attempt under this key with another body: let it finish for its own caller.
     if (running) await running.done;
     this.counts.forwarded++;
-    return void this.forward(req, body, res, { key: key.data, requestSha256, proofs: new Set(proofDigest ? [proofDigest] : []) });
+    return void this.forward(req, target, body, res, { key: key.data, requestSha256, proofs: new Set(proofDigest ? [proofDigest] : []) });
   }
 
   /**
@@ -243,14 +243,13 @@ export class ModelGateway {
    * Sends the request upstream and streams the answer to the caller as it arrives. A keyed
    * call is seen through to its end even if the caller goes away, and kept when it is whole.
    */
-  private forward(req: IncomingMessage, body: Buffer, res: ServerResponse, keyed: { key: string; requestSha256: string; proofs: Set<string> } | undefined): Promise<void> {
-    const target = new URL(this.upstream.toString().replace(/\/$/, '') + (req.url ?? '/'));
-    const send = this.upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+  private forward(req: IncomingMessage, target: Exclude<Routed, { status: number }>, body: Buffer, res: ServerResponse, keyed: { key: string; requestSha256: string; proofs: Set<string> } | undefined): Promise<void> {
+    const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
-    const upstreamReq = send(target, {
+    const upstreamReq = send(target.url, {
       method: req.method,
-      agent: this.agent,
+      agent: target.agent,
       headers: { ...forwardable(req.headers), 'accept-encoding': 'identity', ...(body.length > 0 ? { 'content-length': String(body.length) } : {}) },
     });
     let stopped = false;

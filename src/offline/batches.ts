@@ -95,6 +95,16 @@ export class BatchStore {
     return [...this.batches.keys()];
   }
 
+  /** Takes a queued fault of `kind` for `customId`: the OpenAI wire's batches (openai/batches.ts) share the queue. */
+  takeFault(kind: BatchFault['kind'], customId: string): boolean {
+    return this.take(kind, customId);
+  }
+
+  /** A request processed by a batch of the OpenAI wire: one accounting for both (`entries()`). */
+  record(entry: BatchEntry): void {
+    this.processed.push({ ...entry });
+  }
+
   private take(kind: BatchFault['kind'], id: string): boolean {
     const q = this.faults.find((f) => f.fault.kind === kind && f.remaining > 0 && (f.fault.match?.(id) ?? true));
     if (!q) return false;

@@ -7,7 +7,7 @@ import type { CacheControl, MessageParam, SystemParam, ToolDefinition } from '..
 import { canonicalJson } from '../shared/hash';
 import { chainDigestNative as chainDigest, sha256HexNative as sha256Hex } from './native-hash';
 import { MESSAGE_OVERHEAD_TOKENS } from '../shared/tokens';
-import { asBlocks, blockTokens, stripCacheControl } from '../shared/request-tokens';
+import { asBlocks, blockTokens, stripCacheControl, type MediaRules } from '../shared/request-tokens';
 
 /** The request fields the cache looks at (a validated request body). */
 export interface CacheableRequest {
@@ -46,14 +46,14 @@ interface Flat {
   cacheControl?: CacheControl | null;
 }
 
-function flatBlocks(req: CacheableRequest): Flat[] {
+function flatBlocks(req: CacheableRequest, rules: MediaRules): Flat[] {
   const out: Flat[] = [];
   const push = (level: CacheLevel, raw: Record<string, unknown>, extra: Record<string, unknown>, overhead: number): void => {
     const stripped = stripCacheControl(raw);
     out.push({
       level,
       item: { level, ...extra, block: stripped },
-      tokens: blockTokens(raw, overhead),
+      tokens: blockTokens(raw, overhead, rules),
       cacheControl: raw.cache_control as CacheControl | null | undefined,
     });
   };
@@ -72,10 +72,11 @@ function flatBlocks(req: CacheableRequest): Flat[] {
 /**
  * Flattens a request. Keys hash the model and every block (cache_control stripped) of the
  * prefix; message-level keys also hash `tool_choice` and `thinking`, because changing
- * those invalidates the messages level only.
+ * those invalidates the messages level only. `rules`: whose published rules count images and
+ * documents (default Anthropic's; the Chat Completions route counts OpenAI's tiles).
  */
-export function flattenRequest(req: CacheableRequest): FlatRequest {
-  const blocks = flatBlocks(req);
+export function flattenRequest(req: CacheableRequest, rules: MediaRules = 'anthropic'): FlatRequest {
+  const blocks = flatBlocks(req, rules);
   const messageParams = canonicalJson({ tool_choice: req.tool_choice, thinking: req.thinking });
   let digest = sha256Hex(canonicalJson({ cache: 'forkflow-offline:v1', model: req.model }));
   let total = 0;

@@ -53,6 +53,11 @@ export interface OfflineModelOptions {
   rateLimit?: RateLimitOptions;
   /** Emulated ms from a batch's creation (`/v1/messages/batches`) to its end. Default 60000. */
   batchProcessingMs?: number;
+  /**
+   * Emulated ms an OpenAI-wire batch (`/v1/batches`) first reports `validating` with zero
+   * `request_counts`, as the API does before it has read the input file. Default 0 (none).
+   */
+  batchValidatingMs?: number;
   /** Called as each SSE event is written, with the request's id and the clock's time (emit-time stamps for benchmarks). */
   onStreamEvent?: (requestId: string, event: { event: string; data: unknown }, at: number) => void;
 }
@@ -73,7 +78,10 @@ export interface OfflineModel {
    * batch; `entries()` lists every processed request with its usage (billed at half price);
    * `ids()` the batches created.
    */
-  readonly batches: Pick<BatchStore, 'inject' | 'entries' | 'ids'>;
+  readonly batches: Pick<BatchStore, 'inject' | 'entries' | 'ids'> & {
+    /** Ids of the OpenAI wire's batches (`/v1/batches`, src/offline/openai/batches.ts), oldest first; `inject` and `entries` cover them too. */
+    chatIds(): string[];
+  };
   /** Closes the server and destroys open sockets; in-flight requests are logged `aborted`. */
   close(): Promise<void>;
 }
@@ -115,6 +123,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     maxLogEntries: opts.maxLogEntries ?? Infinity,
     ...(opts.rateLimit ? { rateLimit: RateLimitOptions.parse(opts.rateLimit) } : {}),
     batchProcessingMs: delayOption('batchProcessingMs', opts.batchProcessingMs ?? 60_000),
+    batchValidatingMs: delayOption('batchValidatingMs', opts.batchValidatingMs),
     onStreamEvent: opts.onStreamEvent,
   });
   const url = await server.listen();
@@ -124,7 +133,7 @@ export async function startOfflineModel(opts: OfflineModelOptions = {}): Promise
     faults: server.faults,
     cache: { clear: () => server.cache.clear(), size: () => server.cache.size() },
     clock,
-    batches: { inject: (f) => server.batches.inject(f), entries: () => server.batches.entries(), ids: () => server.batches.ids() },
+    batches: { inject: (f) => server.batches.inject(f), entries: () => server.batches.entries(), ids: () => server.batches.ids(), chatIds: () => server.chatBatches.ids() },
     close: () => server.close(),
   };
 }

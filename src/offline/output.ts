@@ -18,6 +18,7 @@ export interface LimitedOutput {
 export function blockTokens(b: OutputBlock): number {
   if (b.type === 'text') return estimateTextTokens(b.text);
   if (b.type === 'compaction') return estimateTextTokens(b.content ?? '');
+  if (b.type === 'thinking') return estimateTextTokens(b.thinking);
   return estimateJsonTokens({ name: b.name, input: b.input });
 }
 

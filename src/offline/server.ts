@@ -23,6 +23,8 @@ import { BatchStore } from './batches';
 import { batchOpOf, planBatches, type BatchOp } from './routes/batches';
 import { betasOf, windowFor, type WindowOption } from './limits';
 import { toMessagesBody } from './openai/request';
+import { ChatBatchStore } from './openai/batches';
+import { chatBatchOpOf, planChatBatches, readUploadForm, type ChatBatchOp, type UploadForm } from './openai/batch-routes';
 
 /** The real API refuses bodies over 32 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -46,10 +48,13 @@ export interface ServerSettings {
   rateLimit?: RateLimitOptions;
   /** Emulated ms from a batch's creation to its end. */
   batchProcessingMs: number;
+  /** Emulated ms an OpenAI-wire batch reports `validating` (zero counts) after its creation. */
+  batchValidatingMs: number;
   onStreamEvent?: ResponderDeps['onEvent'];
 }
 
-type Route = 'messages' | 'chat_completions' | 'count_tokens' | 'clock' | BatchOp | undefined;
+/** `{ openai }`: the OpenAI wire's files and batches (openai/batch-routes.ts). */
+type Route = 'messages' | 'chat_completions' | 'count_tokens' | 'clock' | BatchOp | { openai: ChatBatchOp } | undefined;
 
 function lowerCaseHeaders(h: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -62,6 +67,8 @@ function routeOf(method: string, url: string, admin: boolean): Route {
   if (admin && path === ADMIN_CLOCK_PATH && (method === 'GET' || method === 'POST')) return 'clock';
   const batch = batchOpOf(method, path);
   if (batch) return batch;
+  const chatBatch = chatBatchOpOf(method, path);
+  if (chatBatch) return { openai: chatBatch };
   if (method !== 'POST') return undefined;
   if (path === '/v1/messages') return 'messages';
   if (path === '/v1/messages/count_tokens') return 'count_tokens';
@@ -70,7 +77,7 @@ function routeOf(method: string, url: string, admin: boolean): Route {
 }
 
 /** Reads the whole body; `tooLarge` past the limit (the bytes are drained, not kept). */
-function readBody(req: IncomingMessage, signal: AbortSignal): Promise<{ raw: string; tooLarge: boolean }> {
+function readBody(req: IncomingMessage, signal: AbortSignal): Promise<{ raw: string; bytes: Buffer; tooLarge: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -83,7 +90,8 @@ function readBody(req: IncomingMessage, signal: AbortSignal): Promise<{ raw: str
     req.on('error', reject);
     req.on('end', () => {
       signal.removeEventListener('abort', onAbort);
-      resolve({ raw: size > MAX_BODY_BYTES ? '' : Buffer.concat(chunks).toString('utf8'), tooLarge: size > MAX_BODY_BYTES });
+      const bytes = size > MAX_BODY_BYTES ? Buffer.alloc(0) : Buffer.concat(chunks);
+      resolve({ raw: bytes.toString('utf8'), bytes, tooLarge: size > MAX_BODY_BYTES });
     });
   });
 }
@@ -94,6 +102,8 @@ export class OfflineServer {
   readonly rateLimiter?: RateLimiter;
   readonly cache: PromptCache;
   readonly batches: BatchStore;
+  /** The OpenAI wire's files and batches (their faults and accounting are `batches`'). */
+  readonly chatBatches: ChatBatchStore;
   private readonly attempts = new Map<string, number>();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -108,6 +118,7 @@ export class OfflineServer {
     const window = settings.contextWindow;
     const messages = { cache: this.cache, attempts: this.attempts, minCacheableTokens: settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
     this.batches = new BatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, messages });
+    this.chatBatches = new ChatBatchStore({ now: settings.now, processingMs: settings.batchProcessingMs, validatingMs: settings.batchValidatingMs, messages, shared: this.batches });
     this.responder = { log: this.log, cache: this.cache, now: settings.now, streamChunkDelayMs: settings.streamChunkDelayMs, onEvent: settings.onStreamEvent };
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (socket: Socket) => {
@@ -164,7 +175,7 @@ export class OfflineServer {
     });
     res.setHeader('request-id', entry.requestId);
     try {
-      const { raw, tooLarge } = await readBody(req, abort.signal);
+      const { raw, bytes, tooLarge } = await readBody(req, abort.signal);
       const route = routeOf(entry.method, entry.path, this.settings.adminClock !== undefined);
       let body: unknown;
       let jsonError: string | undefined;
@@ -174,12 +185,15 @@ export class OfflineServer {
         jsonError = (e as Error).message;
       }
       const stream = (route === 'messages' || route === 'chat_completions') && (body as { stream?: unknown } | undefined)?.stream === true;
+      const openaiWire = route === 'chat_completions' || (typeof route === 'object' && 'openai' in route);
       // OpenAI's SDKs read the request id from x-request-id.
-      if (route === 'chat_completions') res.setHeader('x-request-id', entry.requestId);
-      if (route === 'chat_completions') ex.openai = { includeUsage: (body as { stream_options?: { include_usage?: unknown } } | undefined)?.stream_options?.include_usage === true };
+      if (openaiWire) res.setHeader('x-request-id', entry.requestId);
+      if (openaiWire) ex.openai = { includeUsage: (body as { stream_options?: { include_usage?: unknown } } | undefined)?.stream_options?.include_usage === true };
       this.log.update(entry, { rawBody: raw, body, stream });
+      // An upload's multipart body, read before planning (a body that is no form is refused there).
+      const form = typeof route === 'object' && 'openai' in route && route.openai.op === 'file-upload' && !tooLarge ? await readUploadForm(bytes, req.headers['content-type']).catch((e: unknown) => e as Error) : undefined;
       const decision = this.faults.take({ ...entry });
-      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream, host: req.headers.host }, decision);
+      planned = this.plan(entry, route, { body, jsonError, tooLarge, stream, host: req.headers.host, form }, decision);
       const jitter = this.settings.latencyJitterMs > 0 ? Math.random() * this.settings.latencyJitterMs : 0;
       const delay = this.settings.latencyMs + jitter + decision.latencyMs + planned.delayMs;
       this.log.update(entry, { delayMs: delay });
@@ -198,7 +212,7 @@ export class OfflineServer {
   private plan(
     entry: RequestLogEntry,
     route: Route,
-    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean; host?: string },
+    input: { body: unknown; jsonError?: string; tooLarge: boolean; stream: boolean; host?: string; form?: UploadForm | Error },
     decision: FaultDecision,
   ): PlannedReply {
     const error = (e: ApiError): PlannedReply => ({ reply: { kind: 'error', error: e }, delayMs: 0 });
@@ -213,7 +227,7 @@ export class OfflineServer {
       if (!route) {
         throw new ApiError(
           404,
-          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages, POST /v1/messages/count_tokens, /v1/messages/batches and POST /v1/chat/completions.`,
+          `Not found: ${entry.method} ${entry.path}. The offline model serves POST /v1/messages, POST /v1/messages/count_tokens, /v1/messages/batches, POST /v1/chat/completions, /v1/files and /v1/batches.`,
         );
       }
       // The admin route is the emulator's own (no API version); it exists only when enabled.
@@ -222,6 +236,11 @@ export class OfflineServer {
         return planClock(entry.method, input.body, this.settings.adminClock as OfflineClock);
       }
       checkAuth(entry.headers, this.settings.apiKey);
+      if (typeof route === 'object' && 'openai' in route) {
+        if (input.tooLarge) throw new ApiError(413, `Request body exceeds the ${MAX_BODY_BYTES} byte limit.`);
+        if (input.form instanceof Error) throw input.form;
+        return planChatBatches(route.openai, this.chatBatches, { body: input.body, jsonError: input.jsonError, query: new URL(entry.path, 'http://offline').searchParams, form: input.form });
+      }
       // Chat Completions has no version header; its body is restated as a 2023-06-01 Messages body.
       const version = route === 'chat_completions' ? '2023-06-01' : checkVersion(entry.headers);
       if ((route === 'messages' || route === 'chat_completions') && this.rateLimiter) {
@@ -243,7 +262,7 @@ export class OfflineServer {
       const deps = { cache: this.cache, attempts: this.attempts, minCacheableTokens: this.settings.minCacheableTokens, contextWindow: (model: string, b: readonly string[]) => windowFor(window, model, b) };
       const afterEvents = fault?.kind === 'stream_error' ? (fault.afterEvents ?? 1) : undefined;
       const opts = { betas, streamErrorAfter: afterEvents, promptTooLong: fault?.kind === 'prompt_too_long' };
-      if (route === 'chat_completions') return planMessages(toMessagesBody(input.body).messages, version, deps, entry.seq, { ...opts, betas: [], prefixCaching: true });
+      if (route === 'chat_completions') return planMessages(toMessagesBody(input.body).messages, version, deps, entry.seq, { ...opts, betas: [], prefixCaching: true, reasonUnasked: true, mediaRules: 'openai' });
       return planMessages(input.body, version, deps, entry.seq, opts);
     } catch (e) {
       if (isApiError(e)) return error(e);

@@ -38,6 +38,10 @@ function blockEvents(block: OutputBlock, index: number, size?: number): SseEvent
   if (block.type === 'text') {
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
     for (const text of pieces(block.text, size)) delta({ type: 'text_delta', text });
+  } else if (block.type === 'thinking') {
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } });
+    for (const thinking of pieces(block.thinking, size)) delta({ type: 'thinking_delta', thinking });
+    delta({ type: 'signature_delta', signature: block.signature });
   } else if (block.type === 'compaction') {
     // The block opens empty and one delta carries its final value (the SDK assigns, not appends).
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'compaction', content: null, encrypted_content: null } } });

@@ -41,6 +41,13 @@ export interface OutputToolUseBlock {
   input: Record<string, unknown>;
 }
 
+/** The model's reasoning (`@think`): signed by the offline model, as the API signs its thinking. */
+export interface OutputThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
 /** The provider's compaction block: the summary that replaces everything before it. */
 export interface OutputCompactionBlock {
   type: 'compaction';
@@ -48,7 +55,7 @@ export interface OutputCompactionBlock {
   encrypted_content: string | null;
 }
 
-export type OutputBlock = OutputTextBlock | OutputToolUseBlock | OutputCompactionBlock;
+export type OutputBlock = OutputTextBlock | OutputToolUseBlock | OutputCompactionBlock | OutputThinkingBlock;
 
 /** A complete response message (`type: "message"`). */
 export interface WireMessage {

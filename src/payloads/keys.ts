@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { plainIssues } from '../shared/plain-issues';
+import { envSetting } from '../shared/env-settings';
 
 /** AES-256: 32 bytes of key material. */
 export const KEY_BYTES = 32;
@@ -30,6 +31,7 @@ export interface KeyRing {
   keys: EncryptionKey[];
 }
 
+/** FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE is malformed (or both are set): the message says which entry. */
 export class EncryptionKeyError extends Error {
   override name = 'EncryptionKeyError';
 }
@@ -89,8 +91,8 @@ function parseKeyFile(path: string): KeyRing {
 
 /** The key ring the environment configures, or `undefined` when encryption is off. */
 export function loadKeyRing(env: NodeJS.ProcessEnv = process.env): KeyRing | undefined {
-  const list = env.FORKFLOW_ENCRYPTION_KEYS?.trim();
-  const file = env.FORKFLOW_ENCRYPTION_KEY_FILE?.trim();
+  const list = envSetting(env, 'FORKFLOW_ENCRYPTION_KEYS')?.trim();
+  const file = envSetting(env, 'FORKFLOW_ENCRYPTION_KEY_FILE')?.trim();
   if (list && file) throw new EncryptionKeyError('Both FORKFLOW_ENCRYPTION_KEYS and FORKFLOW_ENCRYPTION_KEY_FILE are set: set one of them, so there is one list of keys.');
   if (list) return parseKeyList(list);
   if (file) return parseKeyFile(file);

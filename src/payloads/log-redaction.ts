@@ -18,6 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
+import { envSetting } from '../shared/env-settings';
 
 /** Metadata keys whose values are identifiers or facts, never content. */
 export const KEPT_KEYS: ReadonlySet<string> = new Set([
@@ -107,5 +108,5 @@ export class RedactingLogger implements Logger {
  * someone meant to encrypt). Read from the same variables as the data converter.
  */
 export function logsNeedRedaction(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.FORKFLOW_ENCRYPTION_KEYS?.trim() || env.FORKFLOW_ENCRYPTION_KEY_FILE?.trim());
+  return Boolean(envSetting(env, 'FORKFLOW_ENCRYPTION_KEYS')?.trim() || envSetting(env, 'FORKFLOW_ENCRYPTION_KEY_FILE')?.trim());
 }

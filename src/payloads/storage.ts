@@ -51,6 +51,7 @@ const s3EnvSchema = z.object({
     .optional(),
 });
 
+/** A payload storage variable (FORKFLOW_STORAGE, FORKFLOW_BLOB_DIR, FORKFLOW_S3_…) is malformed or missing: one line per variable. */
 export class StorageConfigError extends Error {
   override name = 'StorageConfigError';
 }

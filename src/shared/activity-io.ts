@@ -3,12 +3,21 @@
  * conversation instead of carrying it (ARCHITECTURE "History must grow linearly"): each
  * message is recorded in history once, as the result that produced it.
  */
-import type { MessageParam, StopReason, Usage } from './anthropic';
+import type { MessageParam, StopReason, ToolResultBlock, Usage } from './anthropic';
 import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
 import type { ContextCallSpec, ProviderCompaction } from './context/call';
 import type { NetworkAllowance } from './network';
 import type { EffortLevel } from './agents';
+
+/**
+ * Programs seed 000 drops from a read-only agent's shell because they can shell out or write
+ * (awk's `system()` and pipes, tee's files), which an operator may allow back for one fork
+ * (`shellPrograms`): the read-only classifier then allows the shapes it validates (awk
+ * without system, getline or redirects; tee only to /dev/null).
+ */
+export const SHELL_OPT_IN_PROGRAMS = ['awk', 'tee'] as const;
+export type ShellOptIn = (typeof SHELL_OPT_IN_PROGRAMS)[number];
 
 /** A workflow run whose state answers the `messages` and `requestContext` queries. */
 export interface RunRef {
@@ -173,16 +182,23 @@ export interface ToolCallInput {
   worktreeRepo?: string;
   /** A sub-agent started with the Agent tool's `cwd`: the workspace its root must lie in, checked canonically. */
   confinedTo?: string;
+  /** Programs its operator allowed back into a read-only agent's shell (seed 000; absent: awk and tee withheld). */
+  shellPrograms?: ShellOptIn[];
 }
 
 export interface ToolCallResult {
   content: string;
+  /** Read of an image or a PDF: the blocks the model is shown instead of `content` (the image or document, a line of text). */
+  blocks?: ToolResultContentBlock[];
   isError: boolean;
   /** Canonical paths the call wrote (for audits). */
   touched?: string[];
   /** Bash only: what contained the command on the worker (`sandbox`, `classifier-only`, `none`). */
   containment?: 'sandbox' | 'classifier-only' | 'none';
 }
+
+/** A block of a tool result's content: text, an image, a document. */
+export type ToolResultContentBlock = Exclude<NonNullable<ToolResultBlock['content']>, string>[number];
 
 /** Tool inputs larger than this travel by reference. */
 export const INLINE_TOOL_INPUT_BYTES = 2048;

@@ -12,6 +12,7 @@ import { schemaOnce } from './schema-once';
 import { structuredMessageSchema, TEAM_NAME_PATTERN } from './team';
 import { accessObject, budgetPolicyArg, childBudgetArg, TOOL_ACCESS_TEXT, toolAccessArg } from './child-controls';
 import { LIST_AGENTS, listAgentsTool } from './agent-list';
+import { ANSWER_APPROVAL, answerApprovalTool } from './parent-approvals';
 
 /** Longest system prompt an Agent call may give its child (characters): a model-chosen input, bounded. */
 export const SPAWN_SYSTEM_PROMPT_MAX = 100_000;
@@ -33,7 +34,11 @@ export const agentToolInput = schemaOnce('agent-tools#agentToolInput', () => z.s
   budget_policy: budgetPolicyArg.optional(),
   system_prompt: z.string().max(SPAWN_SYSTEM_PROMPT_MAX).refine((v) => v.trim() !== '', 'a system prompt has words in it').optional().describe('A system prompt for a general-purpose sub-agent instead of the default one (a named agent has its own; a fork keeps yours).'),
 }));
-export type AgentToolInput = z.infer<typeof agentToolInput>;
+/** Seed 002's `host_mode`, offered only in trees with `subAgents.hostMode` (elsewhere an unknown key, as it always was). */
+export const hostModeArg = schemaOnce('agent-tools#hostModeArg', () => z.boolean().optional().describe('True: it stays alive after its task, in the background, waiting for your messages (SendMessage), until it has been idle for a while or you stop it (TaskStop).'));
+
+/** An Agent call; `host_mode` only where the tree offers it. */
+export type AgentToolInput = z.infer<typeof agentToolInput> & { host_mode?: boolean | undefined };
 
 export const sendMessageToolInput = schemaOnce('agent-tools#sendMessageToolInput', () => z.strictObject({
   to: z.string().min(1).describe('The agent: its name (from Agent) or its agent id.'),
@@ -97,7 +102,7 @@ export type SkillToolInput = z.infer<typeof skillToolInput>;
 
 export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;
 
-export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop', LIST_AGENTS] as const;
+export const SUB_AGENT_TOOLS = ['Agent', 'Skill', 'SendMessage', 'TaskOutput', 'TaskStop', LIST_AGENTS, ANSWER_APPROVAL] as const;
 export type SubAgentToolName = (typeof SUB_AGENT_TOOLS)[number];
 
 export function isSubAgentTool(name: string): name is SubAgentToolName {
@@ -128,14 +133,20 @@ export interface AgentToolOptions {
   spawnControls?: boolean;
   /** `subAgents.listAgents`: the ListAgents tool is offered (last). Off: not offered. */
   listAgents?: boolean;
+  /** `subAgents.parentApprovals`: the AnswerApproval tool is offered (after ListAgents). Off: not offered. */
+  parentApprovals?: boolean;
+  /** The tree disables background tasks (`backgroundTasks: false`): no run_in_background, and every sub-agent is waited for. Absent: the bytes are what they were. */
+  backgroundTasks?: false;
+  /** `subAgents.hostMode`: Agent takes `host_mode` (last). Off: the bytes are what they were. */
+  hostMode?: boolean;
 }
 
 /** The Agent call as a tree with spawn controls shows it: tool_access as the object (the parser also takes it as a JSON string). */
 const agentShownWithControls = schemaOnce('agent-tools#agentShownWithControls', () => agentToolInput.extend({ tool_access: accessObject.optional().describe(TOOL_ACCESS_TEXT) }));
 
-/** The options a tree's `spawnControls` and `listAgents` settings give (absent when off, so options compare as before). */
-export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents'> {
-  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}) };
+/** The options a tree's `spawnControls`, `listAgents` and `parentApprovals` settings give (absent when off, so options compare as before). */
+export function controlOptions(config: { spawnControls?: boolean | undefined; listAgents?: boolean | undefined; parentApprovals?: boolean | undefined; hostMode?: boolean | undefined }): Pick<AgentToolOptions, 'spawnControls' | 'listAgents' | 'parentApprovals' | 'hostMode'> {
+  return { ...(config.spawnControls ? { spawnControls: true } : {}), ...(config.listAgents ? { listAgents: true } : {}), ...(config.parentApprovals ? { parentApprovals: true } : {}), ...(config.hostMode ? { hostMode: true } : {}) };
 }
 
 /** The Agent call's fields that only trees with `spawnControls` offer. */
@@ -177,10 +188,17 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
   const controlled = opts.spawnControls ? agentShownWithControls : agentCallWithoutControls;
   const withTeams = opts.teams ? controlled : controlled.omit({ team_name: true, mode: true });
   const offered = opts.providers ? withTeams : withTeams.omit({ provider: true });
-  const agentSchema = opts.forkGate ? offered.omit({ run_in_background: true }) : offered;
-  const routing = opts.forkGate
-    ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
-    : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
+  const foreground = opts.backgroundTasks === false;
+  const routed = opts.forkGate || foreground ? offered.omit({ run_in_background: true }) : offered;
+  // host_mode needs the background: not offered where background tasks are disabled.
+  const agentSchema = opts.hostMode && !foreground ? routed.extend({ host_mode: hostModeArg }) : routed;
+  const routing = foreground
+    ? opts.forkGate
+      ? 'Omit subagent_type to fork yourself: the fork shares your context; you wait for its report, which is the result of this call.'
+      : 'Omit subagent_type for a general-purpose agent. You wait for its result (background tasks are disabled here).'
+    : opts.forkGate
+      ? 'Omit subagent_type to fork yourself: the fork shares your context and works in the background; its report arrives as a task notification.'
+      : 'Omit subagent_type for a general-purpose agent. Set run_in_background to get the result later as a task notification.';
   const allowlist = opts.providers ?? (opts.modelAllowlist && opts.provider ? { [opts.provider]: opts.modelAllowlist[opts.provider] ?? [] } : opts.modelAllowlist);
   const available = describeAgentsForTool(opts.agents, allowlist ? { modelAllowlist: allowlist } : {});
   const skills = forkSkills(opts.agents);
@@ -193,5 +211,6 @@ export function subAgentToolDefinitions(opts: AgentToolOptions): ToolDefinition[
     { name: 'TaskOutput', description: "Read a sub-agent's result, waiting for it by default (30 s, at most 600 s).", input_schema: jsonSchema(taskOutputToolInput) },
     { name: 'TaskStop', description: 'Stop a running sub-agent (its partial result is kept) or background command.', input_schema: jsonSchema(taskStopToolInput) },
     ...(opts.listAgents ? [listAgentsTool()] : []),
+    ...(opts.parentApprovals ? [answerApprovalTool()] : []),
   ];
 }

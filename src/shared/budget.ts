@@ -121,9 +121,9 @@ export function childBudget(args: ChildBudgetArgs): number {
 
 /** An agent's limits. `maxTurns` / `maxToolCalls` absent = not limited by the budget. */
 export const budgetSchema = schemaOnce('budget#budgetSchema', () => z.strictObject({
-  maxTokens: z.number().int().positive().default(DEFAULT_MAX_TOKENS),
-  maxTurns: z.number().int().min(0).optional(),
-  maxToolCalls: z.number().int().min(0).optional(),
+  maxTokens: z.number().int().positive().default(DEFAULT_MAX_TOKENS).describe('Tokens it may use, weighted as priced (cache reads cheaper than input).'),
+  maxTurns: z.number().int().min(0).optional().describe('Model calls at most.'),
+  maxToolCalls: z.number().int().min(0).optional().describe('Tool calls at most (refused ones count).'),
 }));
 export type Budget = z.output<typeof budgetSchema>;
 export type BudgetInput = z.input<typeof budgetSchema>;

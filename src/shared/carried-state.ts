@@ -118,6 +118,8 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   cache: carriedCacheSchema.optional(),
   /** v2: keep-alive calls so far and their usage (cacheWhileWaiting `keep-alive`; included in `usage`). */
   keepAlive: z.object({ calls: count, usage: usageSchema }).optional(),
+  /** v2: calls and usage per provider that served them (its status's `providers`); absent: none counted yet. */
+  providers: z.record(z.string().min(1).max(64), z.object({ calls: count, usage: usageSchema })).optional(),
   /** v2: the model call a keep-alive repeats, when this run continued while waiting under `keep-alive`. */
   warmth: carriedWarmthSchema.optional(),
   /** v2: where the agent's live stream goes on (its seqs stay monotonic across runs; absent: 0). */

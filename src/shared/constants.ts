@@ -5,8 +5,11 @@ export const TASK_QUEUE = 'forkflow';
 
 /** Workflow type names (other SDKs and the `temporal` CLI start them by these names). */
 export const WORKFLOW_TYPES = {
+  /** One agent: a fork, a named agent or a tree's root (input: the fork input, docs/reference/fork-input.md). */
   fork: 'forkWorkflow',
+  /** Records an external parent's snapshot once, for many forks to read by reference (`forkMany`). */
   snapshot: 'snapshotWorkflow',
+  /** Consolidates one memory scope (autoDream; input: `forkflow dream schema`). */
   autoDream: 'autoDreamWorkflow',
   /** Started by a prompt Schedule: signals one message to an agent (src/workflows/schedule/). */
   scheduledPrompt: 'scheduledPromptWorkflow',

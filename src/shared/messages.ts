@@ -16,6 +16,7 @@ import { treeTokenSchema, type AdmitRequest, type AdmitResult, type ChargeReques
 import { schemaOnce } from './schema-once';
 import { structuredMessageSchema } from './team';
 import type { RouteRequest, RouteResult } from './team-ledger';
+import type { PermissionRequest } from './parent-approvals';
 import type { TreeAnswer, TreeRequest } from './tree-calls';
 import type { ShareMessage } from './tree-shares';
 
@@ -49,15 +50,16 @@ export type SendMessageArgs = z.infer<typeof sendMessageSchema>;
 /** Queue a message for the agent; it enters the conversation at the next turn boundary. */
 export const sendMessageSignal = defineSignal<[SendMessageArgs]>('sendMessage');
 
+/** The agent's state, counters, usage and lineage (`ForkStatus`): what `forkflow status` and the web view show. */
 export const statusQuery = defineQuery<ForkStatus>('status');
 /**
- * Whether the agent's live stream has a subscriber now (a `streamRead` within the last
+ * Internal: whether the agent's live stream has a subscriber now (a `streamRead` within the last
  * seconds by the asker's clock, or a workflow-streams poll): model calls send deltas only then.
  */
 export const streamWatchedQuery = defineQuery<boolean, [StreamWatchedInput?]>('streamWatched');
 /** A subscriber's read of the agent's stream (recorded and live events from a seq); nothing is recorded. */
 export const streamReadQuery = defineQuery<StreamReadResult, [StreamReadInput]>('streamRead');
-/** The model activity hands the workflow live events (deltas) to keep in memory for readers: off history, by design. */
+/** Internal: the model activity hands the workflow live events (deltas) to keep in memory for readers: off history, by design. */
 export const streamLiveQuery = defineQuery<StreamLiveAck, [StreamLiveInput]>('streamLive');
 /**
  * The messages this run holds, whole, as Anthropic message params. Refused over
@@ -144,19 +146,23 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 export const decideApprovalUpdate = defineUpdate<{ requestId: string; outcome: 'approved' | 'denied' }, [ApprovalDecision]>('decideApproval');
 /** The same decision as a signal, for senders that cannot wait for an update (other workflows). */
 export const approvalDecisionSignal = defineSignal<[ApprovalDecision]>('approvalDecision');
+/** Internal: a `bubble` child's request for its parent agent's decision (src/shared/parent-approvals.ts), sent by the child; validated by the parent, queued to its model. */
+export const permissionRequestSignal = defineSignal<[PermissionRequest]>('permissionRequest');
 
 /**
- * The tree ledger (src/shared/tree-ledger.ts), served by a tree's root. Sub-agents reach it
+ * Internal: the tree ledger (src/shared/tree-ledger.ts), served by a tree's root. Sub-agents reach it
  * through activities (a workflow cannot send an update): admission before a child starts,
  * a reservation before each model call and its charge after. Each is idempotent.
  */
 export const admitAgentUpdate = defineUpdate<AdmitResult, [AdmitRequest]>('treeAdmitAgent');
+/** Internal: a reservation before a sub-agent's model call (see treeAdmitAgent). */
 export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('treeReserveTokens');
+/** Internal: the charge after a sub-agent's model call, releasing its reservation. */
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
-/** A peer message's receivers, resolved (and the message counted) by the root's ledger (src/shared/team-ledger.ts). */
+/** Internal: a peer message's receivers, resolved (and the message counted) by the root's ledger (src/shared/team-ledger.ts). */
 export const routeMessageUpdate = defineUpdate<RouteResult, [RouteRequest]>('treeRouteMessage');
 /**
- * Budget shares (src/shared/tree-shares.ts), in trees that lend them: a member's spend report,
+ * Internal: budget shares (src/shared/tree-shares.ts), in trees that lend them: a member's spend report,
  * share ask or return to its root; a request to the root from an agent below it (admission,
  * a peer message's route: src/shared/tree-calls.ts); and the root's answers (grants, refusals,
  * recalls, admissions, routes). Signals both ways: a workflow sends them itself, and the server
@@ -165,11 +171,11 @@ export const routeMessageUpdate = defineUpdate<RouteResult, [RouteRequest]>('tre
 export const treeShareSignal = defineSignal<[ShareMessage]>('treeShare');
 export const treeRequestSignal = defineSignal<[TreeRequest]>('treeRequest');
 export const treeAnswerSignal = defineSignal<[TreeAnswer]>('treeAnswer');
-/** A sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
+/** Internal: a sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
 export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false; token?: string }]>('treeAgentEnded');
 
 /**
- * A sub-agent's outcome, sent by the sub-agent to its parent's workflow id as it ends. It
+ * Internal: a sub-agent's outcome, sent by the sub-agent to its parent's workflow id as it ends. It
  * reaches whichever run of the parent is current, so a parent that continued as new while
  * the child ran still hears it (the run that started the child also sees the child's result).
  */

@@ -29,3 +29,28 @@ export const CALL_PROOF_HEADER = 'forkflow-call-proof';
 
 export const callKeySchema = schemaOnce('model-gateway#callKeySchema', () => z.string().regex(/^[0-9a-f]{64}$/, 'a call key is 64 lowercase hex digits (sha256)'));
 export const callProofSchema = schemaOnce('model-gateway#callProofSchema', () => z.string().regex(/^[0-9a-f]{64}$/, 'a call proof is 64 lowercase hex digits'));
+
+/**
+ * Path prefix of a named provider at the gateway: `<gateway>/forkflow/v1/providers/<name>/…`
+ * goes to that provider's base URL (the gateway's own configuration, never the caller's), so
+ * one gateway fronts every provider of a worker: Anthropic's Messages API on its root path,
+ * OpenAI-compatible and other Anthropic entries under their names.
+ */
+export const PROVIDER_PATH_PREFIX = '/forkflow/v1/providers/';
+
+/**
+ * Request header carrying the base URL the worker's configuration gives the named provider.
+ * The gateway refuses a call whose provider it maps elsewhere (a worker and a gateway
+ * configured apart would otherwise send one provider's key to another); it never forwards it.
+ */
+export const PROVIDER_URL_HEADER = 'forkflow-provider-url';
+
+/** The base URL a worker's client of provider `name` uses when calls go through `gateway`. */
+export function gatewayProviderUrl(gateway: string, name: string): string {
+  return `${gateway.replace(/\/$/, '')}${PROVIDER_PATH_PREFIX}${encodeURIComponent(name)}`;
+}
+
+/** A base URL as compared by the gateway: no trailing slash. */
+export function comparableBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}

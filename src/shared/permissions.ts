@@ -6,16 +6,21 @@
  * enforce the write scope; what any call may read is the fork's view, decided there.
  *
  * The modes are seed 001's:
- * - `default`, `acceptEdits`: what the filter allows, writes inside the workspace, every
- *   shell command in the sandbox, nothing asked (forkflow has nobody to ask unattended: the
- *   filter and the sandbox are its rules). A named agent without a mode is `acceptEdits`.
+ * - `acceptEdits` (the default when none is given): what the filter allows, writes inside the
+ *   workspace, every shell command in the sandbox, nothing asked. A named agent without a mode
+ *   is `acceptEdits`.
+ * - `default`: asks "per the main rules". For a durable server the main rules are the
+ *   operator's: file writes and service or MCP tools not declared read-only wait for a decision
+ *   of the agent's own operator (the approval mechanism, approvals.ts), unless the input's
+ *   `permissionRules.allow` names the tool; shell commands run unasked but only inside the OS
+ *   sandbox (contained; refused on a worker without one). Runs recorded before behaved as
+ *   `acceptEdits` and replay so (`defaultAsks` unset).
  * - `plan`: read-only whatever the filter: read tools (routed and MCP tools declared
  *   read-only included), and Bash in a sandbox where nothing is writable; file writes and
  *   other service or MCP tools are refused.
- * - `bubble`: as `default`, but file writes and service or MCP tools not declared read-only
- *   wait for a decision (an operator, a client, or whoever decides for the tree); shell
- *   commands in the sandbox run without asking (they are contained), those that could not be
- *   sandboxed wait too. Every fork is `bubble`.
+ * - `bubble`: asks as `default` does, but the request goes up: to whoever decides for the
+ *   tree (an operator, a client) and, where the tree lets it (`subAgents.parentApprovals`),
+ *   to the parent agent. Every fork is `bubble`.
  * - `bypassPermissions`: nothing asked and Bash outside the sandbox, only with the starting
  *   caller's explicit `allowBypassPermissions`.
  *
@@ -40,6 +45,10 @@ export interface CallPolicy {
    * runs recorded before (they asked for every Bash call, and replay as recorded).
    */
   sandboxedShellAsksNothing?: boolean;
+  /** `default` asks as `bubble` does (runs under the patch that made it so); unset: `default` is `acceptEdits`. */
+  defaultAsks?: boolean;
+  /** Tools (names or `prefix*`) that never ask: the input's `permissionRules.allow`. */
+  allowRules?: readonly string[];
 }
 
 /** The decision for one call. */
@@ -62,18 +71,30 @@ function memoryPolicy(memory: MemoryScope | undefined): WritePolicySpec {
   return memory ? { kind: 'within', dir: memory.dir, canonicalDir: memory.canonicalDir } : { kind: 'none' };
 }
 
+/** Whether this mode asks before a change: `bubble`, and `default` where it asks (new runs). */
+function asks(policy: CallPolicy): boolean {
+  return policy.mode === 'bubble' || (policy.mode === 'default' && policy.defaultAsks === true);
+}
+
+/** Whether a rule of `permissionRules.allow` (a name or `prefix*`) names the tool. */
+export function allowedByRule(rules: readonly string[] | undefined, name: string): boolean {
+  return (rules ?? []).some((r) => (r.endsWith('*') ? name.startsWith(r.slice(0, -1)) : r === name));
+}
+
 /**
- * Whether a call waits for a decision under `bubble`: every tool that changes something
- * (built-in, routed and MCP tools alike), except a shell command kept in the sandbox.
+ * Whether a call waits for a decision under an asking mode: every tool that changes something
+ * (built-in, routed and MCP tools alike), except a shell command kept in the sandbox and a tool
+ * the input's allow rules name.
  */
 function needsApproval(policy: CallPolicy, tool: ToolTraits): boolean {
-  if (policy.mode !== 'bubble' || tool.home.kind === 'subagent' || tool.readOnly) return false;
-  return !(tool.effect === 'shell' && policy.sandboxedShellAsksNothing === true);
+  if (!asks(policy) || tool.home.kind === 'subagent' || tool.readOnly || allowedByRule(policy.allowRules, tool.name)) return false;
+  // `default` is new: it never asked for a sandboxed shell command.
+  return !(tool.effect === 'shell' && (policy.sandboxedShellAsksNothing === true || policy.mode === 'default'));
 }
 
 function allowed(policy: CallPolicy, tool: ToolTraits, writePolicy: WritePolicySpec): CallDecision {
   const approval = needsApproval(policy, tool);
-  const sandbox = policy.mode === 'bypassPermissions' ? 'bypass' : policy.mode === 'bubble' && tool.effect === 'shell' && !approval ? 'required' : 'sandbox';
+  const sandbox = policy.mode === 'bypassPermissions' ? 'bypass' : asks(policy) && tool.effect === 'shell' && !approval && !allowedByRule(policy.allowRules, tool.name) ? 'required' : 'sandbox';
   return { allow: true, writePolicy, approval, sandbox };
 }
 
@@ -109,19 +130,28 @@ export function decideCall(policy: CallPolicy, tool: ToolTraits): CallDecision {
   };
 }
 
-/** How strict a mode is: a sub-agent never gets a looser one than its parent (bypass aside, which needs consent). */
-const STRICTNESS: Record<PermissionMode, number> = { bypassPermissions: 0, default: 1, acceptEdits: 1, bubble: 2, plan: 3 };
+/**
+ * How strict a mode is: a sub-agent never gets a looser one than its parent (bypass aside,
+ * which needs consent). `default` asks as `bubble` does where it asks (`defaultAsks`).
+ */
+function strictness(mode: PermissionMode, defaultAsks: boolean): number {
+  const table: Record<PermissionMode, number> = { bypassPermissions: 0, default: defaultAsks ? 2 : 1, acceptEdits: 1, bubble: 2, plan: 3 };
+  return table[mode];
+}
 
 /**
  * A sub-agent's permission mode (seed 001's precedence): a plan parent's children plan;
- * a fork `bubble`; a named or general-purpose agent its definition's mode, `acceptEdits`
- * when it names none, but never looser than its parent's; `bypassPermissions` only when the
- * tree's starting caller allowed it, and then only under a parent that does not ask.
+ * a fork `bubble`; a named or general-purpose agent its own definition's mode, `acceptEdits`
+ * when it names none, applied within its parent's: never looser (a parent that asks has
+ * children that ask); `bypassPermissions` only when the tree's starting caller allowed it,
+ * and then only under a parent that does not ask. `defaultAsks`: the parent's run is under
+ * the patch that made `default` ask (runs recorded before ranked it with `acceptEdits`).
  */
-export function childPermissionMode(parent: PermissionMode, child: { kind: 'fork' } | { kind: 'agent'; definitionMode?: PermissionMode }, bypassAllowed: boolean): PermissionMode {
+export function childPermissionMode(parent: PermissionMode, child: { kind: 'fork' } | { kind: 'agent'; definitionMode?: PermissionMode }, bypassAllowed: boolean, defaultAsks = false): PermissionMode {
   if (parent === 'plan') return 'plan';
   if (child.kind === 'fork') return 'bubble';
+  const rank = (m: PermissionMode) => strictness(m, defaultAsks);
   const wanted = child.definitionMode ?? 'acceptEdits';
-  if (wanted === 'bypassPermissions') return bypassAllowed && STRICTNESS[parent] <= STRICTNESS.acceptEdits ? 'bypassPermissions' : parent === 'bubble' ? 'bubble' : 'acceptEdits';
-  return STRICTNESS[wanted] >= STRICTNESS[parent] ? wanted : parent;
+  if (wanted === 'bypassPermissions') return bypassAllowed && rank(parent) <= rank('acceptEdits') ? 'bypassPermissions' : rank(parent) >= 2 ? parent : 'acceptEdits';
+  return rank(wanted) >= rank(parent) ? wanted : parent;
 }

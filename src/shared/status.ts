@@ -123,6 +123,22 @@ export interface ForkStatus extends Lineage {
    * its next call goes to, the chain, switches so far and the last one, and what fallbacks served.
    */
   failover?: FailoverStatus;
+  /**
+   * Its usage per provider that served its calls (turns, keep-alives, compactions; a fallback
+   * after a failover), most input first, over all its runs: tokens, and the cache-read share
+   * (cache reads over all input; an OpenAI-compatible provider's `cached_tokens`). Absent in a
+   * run recorded before it was counted.
+   */
+  providers?: ProviderUsage[];
+}
+
+/** One provider's part of an agent's usage (ForkStatus.providers). */
+export interface ProviderUsage {
+  provider: string;
+  calls: number;
+  usage: Usage;
+  /** Cache reads ÷ all input tokens (plain, read, written), to four places; 0 without input. */
+  cacheReadShare: number;
 }
 
 export interface CacheBreak {

@@ -13,12 +13,10 @@ export const TEAM_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,40}$/;
 
 /** The team part of a teammate's input (ForkInput `team`). */
 export const teamInputSchema = schemaOnce('team#teamInputSchema', () => z.strictObject({
-  /** The team it joined. */
-  name: z.string().regex(TEAM_NAME_PATTERN),
-  /** Its lead's agent id (its parent). */
-  lead: z.string().min(1).max(1000),
+  name: z.string().regex(TEAM_NAME_PATTERN).describe('The team it joined.'),
+  lead: z.string().min(1).max(1000).describe("Its lead's agent id (its parent)."),
   /** Plan mode (the Agent call's `mode: "plan"`): its first tool call that changes anything waits for its lead's approval. */
-  planApproval: z.boolean().optional(),
+  planApproval: z.boolean().optional().describe("Plan mode: its first tool call that changes anything waits for its lead's approval."),
 }));
 export type TeamInput = z.output<typeof teamInputSchema>;
 

@@ -30,11 +30,9 @@ export type ForkOrigin = z.infer<typeof forkOriginSchema>;
 
 /** A point of an agent's past named by id and turn (the workflow resolves it: for SDKs without forkflow's client). */
 export const forkPointSchema = schemaOnce('time-travel#forkPointSchema', () => z.strictObject({
-  agentId: z.string().min(1).max(200),
-  /** The turn whose end the fork starts from (0: the agent's opening); absent: the conversation as it stands. */
-  turn: z.number().int().min(0).max(1_000_000).optional(),
-  /** Look only at the chain up to this run of the agent (default: its latest run). */
-  runId: z.string().min(1).max(200).optional(),
+  agentId: z.string().min(1).max(200).describe('The agent whose past the fork starts from.'),
+  turn: z.number().int().min(0).max(1_000_000).optional().describe("The turn whose end the fork starts from (0: the agent's opening); absent: the conversation as it stands."),
+  runId: z.string().min(1).max(200).optional().describe('Look only at the chain up to this run of the agent (default: its latest run).'),
 }));
 export type ForkPoint = z.infer<typeof forkPointSchema>;
 

@@ -16,70 +16,74 @@ import type { CarriedCache } from './cache-break';
 import { schemaOnce } from './schema-once';
 
 export const subAgentsSchema = schemaOnce('tree-input#subAgentsSchema', () => z.strictObject({
-  enabled: z.boolean().default(true),
+  enabled: z.boolean().default(true).describe('Offer the sub-agent tools.'),
   /** Agent without subagent_type forks (sharing this agent's cache); every spawn then runs in the background. */
-  forkGate: z.boolean().default(true),
-  /** Spawned (non-fork) children may start sub-agents of their own. */
-  nested: z.boolean().default(false),
-  maxDepth: z.number().int().min(0).max(20).default(3),
-  /** Children of one agent running at once. */
-  maxChildren: z.number().int().min(1).max(1000).default(5),
+  forkGate: z.boolean().default(true).describe("An Agent call without `subagent_type` forks (sharing this agent's cache); every spawn then runs in the background."),
+  nested: z.boolean().default(false).describe('Spawned (non-fork) children may start sub-agents of their own.'),
+  maxDepth: z.number().int().min(0).max(20).default(3).describe('How deep the tree may grow (the root is 0).'),
+  maxChildren: z.number().int().min(1).max(1000).default(5).describe('Children of one agent running at once.'),
   /** Children one agent may start in all (resumes not counted; counted in trees with a ledger). */
-  maxSpawns: z.number().int().min(0).max(10_000).default(50),
+  maxSpawns: z.number().int().min(0).max(10_000).default(50).describe('Children one agent may start in all (resumes not counted).'),
   /** Agents of one tree running at once, its root included (exact in trees with a ledger: the root counts). */
-  maxTreeRunning: z.number().int().min(1).max(10_000).default(8),
-  /** Sub-agents one tree may start in all, resumes not counted (the root's setting holds for the tree). */
-  maxTreeSpawns: z.number().int().min(0).max(100_000).default(200),
-  /** A sync child still running after this moves to the background (its result arrives as a notification). */
-  backgroundAfter: durationSchema.default('2m'),
+  maxTreeRunning: z.number().int().min(1).max(10_000).default(8).describe('Agents of one tree running at once, its root included.'),
+  maxTreeSpawns: z.number().int().min(0).max(100_000).default(200).describe("Sub-agents one tree may start in all, resumes not counted (the root's setting holds for the tree)."),
+  backgroundAfter: durationSchema.default('2m').describe('A sync child still running after this moves to the background (its result arrives as a notification).'),
   /** Named agents (from `forkflow agents` / loadAgentDefinitions). */
-  agents: z.array(agentDefinitionSchema).default([]),
+  agents: z.array(agentDefinitionSchema).default([]).describe('Named agents it may start (definitions, e.g. from `forkflow agents` / `loadAgentDefinitions`).'),
   /**
    * Agent types this tree's agents may not start (seed 001's deny rules for agent types): a
    * definition's or skill's name, `general-purpose`, or a `prefix*`. They are left out of the
    * Agent and Skill tools' lists and a call for one is refused by name. Absent: the tools' bytes stay as they were.
    */
-  deniedAgentTypes: z.array(toolNameSchema).max(100).optional(),
+  deniedAgentTypes: z.array(toolNameSchema).max(100).optional().describe("Agent types this tree's agents may not start: a definition's or skill's name, `general-purpose`, or a `prefix*`."),
   /**
    * Models children may run on, per provider (model-allowlist.ts): checked for every way a
    * child's model is chosen; the list of `provider` is shown in the Agent tool's description.
    */
-  modelAllowlist: modelAllowlistSchema.optional(),
-  /** The provider this tree's model calls go to: the allowlist entry that applies. */
-  provider: providerNameSchema.default(DEFAULT_PROVIDER),
+  modelAllowlist: modelAllowlistSchema.optional().describe("Models children may run on, per provider; checked for every way a child's model is chosen."),
+  provider: providerNameSchema.default(DEFAULT_PROVIDER).describe("The provider this tree's model calls go to: the allowlist entry that applies."),
   /**
    * The providers this tree's agents may run on, with their models and aliases
    * (src/shared/agent-provider.ts; `catalogueOf` builds it from FORKFLOW_PROVIDERS). When set,
    * the Agent tool takes `provider`, and a spawned agent may run on another provider; when
    * absent, every agent runs on the worker's default client, as before.
    */
-  providers: providerCatalogueSchema.optional(),
+  providers: providerCatalogueSchema.optional().describe("The providers this tree's agents may run on, with their models and aliases (built from `FORKFLOW_PROVIDERS`); with it, the Agent tool takes `provider`."),
   /** How a child's token budget derives from this agent's: equal | remaining | proportional | fixed:N. */
-  budgetPolicy: z.unknown().optional(),
+  budgetPolicy: z.unknown().optional().describe("How a child's token budget derives from this agent's: `equal`, `remaining`, `proportional` or `fixed:N`."),
   /** Per-agent cap on any child budget. */
-  perAgentMaxTokens: z.number().int().positive().default(200_000),
+  perAgentMaxTokens: z.number().int().positive().default(200_000).describe("A cap on any child's token budget."),
   /** The turn limit of a fork (an Agent call without subagent_type, or a skill); absent: FORK_MAX_TURNS, seed 003's 200. */
-  forkMaxTurns: z.number().int().min(1).max(10_000).optional(),
-  /** Task queue of the remote workers (Agent isolation: "remote"). */
-  remoteTaskQueue: z.string().min(1).optional(),
-  /** Base URL of the Temporal Web UI, for links in remote_launched results. */
-  uiBaseUrl: z.string().min(1).optional(),
+  forkMaxTurns: z.number().int().min(1).max(10_000).optional().describe('The turn limit of a fork (an Agent call without `subagent_type`, or a skill); default 200.'),
+  remoteTaskQueue: z.string().min(1).optional().describe('Task queue of the remote workers (Agent isolation `remote`).'),
+  uiBaseUrl: z.string().min(1).optional().describe('Base URL of the Temporal Web UI, for links in `remote_launched` results.'),
   /**
    * Teams (src/shared/team.ts): Agent takes `team_name` (with `name`: a teammate) and `mode`,
    * SendMessage takes `*` and JSON object messages. Off by default: the tools' bytes stay as they were.
    */
-  teams: z.boolean().default(false),
+  teams: z.boolean().default(false).describe('Teams: Agent takes `team_name` (with `name`: a teammate) and `mode`; SendMessage takes `*` and JSON object messages.'),
   /**
    * The Agent call may set its child's `budget`, `tool_access` and `budget_policy`, never beyond
    * the caller's own (src/shared/child-controls.ts). Absent: the Agent tool's bytes stay as they were.
    */
-  spawnControls: z.boolean().optional(),
+  spawnControls: z.boolean().optional().describe("The Agent call may set its child's `budget`, `tool_access` and `budget_policy`, never beyond the caller's own."),
   /** The ListAgents tool (src/shared/agent-list.ts) is offered. Absent: the tools stay as they were. */
-  listAgents: z.boolean().optional(),
-  /** How long an idle teammate waits for a message before it ends (its lead's shutdown request ends it sooner). */
-  teammateIdle: durationSchema.default('30m'),
-  /** Completed children kept on record. */
-  keepCompleted: z.number().int().min(1).max(10_000).default(256),
+  listAgents: z.boolean().optional().describe('Offer the ListAgents tool.'),
+  /**
+   * A `bubble` sub-agent's permission requests reach its parent agent too, whose model answers
+   * them with the AnswerApproval tool (src/shared/parent-approvals.ts); operators still may.
+   * Absent: requests go to operators only, and the tools stay as they were.
+   */
+  parentApprovals: z.boolean().optional().describe("A `bubble` sub-agent's permission requests reach its parent agent too, which answers them with the AnswerApproval tool; operators still may."),
+  /** How long an idle teammate (or a host_mode sub-agent) waits for a message before it ends (its lead's shutdown request ends it sooner). */
+  teammateIdle: durationSchema.default('30m').describe('How long an idle teammate (or a `host_mode` sub-agent) waits for a message before it ends.'),
+  /**
+   * The Agent tool takes `host_mode` (seed 002): a sub-agent that stays alive after its task,
+   * waiting for messages, until it has been idle for `teammateIdle` or is stopped. Absent: the
+   * Agent tool's bytes stay as they were (and `host_mode` is an unknown key).
+   */
+  hostMode: z.boolean().optional().describe("The Agent tool takes `host_mode` (seed 002): a sub-agent that stays for messages after its task, until it has been idle for `teammateIdle` or is stopped."),
+  keepCompleted: z.number().int().min(1).max(10_000).default(256).describe('Completed children kept on record.'),
 }));
 export type SubAgentsConfig = z.output<typeof subAgentsSchema>;
 

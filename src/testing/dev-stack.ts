@@ -5,10 +5,10 @@
  * server that the dev server's Web UI decodes through (`--ui-codec-endpoint`), so the UI
  * shows what the database only holds encrypted.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import type { ConversationSource } from '../activities';
+import type { ConversationSource, OperatorConsent } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/constants';
@@ -22,8 +22,8 @@ import { conversationSourceFor, createForkflowWorker } from '../worker/worker';
 
 export interface DevStackOptions {
   server?: DevServerOptions;
-  /** A Temporal server that already runs (the self-hosted stack): no dev server is started. */
-  existingServer?: { address: string; namespace: string; uiUrl?: string };
+  /** A Temporal server that already runs (the self-hosted stack): no dev server is started. `tls`: its mutual TLS settings. */
+  existingServer?: { address: string; namespace: string; uiUrl?: string; tls?: TLSConfig };
   taskQueue?: string;
   workspaceRoot: string;
   /** Real Anthropic when set; otherwise the offline model. */
@@ -40,6 +40,8 @@ export interface DevStackOptions {
   codecServerPort?: number;
   /** A pre-built workflow bundle (default: bundle at start). */
   workflowBundle?: { codePath: string };
+  /** What the worker's operator allows start inputs to make it run (default: from the environment; src/worker/consent.ts). */
+  consent?: OperatorConsent;
 }
 
 export interface DevStack {
@@ -70,9 +72,10 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     o.anthropicApiKey ? Promise.resolve(undefined) : startOfflineModel(o.offlineModel ?? { latencyMs: 150, streamChunkDelayMs: 15, maxLogEntries: 1000 }),
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
-  const connection = await Connection.connect({ address: server.address });
+  const tls = o.existingServer?.tls;
+  const connection = await Connection.connect({ address: server.address, ...(tls ? { tls } : {}) });
   const temporal = new Client({ connection, namespace: server.namespace, dataConverter });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const nativeConnection = await NativeConnection.connect({ address: server.address, ...(tls ? { tls } : {}) });
   const conversations = conversationSourceFor(temporal);
   const worker = await createForkflowWorker({
     connection: nativeConnection,
@@ -84,6 +87,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
     conversations,
     dataConverter,
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : {}),
+    ...(o.consent ? { consent: o.consent } : {}),
   });
   const running = worker.run();
   return {
@@ -110,7 +114,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
 
 /** A server this stack did not start, and so does not stop. */
 function attached(existing: { address: string; namespace: string; uiUrl?: string }): DevServer {
-  return { ...existing, options: {}, stop: () => Promise.resolve() };
+  return { address: existing.address, namespace: existing.namespace, ...(existing.uiUrl ? { uiUrl: existing.uiUrl } : {}), options: {}, stop: () => Promise.resolve() };
 }
 
 /**

@@ -8,6 +8,8 @@
  * const stack = await startDevStack({ workspaceRoot: dir });
  * const result = await stack.client.fork({ prompt: 'Say hi.\n@reply hi' }, { mode: 'sync' });
  * await stack.stop();
+ *
+ * @module forkflow/testing
  */
 export { startDevStack, type DevStack, type DevStackOptions } from './dev-stack';
 export { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';

@@ -6,6 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { defaultStateDir } from '../activities/tools/sandbox';
 import { TASK_QUEUE } from '../shared/constants';
+import { envSetting } from '../shared/env-settings';
 
 /**
  * Capacity of one worker (bench:load measures it; README "Performance"). Unset fields keep
@@ -122,7 +123,7 @@ const modelQueueSchema = z.object({
  * `--model-rate`). A rate without a queue is refused: it would limit nothing.
  */
 export function modelQueueSettings(flags: { queue?: string; rate?: string }, env: NodeJS.ProcessEnv = process.env): { queue?: string; requestsPerMinute?: number } {
-  const raw = { queue: flags.queue ?? (env.FORKFLOW_MODEL_QUEUE || undefined), requestsPerMinute: (flags.rate ?? (env.FORKFLOW_MODEL_REQUESTS_PER_MINUTE || undefined))?.trim() };
+  const raw = { queue: flags.queue ?? (envSetting(env, 'FORKFLOW_MODEL_QUEUE') || undefined), requestsPerMinute: (flags.rate ?? (envSetting(env, 'FORKFLOW_MODEL_REQUESTS_PER_MINUTE') || undefined))?.trim() };
   const parsed = modelQueueSchema.safeParse(raw);
   if (!parsed.success) throw new InvalidModelQueueError(parsed.error.issues.map((i) => i.message).join('; '));
   if (parsed.data.requestsPerMinute !== undefined && !parsed.data.queue) throw new InvalidModelQueueError('a model rate needs a model queue (--model-queue or FORKFLOW_MODEL_QUEUE)');
@@ -134,8 +135,8 @@ export function modelQueueSettings(flags: { queue?: string; rate?: string }, env
  * streams with `done`); FORKFLOW_LIVE_STREAM_BATCH_MS: how often deltas are sent (default 100).
  */
 export function liveStreamSettings(env: NodeJS.ProcessEnv = process.env): { enabled: boolean; batchIntervalMs?: number } {
-  const ms = Number(env.FORKFLOW_LIVE_STREAM_BATCH_MS);
-  return { enabled: env.FORKFLOW_LIVE_STREAM !== 'off', ...(Number.isInteger(ms) && ms > 0 ? { batchIntervalMs: ms } : {}) };
+  const ms = Number(envSetting(env, 'FORKFLOW_LIVE_STREAM_BATCH_MS'));
+  return { enabled: envSetting(env, 'FORKFLOW_LIVE_STREAM') !== 'off', ...(Number.isInteger(ms) && ms > 0 ? { batchIntervalMs: ms } : {}) };
 }
 
 /** A workspace-roots setting that is not a list of absolute directories. */
@@ -159,7 +160,7 @@ export function workspaceRootsOf(value: string | undefined, workspaceRoot: strin
  */
 export function batchSettings(env: NodeJS.ProcessEnv = process.env): { batchPollMs?: number; batchWindowMs?: number; batchMaxRequests?: number } {
   const int = (v: string | undefined, min: number) => (v !== undefined && v.trim() !== '' && Number.isInteger(Number(v)) && Number(v) >= min ? Number(v) : undefined);
-  const out = { batchPollMs: int(env.FORKFLOW_BATCH_POLL_MS, 1), batchWindowMs: int(env.FORKFLOW_BATCH_WINDOW_MS, 0), batchMaxRequests: int(env.FORKFLOW_BATCH_MAX_REQUESTS, 1) };
+  const out = { batchPollMs: int(envSetting(env, 'FORKFLOW_BATCH_POLL_MS'), 1), batchWindowMs: int(envSetting(env, 'FORKFLOW_BATCH_WINDOW_MS'), 0), batchMaxRequests: int(envSetting(env, 'FORKFLOW_BATCH_MAX_REQUESTS'), 1) };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
@@ -168,7 +169,7 @@ export function batchSettings(env: NodeJS.ProcessEnv = process.env): { batchPoll
  * estimate alone, for endpoints without `/v1/messages/count_tokens`.
  */
 export function countTokensSetting(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.FORKFLOW_COUNT_TOKENS !== 'off';
+  return envSetting(env, 'FORKFLOW_COUNT_TOKENS') !== 'off';
 }
 
 /**
@@ -178,7 +179,7 @@ export function countTokensSetting(env: NodeJS.ProcessEnv = process.env): boolea
  * under 10, or raise the server's `history.maxInFlightUpdates`.
  */
 export function rootUpdatesSetting(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const v = env.FORKFLOW_ROOT_UPDATES?.trim();
+  const v = envSetting(env, 'FORKFLOW_ROOT_UPDATES')?.trim();
   if (!v) return undefined;
   const parsed = count('FORKFLOW_ROOT_UPDATES').safeParse(v);
   if (!parsed.success) throw new InvalidWorkerTuningError(parsed.error.issues.map((i) => i.message).join('; '));
@@ -186,20 +187,20 @@ export function rootUpdatesSetting(env: NodeJS.ProcessEnv = process.env): number
 }
 
 export function forkflowSettings(env: NodeJS.ProcessEnv = process.env): ForkflowSettings {
-  const workspaceRoot = env.FORKFLOW_WORKSPACE || process.cwd();
+  const workspaceRoot = envSetting(env, 'FORKFLOW_WORKSPACE') || process.cwd();
   const stateDir = defaultStateDir(env);
   return {
-    taskQueue: env.FORKFLOW_TASK_QUEUE || TASK_QUEUE,
+    taskQueue: envSetting(env, 'FORKFLOW_TASK_QUEUE') || TASK_QUEUE,
     workspaceRoot,
-    workspaceRoots: workspaceRootsOf(env.FORKFLOW_WORKSPACE_ROOTS, workspaceRoot),
+    workspaceRoots: workspaceRootsOf(envSetting(env, 'FORKFLOW_WORKSPACE_ROOTS'), workspaceRoot),
     stateDir,
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL || undefined,
-    model: env.FORKFLOW_MODEL || undefined,
-    metricsAddress: env.FORKFLOW_METRICS_ADDRESS || undefined,
-    responseDir: env.FORKFLOW_RESPONSE_DIR || join(stateDir, 'responses'),
-    responseJournal: env.FORKFLOW_RESPONSE_JOURNAL || undefined,
-    modelGateway: env.FORKFLOW_MODEL_GATEWAY || undefined,
-    hostId: env.FORKFLOW_HOST_ID || undefined,
+    model: envSetting(env, 'FORKFLOW_MODEL') || undefined,
+    metricsAddress: envSetting(env, 'FORKFLOW_METRICS_ADDRESS') || undefined,
+    responseDir: envSetting(env, 'FORKFLOW_RESPONSE_DIR') || join(stateDir, 'responses'),
+    responseJournal: envSetting(env, 'FORKFLOW_RESPONSE_JOURNAL') || undefined,
+    modelGateway: envSetting(env, 'FORKFLOW_MODEL_GATEWAY') || undefined,
+    hostId: envSetting(env, 'FORKFLOW_HOST_ID') || undefined,
   };
 }

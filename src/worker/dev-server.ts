@@ -5,6 +5,7 @@
  * than through the SDK) gives us a start-up wait longer than the SDK's fixed 5 s, a known
  * port, the server's log, and restarts on the same database file.
  */
+import { withoutSecrets } from '../activities/child-env';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -157,7 +158,8 @@ async function startDevServerOnce(options: DevServerOptions): Promise<DevServer>
   const uiUrl = uiPort ? `http://${ip}:${uiPort}` : undefined;
   if (cli.kind === 'sdk-download') return startThroughSdk(resolved, address, uiUrl);
 
-  const child = spawn(cli.path, devServerArgs(resolved), { stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
+  // The dev server needs none of the worker's secrets (src/activities/child-env.ts).
+  const child = spawn(cli.path, devServerArgs(resolved), { env: withoutSecrets(), stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'] });
   // The first lines say why (a panic's reason), the last where.
   const head: string[] = [];
   const tail: string[] = [];

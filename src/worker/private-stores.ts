@@ -13,6 +13,7 @@ import { EncryptionCodec, isEncrypted } from '../payloads/codec';
 import { loadKeyRing } from '../payloads/keys';
 import type { PrivateStore, StoreSealer } from '../shared/private-store';
 import { forkflowSettings } from './config';
+import { envSetting } from '../shared/env-settings';
 
 const Payload = temporal.api.common.v1.Payload;
 
@@ -44,5 +45,5 @@ export function openWorkerStore(dir: string, label: string, env: NodeJS.ProcessE
 /** The response store the environment configures (FORKFLOW_RESPONSE_DIR, else `<state dir>/responses`). */
 export function responseStoreFromEnv(env: NodeJS.ProcessEnv = process.env): FileResponseStore {
   const settings = forkflowSettings(env);
-  return new FileResponseStore(openWorkerStore(settings.responseDir, env.FORKFLOW_RESPONSE_DIR ? 'FORKFLOW_RESPONSE_DIR' : 'FORKFLOW_STATE_DIR', env), { journal: settings.responseJournal });
+  return new FileResponseStore(openWorkerStore(settings.responseDir, envSetting(env, 'FORKFLOW_RESPONSE_DIR') ? 'FORKFLOW_RESPONSE_DIR' : 'FORKFLOW_STATE_DIR', env), { journal: settings.responseJournal });
 }

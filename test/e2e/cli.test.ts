@@ -3,8 +3,10 @@
  * `--json`, exit codes, and errors that say what to do.
  */
 import { freePort } from '../../src/worker/dev-server';
-import { startHarness, type Harness } from '../kit/env';
-import { runForkflow, type ProcessResult } from '../kit/processes';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { startHarness, tempDir, type Harness } from '../kit/env';
+import { runForkflow, startWorkerProcess, type ProcessResult } from '../kit/processes';
 import { waitFor } from '../kit/wait';
 
 let h: Harness;
@@ -117,6 +119,18 @@ test('every error is one line with its exit code; --debug adds the stack', async
   const badDeadline = await cli('--outage-deadline', 'soon', 'status', 'cli-secret');
   expect(badDeadline.status).toBe(2);
   expect(lines(badDeadline)).toEqual(['forkflow: --outage-deadline: expected a duration like 30s, 5m or 0s, got "soon"']);
+});
+
+test('a root worker without a pids cgroup names, at start, a workspace user nobody cannot enter', async () => {
+  // A workspace inside a private folder, as a clone under /root or a `mktemp -d` folder is.
+  const ws = join(tempDir('private'), 'ws');
+  mkdirSync(ws);
+  const worker = await startWorkerProcess({ address: h.env.address, taskQueue: `${h.taskQueue}-reach`, modelUrl: 'http://127.0.0.1:1', workspace: ws, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_SANDBOX_CGROUP: 'off' } });
+  await worker.kill();
+  // Only a root worker runs read-only calls as nobody; any other worker's own user enters its workspace.
+  const warned = worker.output().includes(`user nobody cannot enter the workspace ${ws}: this worker runs as root without a pids cgroup`);
+  expect(warned).toBe(process.getuid?.() === 0);
+  rmSync(dirname(ws), { recursive: true, force: true });
 });
 
 test('schema prints the JSON Schema of the workflow input', async () => {

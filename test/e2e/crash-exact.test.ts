@@ -1,6 +1,7 @@
 /**
  * Crash-exact, end to end: worker, server, model gateway and offline model are separate
- * processes. Twelve forks of every shape run while the worker is SIGKILLed six times at
+ * processes. Fourteen forks of every shape (two of them on an OpenAI-compatible provider,
+ * whose Chat Completions calls go through the gateway's provider path) run while the worker is SIGKILLed six times at
  * seeded random moments 1–6 s apart; one seed in `npm test`, three in a row under
  * `npm run bench:soak`. Every fork completes with the
  * transcript of an uninterrupted run, and the model's own log shows every request served
@@ -17,7 +18,7 @@ import { ForkflowClient } from '../../src/client';
 import type { GatewayCounts } from '../../src/gateway/gateway';
 import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { comparable, keptRequests, requestIdOf, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
+import { comparable, crashProviders, keptRequests, requestIdOf, seeded, seedWorkspace, servedTwice, startScenario } from '../kit/crash-scenario';
 import { toolResultsIn } from '../kit/tree';
 import { soakOr } from '../kit/soak';
 import { startGatewayProcess, startModelProcess, startWorkerProcess, type GatewayProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
@@ -53,7 +54,7 @@ function worker(gateway: GatewayProcess, address = h.env.address): Promise<Worke
     modelUrl: model.url,
     workspace,
     bundlePath: h.env.bundlePath,
-    extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal, FORKFLOW_MODEL_GATEWAY: gateway.url },
+    extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_RESPONSE_JOURNAL: journal, FORKFLOW_MODEL_GATEWAY: gateway.url, ...crashProviders(model.url) },
   });
 }
 
@@ -94,9 +95,9 @@ async function transcripts(forkflow: ForkflowClient, agentIds: string[], prefix:
   return out;
 }
 
-test('the twelve forks run uninterrupted: the reference', async () => {
+test('the fourteen forks run uninterrupted: the reference', async () => {
   const forkflow = new ForkflowClient(h.client, { taskQueue });
-  const gateway = await startGatewayProcess(model.url, gatewayDir);
+  const gateway = await startGatewayProcess(model.url, gatewayDir, crashProviders(model.url));
   const w = await worker(gateway);
   try {
     const prefix = `ref-${process.pid}`;
@@ -104,7 +105,7 @@ test('the twelve forks run uninterrupted: the reference', async () => {
     const results = await scenario.results;
     expect(results.filter((r) => r.status !== 'completed')).toEqual([]);
     const yardstick = await transcripts(forkflow, scenario.agentIds, prefix);
-    expect(yardstick.size).toBe(14);
+    expect(yardstick.size).toBe(17);
     // The yardstick itself is clean: every tool call in it worked. (Only a clean one is kept:
     // a broken reference would fail the tests after it for a reason that is not theirs.)
     for (const agentId of scenario.agentIds) expect({ agentId, errors: toolResultsIn(await forkflow.transcript(agentId)).filter((r) => r.isError) }).toEqual({ agentId, errors: [] });
@@ -119,7 +120,7 @@ test.each(soakOr([20261123], [20261123, 7, 4242]))('seed %i: six SIGKILLs 1–6 
   expect(reference).toBeDefined();
   const forkflow = new ForkflowClient(h.client, { taskQueue });
   const before = Math.max(0, ...model.served().map((e) => e.seq));
-  const gateway = await startGatewayProcess(model.url, gatewayDir);
+  const gateway = await startGatewayProcess(model.url, gatewayDir, crashProviders(model.url));
   let w = await worker(gateway);
   const prefix = `crash-${seed}-${process.pid}`;
   let counts: GatewayCounts | undefined;
@@ -138,7 +139,8 @@ test.each(soakOr([20261123], [20261123, 7, 4242]))('seed %i: six SIGKILLs 1–6 
     }
     const results = await scenario.results;
     expect(kills).toBe(6);
-    expect(results.map((r) => r.status)).toEqual(results.map(() => 'completed'));
+    // A failure names its agent and error (the CI log is all there is to read).
+    expect(results.map((r) => (r.status === 'completed' ? r.status : `${r.agentId} ${r.status}: ${r.error}`))).toEqual(results.map(() => 'completed'));
     expect(differences(reference, await transcripts(forkflow, scenario.agentIds, prefix))).toEqual([]);
     await w.kill();
     counts = await gateway.stop();
@@ -146,7 +148,7 @@ test.each(soakOr([20261123], [20261123, 7, 4242]))('seed %i: six SIGKILLs 1–6 
     console.log(
       `crash seed ${seed}: ${kills} kills; the model served ${record.completed} responses, ${record.notCompleted.length} not completed, ` +
         `${record.twice.keptThenAskedAgain.length + record.twice.lostInFlight.length} twice; the gateway finished ${counts.finishedForNobody} for a dead worker, ` +
-        `replayed ${counts.replayed} (${counts.attached} still running when the retry came)`,
+        `replayed ${counts.replayed} (${counts.attached} still running when the retry came); ${record.served.filter((e) => e.path === '/v1/chat/completions').length} of the exchanges were Chat Completions`,
     );
     // Counted from the model's own log: every request answered once, to its end.
     expect(record.twice).toEqual({ keptThenAskedAgain: [], lostInFlight: [] });
@@ -154,6 +156,8 @@ test.each(soakOr([20261123], [20261123, 7, 4242]))('seed %i: six SIGKILLs 1–6 
     expect(record.unkept).toEqual([]);
     // The kills did land mid-call: the gateway had calls to finish for dead workers.
     expect(counts.finishedForNobody + counts.attached).toBeGreaterThan(0);
+    // The OpenAI-compatible agents' calls are in that record: Chat Completions, each served once too.
+    expect(record.served.filter((e) => e.path === '/v1/chat/completions' && e.outcome === 'completed').length).toBe(18);
   } finally {
     await w.kill();
     if (!counts) await gateway.stop().catch(() => undefined);
@@ -168,7 +172,7 @@ test('the server stopped for 3 s and later for 30 s mid-run: every fork complete
   let server: DevServer = await serve();
   const connection = await Connection.connect({ address: server.address });
   const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
-  const gateway = await startGatewayProcess(model.url, gatewayDir);
+  const gateway = await startGatewayProcess(model.url, gatewayDir, crashProviders(model.url));
   const w = await worker(gateway, server.address);
   const before = Math.max(0, ...model.served().map((e) => e.seq));
   const prefix = `outage-${process.pid}`;

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { boundClis, runForkflow, runTemporal, type ProcessResult } from '../kit/processes';
-import { agentStep, script, toolStep } from '../kit/tree';
+import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
 
 let h: Harness;
@@ -118,4 +118,10 @@ test("an operator's day on a tree: check agent files, approve through `temporal 
   expect((await cli('cancel', 'op-tree')).status).toBe(0);
   expect(await h.forkflow.result('op-tree')).toMatchObject({ status: 'killed', children: [expect.objectContaining({ agentId: 'op-tree.reviewer-1', state: 'killed' }) as unknown] });
   expect((await h.forkflow.status('op-tree.reviewer-1')).state).toBe('killed');
+
+  // The fork gate is on unless the operator turns it off (seed 001 keeps it off outside interactive sessions; forkflow has none, S1-115).
+  const plain = script('Delegate.', agentStep({ description: 'look', prompt: 'Look.\n@reply looked' }), '@reply delegated');
+  expect((await cli('--json', 'agent', '--prompt', plain, '--agent-id', 'op-no-fork', '--no-fork-gate', '--wait')).status).toBe(0);
+  expect(toolResultsIn(await h.forkflow.transcript('op-no-fork'))[0]!.json).toMatchObject({ status: 'completed', agentId: 'op-no-fork.spawn-1', content: 'looked' });
+  expect((await h.forkflow.status('op-no-fork.spawn-1')).querySource).toBe('agent:builtin:general-purpose');
 });

@@ -6,17 +6,18 @@
  * - a Python service's worker (which never heartbeats) during a non-idempotent tool: the
  *   same, found out by the call's own time limit;
  * - the forkflow worker holding a stdio MCP session, during an idempotent call: the server is
- *   started again on the other worker, the call runs again, the transcript equals an
- *   uninterrupted run's; during a call configured non-idempotent: interrupted, once.
+ *   started again on the other worker, the call runs again and its result tells the model the
+ *   server's state is gone; the killed worker's private server directory is swept; during a
+ *   call configured non-idempotent: interrupted, once.
  * No fork is left stuck, and no workflow task fails.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { ForkflowClient, type ForkHandle } from '../../src/client';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { everythingStdio } from '../kit/mcp/servers';
+import { everythingStdio, testServerRules } from '../kit/mcp/servers';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { startPythonToolWorker, startTsToolWorker, type ServiceProcess } from '../kit/service-processes';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
@@ -115,11 +116,16 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
   let queue: string;
   let forkflow: ForkflowClient;
   let workers: WorkerProcess[] = [];
+  // The workers' state directory, theirs alone: its mcp-servers/ holds the servers' private directories.
+  let state: string;
+  const serverDirs = () => (existsSync(join(state, 'mcp-servers')) ? readdirSync(join(state, 'mcp-servers')) : []);
+  // The workers' operator allows the test's MCP servers, and the refused-start test's `node -e` server (by flag: how an operator would).
+  const workerOpts = () => ({ address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath, extraEnv: { FORKFLOW_STATE_DIR: state }, extraArgs: [...testServerRules(), `${process.execPath} -e *`].flatMap((r) => ['--mcp-command', r]) });
   beforeAll(async () => {
     queue = uniqueTaskQueue('mcp-crash');
     forkflow = new ForkflowClient(h.client, { taskQueue: queue });
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath };
-    workers = await Promise.all([startWorkerProcess(opts), startWorkerProcess(opts)]);
+    state = tempDir('mcp-crash-state');
+    workers = await Promise.all([startWorkerProcess(workerOpts()), startWorkerProcess(workerOpts())]);
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill()));
@@ -141,12 +147,18 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
     workers = workers.filter((w) => w !== victim);
   }
 
-  test('an idempotent call: the server starts again on the other worker, the call runs again, the transcript equals an uninterrupted run', async () => {
+  test("an idempotent call: the server starts again on the other worker, the call runs again and tells the model the server's state is gone; the killed worker's server directory is swept", async () => {
     expect((await forkflow.fork({ agentId: 'mcp-crash-ref', prompt, mcpServers: longOp() }, { mode: 'sync' })).status).toBe('completed');
+    await waitFor(() => serverDirs().length === 0, 'the reference run to close its server');
     const handle = await forkflow.start({ agentId: 'mcp-crash-idem', prompt, mcpServers: longOp() });
     await killHolderMidCall(handle);
+    // The dead worker's directory is left by it, until the server starts again on the other worker.
     expect(await handle.result()).toMatchObject({ status: 'completed', text: 'op over' });
-    expect(await forkflow.transcript('mcp-crash-idem')).toEqual(await forkflow.transcript('mcp-crash-ref'));
+    const [ref] = toolResultsIn(await forkflow.transcript('mcp-crash-ref'));
+    const [rerun] = toolResultsIn(await forkflow.transcript('mcp-crash-idem'));
+    expect(rerun).toEqual({ isError: false, text: `[MCP server "everything" was started again before this call: its session was started again, so state from earlier calls of it is gone.]\n${ref!.text}` });
+    // No private directory left: the killed worker's was swept, the new session's removed at the end.
+    await waitFor(() => serverDirs().length === 0, 'no MCP server directory to be left');
     const history = await events('mcp-crash-idem');
     const named = (type: string) => history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
     expect(named('mcpOpen')).toHaveLength(2);
@@ -154,9 +166,15 @@ describe('the forkflow worker holding a stdio MCP session SIGKILLed mid-call', (
     await noTaskFailures('mcp-crash-idem');
   });
 
+  test('a required server whose start is refused on every retry leaves no private directory', async () => {
+    const dying = { command: process.execPath, args: ['-e', 'process.stderr.write("no licence key\\n"); process.exit(3)'], startTimeout: '3s' };
+    const refused = await forkflow.fork({ agentId: 'mcp-crash-refused', prompt: '@reply never', mcpServers: { licensed: dying }, requiredMcpServers: ['licensed'] }, { mode: 'sync' }).then(() => undefined, (e: unknown) => e);
+    expect(String(refused)).toContain('MCP server "licensed" is unavailable (tried for 3 s)');
+    expect(serverDirs()).toEqual([]);
+  });
+
   test('a call configured non-idempotent: interrupted exactly once, the model told the server was started again', async () => {
-    const opts = { address: h.env.address, taskQueue: queue, modelUrl: h.model.url, workspace: h.workspaceRoot, bundlePath: h.env.bundlePath };
-    workers.push(await startWorkerProcess(opts));
+    workers.push(await startWorkerProcess(workerOpts()));
     const handle = await forkflow.start({ agentId: 'mcp-crash-once', prompt, mcpServers: longOp({ traits: { 'trigger-long-running-operation': { readOnly: false, idempotent: false } } }) });
     await killHolderMidCall(handle);
     expect(await handle.result()).toMatchObject({ status: 'completed', text: 'op over' });

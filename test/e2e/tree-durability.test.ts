@@ -174,10 +174,14 @@ test("a named agent whose definition says isolation: remote runs on the remote w
     expect(await workerIdentities(childId)).toEqual(['farm-worker']);
     expect(JSON.stringify(await forkflow.transcript(childId))).toContain('built on the farm');
 
-    // A call asking it to run here (in a worktree) is refused: the type runs only remotely.
-    const here = await forkflow.startAgent({ agentId: 'remote-def-here', prompt: script('Home.', agentStep({ description: 'build here', subagent_type: 'cloud', isolation: 'worktree', prompt: child }), '@reply refused here'), subAgents: { forkGate: false, agents: [cloud], remoteTaskQueue: remoteQueue } }).then((a) => a.result());
-    expect(here).toMatchObject({ status: 'completed', text: 'refused here' });
-    expect(toolResultsIn(await forkflow.transcript('remote-def-here'))[0]!.text).toContain('Agent type "cloud" runs only on the remote workers (its definition says isolation: remote): omit isolation.');
+    // A call asking it to run here (in a worktree) wins over the definition (seed 001, S1-21): it runs on this
+    // worker, not the farm (this workspace is no git repository, so its worktree cannot be made: it fails here).
+    const here = await forkflow.startAgent({ agentId: 'remote-def-here', prompt: script('Home.', agentStep({ description: 'build here', subagent_type: 'cloud', isolation: 'worktree', prompt: child }), '@reply ran here'), subAgents: { forkGate: false, agents: [cloud], remoteTaskQueue: remoteQueue } }).then((a) => a.result());
+    expect(here).toMatchObject({ status: 'completed', text: 'ran here' });
+    const hereAnswer = toolResultsIn(await forkflow.transcript('remote-def-here'))[0]!;
+    expect(hereAnswer.text).not.toContain('runs only on the remote workers');
+    expect(hereAnswer.json).toMatchObject({ agentId: 'remote-def-here.spawn-1' });
+    expect(await workerIdentities('remote-def-here.spawn-1')).not.toContain('farm-worker');
 
     // Without remote workers the same definition is refused, not run here in silence.
     const refused = await forkflow.startAgent({ agentId: 'remote-def-none', prompt: script('Home.', call, '@reply refused'), subAgents: { forkGate: false, agents: [cloud] } }).then((a) => a.result());

@@ -1,7 +1,8 @@
 /**
- * The crash tests' workload: twelve forks of every shape that must come through crashes
+ * The crash tests' workload: fourteen forks of every shape that must come through crashes
  * unchanged (multi-turn tools, parallel tools, a read-only shell, siblings by reference, a
- * message mid-run, two agent trees with a background child each), each running for
+ * message mid-run, two agent trees with a background child each, a multi-turn fork on an
+ * OpenAI-compatible provider and a tree whose child runs there), each running for
  * about half a minute so that crashes land in the middle of them; and the yardsticks: the
  * transcripts, with ids and durations aside, and the model's own record of what it served.
  */
@@ -12,6 +13,24 @@ import type { MessageParam } from '../../src/shared/anthropic';
 import type { ServedEntry } from './processes';
 import { bigSnapshot } from './snapshots';
 import { agentStep, script, toolStep } from './tree';
+
+/** The OpenAI-compatible provider of the scenario: its workers and gateway configure it with {@link crashProviders}. */
+export const CRASH_OPENAI_PROVIDER = 'openai';
+export const CRASH_OPENAI_MODEL = 'gpt-4.1-mini';
+const CRASH_ANTHROPIC_MODEL = 'claude-sonnet-4-6';
+const CRASH_CATALOGUE = { anthropic: { models: [CRASH_ANTHROPIC_MODEL], aliases: {} }, [CRASH_OPENAI_PROVIDER]: { models: [CRASH_OPENAI_MODEL], aliases: {} } };
+
+/**
+ * FORKFLOW_PROVIDERS for the scenario's workers and gateway (the same JSON for both): the
+ * workers' default Anthropic client, and the offline model's Chat Completions wire at `modelUrl`.
+ */
+export function crashProviders(modelUrl: string): { FORKFLOW_PROVIDERS: string; CRASH_OPENAI_KEY: string } {
+  const config = [
+    { name: 'anthropic', kind: 'anthropic', models: [CRASH_ANTHROPIC_MODEL] },
+    { name: CRASH_OPENAI_PROVIDER, kind: 'openai-compatible', baseURL: `${modelUrl}/v1`, apiKeyEnv: 'CRASH_OPENAI_KEY', models: [CRASH_OPENAI_MODEL] },
+  ];
+  return { FORKFLOW_PROVIDERS: JSON.stringify(config), CRASH_OPENAI_KEY: 'offline-openai-key' };
+}
 
 export function seedWorkspace(dir: string): void {
   mkdirSync(join(dir, 'docs'), { recursive: true });
@@ -30,7 +49,7 @@ export interface Scenario {
   results: Promise<ForkResult[]>;
 }
 
-/** Starts the twelve forks with ids under `prefix`; the message fork gets its message at once. */
+/** Starts the fourteen forks with ids under `prefix`; the message fork gets its message at once. */
 export async function startScenario(forkflow: ForkflowClient, prefix: string): Promise<Scenario> {
   const id = (name: string) => `${prefix}-${name}`;
   // Each step waits a little differently (the same in every run), so forks do not answer in
@@ -82,8 +101,20 @@ export async function startScenario(forkflow: ForkflowClient, prefix: string): P
   const foreground = script('Tree with a second child.', agentStep({ description: 'second', prompt: child('fg') }), `${slow(2000)}@reply waiting too`, '@reply after the second report');
   handles.push(await forkflow.startAgent({ agentId: id('tree-fg'), prompt: foreground }));
 
+  // On an OpenAI-compatible provider (Chat Completions through the gateway's provider path):
+  // a multi-turn fork, and a tree whose child runs there while its parent is on Anthropic.
+  // Their prompts are the same in every run (the transcripts compare token counts): a later run
+  // reads more of them from the provider's cache, which moves tokens between kinds, not their total.
+  const onOpenai = script('OpenAI multi-turn.', ...steps(9, (k) => (k % 2 ? toolStep('Grep', { pattern: 'gamma', output_mode: 'content' }, slow(3000)) : toolStep('Read', { file_path: 'docs/guide.txt' }, slow(3000)))), `${slow(2000)}@reply openai multi-turn done`);
+  handles.push(await forkflow.start({ agentId: id('openai-multi'), prompt: onOpenai, provider: CRASH_OPENAI_PROVIDER, model: CRASH_OPENAI_MODEL }));
+  // A spawn (not a fork: a fork stays on its parent's provider), in the background: a foreground
+  // one that outlives backgroundAfter (2 min: kills and restarts can take that) would report otherwise.
+  const openaiChild = agentStep({ description: 'openai', prompt: child('oa'), provider: CRASH_OPENAI_PROVIDER, model: CRASH_OPENAI_MODEL, run_in_background: true });
+  const mixed = script('Tree with a child on OpenAI.', openaiChild, `${slow(2000)}@reply waiting for openai`, '@reply after the openai report');
+  handles.push(await forkflow.startAgent({ agentId: id('tree-oa'), prompt: mixed, model: CRASH_ANTHROPIC_MODEL, subAgents: { forkGate: false, providers: CRASH_CATALOGUE } }));
+
   return {
-    agentIds: [...handles.map((h) => h.agentId), id('tree-bg.fork-1'), id('tree-fg.fork-1')],
+    agentIds: [...handles.map((h) => h.agentId), id('tree-bg.fork-1'), id('tree-fg.fork-1'), id('tree-oa.spawn-1')],
     results: Promise.all(handles.map((h) => h.result())),
   };
 }

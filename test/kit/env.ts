@@ -7,6 +7,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ProviderClients } from '../../src/activities/model/providers/registry';
 import type { SandboxAvailability } from '../../src/activities/tools/sandbox';
 import type { ConversationSource } from '../../src/activities/conversation';
+import type { OperatorConsent } from '../../src/activities/consent';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ForkflowClient } from '../../src/client';
+import { NO_CONSENT } from '../../src/activities/consent';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
 import { createModelClient } from '../../src/worker/model-client';
@@ -81,6 +83,11 @@ export interface HarnessOptions {
   batchMaxRequests?: number;
   /** The worker's named providers, given its default client (default: that client alone). */
   providers?: (defaultClient: Anthropic) => ProviderClients;
+  /**
+   * What the worker's operator allows (stdio MCP commands, bypassPermissions; src/worker/consent.ts).
+   * Default: nothing, whatever the test process's environment says.
+   */
+  consent?: OperatorConsent;
 }
 
 /** A running worker against the shared dev server, on a task queue of its own. */
@@ -121,6 +128,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
         ...(opts.batchPollMs ? { batchPollMs: opts.batchPollMs } : {}),
         ...(opts.batchWindowMs !== undefined ? { batchWindowMs: opts.batchWindowMs } : {}),
         ...(opts.batchMaxRequests ? { batchMaxRequests: opts.batchMaxRequests } : {}),
+        consent: opts.consent ?? NO_CONSENT,
       })
     : undefined;
   const running = worker ? worker.run() : Promise.resolve();

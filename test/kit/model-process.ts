@@ -13,9 +13,10 @@ if (!logFile) throw new Error('usage: model-process.ts <log.jsonl>');
 void startOfflineModel().then((model) => {
   const written = new Set<number>();
   model.log.on('update', (entry) => {
-    if (entry.outcome === 'pending' || written.has(entry.seq) || entry.path !== '/v1/messages') return;
+    // Model calls on both wires: the Messages API and Chat Completions (OpenAI-compatible providers).
+    if (entry.outcome === 'pending' || written.has(entry.seq) || (entry.path !== '/v1/messages' && entry.path !== '/v1/chat/completions')) return;
     written.add(entry.seq);
-    appendFileSync(logFile, `${JSON.stringify({ seq: entry.seq, outcome: entry.outcome, endedAt: entry.endedAt, rawBody: entry.rawBody })}\n`);
+    appendFileSync(logFile, `${JSON.stringify({ seq: entry.seq, path: entry.path, outcome: entry.outcome, endedAt: entry.endedAt, rawBody: entry.rawBody })}\n`);
   });
   process.stdout.write(`model listening ${model.url}\n`);
   process.once('SIGTERM', () => void model.close().then(() => process.exit(0)));

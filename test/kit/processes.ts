@@ -108,6 +108,8 @@ export function boundClis(env: { address: string; namespace: string }, taskQueue
 /** One exchange the offline model process finished (completed, aborted, rejected or fault). */
 export interface ServedEntry {
   seq: number;
+  /** `/v1/messages` or `/v1/chat/completions`. */
+  path?: string;
   outcome: string;
   /** When the model finished with it (ms since the epoch, the model process's clock). */
   endedAt?: number;
@@ -156,9 +158,9 @@ export interface GatewayProcess {
   stop(): Promise<GatewayCounts>;
 }
 
-/** Starts `forkflow gateway` in its own process in front of `upstream`. */
-export async function startGatewayProcess(upstream: string, dir: string): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, forkflowArgs(['gateway', '--port', '0', '--upstream', upstream, '--dir', dir]), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `forkflow gateway` in its own process in front of `upstream` (and the named providers of `extraEnv.FORKFLOW_PROVIDERS`). */
+export async function startGatewayProcess(upstream: string, dir: string, extraEnv: Record<string, string> = {}): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, forkflowArgs(['gateway', '--port', '0', '--upstream', upstream, '--dir', dir]), { cwd: root, env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -4,6 +4,7 @@
  * built from this repository, ANTHROPIC_API_KEY is passed through, required, and published
  * ports listen on loopback unless FORKFLOW_BIND_ADDRESS says otherwise.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../kit/processes';
 
@@ -55,4 +56,23 @@ test('published ports listen on 127.0.0.1 unless FORKFLOW_BIND_ADDRESS names ano
   };
   expect(await published({})).toEqual(['forkflow-worker 127.0.0.1:9464', 'temporal 127.0.0.1:7233', 'temporal-ui 127.0.0.1:8080']);
   expect(await published({ FORKFLOW_BIND_ADDRESS: '0.0.0.0' })).toEqual(['forkflow-worker 0.0.0.0:9464', 'temporal 0.0.0.0:7233', 'temporal-ui 0.0.0.0:8080']);
+});
+
+test('docker-compose.mtls.yml, on top: the frontend requires client certificates of a CA made once into a volume only the stack mounts; worker and UI present their own; the UI is read-only', async () => {
+  const { ANTHROPIC_API_KEY: _ignored, ...env } = process.env;
+  const r = await run('docker', ['compose', '-f', join(root, 'docker-compose.yml'), '-f', join(root, 'docker-compose.mtls.yml'), 'config', '--format', 'json'], { env: { ...env, ANTHROPIC_API_KEY: 'sk-test', DOCKER_CONFIG: dockerConfig } });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  type Service = ComposeModel['services'][string] & { entrypoint?: string[]; volumes?: { source: string; target: string; read_only?: boolean }[] };
+  const services = (JSON.parse(r.stdout) as { services: Record<string, Service> }).services;
+  expect(services['tls-init']).toMatchObject({ entrypoint: ['sh', '/app/scripts/stack/make-certs.sh', '/tls', 'container'], volumes: [{ source: 'tls', target: '/tls' }] });
+  for (const name of ['temporal', 'temporal-ui', 'forkflow-worker']) expect(services[name]!.volumes).toContainEqual(expect.objectContaining({ source: 'tls', target: '/tls', read_only: true }));
+  expect(services.temporal!.depends_on).toMatchObject({ 'tls-init': { condition: 'service_completed_successfully' }, postgresql: { condition: 'service_healthy' } });
+  expect(services.temporal!.environment).toMatchObject({ TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true', TEMPORAL_TLS_CLIENT1_CA_CERT: '/tls/ca.pem', TEMPORAL_TLS_FRONTEND_CERT: '/tls/server.pem' });
+  expect(services['temporal-ui']!.environment).toMatchObject({ TEMPORAL_TLS_CERT: '/tls/ui.pem', TEMPORAL_TLS_ENABLE_HOST_VERIFICATION: 'true', TEMPORAL_DISABLE_WRITE_ACTIONS: 'true' });
+  expect(services['forkflow-worker']!.environment).toMatchObject({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/tls/client.pem', TEMPORAL_TLS_CLIENT_KEY_PATH: '/tls/client.key', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/tls/ca.pem', TEMPORAL_TLS_SERVER_NAME: 'temporal' });
+  // The generator the overlay runs is in the worker image, with openssl.
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  expect(dockerfile).toContain('COPY scripts/stack/make-certs.sh ./scripts/stack/make-certs.sh');
+  expect(dockerfile).toMatch(/apt-get install[^\n]*\bopenssl\b/);
 });

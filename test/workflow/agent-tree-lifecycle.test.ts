@@ -67,6 +67,56 @@ test('a failing leaf is reported to its parent, which keeps running and complete
   expect(note).toContain('unknown instruction');
 });
 
+test('a failed sync child answers its Agent call with an is_error result: its error and what it did; the parent goes on (S1-104)', async () => {
+  const child = script('Broken later.', toolStep('Glob', { pattern: '*.none' }), '@fail 400 @reply never');
+  const prompt = script('Parent.', agentStep({ description: 'bad sync child', subagent_type: 'general-purpose', prompt: child }), '@reply handled the failure');
+  const result = await h.forkflow.startAgent({ agentId: 'sync-fails', prompt, subAgents: { forkGate: false } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'handled the failure' });
+  const [answer] = toolResultsIn(await h.forkflow.transcript('sync-fails'));
+  // Never rethrown into the parent's turn: the failure is data the model reads, with the child's partial work.
+  expect(answer).toMatchObject({ isError: true, json: { status: 'failed', agentId: 'sync-fails.spawn-1', toolUses: 1, error: expect.stringContaining('400') as string } });
+  expect(notificationsIn(await h.forkflow.transcript('sync-fails'))).toEqual([]);
+});
+
+test('host_mode (subAgents.hostMode): the sub-agent stays for messages after its task, takes more work, and ends after its idle limit (S2-12)', async () => {
+  const prompt = script(
+    'Host.',
+    agentStep({ description: 'host', subagent_type: 'general-purpose', name: 'helper', host_mode: true, prompt: 'First.\n@reply first answer' }),
+    toolStep('SendMessage', { to: 'helper', message: '@reply second answer', summary: 'more' }),
+    toolStep('TaskOutput', { task_id: 'hosting.helper-1', timeout_ms: 600000 }),
+    '@reply done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'hosting', prompt, subAgents: { forkGate: false, hostMode: true, teammateIdle: '2s' } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const [launched, sent, output] = toolResultsIn(await h.forkflow.transcript('hosting'));
+  // Not a sync answer although the gate is off: it lives on in the background.
+  expect(launched!.json).toMatchObject({ status: 'async_launched', agentId: 'hosting.helper-1', note: expect.stringContaining('It stays alive after its task (host_mode)') as string });
+  expect(sent!.json).toMatchObject({ status: 'queued' });
+  expect(output!.json).toMatchObject({ status: 'completed', content: 'second answer', is_final: true });
+  expect((await h.forkflow.startAgent({ agentId: 'hosting-off', prompt: script('No host.', agentStep({ description: 'h', host_mode: true, prompt: 'x' }), '@reply ok'), subAgents: { forkGate: false } }).then((a) => a.result())).status).toBe('completed');
+  // Without the setting it is the unknown key it always was.
+  expect(toolResultsIn(await h.forkflow.transcript('hosting-off'))[0]).toMatchObject({ isError: true, text: expect.stringContaining('host_mode') as string });
+});
+
+test('SendMessage to a finished child dropped from the record (keepCompleted) is refused by name, with how to resume it instead (S1-94)', async () => {
+  const prompt = script(
+    'Two in a row.',
+    agentStep({ description: 'one', subagent_type: 'general-purpose', prompt: 'One.\n@reply first' }),
+    agentStep({ description: 'two', subagent_type: 'general-purpose', prompt: 'Two.\n@reply second' }),
+    toolStep('SendMessage', { to: 'trimmed.spawn-1', message: 'Go on.', summary: 'more' }),
+    '@reply done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'trimmed', prompt, subAgents: { forkGate: false, keepCompleted: 1 } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const sent = toolResultsIn(await h.forkflow.transcript('trimmed'))[2]!;
+  expect(sent).toMatchObject({ isError: true, text: expect.stringContaining('trimmed.spawn-1 is not on your record') as string });
+  expect(sent.text).toContain('you keep your last 1 finished sub-agents, subAgents.keepCompleted');
+  expect(sent.text).toContain('`forkflow send trimmed.spawn-1 <message>`');
+  // What the refusal points to works: a client resumes it from its durable history.
+  expect(await h.forkflow.sendMessage('trimmed.spawn-1', { message: '@reply resumed by a client', summary: 'resume' })).toBe('resumed');
+  await waitFor(async () => (await h.forkflow.status('trimmed.spawn-1')).lastText === 'resumed by a client' || undefined, 'the client resume');
+});
+
 test('SendMessage to a running child queues it; to a finished child resumes it from its history', async () => {
   const worker = script('Work.', '@sleep 1500 @reply first part', '@reply second part');
   const prompt = script(

@@ -91,6 +91,29 @@ test('fork gate off: a sync child is the tool result; run_in_background and a sl
   await recordHistory(h.client.workflow.getHandle('tree-sync'), 'tree-sync-background-auto');
 });
 
+test('background tasks disabled (backgroundTasks: false): a fork is waited for past backgroundAfter, run_in_background is gone from the tool and refused by name, so is a background Bash command (S1-12)', async () => {
+  const prompt = script(
+    'Foreground only.',
+    agentStep({ description: 'slow fork', prompt: 'Slow.\n@sleep 3000 @reply fork answer' }),
+    agentStep({ description: 'bg', subagent_type: 'general-purpose', prompt: 'Bg.\n@reply never', run_in_background: true }),
+    toolStep('Bash', { command: 'sleep 1', run_in_background: true }),
+    '@reply all in the foreground',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'tree-fg', prompt, backgroundTasks: false, subAgents: { backgroundAfter: '1s' } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'all in the foreground' });
+  const transcript = await h.forkflow.transcript('tree-fg');
+  const [fork, bg, bash] = toolResultsIn(transcript);
+  // The fork ran in the foreground although the gate is on and it outlived backgroundAfter.
+  expect(fork!.json).toMatchObject({ status: 'completed', agentId: 'tree-fg.fork-1', content: 'fork answer' });
+  expect(bg).toMatchObject({ isError: true, text: expect.stringContaining('background tasks are disabled in this agent tree (backgroundTasks: false)') as string });
+  expect(bash).toMatchObject({ isError: true, text: expect.stringContaining('A Bash command with run_in_background cannot run: background tasks are disabled') as string });
+  expect(notificationsIn(transcript)).toEqual([]);
+  const first = messageRequests(h.model).find((e) => bodyOf(e).messages.length === 1 && textOf(bodyOf(e).messages[0]!).startsWith('Foreground only.'))!;
+  const agentTool = bodyOf(first).tools!.find((t) => t.name === 'Agent')!;
+  expect(Object.keys(agentTool.input_schema.properties as object)).not.toContain('run_in_background');
+  expect(agentTool.description).toContain('you wait for its report, which is the result of this call');
+});
+
 test('inbox priorities: now before next before later at one turn boundary', async () => {
   const prompt = script('Busy.', agentStep({ description: 'fast', prompt: 'Fast.\n@reply fast done' }), '@sleep 2500 @reply busy', '@reply ordered');
   const handle = await h.forkflow.startAgent({ agentId: 'tree-prio', prompt });

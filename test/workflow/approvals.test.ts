@@ -5,7 +5,7 @@
  * expires by the fork's policy — denied to the model, or failing the fork; a fork cancelled
  * while it waits ends at once without running the call.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -13,7 +13,7 @@ import { temporal } from '@temporalio/proto';
 import { decideApprovalUpdate } from '../../src/shared/messages';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
-import { script, toolResultsIn, toolStep } from '../kit/tree';
+import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { rejectionOf, waitFor } from '../kit/wait';
 
 const E = temporal.api.enums.v1.EventType;
@@ -93,4 +93,81 @@ test('cancelled while waiting for an approval: the fork ends killed at once, the
   expect(events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_FIRED)).toBe(false);
   expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool')).toBe(false);
   await expect(h.forkflow.approve('approval-cancelled', pending.requestId)).rejects.toThrow();
+});
+
+test("default asks per the main rules: a write waits for the operator, an allow rule lets it through, a named agent's own default asks under a root that does not (S1-57, S1-53)", async () => {
+  // A root in `default`: its FileWrite waits for the operator's decision.
+  const asking = await h.forkflow.start({ agentId: 'default-asks', prompt: script('Write.', toolStep('FileWrite', { file_path: 'default-asks.txt', content: 'asked' }), '@reply wrote'), permissionMode: 'default' });
+  const pending = await waitFor(async () => (await asking.status()).approvals[0], 'the approval request');
+  expect(pending).toMatchObject({ tool: 'FileWrite', summary: 'FileWrite: default-asks.txt' });
+  expect(existsSync(join(h.workspaceRoot, 'default-asks.txt'))).toBe(false);
+  expect(await h.forkflow.approve('default-asks', pending.requestId)).toBe('approved');
+  expect(await asking.result()).toMatchObject({ status: 'completed', text: 'wrote' });
+  expect(existsSync(join(h.workspaceRoot, 'default-asks.txt'))).toBe(true);
+  await recordHistory(h.client.workflow.getHandle('default-asks'), 'default-mode-asks');
+
+  // The input's allow rule: the same write runs unasked.
+  const ruled = await h.forkflow.start({ agentId: 'default-ruled', prompt: script('Write.', toolStep('FileWrite', { file_path: 'default-ruled.txt', content: 'ruled' }), '@reply wrote'), permissionMode: 'default', permissionRules: { allow: ['FileWrite'] } });
+  expect(await ruled.result()).toMatchObject({ status: 'completed', text: 'wrote' });
+  expect((await ruled.status()).approvals).toEqual([]);
+  // Claude Code's Tool(specifier) rules are refused by name.
+  await expect(h.forkflow.start({ agentId: 'default-specifier', prompt: 'x', permissionMode: 'default', permissionRules: { allow: ['Bash(npm test:*)'] } })).rejects.toThrow(/Tool\(specifier\) rules are not supported/);
+
+  // A named agent whose definition says `default`, under a root that asks nothing (acceptEdits, the default): its own mode applies.
+  const writer = { name: 'writer', description: 'Writes.', systemPrompt: 'You write.', sourceFile: 'writer.md', permissionMode: 'default' as const };
+  const child = script('Write it.', toolStep('FileWrite', { file_path: 'named-default.txt', content: 'named' }), '@reply child wrote');
+  const root = await h.forkflow.startAgent({ agentId: 'default-named', prompt: script('Delegate.', agentStep({ subagent_type: 'writer', prompt: child }), '@reply done'), subAgents: { forkGate: false, agents: [writer] } });
+  expect((await root.status()).permissionMode).toBe('acceptEdits');
+  const childPending = await waitFor(async () => (await h.forkflow.status('default-named.spawn-1').catch(() => undefined))?.approvals[0], "the named agent's approval request");
+  expect((await h.forkflow.status('default-named.spawn-1')).permissionMode).toBe('default');
+  expect(await h.forkflow.approve('default-named.spawn-1', childPending.requestId)).toBe('approved');
+  expect(await root.result()).toMatchObject({ status: 'completed', text: 'done' });
+  expect(existsSync(join(h.workspaceRoot, 'named-default.txt'))).toBe(true);
+});
+
+test('a decision that arrives after its request expired is queued to the agent as a message, not refused; the call is not run (S1-86)', async () => {
+  const prompt = script('Write.', toolStep('FileWrite', { file_path: 'late.txt', content: 'late' }), toolStep('Glob', { pattern: '*.none' }, '@sleep 4000 '), '@reply unreachable: the late message is the next prompt');
+  const handle = await h.forkflow.start({ agentId: 'approval-late', prompt, permissionMode: 'bubble', approval: { timeout: '1s', onTimeout: 'deny' } });
+  // The request expires (the model reads "Not run"), then the late decision comes.
+  const requestId = await waitFor(async () => {
+    const results = toolResultsIn(await h.forkflow.transcript('approval-late').catch(() => []));
+    if (!results[0]?.text.includes('nobody approved')) return undefined;
+    const uses = (await h.forkflow.transcript('approval-late')).flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content : []));
+    return uses.find((b) => b.type === 'tool_use' && b.name === 'FileWrite')?.id as string | undefined;
+  }, 'the expired request');
+  expect(await h.forkflow.approve('approval-late', requestId, { by: 'ops-oncall' })).toBe('approved');
+  // Decided once: a second decision is refused as for an unknown request.
+  await expect(h.forkflow.approve('approval-late', requestId)).rejects.toThrow(/No pending approval/);
+  // The scripted model reads the queued message as its next prompt, and reports on it.
+  expect(await handle.result()).toMatchObject({ status: 'completed', text: expect.stringContaining('[late permission decision by ops-oncall]') as string });
+  expect(existsSync(join(h.workspaceRoot, 'late.txt'))).toBe(false);
+  const delivered = (await h.forkflow.transcript('approval-late')).filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+  expect(delivered.some((t) => t.includes('[late permission decision by ops-oncall]') && t.includes('FileWrite: late.txt') && t.includes('approved by ops-oncall after it had stopped waiting, so it was not run'))).toBe(true);
+});
+
+test("bubble asks the parent agent too (subAgents.parentApprovals): a sync child's request moves it to the background, the parent's AnswerApproval decides it (S1-59)", async () => {
+  const asker = { name: 'asker', description: 'Asks before it writes.', systemPrompt: 'You write carefully.', sourceFile: 'asker.md', permissionMode: 'bubble' as const };
+  const child = script('Write it.', toolStep('FileWrite', { file_path: 'parent-approved.txt', content: 'approved by my parent' }), '@reply child wrote');
+  const prompt = script(
+    'Delegate.',
+    agentStep({ subagent_type: 'asker', prompt: child }),
+    toolStep('AnswerApproval', { agent_id: 'parent-answers.spawn-1', decision: 'approve', reason: 'a file in the workspace' }),
+    '@reply answered',
+    // The child's report may come after that turn (then one more).
+    '@reply done',
+  );
+  const root = await h.forkflow.startAgent({ agentId: 'parent-answers', prompt, subAgents: { forkGate: false, parentApprovals: true, agents: [asker] } });
+  expect((await root.result()).status).toBe('completed');
+  const results = toolResultsIn(await h.forkflow.transcript('parent-answers'));
+  // The Agent call waited on its sync child, which asked: it moved to the background so the parent could answer.
+  expect(results[0]!.json).toMatchObject({ status: 'async_launched', agentId: 'parent-answers.spawn-1', note: 'moved to the background by its permission request' });
+  expect(results[1]!.json).toMatchObject({ status: 'sent', agentId: 'parent-answers.spawn-1', decision: 'approve' });
+  const request = (await h.forkflow.transcript('parent-answers')).flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'text' && b.text.startsWith('[permission request from'));
+  expect(request).toMatchObject({ text: expect.stringContaining('asks to run FileWrite: parent-approved.txt') as string });
+  await waitFor(async () => (await h.forkflow.status('parent-answers.spawn-1')).state === 'completed', 'the child to finish');
+  expect(readFileSync(join(h.workspaceRoot, 'parent-approved.txt'), 'utf8')).toBe('approved by my parent');
+  // Without the setting the tool is not offered, and its name is as unknown as it always was.
+  const plain = await h.forkflow.startAgent({ agentId: 'parent-not-asked', prompt: script('Try.', toolStep('AnswerApproval', { agent_id: 'x', decision: 'approve' }), '@reply ok'), subAgents: { forkGate: false } });
+  expect((await plain.result()).status).toBe('completed');
+  expect(toolResultsIn(await h.forkflow.transcript('parent-not-asked'))[0]).toMatchObject({ isError: true, text: expect.stringContaining('Tool "AnswerApproval" is not available') as string });
 });

@@ -67,6 +67,21 @@ test('a memory agent writes inside its directory only; every escape attempt is a
   await recordHistory(h.client.workflow.getHandle('mem-ok'), 'memory-agent-containment');
 });
 
+test('a memory agent’s Bash cannot change its memory by any route the audit cannot see (S0-30): each write is refused and nothing changes', async () => {
+  const dir = join(mem, 'bash-routes');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'MEMORY.md'), '# index\n');
+  const commands = [`echo x >> ${dir}/MEMORY.md`, `sed -i 's/index/gone/' ${dir}/MEMORY.md`, `cp ${dir}/MEMORY.md ${dir}/copy.md`, `mv ${dir}/MEMORY.md ${dir}/moved.md`, `ln -s ${join(outside, 'secret.txt')} ${dir}/link.md`];
+  const prompt = ['Tidy memories with the shell.', ...commands.map((command) => tool('Bash', { command })), '@reply done'].join('\n');
+  const result = await h.forkflow.fork({ agentId: 'mem-bash', prompt, toolFilter: { kind: 'autoMem', memoryDir: mem }, maxTurns: 10 }, { mode: 'sync' });
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const results = await toolResults('mem-bash');
+  expect(results.map((r) => r.isError)).toEqual(commands.map(() => true));
+  expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('# index\n');
+  expect(['copy.md', 'moved.md', 'link.md'].filter((n) => existsSync(join(dir, n)))).toEqual([]);
+  expect(result.touched ?? []).toEqual([]);
+});
+
 test('the post-run audit fails the run when a written path has come to lie outside', async () => {
   const target = join(mem, 'moved.md');
   const handle = await h.forkflow.start({

@@ -141,6 +141,9 @@ test('with a cooldown, calls stay on the fallback after a switch, and are charge
   expect(fallback.map((e) => (e.body as { model: string }).model)).toEqual(['gpt-4.1', 'gpt-4.1', 'gpt-4.1']);
   const status = await h.forkflow.status('fo2-root');
   expect(status.failover).toMatchObject({ serving: { provider: 'openai', model: 'gpt-4.1' }, switches: 1, fallbackCalls: { calls: 3 } });
+  // Per provider: all three calls on the fallback that served them (the primary served none).
+  expect(status.providers?.map((p) => [p.provider, p.calls])).toEqual([['openai', 3]]);
+  expect(status.providers?.[0]?.usage).toEqual(result.usage);
   expect(Date.parse(status.failover!.until!)).toBeGreaterThan(Date.parse(status.failover!.last!.at) + 3_000_000);
   // Charged at gpt-4.1's price, not claude-haiku-4-5's (they differ).
   expect(estimateCostUsd('gpt-4.1', result.usage)).not.toBe(estimateCostUsd('claude-haiku-4-5', result.usage));

@@ -5,7 +5,7 @@
  * workspace's task queue runs its tools on the worker that owns that workspace.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
@@ -13,7 +13,9 @@ import { textOf } from '../../src/shared/anthropic';
 import { createModelClient } from '../../src/worker/model-client';
 import { createWorkspaceWorker } from '../../src/worker/worker';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { recordHistory } from '../kit/histories';
+import { recordHistory, startInputOf } from '../kit/histories';
+import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
+import { waitFor } from '../kit/wait';
 
 let h: Harness;
 let repo: string;
@@ -84,4 +86,58 @@ test('a fork naming another workspace queue runs its tools on that workspace’s
   } finally {
     await connection.close();
   }
+});
+
+test("Agent calls: the call's isolation \"worktree\" and a definition's worktree each give the child its own worktree; a valid cwd moves where its tools run; cwd with a worktree is warned (S1-17, S1-35, S1-19, S1-20)", async () => {
+  mkdirSync(join(repo, 'sub'), { recursive: true });
+  writeFileSync(join(repo, 'sub', 'inner.txt'), 'only in sub\n');
+  const isolated = { name: 'isolated', description: 'Works apart.', systemPrompt: 'You work in your own worktree.', sourceFile: 'isolated.md', isolation: 'worktree' as const };
+  const writes = (file: string) => script('Write.', toolStep('FileWrite', { file_path: file, content: `${file} from the child\n` }), '@reply wrote');
+  const prompt = script(
+    'Delegate.',
+    agentStep({ description: 'by call', subagent_type: 'general-purpose', isolation: 'worktree', prompt: writes('CALL.md') }),
+    agentStep({ description: 'by definition', subagent_type: 'isolated', prompt: writes('DEF.md') }),
+    agentStep({ description: 'in sub', subagent_type: 'general-purpose', cwd: 'sub', prompt: script('Read.', toolStep('Read', { file_path: 'inner.txt' }), '@reply read') }),
+    agentStep({ description: 'both', subagent_type: 'general-purpose', cwd: 'sub', isolation: 'worktree', prompt: 'Nothing.\n@reply nothing' }),
+    '@reply done',
+  );
+  const result = await h.forkflow.startAgent({ agentId: 'wt-calls', prompt, subAgents: { forkGate: false, agents: [isolated] } }).then((a) => a.result());
+  expect(result).toMatchObject({ status: 'completed', text: 'done' });
+  const [byCall, byDefinition, inSub, both] = toolResultsIn(await h.forkflow.transcript('wt-calls'));
+  for (const [answer, file] of [[byCall!, 'CALL.md'], [byDefinition!, 'DEF.md']] as const) {
+    expect(answer.json).toMatchObject({ status: 'completed', worktree: { path: expect.stringContaining(join(repo, '.forkflow', 'worktrees')) as string } });
+    const path = (answer.json!.worktree as { path: string }).path;
+    expect(readFileSync(join(path, file), 'utf8')).toBe(`${file} from the child\n`);
+    expect(existsSync(join(repo, file))).toBe(false);
+  }
+  // The cwd child's Read of a relative path ran in repo/sub.
+  expect(inSub!.json).toMatchObject({ status: 'completed', content: 'read' });
+  expect(JSON.stringify(await h.forkflow.transcript('wt-calls.spawn-3'))).toContain('only in sub');
+  expect(both!.json).toMatchObject({ status: 'completed', warning: expect.stringContaining('cwd and isolation "worktree" were both given') as string });
+  expect(byCall!.json).not.toHaveProperty('warning');
+});
+
+test("the call's isolation overrides the definition's: worktree for a remote-only type runs here in a worktree, remote for a worktree type gets no worktree (S1-21)", async () => {
+  const remoteOnly = { name: 'farm', description: 'Runs remotely.', systemPrompt: 'x', sourceFile: 'farm.md', isolation: 'remote' as const };
+  const worktreeType = { name: 'apart', description: 'Works apart.', systemPrompt: 'x', sourceFile: 'apart.md', isolation: 'worktree' as const };
+  // Nobody polls the remote queue: the remote child's start input is all there is to read.
+  const remoteTaskQueue = uniqueTaskQueue('nobody-polls');
+  const prompt = script(
+    'Delegate.',
+    agentStep({ description: 'here', subagent_type: 'farm', isolation: 'worktree', prompt: 'Here.\n@reply ran here' }),
+    agentStep({ description: 'there', subagent_type: 'apart', isolation: 'remote', prompt: 'There.\n@reply never' }),
+    '@reply waiting',
+  );
+  const root = await h.forkflow.startAgent({ agentId: 'wt-precedence', prompt, subAgents: { forkGate: false, agents: [remoteOnly, worktreeType], remoteTaskQueue } });
+  const [here, there] = await waitFor(async () => {
+    const results = toolResultsIn(await h.forkflow.transcript('wt-precedence'));
+    return results.length === 2 ? results : undefined;
+  }, 'both Agent calls answered');
+  expect(here!.json).toMatchObject({ status: 'completed', agentId: 'wt-precedence.spawn-1', content: 'ran here' });
+  expect(await startInputOf(h.client.workflow.getHandle('wt-precedence.spawn-1'))).toMatchObject({ isolation: 'worktree' });
+  expect(there!.json).toMatchObject({ status: 'remote_launched', agentId: 'wt-precedence.spawn-2', taskQueue: remoteTaskQueue });
+  const remote = await startInputOf(h.client.workflow.getHandle('wt-precedence.spawn-2'));
+  expect(remote).not.toHaveProperty('isolation');
+  expect(remote).toMatchObject({ workspace: { taskQueue: remoteTaskQueue } });
+  await root.cancel();
 });

@@ -11,7 +11,7 @@ import { temporal } from '@temporalio/proto';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
-import { everythingStdio, filesystemServer, hostileServer, startEverythingHttp, type HttpMcpServer } from '../kit/mcp/servers';
+import { everythingStdio, filesystemServer, hostileServer, startEverythingHttp, testServersConsent, type HttpMcpServer } from '../kit/mcp/servers';
 import { bodyOf } from '../kit/requests';
 import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
@@ -22,7 +22,8 @@ let h: Harness;
 let docs: string;
 let http: HttpMcpServer;
 beforeAll(async () => {
-  h = await startHarness({ name: 'mcp' });
+  // The worker's operator allows the test servers, and `node -e <script>` (a server that dies at start).
+  h = await startHarness({ name: 'mcp', consent: testServersConsent([`${process.execPath} -e *`]) });
   docs = tempDir('mcp-docs');
   mkdirSync(join(docs, 'sub'));
   writeFileSync(join(docs, 'readme.txt'), 'hello from the docs\n');

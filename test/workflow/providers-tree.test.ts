@@ -110,6 +110,15 @@ test('an Anthropic root, an OpenAI-compatible child and a third-provider grandch
     cacheCreationInputTokens: a.cacheCreationInputTokens + b.cacheCreationInputTokens,
   }));
   expect(result.treeUsage).toEqual(total);
+
+  // Each agent's status reports its usage per provider, with the provider's cache-read share.
+  const share = (u: Usage) => Math.round((u.cacheReadInputTokens / (u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens)) * 10_000) / 10_000;
+  const providersOf = async (id: string) => (await h.forkflow.status(id)).providers;
+  expect(await providersOf('mp-root')).toEqual([{ provider: 'anthropic', calls: anthropicLog.length, usage: messagesUsage(anthropicLog), cacheReadShare: share(messagesUsage(anthropicLog)) }]);
+  const childUsage = chatUsage(byModel('gpt-4.1-mini'));
+  expect(childUsage.cacheReadInputTokens).toBeGreaterThan(0);
+  expect(await providersOf(childAgent!.agentId)).toEqual([{ provider: 'openai', calls: childAgent!.turns, usage: childUsage, cacheReadShare: share(childUsage) }]);
+  expect((await providersOf(grandAgent!.agentId))?.map((p) => p.provider)).toEqual(['gemini']);
 });
 
 test('forks of an OpenAI-compatible agent stay on its provider and model, send byte-identical prefixes and report their cached tokens', async () => {

@@ -87,7 +87,7 @@ test('the default fork (minimal input) runs Bash in the sandbox: its workspace w
     expect(bash!.text).not.toContain('sk-worker-secret');
     expect(bash!.text).toMatch(/^0$/m);
     const status = await sandboxed.forkflow.status('default-fork');
-    expect(status).toMatchObject({ containment: 'sandbox', permissionMode: 'default' });
+    expect(status).toMatchObject({ containment: 'sandbox', permissionMode: 'acceptEdits' });
   } finally {
     delete process.env.FORKFLOW_TEST_WORKER_SECRET;
   }

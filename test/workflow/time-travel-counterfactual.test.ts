@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ForkflowError, InvalidForkInputError } from '../../src/client';
+import { InvalidForkInputError } from '../../src/client';
 import type { RequestLogEntry } from '../../src/offline';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
@@ -116,11 +116,16 @@ test('a counterfactual fork with another system prompt and fewer tools keeps the
   expect(blocksOf(body.messages.at(-1)!).slice(0, agentLast.length)).toEqual(agentLast);
 });
 
-test('an override without `counterfactual` is refused as before; a replay from the final answer starts nothing', async () => {
-  const refused = await h.forkflow.forkFrom(A, { agentId: `tt-cf-refused-${suffix}`, prompt: 'no', model: 'claude-opus-4-6' }, { atTurn: 2 });
-  const err = await rejectionOf(refused.result());
-  expect(err).toBeInstanceOf(ForkflowError);
-  expect((err as Error).message).toMatch(/inherits its parent's model .* overriding them would break the prompt cache/);
+test('an override without `counterfactual` is refused by the client, naming `counterfactual: true`, before anything starts; a replay from the final answer starts nothing', async () => {
+  const refusedId = `tt-cf-refused-${suffix}`;
+  const err = await rejectionOf(h.forkflow.forkFrom(A, { agentId: refusedId, prompt: 'no', model: 'claude-opus-4-6' }, { atTurn: 2 }));
+  expect(err).toBeInstanceOf(InvalidForkInputError);
+  expect((err as Error).message).toMatch(/model \(.+ → claude-opus-4-6\): a fork inherits its parent's model, system prompt and tools .*say `counterfactual: true`/);
+  await expect(h.client.workflow.getHandle(refusedId).describe()).rejects.toThrow(/not found/i);
+  expect(await h.forkflow.forksOf(A)).not.toContainEqual(expect.objectContaining({ agentId: refusedId }));
+  // The same model as the parent's is no change: allowed, as the workflow allows it.
+  const same = await h.forkflow.forkFrom(A, { agentId: `tt-cf-same-${suffix}`, prompt: '@reply same model', model: (await h.forkflow.status(A)).model, maxTurns: 1 }, { atTurn: 2 });
+  await expect(same.result()).resolves.toMatchObject({ status: 'completed', text: 'same model' });
 
   const before = lastSeq(h.model);
   const id = `tt-cf-replay-end-${suffix}`;

@@ -12,10 +12,12 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { toMs } from '../../shared/duration';
-import { isHttpServer, MCP_DEFAULTS, type McpServerConfig, type McpServerRecord } from '../../shared/tools/mcp';
+import { isHttpServer, MCP_DEFAULTS, type McpServerConfig, type McpServerRecord, type McpStdioServer } from '../../shared/tools/mcp';
 import type { McpCallInput, McpCallResult, McpCloseInput, McpOpenInput } from '../../shared/tools/mcp-io';
 import { startHeartbeat } from '../heartbeat';
+import { NO_CONSENT, type OperatorConsent } from '../consent';
 import { connectMcp, listAllTools, type McpConnection } from './connect';
+import { mcpLaunchDecision } from './consent';
 import type { McpHost } from './host';
 import { ProgressSender } from './progress';
 import { recordTools } from './records';
@@ -30,10 +32,10 @@ function messageOf(err: unknown): string {
 const startTimeoutOf = (config: McpServerConfig) => toMs(config.startTimeout ?? MCP_DEFAULTS.startTimeout);
 
 /** Connects and lists once; a required server (`waitMs`) is tried again until it answers or the time is up. */
-async function openOnce(host: McpHost, input: McpOpenInput, scratchBase: string | undefined, signal: AbortSignal): Promise<{ connection: McpConnection; record: McpServerRecord }> {
+async function openOnce(host: McpHost, input: McpOpenInput, launch: { scratchBase?: string; program?: string }, signal: AbortSignal): Promise<{ connection: McpConnection; record: McpServerRecord }> {
   const { config, server } = input;
   const timeoutMs = startTimeoutOf(config);
-  const connection = isHttpServer(config) ? await host.httpConnection(config, timeoutMs) : await connectMcp(config, { ...(scratchBase ? { scratchBase } : {}), timeoutMs, signal });
+  const connection = isHttpServer(config) ? await host.httpConnection(config, timeoutMs) : await connectMcp(config, { ...launch, timeoutMs, signal });
   try {
     const tools = await listAllTools(connection, timeoutMs);
     const record = recordTools(server, config, tools);
@@ -50,9 +52,10 @@ async function openOnce(host: McpHost, input: McpOpenInput, scratchBase: string 
 /**
  * `scratchBase`: under it, a stdio server whose config names no `cwd` runs in a fresh private
  * directory of its own, never the agent's workspace (default: the worker's state directory,
- * which no tool sees; see connect.ts).
+ * which no tool sees; see connect.ts). `consent`: the stdio commands this worker's operator
+ * allows (default: none; consent.ts).
  */
-export function createMcpActivities(deps: { host?: McpHost; scratchBase?: string }) {
+export function createMcpActivities(deps: { host?: McpHost; scratchBase?: string; consent?: OperatorConsent }) {
   const hostOf = (): McpHost => {
     if (!deps.host) throw ApplicationFailure.create({ type: 'McpUnavailable', message: 'this worker was built without MCP support (createForkflowWorker / createWorkspaceWorker add it)', nonRetryable: true });
     return deps.host;
@@ -67,10 +70,26 @@ export function createMcpActivities(deps: { host?: McpHost; scratchBase?: string
       const stdio = !isHttpServer(input.config);
       let last = '';
       try {
-        if (stdio) await host.serveSessions();
+        let program: string | undefined;
+        if (stdio) {
+          // The operator's consent first: a refused command is an answer, never retried.
+          const config = input.config as McpStdioServer;
+          let launch;
+          try {
+            launch = await mcpLaunchDecision(input.server, config, deps.consent ?? NO_CONSENT);
+          } catch (err) {
+            return { server: input.server, ok: false, error: `MCP server "${input.server}" could not be started: ${messageOf(err)}` };
+          }
+          if (!launch.ok) {
+            ctx.log.warn('refused to start an MCP server the operator has not allowed', { agentId: input.agentId, server: input.server, command: config.command });
+            return { server: input.server, ok: false, error: launch.message };
+          }
+          program = launch.command;
+          await host.serveSessions();
+        }
         for (;;) {
           try {
-            const { connection, record } = await openOnce(host, input, deps.scratchBase, ctx.cancellationSignal);
+            const { connection, record } = await openOnce(host, input, { ...(deps.scratchBase ? { scratchBase: deps.scratchBase } : {}), ...(program ? { program } : {}) }, ctx.cancellationSignal);
             if (!record.ok || !stdio) {
               if (!record.ok && stdio) await connection.close();
               return record;

@@ -4,7 +4,6 @@
  * (the end of the server's stderr, what it sent that was not MCP) and whether the server
  * said its tool list changed.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -13,6 +12,7 @@ import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextproto
 import { isHttpServer, type McpServerConfig } from '../../shared/tools/mcp';
 import { defaultStateDir } from '../tools/sandbox/protected';
 import { expandRecord, expandVars } from './env';
+import { makeScratch, removeScratch } from './scratch';
 
 /** The most of a server's stderr (and of its stray output) kept for error messages. */
 const TAIL_CHARS = 2_000;
@@ -39,30 +39,21 @@ function clientFor(): Client {
 }
 
 /**
- * A fresh, empty directory of this user's alone (0700, random name) under `base`, for a stdio
- * server whose config names no `cwd`. Never the agent's workspace: a writing fork could
- * otherwise plant what a relative command, `npx` or `python -m` would then run outside the
- * sandbox when the next session starts.
- */
-async function scratchDir(base: string): Promise<string> {
-  await mkdir(base, { recursive: true, mode: 0o700 });
-  return mkdtemp(join(base, 'server-'));
-}
-
-/**
  * Connects and initializes within `timeoutMs`. Throws with the server's own words (stderr,
- * stray output) when it exits, speaks something other than MCP, or does not answer.
+ * stray output) when it exits, speaks something other than MCP, or does not answer. A stdio
+ * server starts `opts.program` when given (the path the operator's consent matched).
  */
-export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
+export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: string; program?: string; timeoutMs: number; signal?: AbortSignal }): Promise<McpConnection> {
   const client = clientFor();
-  const scratch = !isHttpServer(config) && !config.cwd ? await scratchDir(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
+  const scratch = !isHttpServer(config) && !config.cwd ? await makeScratch(opts.scratchBase ?? join(defaultStateDir(), 'mcp-servers')) : undefined;
   let stderr = '';
   let errors = '';
   const state = { listChanged: false, closed: false };
   const transport = isHttpServer(config)
     ? new StreamableHTTPClientTransport(new URL(expandVars(config.url)), { requestInit: { headers: expandRecord(config.headers) } })
     : new StdioClientTransport({
-        command: expandVars(config.command),
+        // The program the operator's consent matched (mcp/consent.ts), not a name looked up again.
+        command: opts.program ?? expandVars(config.command),
         args: (config.args ?? []).map((a) => expandVars(a)),
         env: { ...getDefaultEnvironment(), ...expandRecord(config.env) },
         cwd: config.cwd ?? scratch,
@@ -94,7 +85,7 @@ export async function connectMcp(config: McpServerConfig, opts: { scratchBase?: 
     async close() {
       state.closed = true;
       await client.close().catch(() => undefined);
-      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      if (scratch) await removeScratch(scratch);
     },
   };
   try {

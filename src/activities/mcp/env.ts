@@ -1,3 +1,4 @@
+import { envSetting } from '../../shared/env-settings';
 /**
  * `${VAR}` and `${VAR:-default}` in an MCP server's env, headers, command, args and URL,
  * expanded on the worker from its own environment: a token need not be written into a
@@ -16,7 +17,7 @@ const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Whether this worker shares `name` with MCP configs (an `MCP_` prefix, or listed in FORKFLOW_MCP_VARS). */
 export function sharedWithMcp(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  return name.startsWith('MCP_') || (env.FORKFLOW_MCP_VARS ?? '').split(/[\s,]+/).includes(name);
+  return name.startsWith('MCP_') || (envSetting(env, 'FORKFLOW_MCP_VARS') ?? '').split(/[\s,]+/).includes(name);
 }
 
 export function expandVars(text: string, env: NodeJS.ProcessEnv = process.env): string {

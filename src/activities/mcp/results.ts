@@ -1,9 +1,13 @@
 /**
  * An MCP tool result as the model reads it: text and images as content blocks; what the
  * Messages API cannot carry (audio, binary resources, links) as a line saying what it was;
- * structured content as JSON when there is no text. A result over the size limit becomes an
- * error saying so (the model can ask for less), never a cut it cannot see.
+ * structured content as JSON when there is no text. Text over the size limit becomes an
+ * error saying so (the model can ask for less), never a cut it cannot see. An image is held
+ * to the API's own limits instead (5 MB of base64, 8000 px a side, its real format: a
+ * screenshot is often over a megabyte); one the API would refuse becomes a line naming why,
+ * so it never reaches a request (where it would fail every later turn too).
  */
+import { imageIssue } from '../../shared/media-limits';
 import type { McpCallResult } from '../../shared/tools/mcp-io';
 
 type Block = Extract<McpCallResult, { kind: 'result' }>['content'] extends infer C ? (C extends (infer B)[] ? B : never) : never;
@@ -19,7 +23,11 @@ function blockOf(item: Record<string, unknown>): Block {
       return { type: 'text', text: str(item.text) };
     case 'image': {
       const mime = str(item.mimeType);
-      if (IMAGE_TYPES.has(mime) && typeof item.data === 'string') return { type: 'image', source: { type: 'base64', media_type: mime, data: item.data } };
+      if (IMAGE_TYPES.has(mime) && typeof item.data === 'string') {
+        const block = { type: 'image' as const, source: { type: 'base64' as const, media_type: mime, data: item.data } };
+        const issue = imageIssue(block);
+        return issue ? { type: 'text', text: `[an image (${mime}) refused: ${issue}]` } : block;
+      }
       return { type: 'text', text: `[an image of type ${mime || 'unknown'} the model cannot be shown]` };
     }
     case 'audio':
@@ -36,8 +44,9 @@ function blockOf(item: Record<string, unknown>): Block {
   }
 }
 
+/** The text's bytes (images are held to the API's per-image limits instead). */
 function byteLength(blocks: Block[]): number {
-  return blocks.reduce((n, b) => n + (b.type === 'text' ? Buffer.byteLength(b.text) : b.source.data.length), 0);
+  return blocks.reduce((n, b) => n + (b.type === 'text' ? Buffer.byteLength(b.text) : 0), 0);
 }
 
 /** The model's view of a `tools/call` result (`raw` as the SDK returned it). */

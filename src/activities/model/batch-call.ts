@@ -1,5 +1,6 @@
 /**
- * A model call delivered through the Message Batches API (delivery `batch`, half price). Its
+ * A model call delivered through its provider's batch interface (delivery `batch`, half price):
+ * Anthropic's Message Batches, or an OpenAI-compatible provider's Batch API (batch-api.ts). Its
  * `custom_id` is the call's key digest, the same on every attempt. The call goes to the
  * worker's batcher (./batcher.ts), which coalesces it with other agents' calls into one batch
  * and watches that batch; the activity heartbeats meanwhile.
@@ -10,10 +11,12 @@
  * between submit and record) looks for its `custom_id` among the provider's batches created
  * since the mark before submitting again. A batch the provider no longer knows (404) is
  * submitted again once, under the same `custom_id`; an errored, expired or cancelled request
- * (or a second 404) is handed back as a fallback: the caller then makes the call interactively.
+ * (or a second 404), or a provider with no batch interface at all, is handed back as a
+ * fallback: the caller then makes the call interactively.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessagesRequest } from '../../shared/anthropic';
+import { NoBatchApiError, type BatchApi } from './batch-api';
 import { BatchNotFoundError, type Batcher } from './batcher';
 import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from './response-store';
 
@@ -21,7 +24,8 @@ import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from 
 const CLOCK_SLACK_MS = 10 * 60_000;
 
 export interface BatchCallDeps {
-  anthropic: Anthropic;
+  /** The provider's batch interface (batch-api.ts). */
+  api: BatchApi;
   batcher: Batcher;
   responses?: ResponseStore;
 }
@@ -56,27 +60,27 @@ async function mark(deps: BatchCallDeps, key: CallKey | undefined, value: BatchM
  */
 export async function findSubmitted(deps: BatchCallDeps, customId: string, since: number, signal: AbortSignal): Promise<string | undefined> {
   const horizon = since - CLOCK_SLACK_MS;
-  for await (const batch of deps.anthropic.messages.batches.list({ limit: 100 }, { signal })) {
-    if (Date.parse(batch.created_at) < horizon) break;
+  for await (const batchId of deps.api.createdSince(horizon, signal)) {
     // Someone else's batch, maybe: waiting on it never cancels it.
-    const results = await deps.batcher.results(deps.anthropic, batch.id, signal, () => false);
-    if (results.has(customId)) return batch.id;
+    const results = await deps.batcher.results(deps.api, batchId, signal, () => false);
+    if (results.has(customId)) return batchId;
   }
   return undefined;
 }
 
 async function submit(deps: BatchCallDeps, call: BatchCall, digest: string, signal: AbortSignal): Promise<string> {
+  // In the provider's form first: a request it cannot take fails its own call, not the batch it would join.
+  const params = deps.api.prepare(call.body);
   const since = Date.now();
   // Kept before the submit: a retry that finds it without a batch id looks before submitting.
   await mark(deps, call.key, { since }, digest);
-  const params = call.body as unknown as Anthropic.Messages.MessageCreateParamsNonStreaming;
   // The request's betas (context management, the 1M window, the MCP connector) apply to its whole batch.
   let batchId: string;
   try {
-    batchId = await deps.batcher.submit(deps.anthropic, { customId: call.customId, params, betas: call.betas ?? [] }, signal);
+    batchId = await deps.batcher.submit(deps.api, { customId: call.customId, params, betas: call.betas ?? [] }, signal);
   } catch (err) {
-    // An answer with an HTTP status is a refusal: no batch was made, and a retry need not look for one.
-    if (typeof (err as { status?: unknown } | null)?.status === 'number') await mark(deps, call.key, { since, refused: true }, digest);
+    // An answer with an HTTP status is a refusal (a provider without batches too): no batch was made, and a retry need not look for one.
+    if (err instanceof NoBatchApiError || typeof (err as { status?: unknown } | null)?.status === 'number') await mark(deps, call.key, { since, refused: true }, digest);
     throw err;
   }
   await mark(deps, call.key, { since, batchId }, digest);
@@ -96,11 +100,17 @@ export async function callViaBatch(deps: BatchCallDeps, call: BatchCall, signal:
   let batchId = earlier?.batchId ?? (lookFor ? await findSubmitted(deps, call.customId, earlier.since, signal) : undefined);
   if (lookFor && batchId) await mark(deps, call.key, { since: earlier.since, batchId }, digest);
   for (let resubmitted = false; ; resubmitted = true) {
-    batchId ??= await submit(deps, call, digest, signal);
+    try {
+      batchId ??= await submit(deps, call, digest, signal);
+    } catch (err) {
+      // Nothing was submitted, and nothing can be: the call is made interactively (or fails, under batchFallback 'fail').
+      if (err instanceof NoBatchApiError) return { kind: 'fallback', reason: err.message, batchId: 'none' };
+      throw err;
+    }
     onBatch(batchId);
     let results: Awaited<ReturnType<Batcher['results']>>;
     try {
-      results = await deps.batcher.results(deps.anthropic, batchId, signal, cancelled);
+      results = await deps.batcher.results(deps.api, batchId, signal, cancelled);
     } catch (err) {
       if (!(err instanceof BatchNotFoundError)) throw err;
       if (resubmitted) return { kind: 'fallback', reason: err.message, batchId };
@@ -109,7 +119,7 @@ export async function callViaBatch(deps: BatchCallDeps, call: BatchCall, signal:
     }
     const result = results.get(call.customId);
     if (!result) return { kind: 'fallback', reason: 'no result for this request', batchId };
-    if (result.type === 'succeeded') return { kind: 'message', message: result.message, batchId };
+    if (result.type === 'succeeded') return { kind: 'message', message: deps.api.answerFor ? deps.api.answerFor(result.message, call.body) : result.message, batchId };
     const why = result.type === 'errored' ? `errored: ${result.error.error.type}: ${result.error.error.message}` : result.type;
     return { kind: 'fallback', reason: why, batchId };
   }

@@ -1,14 +1,16 @@
 /**
- * The worker's Message Batches desk (delivery `batch`). Batched model calls that arrive within
- * a short window (`windowMs`, default one second) from any agent on this worker go to the
- * provider as one batch (per provider client and beta set: a batch's betas apply to all of its
- * requests). Each submitted batch is then watched once for all of its callers: one poll loop
+ * The worker's batch desk (delivery `batch`). Batched model calls that arrive within a short
+ * window (`windowMs`, default one second) from any agent on this worker go to the provider as
+ * one batch (per provider's batch interface, batch-api.ts, and beta set: a batch's betas apply
+ * to all of its requests). Each submitted batch is then watched once for all of its callers: one poll loop
  * and one read of its results, handed to each caller by its `custom_id`. A batch is cancelled
  * at the provider only when every request it holds belongs to a cancelled agent (the API
  * cancels whole batches, and a coalesced batch carries other agents' work).
  */
-import type Anthropic from '@anthropic-ai/sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { BatchApi, BatchRequestResult } from './batch-api';
+
+export type { BatchRequestResult } from './batch-api';
 
 /** How long a batched call waits for others to share its batch, in ms. */
 export const DEFAULT_BATCH_WINDOW_MS = 1_000;
@@ -16,28 +18,36 @@ export const DEFAULT_BATCH_WINDOW_MS = 1_000;
 export const DEFAULT_BATCH_POLL_MS = 30_000;
 /** A batch is sent at once when it holds this many requests (the API takes 100,000 or 256 MB). */
 export const DEFAULT_BATCH_MAX_REQUESTS = 1_000;
+/**
+ * A batch is sent before it grows past this many bytes of request bodies: under the model
+ * gateway's 40 MB request limit (a batch passes through it whole: Message Batches' JSON, or an
+ * OpenAI Batch API upload) and far under the providers' own (256 MB, 200 MB).
+ */
+export const DEFAULT_BATCH_MAX_BYTES = 32 * 1024 * 1024;
 
-export type BatchRequestResult = Anthropic.Messages.Batches.MessageBatchResult;
-type Params = Anthropic.Messages.MessageCreateParamsNonStreaming;
 
 export interface BatcherOptions {
   windowMs?: number;
   pollMs?: number;
   /** A batch gathered this many requests is sent before its window ends (default 1,000). */
   maxRequests?: number;
+  /** A batch is sent before its request bodies pass this many bytes (default 32 MB). */
+  maxBytes?: number;
 }
 
 interface Pending {
   customId: string;
-  params: Params;
+  params: unknown;
   resolve: (batchId: string) => void;
   reject: (err: unknown) => void;
 }
 
 interface Group {
-  client: Anthropic;
+  api: BatchApi;
   betas: readonly string[];
   requests: Pending[];
+  /** Bytes of the request bodies gathered (as JSON). */
+  bytes: number;
   timer: NodeJS.Timeout;
 }
 
@@ -72,9 +82,10 @@ export class Batcher {
   readonly windowMs: number;
   readonly pollMs: number;
   readonly maxRequests: number;
+  readonly maxBytes: number;
   private readonly groups = new Map<string, Group>();
   private readonly watches = new Map<string, Watch>();
-  private readonly clientIds = new WeakMap<Anthropic, number>();
+  private readonly clientIds = new WeakMap<BatchApi, number>();
   private clients = 0;
   /** Batches this desk created, and how many requests each held (for tests and logs). */
   readonly created: { batchId: string; requests: number }[] = [];
@@ -83,9 +94,10 @@ export class Batcher {
     this.windowMs = opts.windowMs ?? DEFAULT_BATCH_WINDOW_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_BATCH_POLL_MS;
     this.maxRequests = opts.maxRequests ?? DEFAULT_BATCH_MAX_REQUESTS;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_BATCH_MAX_BYTES;
   }
 
-  private clientId(client: Anthropic): number {
+  private clientId(client: BatchApi): number {
     let id = this.clientIds.get(client);
     if (id === undefined) this.clientIds.set(client, (id = ++this.clients));
     return id;
@@ -95,22 +107,30 @@ export class Batcher {
    * Adds a request to the batch being gathered and resolves with that batch's id once the
    * provider has it. Aborting `signal` before the batch is sent takes the request out again.
    */
-  submit(client: Anthropic, request: { customId: string; params: Params; betas: readonly string[] }, signal: AbortSignal): Promise<string> {
+  submit(api: BatchApi, request: { customId: string; params: unknown; betas: readonly string[] }, signal: AbortSignal): Promise<string> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
-    const groupKey = `${this.clientId(client)}\n${[...request.betas].sort().join(',')}`;
+    const groupKey = `${this.clientId(api)}\n${[...request.betas].sort().join(',')}\n${api.groupOf?.(request.params) ?? ''}`;
+    const size = Buffer.byteLength(JSON.stringify(request.params));
     return new Promise<string>((resolve, reject) => {
       let group = this.groups.get(groupKey);
+      // The gathered batch would grow past its byte limit: it goes now, and this request starts the next.
+      if (group && group.requests.length > 0 && group.bytes + size > this.maxBytes) {
+        this.flush(groupKey);
+        group = undefined;
+      }
       if (!group) {
-        group = { client, betas: request.betas, requests: [], timer: setTimeout(() => this.flush(groupKey), this.windowMs) };
+        group = { api, betas: request.betas, requests: [], bytes: 0, timer: setTimeout(() => this.flush(groupKey), this.windowMs) };
         this.groups.set(groupKey, group);
       }
       const pending: Pending = { customId: request.customId, params: request.params, resolve, reject };
       group.requests.push(pending);
+      group.bytes += size;
       const onAbort = () => {
         const g = this.groups.get(groupKey);
         const at = g?.requests.indexOf(pending) ?? -1;
         if (!g || at < 0) return;
         g.requests.splice(at, 1);
+        g.bytes -= size;
         if (g.requests.length === 0) {
           clearTimeout(g.timer);
           this.groups.delete(groupKey);
@@ -133,17 +153,16 @@ export class Batcher {
     if (!group) return;
     clearTimeout(group.timer);
     this.groups.delete(groupKey);
-    const { client, betas, requests } = group;
+    const { api, betas, requests } = group;
     // Two calls with one custom_id (a retry racing its first attempt on this worker) share a slot.
     const unique = [...new Map(requests.map((r) => [r.customId, r])).values()];
-    const headers = betas.length > 0 ? { 'anthropic-beta': betas.join(',') } : undefined;
-    client.messages.batches
-      .create({ requests: unique.map((r) => ({ custom_id: r.customId, params: r.params })) }, { ...(headers ? { headers } : {}), signal: AbortSignal.timeout(120_000) })
+    api
+      .create(unique.map((r) => ({ customId: r.customId, params: r.params })), betas, AbortSignal.timeout(120_000))
       .then(
-        (batch) => {
-          this.created.push({ batchId: batch.id, requests: unique.length });
-          this.watchOf(client, batch.id, unique.length);
-          for (const r of requests) r.resolve(batch.id);
+        (batchId) => {
+          this.created.push({ batchId, requests: unique.length });
+          this.watchOf(api, batchId, unique.length);
+          for (const r of requests) r.resolve(batchId);
         },
         (err: unknown) => {
           for (const r of requests) r.reject(err);
@@ -151,12 +170,12 @@ export class Batcher {
       );
   }
 
-  private watchOf(client: Anthropic, batchId: string, total?: number): Watch {
+  private watchOf(api: BatchApi, batchId: string, total?: number): Watch {
     let watch = this.watches.get(batchId);
     if (watch) return watch;
     const stop = new AbortController();
     const w: Watch = { total: total ?? Number.POSITIVE_INFINITY, waiters: 0, cancelled: 0, stop, results: Promise.resolve(new Map<string, BatchRequestResult>()) };
-    w.results = this.poll(client, batchId, w).finally(() => {
+    w.results = this.poll(api, batchId, w).finally(() => {
       if (this.watches.get(batchId) === w) this.watches.delete(batchId);
     });
     // Nobody may be left to hear a failure (every caller gone): it is theirs, not the process's.
@@ -165,19 +184,16 @@ export class Batcher {
     return watch;
   }
 
-  private async poll(client: Anthropic, batchId: string, w: Watch): Promise<Map<string, BatchRequestResult>> {
+  private async poll(api: BatchApi, batchId: string, w: Watch): Promise<Map<string, BatchRequestResult>> {
     const signal = w.stop.signal;
     try {
       for (;;) {
-        const batch = await client.messages.batches.retrieve(batchId, {}, { signal });
-        const c = batch.request_counts;
-        if (!Number.isFinite(w.total)) w.total = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
-        if (batch.processing_status === 'ended') break;
+        const batch = await api.retrieve(batchId, signal);
+        if (!Number.isFinite(w.total)) w.total = batch.total;
+        if (batch.ended) break;
         await sleep(this.pollMs, undefined, { signal });
       }
-      const out = new Map<string, BatchRequestResult>();
-      for await (const r of await client.messages.batches.results(batchId, {}, { signal })) out.set(r.custom_id, r.result);
-      return out;
+      return await api.results(batchId, signal);
     } catch (err) {
       if (isNotFound(err)) throw new BatchNotFoundError(`the provider does not know batch ${batchId}`);
       throw err;
@@ -190,27 +206,27 @@ export class Batcher {
    * the batch is cancelled at the provider. Callers that merely leave (a stopping worker) stop
    * the watch when they are the last, and leave the batch running.
    */
-  async results(client: Anthropic, batchId: string, signal: AbortSignal, cancelled: () => boolean): Promise<Map<string, BatchRequestResult>> {
-    const w = this.watchOf(client, batchId);
+  async results(api: BatchApi, batchId: string, signal: AbortSignal, cancelled: () => boolean): Promise<Map<string, BatchRequestResult>> {
+    const w = this.watchOf(api, batchId);
     w.waiters++;
     try {
       return await raced(w.results, signal);
     } catch (err) {
-      if (signal.aborted) await this.leave(client, batchId, w, cancelled());
+      if (signal.aborted) await this.leave(api, batchId, w, cancelled());
       throw err;
     } finally {
       w.waiters--;
     }
   }
 
-  private async leave(client: Anthropic, batchId: string, w: Watch, cancelled: boolean): Promise<void> {
+  private async leave(api: BatchApi, batchId: string, w: Watch, cancelled: boolean): Promise<void> {
     if (cancelled) w.cancelled++;
     if (w.waiters > 1) return;
     w.stop.abort();
     if (this.watches.get(batchId) === w) this.watches.delete(batchId);
     if (w.cancelled < w.total) return;
     try {
-      await client.messages.batches.cancel(batchId, {}, { signal: AbortSignal.timeout(5_000) });
+      await api.cancel(batchId, AbortSignal.timeout(5_000));
     } catch {
       // Best effort: an uncancelled batch is answered for nobody, and its requests are billed once.
     }

@@ -4,13 +4,13 @@
  * It streams (heartbeating on every event), passes the activity's AbortSignal to the
  * request, and returns the assistant message in request-param form plus usage.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { ContentBlock, MessagesRequest } from '../../shared/anthropic';
+import type { MessagesRequest } from '../../shared/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER } from '../../shared/model-gateway';
 import { buildMessagesRequest } from '../../shared/request';
 import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/cache-break';
 import { keepAliveMaxTokens, ttlMsAt } from '../../shared/cache-warmth';
@@ -19,22 +19,32 @@ import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { capAttempts, classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
-import { estimateRequestTokens } from '../../shared/request-tokens';
+import { estimateRequestTokens, type MediaRules } from '../../shared/request-tokens';
+import { checkMedia, mediaRulesOf } from './media-check';
 import { viewMessages } from '../../shared/context/view';
 import type { BlockPosition } from '../../shared/fork-messages';
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import { SHARE_SHORT_FAILURE } from '../../shared/tree-shares';
 import type { LedgerClient } from '../tree';
-import { requestDigest, type CallKey, type ResponseStore } from './response-store';
+import type { CallKey, ResponseStore } from './response-store';
+import { callKeyDigest, cancelAtGateway, cancelsUpstream, handedOver, keep, kept } from './exactly-once';
+import { toParamBlock } from './param-blocks';
+
+// Their long-standing home: compaction, tests and benches import them from here.
+export { callKeyDigest, cancelAtGateway, cancelsUpstream, keep, kept } from './exactly-once';
+export { toParamBlock } from './param-blocks';
 import { LivePublisher, type LiveStreamOptions } from './live-publisher';
 import { callViaBatch } from './batch-call';
+import { anthropicBatches, batchApiOf } from './batch-api';
+import { openaiBatches } from './providers/openai-batches';
 import { Batcher } from './batcher';
 
 /** The failure type of a batched call left unanswered under `batchFallback: 'fail'`. */
 export const BATCH_NOT_ANSWERED = 'BatchNotAnswered';
 import { callChatCompletions } from './providers/openai-call';
-import { providerFor, type ProviderClients } from './providers/registry';
+import { providerFor, throughGateway, type ProviderClients } from './providers/registry';
+import { withoutUnsignedThinking } from './providers/reasoning';
 
 export interface ModelDeps {
   anthropic: Anthropic;
@@ -78,84 +88,6 @@ export interface ModelDeps {
   countTokens?: boolean;
 }
 
-/** The gateway's name for a call: the same on every attempt of it, and nothing else. */
-export function callKeyDigest(key: CallKey): string {
-  return createHash('sha256').update(JSON.stringify([key.namespace, key.workflowId, key.runId, key.activityId, key.turn])).digest('hex');
-}
-
-/**
- * Whether an attempt's cancellation should stop its call upstream: only when the workflow asked
- * (an interrupt, a kill, a timeout of the fork). An attempt the server gave up on — its heartbeat
- * timed out while the server was away, so it is "not found" or "timed out" when it is back —
- * will be retried, and the retry attaches to the call the gateway kept running instead of paying
- * for it twice (an outage of 30 s cancelled one call this way in the crash-exact test).
- */
-export function cancelsUpstream(details: { cancelRequested: boolean } | undefined): boolean {
-  return details?.cancelRequested === true;
-}
-
-/**
- * Best effort, and short: a gateway that does not hear of the cancel finishes the call for
- * nobody. `proof`: what this attempt sent with its call (only its worker knows it).
- */
-export async function cancelAtGateway(gateway: string, digest: string, proof: string): Promise<void> {
-  try {
-    await fetch(`${gateway.replace(/\/$/, '')}${CANCEL_PATH_PREFIX}${digest}`, { method: 'DELETE', headers: { [CALL_PROOF_HEADER]: proof }, signal: AbortSignal.timeout(2_000) });
-  } catch {
-    // The gateway is away or slow: the call runs to its end upstream, unseen.
-  }
-}
-
-/**
- * Stores are an aid, not a dependency: a store that fails costs a possible re-call, never a
- * turn. A kept response is returned only for the request it answers (`request`, the one an
- * earlier attempt left): without that request there is nothing to bind it to, and the call is made.
- */
-export async function kept(store: ResponseStore | undefined, key: CallKey | undefined, request: MessagesRequest | undefined): Promise<ModelCallResult | undefined> {
-  if (!store || !key || !request) return undefined;
-  try {
-    await store.settle(key);
-    return await store.get(key, requestDigest(request));
-  } catch (err) {
-    Context.current().log.warn('response store unreadable; asking the model', { error: String(err) });
-    return undefined;
-  }
-}
-
-/** The request an earlier attempt of this call left, if any. */
-async function handedOver(store: ResponseStore | undefined, key: CallKey | undefined): Promise<MessagesRequest | undefined> {
-  if (!store || !key) return undefined;
-  return store.getRequest(key).catch(() => undefined);
-}
-
-export async function keep(store: ResponseStore | undefined, key: CallKey | undefined, result: ModelCallResult, request: MessagesRequest): Promise<void> {
-  try {
-    if (store && key) await store.put(key, result, requestDigest(request));
-  } catch (err) {
-    Context.current().log.warn('response store unwritable; a retry of this call would ask the model again', { error: String(err) });
-  }
-}
-
-type ResponseBlock = Anthropic.Messages.ContentBlock;
-
-/** Response blocks → request params: what the next request must send back, nothing more. */
-export function toParamBlock(block: ResponseBlock): ContentBlock {
-  switch (block.type) {
-    case 'text':
-      return block.citations ? { type: 'text', text: block.text, citations: block.citations } : { type: 'text', text: block.text };
-    case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
-    case 'thinking':
-      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
-    case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: block.data };
-    default:
-      // Other blocks go back as they came, a provider compaction block among them (sent back
-      // unchanged: its content, encrypted content and signature).
-      return block as unknown as ContentBlock;
-  }
-}
-
 /** A position in the whole conversation, as a position in the part the request sends (from `from`). */
 function shifted(at: BlockPosition | undefined, from: number): BlockPosition | undefined {
   return at && at.messageIndex >= from ? { ...at, messageIndex: at.messageIndex - from } : undefined;
@@ -190,13 +122,13 @@ function budgetExhausted(turn: number, why: string): ApplicationFailure {
  * in a tree, to what the root reserved for it. Throws `BudgetExhausted` when even the input
  * does not fit. The same request (a retry, a handed-over body) gets the same reservation.
  */
-async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest): Promise<MessagesRequest> {
+async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest, rules?: MediaRules): Promise<MessagesRequest> {
   const budget = input.budget;
   // In a tree that lends shares every call, a keep-alive too, fits the share its agent holds.
   if (budget?.share) return withinShare(input, body, budget.left, budget.share);
   // A keep-alive reserves nothing (tree-ledger.ts): it is charged after, like any call.
   if (!budget || input.keepAlive) return body;
-  const inputTokens = estimateRequestTokens(body);
+  const inputTokens = estimateRequestTokens(body, rules);
   const need = inputTokens + 1;
   let tokens = Math.min(inputTokens + body.max_tokens, budget.left);
   if (tokens < need) throw budgetExhausted(input.turn, `this agent has ${budget.left} tokens of its budget left, and the request alone is about ${inputTokens}`);
@@ -271,7 +203,7 @@ export function createModelActivities(deps: ModelDeps) {
         const anthropic = provider?.kind === 'anthropic' ? provider.anthropic : deps.anthropic;
         // An OpenAI-compatible provider: Chat Completions through its adapter (providers/openai-call.ts).
         const chat = provider?.kind === 'openai-compatible' ? provider.openai : undefined;
-        const viaDefault = anthropic === deps.anthropic && !chat;
+        const viaGateway = throughGateway(deps.gateway, provider, deps.anthropic);
         // An earlier attempt left its request (and maybe got the whole response and then lost
         // its worker, or its server): hand that response back instead of paying twice.
         const handed = retry ? await handedOver(deps.responses, key) : undefined;
@@ -289,18 +221,21 @@ export function createModelActivities(deps: ModelDeps) {
         // hold the workflow starts at once instead of waiting for the workflow to move.
         // A handed-over body comes without its context: that call's facts are left out.
         const built = handed ? undefined : await requestFor(deps, input);
-        const prepared = withContext(handed ?? built!.body, input.context);
+        // Another provider's reasoning (unsigned thinking) never goes to Anthropic, which checks signatures (providers/reasoning.ts).
+        const prepared = withContext(chat ? (handed ?? built!.body) : withoutUnsignedThinking(handed ?? built!.body), input.context);
+        if (!handed) checkMedia(input.turn, prepared.body, input.context?.window);
+        const rules = mediaRulesOf(chat);
         // Measured before any reservation: a request that does not fit is not sent (a handed-over one fitted).
         let requestTokens: number | undefined;
-        if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body);
+        if (input.context?.measureOnly) requestTokens = estimateRequestTokens(prepared.body, rules);
         else if (input.context && !input.keepAlive && !handed) {
           // Chat Completions has no count_tokens: the estimate decides alone.
           const counting = deps.countTokens !== false && !chat;
-          requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal);
+          requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal, rules);
           checkFits(input.turn, requestTokens, input.context, counting);
         }
         // A fallback's model (src/shared/failover.ts): the same request, asked of another model.
-        const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body);
+        const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body, rules);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';
         live?.start(body.model);
@@ -308,8 +243,8 @@ export function createModelActivities(deps: ModelDeps) {
         // This attempt's proof of its gateway call: its cancel must carry it (the key alone is in history).
         const proof = randomBytes(32).toString('hex');
         try {
-          // The gateway fronts the worker's Anthropic endpoint only: other providers' calls carry no call key.
-          const digest = deps.gateway && key && viaDefault ? callKeyDigest(key) : undefined;
+          // Every provider's client the worker made for its gateway carries the call key there (providers/registry.ts).
+          const digest = deps.gateway && key && viaGateway ? callKeyDigest(key) : undefined;
           const options = {
             signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal,
             ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}),
@@ -331,12 +266,13 @@ export function createModelActivities(deps: ModelDeps) {
           let result: ModelCallResult | undefined;
           let keeping: Promise<void> | undefined;
           let message: Anthropic.Messages.Message | undefined;
-          // Delivery `batch` (a keep-alive never: it must land before the cache expires).
-          // Only the Anthropic Messages API has batches: other providers answer interactively.
-          if (input.delivery === 'batch' && !input.keepAlive && !chat) {
+          // Delivery `batch` (a keep-alive never: it must land before the cache expires), on the
+          // provider's batch interface: Message Batches, or an OpenAI-compatible Batch API.
+          if (input.delivery === 'batch' && !input.keepAlive) {
             progress.phase = 'waiting for batch';
             const customId = key ? callKeyDigest(key) : `turn-${input.turn}`;
-            const out = await callViaBatch({ anthropic, batcher, responses: deps.responses }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
+            const api = chat ? batchApiOf(chat, openaiBatches) : batchApiOf(anthropic, anthropicBatches);
+            const out = await callViaBatch({ api, batcher, responses: deps.responses }, { key, customId, body, betas: prepared.betas }, options.signal, () => ctx.cancellationSignal.aborted, (id) => (progress.batch = id));
             if (out.kind === 'message') {
               message = out.message;
               const plain = toResult(message);
@@ -358,6 +294,7 @@ export function createModelActivities(deps: ModelDeps) {
             const out = await callChatCompletions(chat, body, {
               stream: deps.stream !== false,
               signal: options.signal,
+              ...(options.headers ? { headers: options.headers } : {}),
               onEvent: (event) => {
                 progress.events++;
                 live?.onEvent(event);
@@ -392,15 +329,15 @@ export function createModelActivities(deps: ModelDeps) {
           await (keeping ?? keep(deps.responses, key, result, body));
           // A keep-alive's reply is no message of the conversation.
           if (!input.keepAlive) deps.conversations.remember(input.run, input.messageCount, result.message);
-          recordModelSuccess(body.model, result.usage);
+          recordModelSuccess(body.model, result.usage, { provider: input.provider });
           served = result;
         } catch (err) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) {
             throw ApplicationFailure.retryable(`model call of turn ${input.turn} handed back: the worker is stopping`, 'WorkerStopping');
           }
-          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault && cancelsUpstream(ctx.cancellationDetails)) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
+          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaGateway && cancelsUpstream(ctx.cancellationDetails)) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`model call of turn ${input.turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt, input.failoverAfter ? { afterAttempts: input.failoverAfter, ...(input.provider ? { provider: input.provider } : {}), model: body.model } : undefined);
-          recordModelFailure(body.model, failure);
+          recordModelFailure(body.model, failure, { provider: input.provider });
           throw failure;
         }
         // Outside the provider's try: a ledger that cannot be reached is not a model error.

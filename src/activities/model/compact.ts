@@ -7,7 +7,8 @@
  * summary), and it is charged at the tree's root like any call, once per compaction number.
  */
 import { callChatCompletions } from './providers/openai-call';
-import { providerFor } from './providers/registry';
+import { providerFor, throughGateway } from './providers/registry';
+import { withoutUnsignedThinking } from './providers/reasoning';
 import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
@@ -86,23 +87,24 @@ export function createCompactionActivities(deps: CompactionDeps) {
         const provider = providerFor(deps.providers, input.call.provider);
         const anthropic = provider?.kind === 'anthropic' ? provider.anthropic : deps.anthropic;
         const chat = provider?.kind === 'openai-compatible' ? provider.openai : undefined;
-        const viaDefault = anthropic === deps.anthropic && !chat;
+        const viaGateway = throughGateway(deps.gateway, provider, deps.anthropic);
         const window = input.call.context?.window;
-        const requestTokens = window ? await measureRequest(anthropic, sent, { window }, deps.countTokens !== false && !chat, ctx.cancellationSignal) : undefined;
+        const requestTokens = window ? await measureRequest(anthropic, chat ? sent : { ...sent, body: withoutUnsignedThinking(sent.body) }, { window }, deps.countTokens !== false && !chat, ctx.cancellationSignal) : undefined;
         if (window && requestTokens !== undefined) checkFits(turn, requestTokens, { window }, true);
         let result: ModelCallResult;
         // This attempt's proof of its gateway call: only it may cancel the call there.
         const proof = randomBytes(32).toString('hex');
         try {
-          const digest = deps.gateway && key && viaDefault ? callKeyDigest(key) : undefined;
+          const digest = deps.gateway && key && viaGateway ? callKeyDigest(key) : undefined;
           const options = { signal: deps.stopping ? AbortSignal.any([ctx.cancellationSignal, deps.stopping]) : ctx.cancellationSignal, ...(digest ? { headers: { [CALL_KEY_HEADER]: digest, [CALL_PROOF_HEADER]: proof } } : {}) };
-          const params = sent.body;
+          // Another provider's reasoning (unsigned thinking) never goes to Anthropic (providers/reasoning.ts).
+          const params = chat ? sent.body : withoutUnsignedThinking(sent.body);
           const stream = chat
             ? undefined
             : sent.betas.length > 0
               ? anthropic.beta.messages.stream({ ...(params as unknown as Parameters<Anthropic['beta']['messages']['stream']>[0]), betas: sent.betas }, options)
               : anthropic.messages.stream(params as Anthropic.Messages.MessageStreamParams, options);
-          const answered = chat ? await callChatCompletions(chat, params, { stream: true, signal: options.signal }) : undefined;
+          const answered = chat ? await callChatCompletions(chat, params, { stream: true, signal: options.signal, ...(options.headers ? { headers: options.headers } : {}) }) : undefined;
           const message = answered ? answered.message : ((await stream!.finalMessage()) as Anthropic.Messages.Message);
           const requestId = answered ? answered.requestId : stream?.request_id;
           result = {
@@ -114,12 +116,12 @@ export function createCompactionActivities(deps: CompactionDeps) {
             ...(requestId ? { requestId } : {}),
           };
           await keep(deps.responses, key, result, sent.body);
-          recordModelSuccess(sent.body.model, result.usage);
+          recordModelSuccess(sent.body.model, result.usage, { provider: input.call.provider });
         } catch (err) {
           if (deps.stopping?.aborted && !ctx.cancellationSignal.aborted) throw ApplicationFailure.retryable(`compaction before turn ${turn} handed back: the worker is stopping`, 'WorkerStopping');
-          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaDefault) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
+          if (ctx.cancellationSignal.aborted && deps.gateway && key && viaGateway) await cancelAtGateway(deps.gateway, callKeyDigest(key), proof);
           const failure = ctx.cancellationSignal.aborted ? new CancelledFailure(`compaction before turn ${turn} cancelled`) : capAttempts(classifyModelError(err), ctx.info.attempt);
-          recordModelFailure(sent.body.model, failure);
+          recordModelFailure(sent.body.model, failure, { provider: input.call.provider });
           throw failure;
         }
         if (textOf(result.message).trim() === '') throw ApplicationFailure.nonRetryable(`compaction before turn ${turn}: the model wrote no summary (stop reason ${result.stopReason})`, 'CompactionFailed');

@@ -13,7 +13,7 @@ import { CONTEXT_FAILURE, type ContextCallSpec, type ProviderCompaction } from '
 import { betaFor, COMPACT_BETA } from '../../shared/context/edits';
 import { hasCompactionBlock } from '../../shared/context/summary';
 import { promptTooLongMessage } from '../../shared/context/windows';
-import { estimateRequestTokens } from '../../shared/request-tokens';
+import { estimateRequestTokens, type MediaRules } from '../../shared/request-tokens';
 import type { ModelCallResult } from '../../shared/activity-io';
 
 /** A request as sent: its body and the beta headers it needs (none: the plain Messages API). */
@@ -51,8 +51,8 @@ function limitOf(spec: ContextCallSpec): number {
  * `count_tokens` (when `count` is on and the endpoint answers it; an endpoint without it
  * leaves the estimate standing).
  */
-export async function measureRequest(anthropic: Anthropic, sent: SentRequest, spec: ContextCallSpec, count: boolean, signal?: AbortSignal): Promise<number> {
-  const estimate = estimateRequestTokens(sent.body);
+export async function measureRequest(anthropic: Anthropic, sent: SentRequest, spec: ContextCallSpec, count: boolean, signal?: AbortSignal, rules?: MediaRules): Promise<number> {
+  const estimate = estimateRequestTokens(sent.body, rules);
   if (!count || estimate < limitOf(spec) * NEAR_LIMIT) return estimate;
   const { model, messages, system, tools, tool_choice, thinking, context_management } = sent.body;
   const params = { model, messages, ...(system !== undefined ? { system } : {}), ...(tools ? { tools } : {}), ...(tool_choice ? { tool_choice } : {}), ...(thinking ? { thinking } : {}), ...(context_management ? { context_management } : {}) };

@@ -14,7 +14,7 @@ import { spawnTask } from './spawn';
 import { stopTask, watchTask } from './watch';
 import { groupAlive } from '../tools/process-group';
 
-export interface ShellTaskDeps extends Pick<ToolDeps, 'workspaceRoot' | 'workspaceRoots' | 'protectedPaths' | 'sandbox' | 'sandboxLimits'> {
+export interface ShellTaskDeps extends Pick<ToolDeps, 'workspaceRoot' | 'workspaceRoots' | 'protectedPaths' | 'sandbox' | 'sandboxLimits' | 'consent'> {
   /** Where task files live (default: `<state dir>/shell-tasks`, which no fork can see). */
   shellTaskDir?: string;
   /** This host's own queue, when it has one: the task's later activities go there. */

@@ -15,15 +15,14 @@
  * configuration names programs are refused (git-guard.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync } from 'node:fs';
-import path from 'node:path';
 import { shellEnvironment } from './shell-env';
 import type { BashInput } from '../../shared/tools/schemas';
 import { HeadTailBuffer } from './output-buffer';
 import { fail, messageOf, ok, ToolAbortError } from './outcome';
 import { HEARTBEAT_INTERVAL_MS } from './heartbeat';
 import { groupAlive, terminateGroup } from './process-group';
-import { bwrapArgs, callCgroup, hiddenInside, planShell, SANDBOX_HOME, systemEntries, ulimitScript, type CallCgroup, type Mask, type ShellContainment, type ShellPlan, type SpecBase } from './sandbox';
+import { bwrapArgs, callCgroup, planShell, SANDBOX_HOME, systemEntries, ulimitScript, type CallCgroup, type ShellContainment, type ShellPlan, type SpecBase } from './sandbox';
+import { gitGuards, masksOf } from './sandbox/masks';
 import { bridgeArgs, proxyEnvironment, START_BRIDGE } from './sandbox/net-bridge';
 import { startNetProxy, type NetProxy } from './sandbox/net-proxy';
 import { gitProgramsRefusal } from './git-guard';
@@ -74,44 +73,6 @@ type Ending =
 const JOIN_STREAMS = 'exec "$BASH" -c "$1" 2>&1';
 
 export type RunnablePlan = ShellPlan & { kind: 'sandbox' | 'plain' };
-
-/** Protected paths inside what the sandbox mounts, each as a directory or file mask. */
-function masksOf(view: FsView, mounted: readonly string[]): Mask[] {
-  return hiddenInside(view, mounted).flatMap((p) => {
-    try {
-      return [{ path: p, dir: lstatSync(p).isDirectory() }];
-    } catch {
-      return []; // absent: nothing to hide
-    }
-  });
-}
-
-/**
- * In a writable repository, what names programs git runs — the worker's own git included,
- * outside the sandbox (worktrees) — stays read-only: each git directory's `config` and
- * `hooks/`, and a worktree's `.git` link (repointed, it could name a planted directory).
- */
-function gitGuards(root: string, writable: readonly string[]): Mask[] {
-  const guards: Mask[] = [];
-  const dotGit = path.join(root, '.git');
-  const gitDirs = [...writable.filter((w) => w !== root)];
-  try {
-    if (lstatSync(dotGit).isDirectory()) gitDirs.push(dotGit);
-    else guards.push({ path: dotGit, dir: false, readOnly: true });
-  } catch {
-    // not a repository's top
-  }
-  for (const dir of gitDirs) {
-    for (const [name, isDir] of [['config', false], ['hooks', true], ['config.worktree', false]] as const) {
-      try {
-        if (lstatSync(path.join(dir, name)).isDirectory() === isDir) guards.push({ path: path.join(dir, name), dir: isDir, readOnly: true });
-      } catch {
-        // absent
-      }
-    }
-  }
-  return guards;
-}
 
 function specBase(view: FsView): SpecBase {
   return { root: view.root, readPaths: view.readPaths, system: systemEntries(), masks: [] };
@@ -175,8 +136,8 @@ export function plan(ctx: ToolContext, view: FsView): ShellPlan {
     planned = { ...planned, spec };
   }
   const mounted = [planned.spec.root, ...(planned.spec.readPaths ?? []), ...planned.spec.writable];
-  const guards = planned.writes && planned.spec.writable.includes(planned.spec.root) ? gitGuards(planned.spec.root, planned.spec.writable) : [];
-  return { ...planned, spec: { ...planned.spec, masks: [...masksOf(view, mounted), ...guards] } };
+  const guards = planned.writes && planned.spec.writable.includes(planned.spec.root) ? gitGuards(planned.spec.root, ctx.shellSandbox?.readOnlyExtra) : [];
+  return { ...planned, spec: { ...planned.spec, masks: [...masksOf(view, mounted, planned.spec.writable), ...guards] } };
 }
 
 /**
@@ -199,7 +160,8 @@ export async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolO
   const containment: ShellContainment = planned.kind === 'sandbox' ? 'sandbox' : planned.containment;
   const outcome = await execute(input, ctx, planned);
   const verdict = outcome.isError && advice ? await advice : undefined;
-  const note = verdict && !verdict.readOnly ? `\n[Note: ${scopeOf(ctx)} writes nothing; its commands run in a read-only sandbox, and this one tries to write or reach out (${verdict.reason ?? 'not read-only'}).]` : '';
+  const how = ctx.writePolicy.kind === 'within' ? 'changes its memory only with FileWrite and FileEdit' : 'writes nothing';
+  const note = verdict && !verdict.readOnly ? `\n[Note: ${scopeOf(ctx)} ${how}; its commands run in a read-only sandbox, and this one tries to write or reach out (${verdict.reason ?? 'not read-only'}).]` : '';
   return { ...outcome, content: outcome.content + note, containment };
 }
 

@@ -1,13 +1,15 @@
 /**
  * Read: a text file as `cat -n` would show it (right-aligned line number, tab, text), a
- * window of lines at a time. Large files must be read in parts, binary files, directories
- * and special files are refused with a message that says what to use instead. Only files
+ * window of lines at a time; an image or a PDF as the model sees it (read-media.ts). Large
+ * files must be read in parts, other binary files, directories and special files are
+ * refused with a message that says what to use instead. Only files
  * in the fork's view are read (visible.ts), checked by path and again on the descriptor.
  */
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { ReadInput } from '../../shared/tools/schemas';
 import { cappedLines } from './lines';
+import { mediaKindOf, readMedia } from './read-media';
 import { errnoCode, fail, messageOf, ok, ToolAbortError } from './outcome';
 import { throttledHeartbeat } from './heartbeat';
 import { resolveReadPath } from './paths';
@@ -76,6 +78,10 @@ export async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolO
     const st = await handle.stat();
     if (st.isDirectory()) return fail(`${input.file_path} is a directory. Use Glob with path "${input.file_path}" to list its files.`);
     if (!st.isFile()) return fail(`${input.file_path} is not a regular file (a device, FIFO or socket); Read only reads regular files.`);
+    // An image or a PDF: shown to the model as it is (read-media.ts), within the API's limits.
+    const media = mediaKindOf(located.path);
+    if (media) return await readMedia(handle, st.size, media, input, ctx);
+    if (input.pages !== undefined) return fail(`pages is for PDF files; ${input.file_path} is read as text (use offset and limit).`);
     if (st.size > READ_LIMITS.maxWholeFileBytes && input.offset === undefined && input.limit === undefined) {
       return fail(
         `${input.file_path} is ${Math.ceil(st.size / 1024)} KiB, more than ${READ_LIMITS.maxWholeFileBytes / 1024} KiB. ` +

@@ -5,6 +5,7 @@
  * `ToolOutcome`) may cross the activity boundary as they are.
  */
 
+import type { ToolResultContentBlock } from '../../shared/activity-io';
 import type { ShellContainment, ShellSandboxContext } from './sandbox/policy';
 import type { FsView } from './sandbox/view';
 
@@ -64,6 +65,8 @@ export interface ToolContext {
 /** What a tool call returns to the model; failures it can act on have `isError: true`. */
 export interface ToolOutcome {
   content: string;
+  /** Read of an image or a PDF: the blocks the model is shown instead of `content`. */
+  blocks?: ToolResultContentBlock[];
   isError: boolean;
   /** Canonical paths of the files this call wrote (FileEdit, FileWrite). */
   touched?: string[];

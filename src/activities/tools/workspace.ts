@@ -10,6 +10,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalish, viewFor, within, type FsView } from './sandbox/view';
+import { worktreeGitAccess } from './worktree-access';
 
 /** What the tool call says about where it acts. */
 export interface WorkspaceRequest {
@@ -19,7 +20,7 @@ export interface WorkspaceRequest {
   readPaths?: readonly string[];
   /** The workspace of the agent that started this one with a `cwd` (its root must lie inside; relative: under the worker's own root). */
   confinedTo?: string;
-  /** A worktree fork's repository: its git directory is writable too, for commits. */
+  /** A worktree fork's repository: what of its git directory the fork's commits need is writable too (worktree-access.ts). */
   worktreeRepo?: string;
   /** A memory agent's pinned memory directory: readable wherever it lies (it is the agent's write scope). */
   memoryDir?: string;
@@ -35,8 +36,11 @@ export interface WorkspacePolicy {
   protectedPaths: readonly string[];
 }
 
-/** The checked workspace: canonical root, the fork's view, further writable directories. */
-export type ResolvedWorkspace = { ok: true; root: string; view: FsView; writableExtra: string[] } | { ok: false; message: string };
+/**
+ * The checked workspace: canonical root, the fork's view, further writable directories, and
+ * paths inside those that stay read-only.
+ */
+export type ResolvedWorkspace = { ok: true; root: string; view: FsView; writableExtra: string[]; readOnlyExtra: string[] } | { ok: false; message: string };
 
 async function canonicalDir(p: string): Promise<string | undefined> {
   try {
@@ -70,9 +74,16 @@ export async function resolveWorkspace(req: WorkspaceRequest, policy: WorkspaceP
   const readPaths = (req.readPaths ?? []).filter((p) => path.isAbsolute(p)).map(canonicalish).filter((p) => roots.some((r) => within(p, r)));
   if (req.memoryDir !== undefined && path.isAbsolute(req.memoryDir)) readPaths.push(canonicalish(req.memoryDir));
   const writableExtra: string[] = [];
+  const readOnlyExtra: string[] = [];
   if (req.worktreeRepo !== undefined) {
     const gitDir = await canonicalDir(path.join(req.worktreeRepo, '.git'));
-    if (gitDir && roots.some((r) => within(gitDir, r))) writableExtra.push(gitDir);
+    const access = gitDir && roots.some((r) => within(gitDir, r)) ? worktreeGitAccess(root, gitDir) : undefined;
+    if (access) {
+      // The repository's git directory is read (git needs its refs, objects, config); only the worktree's own parts are written.
+      readPaths.push(access.common);
+      writableExtra.push(...access.writable);
+      readOnlyExtra.push(...access.readOnly);
+    }
   }
-  return { ok: true, root, view: viewFor(root, readPaths, policy.protectedPaths), writableExtra };
+  return { ok: true, root, view: viewFor(root, readPaths, policy.protectedPaths), writableExtra, readOnlyExtra };
 }

@@ -3,7 +3,7 @@
  * an activity retried after a crash gets the worktree the first attempt made; anything
  * else found in the way is reported, never overwritten.
  */
-import { mkdir, readdir, realpath, rmdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorktreeError } from './errors';
 import { git, gitOk, gitToplevel } from './git';
@@ -46,13 +46,31 @@ async function resolveBase(toplevel: string, ref: string): Promise<string> {
  * with symlinks resolved; comparing like with like). Inside the repository it gets a
  * `.gitignore` of `*`, which hides the folder, the worktrees and our records from the
  * parent's `git status` without touching the repository's own ignore files.
+ *
+ * Inside the repository no part of the way to it may be a symlink: the repository is a
+ * fork's to write (or a hostile one's to ship), and `.forkflow -> <another tenant's folder>`
+ * would have the next worktree checked out there.
  */
 async function prepareFolder(toplevel: string, worktreesDir: string | undefined): Promise<string> {
   const folder = worktreesFolder(toplevel, worktreesDir);
   if (isWithin(toplevel, folder)) {
     throw new WorktreeError('invalid-spec', `worktreesDir ${folder} is the repository's top level or above it; pick a folder of its own, such as the default .forkflow/worktrees.`);
   }
-  await mkdir(folder, { recursive: true });
+  if (isWithin(folder, toplevel)) {
+    let dir = toplevel;
+    for (const part of path.relative(toplevel, folder).split(path.sep)) {
+      dir = path.join(dir, part);
+      const st = await lstat(dir).catch(() => undefined);
+      if (st?.isSymbolicLink() || (st && !st.isDirectory())) {
+        throw new WorktreeError('invalid-spec', `${dir} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}, on the way to the worktrees folder ${folder}: the worker makes worktrees only in a folder of the repository's own. Remove it (a fork or the repository may have planted it).`);
+      }
+      if (!st) await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+    }
+  } else {
+    await mkdir(folder, { recursive: true });
+  }
   const real = await realpath(folder);
   if (isWithin(real, toplevel)) {
     await writeFile(path.join(real, '.gitignore'), '# Made by forkflow: agent worktrees are not part of this repository.\n*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
@@ -111,15 +129,15 @@ async function createLocked(spec: WorktreeSpec, agentId: string, top: string): P
   const folder = await prepareFolder(top, spec.worktreesDir);
   const wt: Worktree = { path: path.join(folder, safe), branch, baseCommit, repoRoot: top };
 
-  let entries = await listWorktrees(top);
+  let entries = await listWorktrees(top, folder);
   let entry = entries.find((e) => e.path === wt.path);
   if (entry?.locked === 'initializing' || entry?.prunable === true) {
     // `git worktree add` died half way (git locks a new worktree "initializing" until its
     // checkout is complete), or the directory was deleted: nothing there is worth keeping.
-    if (entry.locked === 'initializing') await gitOk(['worktree', 'unlock', wt.path], top);
-    if (!entry.prunable) await gitOk(['worktree', 'remove', '--force', wt.path], top);
-    await gitOk(['worktree', 'prune'], top);
-    entries = await listWorktrees(top);
+    if (entry.locked === 'initializing') await gitOk(['worktree', 'unlock', wt.path], top, { gitDir: 'worktrees' });
+    if (!entry.prunable) await gitOk(['worktree', 'remove', '--force', wt.path], top, { gitDir: 'worktrees', folder });
+    await gitOk(['worktree', 'prune'], top, { gitDir: 'worktrees' });
+    entries = await listWorktrees(top, folder);
     entry = entries.find((e) => e.path === wt.path);
     if (entry) throw stale(wt, agentId, `git keeps a worktree entry there whose directory is missing (locked: ${entry.locked ?? 'no'}); run git worktree unlock and git worktree prune`);
   }
@@ -135,7 +153,7 @@ async function createLocked(spec: WorktreeSpec, agentId: string, top: string): P
   const record = await readRecord(wt.path);
   if (tip === undefined) {
     await writeRecord(wt.path, { agentId, branch, baseCommit });
-    await gitOk(['worktree', 'add', '--quiet', '--no-track', '-b', branch, wt.path, baseCommit], top);
+    await gitOk(['worktree', 'add', '--quiet', '--no-track', '-b', branch, wt.path, baseCommit], top, { gitDir: 'worktrees', folder });
     return wt;
   }
   // The branch outlived its checkout: a crash between creating the branch and the
@@ -144,7 +162,7 @@ async function createLocked(spec: WorktreeSpec, agentId: string, top: string): P
   const ours = tip === baseCommit || (recordFits(record, agentId, wt) && (await isAncestor(top, baseCommit, tip)));
   if (!ours) throw stale(wt, agentId, `branch ${branch} already exists at ${tip}, not started from this base`);
   await writeRecord(wt.path, { agentId, branch, baseCommit });
-  await gitOk(['worktree', 'add', '--quiet', wt.path, branch], top);
+  await gitOk(['worktree', 'add', '--quiet', wt.path, branch], top, { gitDir: 'worktrees', folder });
   return wt;
 }
 

@@ -20,10 +20,12 @@ export type WorktreeErrorCode =
   | 'stale-worktree'
   /** `finishWorktree` got a `Worktree` it must not touch (not one forkflow created). */
   | 'invalid-worktree'
+  /** A worker without the OS sandbox will not run its git on a repository whose config includes a file forks can write. */
+  | 'unsafe-repository'
   /** Any other git failure; git's own message is included. */
   | 'git-failed';
 
-const NOT_RETRYABLE: ReadonlySet<WorktreeErrorCode> = new Set(['git-missing', 'not-a-repo', 'invalid-spec', 'invalid-agent-id', 'invalid-base', 'stale-worktree', 'invalid-worktree']);
+const NOT_RETRYABLE: ReadonlySet<WorktreeErrorCode> = new Set(['git-missing', 'not-a-repo', 'invalid-spec', 'invalid-agent-id', 'invalid-base', 'stale-worktree', 'invalid-worktree', 'unsafe-repository']);
 
 /** A worktree operation failed; `code` says why, the message says what to do. */
 export class WorktreeError extends Error {

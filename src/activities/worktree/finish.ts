@@ -44,10 +44,11 @@ async function removeAll(wt: Worktree, top: string, entry: WorktreeEntry | undef
   if (entry !== undefined && !entry.prunable) {
     const record = await readRecord(wt.path);
     await writeRecord(wt.path, { ...record, branch: wt.branch, baseCommit: wt.baseCommit, removing: true });
-    await gitOk(['worktree', 'remove', '--force', wt.path], top);
+    await gitOk(['worktree', 'remove', '--force', wt.path], top, { gitDir: 'worktrees', folder: path.dirname(wt.path) });
   }
-  await gitOk(['worktree', 'prune'], top);
-  if ((await branchTip(top, wt.branch)) !== undefined) await gitOk(['branch', '-D', wt.branch], top);
+  await gitOk(['worktree', 'prune'], top, { gitDir: 'worktrees' });
+  // Deleting a branch may rewrite packed-refs: the whole git directory but its config, hooks and info/.
+  if ((await branchTip(top, wt.branch)) !== undefined) await gitOk(['branch', '-D', wt.branch], top, { gitDir: 'all' });
   await removeRecord(wt.path);
   return { kind: 'removed' };
 }
@@ -60,7 +61,7 @@ async function branchLosesNothing(top: string, wt: Worktree): Promise<boolean> {
 
 async function finishLocked(wt: Worktree, top: string): Promise<WorktreeOutcome> {
   const wtPath = path.resolve(wt.path);
-  const entries = await listWorktrees(top);
+  const entries = await listWorktrees(top, path.dirname(wtPath));
   if (entries[0]?.path === wtPath) throw invalid(`${wtPath}, the repository's main working tree`);
   let entry = entries.find((e) => e.path === wtPath);
 
@@ -74,9 +75,9 @@ async function finishLocked(wt: Worktree, top: string): Promise<WorktreeOutcome>
     if (await dirHasEntries(wtPath)) {
       throw new WorktreeError('stale-worktree', `${wtPath} is not a git worktree any more but is not empty, and branch ${wt.branch} has commits: move the directory away, then call finishWorktree again.`);
     }
-    await gitOk(['worktree', 'prune'], top);
-    await gitOk(['worktree', 'add', '--quiet', wtPath, wt.branch], top);
-    entry = (await listWorktrees(top)).find((e) => e.path === wtPath);
+    await gitOk(['worktree', 'prune'], top, { gitDir: 'worktrees' });
+    await gitOk(['worktree', 'add', '--quiet', wtPath, wt.branch], top, { gitDir: 'worktrees', folder: path.dirname(wtPath) });
+    entry = (await listWorktrees(top, path.dirname(wtPath))).find((e) => e.path === wtPath);
   }
 
   const changes = await measureChanges({ ...wt, path: wtPath, repoRoot: top });

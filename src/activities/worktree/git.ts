@@ -1,11 +1,16 @@
 /**
  * Running `git` for the worktree functions: `execFile` (no shell, so no quoting to get
- * wrong), a fixed environment, and failures turned into {@link WorktreeError}s.
+ * wrong), inside the OS sandbox with a fixed environment (git-sandbox.ts), and failures
+ * turned into {@link WorktreeError}s.
  */
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { WorktreeError } from './errors';
+import { gitLaunch, repoDirsOf, type GitWrites } from './git-sandbox';
+import { includesOutsideGitDir } from './plain-git-check';
+
+export { gitEnv, type GitWrites } from './git-sandbox';
 
 export interface GitResult {
   code: number;
@@ -18,47 +23,26 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** A bound so a hung git cannot hold the per-repository lock forever; checkouts of big trees fit. */
 const GIT_TIMEOUT_MS = 10 * 60 * 1000;
 
-/**
- * The caller's environment without any `GIT_*` variable, plus our settings. A worker
- * started from a git hook or an IDE can carry `GIT_DIR`, `GIT_WORK_TREE`,
- * `GIT_INDEX_FILE` or `GIT_CONFIG_PARAMETERS`, each of which would point our commands at
- * another repository or change their behaviour. `LC_ALL=C` keeps git's messages in
- * English, since we match a few of them.
- */
-export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (!key.toUpperCase().startsWith('GIT_')) env[key] = value;
-  }
-  return {
-    ...env,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_PAGER: 'cat',
-    PAGER: 'cat',
-    GIT_CONFIG_NOSYSTEM: '1',
-    // `git status` would otherwise refresh and rewrite the index; nobody needs that here.
-    GIT_OPTIONAL_LOCKS: '0',
-    // A fork may have worked in this repository: none of its hooks or fsmonitor runs here,
-    // outside the sandbox (the sandbox keeps config and hooks read-only; this is the second wall).
-    GIT_CONFIG_COUNT: '2',
-    GIT_CONFIG_KEY_0: 'core.hooksPath',
-    GIT_CONFIG_VALUE_0: '/dev/null',
-    GIT_CONFIG_KEY_1: 'core.fsmonitor',
-    GIT_CONFIG_VALUE_1: 'false',
-    LC_ALL: 'C',
-  };
-}
+const GIT_MISSING = 'git is not installed or not on the PATH of this worker: install git (2.18 or newer) where the workspace lives.';
 
 /**
- * Runs `git args…` in `cwd`. Resolves with the exit code whatever it is (callers decide
+ * Runs `git args…` in `cwd`, inside the OS sandbox where the worker has it (git-sandbox.ts),
+ * writing only what `writes` opens. Resolves with the exit code whatever it is (callers decide
  * which codes are fine); rejects only when git could not run at all.
  */
-export function git(args: readonly string[], cwd: string): Promise<GitResult> {
+export async function git(args: readonly string[], cwd: string, writes?: GitWrites): Promise<GitResult> {
+  const launch = await gitLaunch(args, cwd, writes);
+  if (!launch) throw new WorktreeError('git-missing', GIT_MISSING);
+  const repo = launch.sandboxed ? undefined : repoDirsOf(cwd);
+  const includes = repo ? includesOutsideGitDir(launch.file, repo.common, process.env) : [];
+  if (includes.length > 0) {
+    throw new WorktreeError('unsafe-repository', `The worker's git runs outside the OS sandbox here (the worker cannot sandbox, by its operator's choice), and ${repo!.common}/config includes files of the working tree, which forks can write: ${includes.join('; ')}. Move the included settings into the git directory or outside the workspace, or give the worker the sandbox.`);
+  }
   return new Promise((resolve, reject) => {
     execFile(
-      'git',
-      args,
-      { cwd, env: gitEnv(), encoding: 'utf8', maxBuffer: MAX_OUTPUT_BYTES, timeout: GIT_TIMEOUT_MS, windowsHide: true },
+      launch.file,
+      launch.args,
+      { cwd, env: launch.env, encoding: 'utf8', maxBuffer: MAX_OUTPUT_BYTES, timeout: GIT_TIMEOUT_MS, windowsHide: true },
       (err, stdout, stderr) => {
         if (err === null) {
           resolve({ code: 0, stdout, stderr });
@@ -66,7 +50,7 @@ export function git(args: readonly string[], cwd: string): Promise<GitResult> {
           resolve({ code: err.code, stdout, stderr });
         } else if (err.code === 'ENOENT') {
           // The cwd is checked before any call (see gitToplevel), so ENOENT means git itself.
-          reject(new WorktreeError('git-missing', 'git is not installed or not on the PATH of this worker: install git (2.18 or newer) where the workspace lives.', { cause: err }));
+          reject(new WorktreeError('git-missing', GIT_MISSING, { cause: err }));
         } else {
           const why = err.killed ? `killed after ${GIT_TIMEOUT_MS / 1000} s or for output over ${MAX_OUTPUT_BYTES} bytes` : err.message;
           reject(new WorktreeError('git-failed', `git ${args.join(' ')} in ${cwd} failed: ${why}`, { cause: err }));
@@ -77,8 +61,8 @@ export function git(args: readonly string[], cwd: string): Promise<GitResult> {
 }
 
 /** Runs git and returns stdout; a non-zero exit becomes a `git-failed` error with git's message. */
-export async function gitOk(args: readonly string[], cwd: string): Promise<string> {
-  const r = await git(args, cwd);
+export async function gitOk(args: readonly string[], cwd: string, writes?: GitWrites): Promise<string> {
+  const r = await git(args, cwd, writes);
   if (r.code !== 0) throw gitFailed(args, cwd, r);
   return r.stdout;
 }

@@ -69,9 +69,12 @@ export function parseWorktreeList(out: string): WorktreeEntry[] {
   return entries;
 }
 
-/** The worktrees git knows for the repository at `toplevel`; the main working tree comes first. */
-export async function listWorktrees(toplevel: string): Promise<WorktreeEntry[]> {
-  return parseWorktreeList(await gitOk(['worktree', 'list', '--porcelain'], toplevel));
+/**
+ * The worktrees git knows for the repository at `toplevel`; the main working tree comes first.
+ * Those in `folder` are seen as they are (git runs in the sandbox, where only what it is shown exists).
+ */
+export async function listWorktrees(toplevel: string, folder?: string): Promise<WorktreeEntry[]> {
+  return parseWorktreeList(await gitOk(['worktree', 'list', '--porcelain'], toplevel, folder ? { folder } : undefined));
 }
 
 /** The commit `refs/heads/<branch>` points at, or undefined when there is no such branch. */

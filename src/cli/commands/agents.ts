@@ -13,6 +13,7 @@ import { forkInputJsonSchema } from '../../shared/fork-input';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
 import { addPointOptions, lineageRows, pointParams, type PointFlags } from './time-travel';
+import { envSetting } from '../../shared/env-settings';
 
 export interface GlobalOptions {
   address?: string;
@@ -32,7 +33,7 @@ function contextLine(c: NonNullable<ForkStatus['context']>): string {
 
 /** `--outage-deadline`, else FORKFLOW_OUTAGE_DEADLINE, else the client's default (5 minutes). */
 export function outageDeadlineMs(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const [value, source] = opts.outageDeadline !== undefined ? [opts.outageDeadline, '--outage-deadline'] : [env.FORKFLOW_OUTAGE_DEADLINE, 'FORKFLOW_OUTAGE_DEADLINE'];
+  const [value, source] = opts.outageDeadline !== undefined ? [opts.outageDeadline, '--outage-deadline'] : [envSetting(env, 'FORKFLOW_OUTAGE_DEADLINE'), 'FORKFLOW_OUTAGE_DEADLINE'];
   if (value === undefined || value === '') return undefined;
   if (!durationSchema.safeParse(value).success) throw new CliError(`${source}: expected a duration like 30s, 5m or 0s, got "${value}"`, EXIT.usage);
   return toMs(value);

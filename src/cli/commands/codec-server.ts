@@ -11,6 +11,7 @@ import { encrypts, forkflowDataConverter } from '../../payloads/data-converter';
 import { exposureWarning, newToken, TOKEN_PATTERN } from '../../payloads/endpoint-guard';
 import { CliError, EXIT } from '../exit';
 import { portOption, untilSignal } from './serve';
+import { envSetting } from '../../shared/env-settings';
 
 function originOption(value: string, previous: string[] | undefined): string[] {
   let url: URL;
@@ -35,7 +36,7 @@ export function registerCodecServerCommand(program: Command): void {
       if (!encrypts(dataConverter) && !dataConverter.externalStorage) {
         throw new CliError('Nothing to decode: set FORKFLOW_ENCRYPTION_KEYS or FORKFLOW_ENCRYPTION_KEY_FILE to the keys your workers use (or turn external storage on).', EXIT.usage);
       }
-      const given = process.env.FORKFLOW_CODEC_SERVER_TOKEN || undefined;
+      const given = envSetting(process.env, 'FORKFLOW_CODEC_SERVER_TOKEN') || undefined;
       if (given !== undefined && !TOKEN_PATTERN.test(given)) throw new CliError('FORKFLOW_CODEC_SERVER_TOKEN must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. `openssl rand -hex 32`).', EXIT.usage);
       const token = given ?? newToken();
       const allowedOrigins = flags.allowOrigin ?? ['http://localhost:8233', 'http://127.0.0.1:8233'];

@@ -7,8 +7,9 @@ import { preferredPort } from '../../worker/dev-server';
 import { startDevStack } from '../../testing/dev-stack';
 import { devMetricsAddress } from '../../worker/metrics-endpoint';
 import { runDemo } from '../demo/run-demo';
+import { demoConsent } from '../demo/tools-demo';
 import { CliError, EXIT } from '../exit';
-import { defaultStackDir, readStackState } from '../../client/stack-state';
+import { defaultStackDir, readStackState, stackTlsConfig } from '../../client/stack-state';
 import type { GlobalOptions } from './agents';
 import { DEFAULT_DEV_DB, untilSignal, withMetricsErrors } from './serve';
 
@@ -39,6 +40,7 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
           anthropicApiKey: settings.anthropicApiKey,
           anthropicBaseUrl: settings.anthropicBaseUrl,
           metricsAddress: await devMetricsAddress(settings.metricsAddress),
+          consent: demoConsent(resolve(flags.workspace)),
         }),
       );
       let failed = false;
@@ -63,10 +65,11 @@ export function registerDemoCommand(program: Command, globals: () => GlobalOptio
     });
 }
 
-/** The stack `npm run stack` left running in this folder, or a clear error. */
-function runningStack(): { address: string; namespace: string; uiUrl: string } {
+/** The stack `npm run stack` left running in this folder (with its client certificate when it requires mutual TLS), or a clear error. */
+function runningStack() {
   const dir = defaultStackDir();
   const state = readStackState(dir);
   if (!state) throw new CliError(`no self-hosted stack runs here (${dir}): start one with \`npm run stack\``, EXIT.unavailable);
-  return { address: state.address, namespace: state.namespace, uiUrl: state.uiUrl };
+  const tls = stackTlsConfig(state.tls);
+  return { address: state.address, namespace: state.namespace, uiUrl: state.uiUrl, ...(tls ? { tls } : {}) };
 }

@@ -10,7 +10,8 @@ import { Client, Connection } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { temporalSettings } from '../../client/settings';
-import { forkflowSettings, hostQueueOf, modelQueueSettings } from '../../worker/config';
+import { forkflowSettings, hostQueueOf, modelQueueSettings, workspaceRootsOf } from '../../worker/config';
+import { InvalidConsentError, operatorConsent } from '../../worker/consent';
 import { forkflowDataConverter, plaintextNotice } from '../../payloads/data-converter';
 import { startDevStack } from '../../testing/dev-stack';
 import { preferredPort } from '../../worker/dev-server';
@@ -25,6 +26,7 @@ import { createProviderClients, providersFromEnv } from '../../worker/providers'
 import { createForkflowWorker, createModelWorker, createWorkspaceWorker } from '../../worker/worker';
 import { DEFAULT_WEB_PORT, startWebView, type WebView } from '../web/server';
 import { withClient, type GlobalOptions } from './agents';
+import { envSetting } from '../../shared/env-settings';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
 export function untilSignal(): Promise<string> {
@@ -61,6 +63,19 @@ export async function withMetricsErrors<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (isInvalidMetricsAddress(err)) throw new CliError(err.message, EXIT.usage);
     if (isRuntimeInstallError(err)) throw new CliError(err.message, EXIT.failure);
+    throw err;
+  }
+}
+
+/** A repeatable option's values. */
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** The operator's consent from flags and environment; a bad setting is a usage error that names it. */
+function consentOrExit(flags: { mcpCommand?: string[]; agentDir?: string[]; allowBypassPermissions?: boolean }, roots: string[]) {
+  try {
+    return operatorConsent({ mcpCommands: flags.mcpCommand, agentDirs: flags.agentDir, allowBypassPermissions: flags.allowBypassPermissions }, roots);
+  } catch (err) {
+    if (err instanceof InvalidConsentError) throw new CliError(err.message, EXIT.usage);
     throw err;
   }
 }
@@ -121,7 +136,10 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--model-queue <name>', "also serve this model queue (model calls of forks that name it in modelQueue; default FORKFLOW_MODEL_QUEUE)")
     .option('--model-rate <per-minute>', 'the model requests per minute the server hands out on the model queue, across every worker (default FORKFLOW_MODEL_REQUESTS_PER_MINUTE)')
     .option('--allow-unsandboxed', 'where the OS sandbox cannot start, run Bash without it (read-only forks behind the classifier alone) instead of refusing it (FORKFLOW_ALLOW_UNSANDBOXED=1)')
-    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean }) => {
+    .option('--mcp-command <rule>', 'a stdio MCP command start inputs may make this worker run, e.g. "/usr/bin/node /opt/mcp/server.js ..." (repeatable; added to FORKFLOW_MCP_COMMANDS; docs/security-model.md)', collect)
+    .option('--agent-dir <dir>', 'agent definitions whose stdio MCP servers this worker starts as written there; never a directory forks can write (repeatable; added to FORKFLOW_AGENT_DIRS)', collect)
+    .option('--allow-bypass-permissions', 'agents in bypassPermissions mode (their starter set allowBypassPermissions) run Bash outside the OS sandbox; otherwise refused (FORKFLOW_ALLOW_BYPASS_PERMISSIONS=1)')
+    .action(async (flags: { workspace?: string; identity?: string; workflowBundle?: string; workspaceQueue?: string; host?: string; deployment?: string; buildId?: string; metrics?: string; modelQueue?: string; modelRate?: string; allowUnsandboxed?: boolean; mcpCommand?: string[]; agentDir?: string[]; allowBypassPermissions?: boolean }) => {
       // Read by the sandbox probe, which runs when the first worker is created.
       if (flags.allowUnsandboxed) process.env.FORKFLOW_ALLOW_UNSANDBOXED = '1';
       const settings = forkflowSettings();
@@ -131,11 +149,14 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       } catch (err) {
         throw new CliError((err as Error).message, EXIT.usage);
       }
-      const deploymentName = flags.deployment ?? process.env.FORKFLOW_DEPLOYMENT_NAME;
-      const buildId = flags.buildId ?? process.env.FORKFLOW_BUILD_ID;
+      const deploymentName = flags.deployment ?? envSetting(process.env, 'FORKFLOW_DEPLOYMENT_NAME');
+      const buildId = flags.buildId ?? envSetting(process.env, 'FORKFLOW_BUILD_ID');
       if (!deploymentName !== !buildId) throw new CliError('Worker Versioning needs both a deployment name and a build id (--deployment and --build-id, or FORKFLOW_DEPLOYMENT_NAME and FORKFLOW_BUILD_ID)', EXIT.usage);
       const deployment = deploymentName && buildId ? { name: deploymentName, buildId } : undefined;
       const taskQueue = globals().taskQueue ?? settings.taskQueue;
+      // Before anything connects: a bad consent setting is a usage error.
+      const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
+      const consent = consentOrExit(flags, workspaceRootsOf(envSetting(process.env, 'FORKFLOW_WORKSPACE_ROOTS'), workspaceRoot));
       const hostId = flags.host ?? settings.hostId;
       let hostQueue: string | undefined;
       try {
@@ -148,8 +169,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const dataConverter = forkflowDataConverter();
       const plaintext = plaintextNotice(dataConverter);
       if (plaintext) process.stderr.write(`${plaintext}\n`);
-      const bundle = flags.workflowBundle ?? process.env.FORKFLOW_WORKFLOW_BUNDLE;
-      const logLevel = (process.env.FORKFLOW_LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
+      const bundle = flags.workflowBundle ?? envSetting(process.env, 'FORKFLOW_WORKFLOW_BUNDLE');
+      const logLevel = (envSetting(process.env, 'FORKFLOW_LOG_LEVEL') as LogLevel | undefined) ?? 'INFO';
       const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
       if (metricsUrl) process.stdout.write(`metrics: ${metricsUrl}\n`);
       const connection = await Connection.connect(temporal.connectionOptions);
@@ -160,9 +181,8 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       // Every worker of this process shares one connection, client, converter and model client.
       const client = new Client({ connection, namespace: temporal.namespace, dataConverter });
       const anthropic = createModelClient({ apiKey: settings.anthropicApiKey, baseURL: settings.modelGateway ?? settings.anthropicBaseUrl });
-      const providers = createProviderClients(providersFromEnv(), anthropic);
-      const workspaceRoot = resolve(flags.workspace ?? settings.workspaceRoot);
-      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, providers, modelGateway: settings.modelGateway, workspaceRoot });
+      const providers = createProviderClients(providersFromEnv(), anthropic, process.env, settings.modelGateway ? { gateway: settings.modelGateway } : {});
+      const on = (queue: string) => ({ connection: nativeConnection, client, dataConverter, namespace: temporal.namespace, taskQueue: queue, hostQueue, stopping: stopping.signal, anthropic, providers, modelGateway: settings.modelGateway, workspaceRoot, consent });
       const workers = [
         await createForkflowWorker({
           ...on(taskQueue),
@@ -192,7 +212,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
     .option('--port <port>', 'port (0: a free one)', portOption, DEFAULT_WEB_PORT)
     .option('--allow-host <name>', 'another name it answers to in the Host header, e.g. a DNS name in front of it (repeatable)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .action(async (flags: { ip: string; port: number; allowHost?: string[] }) => {
-      const given = process.env.FORKFLOW_WEB_TOKEN || undefined;
+      const given = envSetting(process.env, 'FORKFLOW_WEB_TOKEN') || undefined;
       if (given !== undefined && !TOKEN_PATTERN.test(given)) throw new CliError('FORKFLOW_WEB_TOKEN must be at least 16 characters of A-Z a-z 0-9 . _ ~ - (e.g. `openssl rand -hex 32`).', EXIT.usage);
       const token = given ?? newToken();
       const warning = exposureWarning('web view', flags.ip);

@@ -7,6 +7,7 @@
  */
 import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
+import type { OperatorConsent } from '../../activities/consent';
 import type { ForkflowClient, ForkResult } from '../../client';
 import { blocksOf } from '../../shared/anthropic';
 import type { McpServers } from '../../shared/tools/mcp';
@@ -41,6 +42,16 @@ function filesystemServer(workspace: string): McpServers | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The demo worker's consent: exactly the filesystem server this demo starts, on this
+ * workspace (a stdio MCP command runs only with its worker's consent: docs/security-model.md).
+ */
+export function demoConsent(workspace: string): OperatorConsent {
+  const server = filesystemServer(workspace)?.repo;
+  const rule = server && 'command' in server ? [{ command: server.command, args: server.args ?? [], moreArgs: false, env: [], cwd: [], text: 'the demo\'s filesystem server' }] : [];
+  return { mcpCommands: rule, allowBypassPermissions: false };
 }
 
 function prompt(offline: boolean, workspace: string, withMcp: boolean): string {

@@ -6,6 +6,7 @@
 import { FORKFLOW_METRICS as M, TOKEN_KINDS, type TokenKind } from '../../shared/metrics';
 import { batchSavingUsd } from '../../shared/pricing';
 import { sumBy, total, type Sample } from './prometheus-text';
+import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
 
 export interface LabelledCount {
   labels: Record<string, string>;
@@ -23,6 +24,41 @@ export interface MetricsSummary {
   approvals: { requested: number; decided: number; pending: number };
   /** Tokens delivered by Message Batches (a part of `tokens`) and what they saved against interactive prices, estimated (src/shared/pricing.ts). */
   batch: { tokens: Record<TokenKind, number>; savedUsd: number };
+  /**
+   * Per provider (series without the label, from workers before it, count as `anthropic`): its
+   * tokens, and its cache-read share, cache reads over all its input tokens (0 without input).
+   */
+  providers: ProviderTokens[];
+}
+
+export interface ProviderTokens {
+  provider: string;
+  tokens: Record<TokenKind, number>;
+  cacheReadShare: number;
+}
+
+const zeroTokens = (): Record<TokenKind, number> => Object.fromEntries(TOKEN_KINDS.map((k) => [k, 0])) as Record<TokenKind, number>;
+
+/** A provider's cache reads over all its input (plain, read, written), to four places. */
+export function cacheReadShare(t: Record<TokenKind, number>): number {
+  const input = t.input + t.cache_read + t.cache_creation;
+  return input > 0 ? Math.round((t.cache_read / input) * 10_000) / 10_000 : 0;
+}
+
+/** Tokens by provider, most input first. */
+function byProvider(samples: readonly Sample[]): ProviderTokens[] {
+  const rows = new Map<string, Record<TokenKind, number>>();
+  for (const g of sumBy(samples, M.modelTokens.name, ['provider', 'kind'])) {
+    const kind = g.labels.kind as TokenKind;
+    if (!TOKEN_KINDS.includes(kind)) continue;
+    const provider = g.labels.provider || DEFAULT_PROVIDER;
+    const row = rows.get(provider) ?? zeroTokens();
+    row[kind] += g.value;
+    rows.set(provider, row);
+  }
+  const out = [...rows].map(([provider, tokens]) => ({ provider, tokens, cacheReadShare: cacheReadShare(tokens) }));
+  const input = (p: ProviderTokens) => p.tokens.input + p.tokens.cache_read + p.tokens.cache_creation;
+  return out.sort((a, b) => input(b) - input(a) || a.provider.localeCompare(b.provider));
 }
 
 /** Batched tokens by kind, and their saving priced per model. */
@@ -69,5 +105,6 @@ export function summarizeMetrics(samples: readonly Sample[]): MetricsSummary {
     // exact figure is visibility's `ForkState = 'awaiting_approval'` count (the agents table).
     approvals: { requested, decided, pending: Math.max(0, requested - decided) },
     batch: batchPart(samples),
+    providers: byProvider(samples),
   };
 }

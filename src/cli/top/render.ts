@@ -35,6 +35,9 @@ function metricsBlock(s: TopSnapshot): string | undefined {
   if (b.input + b.output + b.cache_read + b.cache_creation > 0) {
     lines.push(`batched (half price): input ${b.input} · output ${b.output} · cache read ${b.cache_read} · cache write ${b.cache_creation} · saved ≈ $${x.batch.savedUsd.toFixed(4)}`);
   }
+  if (x.providers.length > 1 || (x.providers[0] && x.providers[0].provider !== 'anthropic')) {
+    lines.push(`by provider: ${x.providers.map((p) => `${p.provider} input ${p.tokens.input + p.tokens.cache_read + p.tokens.cache_creation} · cache read ${(p.cacheReadShare * 100).toFixed(1)}%`).join(' | ')}`);
+  }
   if (x.modelCalls.length) lines.push(table(['model', 'outcome', 'calls'], rows(x.modelCalls, ['model', 'outcome'])));
   if (x.toolCalls.length) lines.push(table(['tool', 'outcome', 'calls'], rows(x.toolCalls, ['tool', 'outcome'])));
   return lines.join('\n');

@@ -1,7 +1,8 @@
 /**
  * The web view `forkflow serve` runs: a static page (web/) and the endpoints it calls.
  *
- *   GET /api/agents?scope=running|all&limit=N   agents from visibility (the page builds the tree)
+ *   GET /api/agents?scope=running|all&limit=N   agents from visibility (the page builds the tree),
+ *                                               running ones with live counters (live-rows.ts)
  *   GET /api/status?agent=ID                    one agent's live status (the `status` query)
  *   GET /api/tree?root=ID                       a tree's members, counts and ledger usage
  *   GET /api/stream?agent=ID[&fromSeq=N]        Server-Sent Events: the agent's stream events,
@@ -28,6 +29,7 @@ import { isAgentNotFound, isTemporalUnavailable, type ForkflowClient, type ForkS
 import { bearerOf, hostAllowed, hostNamesFor, tokenMatches, TOKEN_PATTERN } from '../../payloads/endpoint-guard';
 import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuerySchema, treeQuerySchema } from './params';
 import { staticFile, WEB_DIR } from './static';
+import { withLiveCounters } from './live-rows';
 import { sseFrame, type StreamSource } from './sse';
 
 /** `forkflow serve`'s port (the dev server's Web UI is on 8233, the codec server on 8234). */
@@ -164,8 +166,8 @@ async function route(req: IncomingMessage, res: ServerResponse, o: Served, url: 
   switch (url.pathname) {
     case '/api/agents': {
       const q = parsed(parseQuery(agentsQuerySchema, url.searchParams));
-      const agents = await f.list({ ...(q.scope === 'running' ? { query: "ExecutionStatus = 'Running'" } : {}), limit: q.limit });
-      return json(res, 200, { agents });
+      const rows = await f.list({ ...(q.scope === 'running' ? { query: "ExecutionStatus = 'Running'" } : {}), limit: q.limit });
+      return json(res, 200, { agents: await withLiveCounters(rows, (id) => f.status(id)) });
     }
     case '/api/status': {
       const q = parsed(parseQuery(agentQuerySchema, url.searchParams));

@@ -66,16 +66,20 @@ type Block = Record<string, unknown>;
 const texts = (content: z.infer<typeof textContent> | null | undefined): string =>
   content == null ? '' : typeof content === 'string' ? content : content.map((p) => p.text).join('');
 
-/** An `image_url` part as a Messages image block: a `data:` URL becomes base64, anything else a URL source. */
-function imageBlock(url: string): Block {
-  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } };
-  return { type: 'image', source: { type: 'url', url } };
+/**
+ * An `image_url` part as a Messages image block: a `data:` URL becomes base64, anything else a
+ * URL source. Its `detail` rides along (the tile rule costs `low` at 85 tokens).
+ */
+function imageBlock(part: { url: string; detail?: unknown }): Block {
+  const detail = typeof part.detail === 'string' ? { detail: part.detail } : {};
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(part.url);
+  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] }, ...detail };
+  return { type: 'image', source: { type: 'url', url: part.url }, ...detail };
 }
 
 function userBlocks(content: z.infer<typeof userContent>): Block[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : imageBlock(p.image_url.url)));
+  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : imageBlock(p.image_url)));
 }
 
 function toolUse(call: z.infer<typeof toolCall>, at: number): Block {

@@ -4,8 +4,12 @@
  * OpenAI's `{ error: { message, type, param, code } }` shape. Usage follows OpenAI's
  * accounting: `prompt_tokens` counts every input token, cached ones included, and
  * `prompt_tokens_details.cached_tokens` the part read from the prompt cache (OpenAI charges
- * no cache writes, so the emulated writes are plain input here).
+ * no cache writes, so the emulated writes are plain input here). A scripted step's reasoning
+ * (`@think`) comes as `reasoning_content`, the field OpenAI-compatible servers of reasoning
+ * models (vLLM, SGLang, DeepSeek) add to the message and its deltas, and its tokens as
+ * `completion_tokens_details.reasoning_tokens` (part of `completion_tokens`).
  */
+import { estimateTextTokens } from '../../shared/tokens';
 import type { StopReason } from '../../shared/anthropic';
 import type { WireMessage, WireUsage } from '../types';
 
@@ -16,15 +20,15 @@ function finishReason(stop: StopReason | null): 'stop' | 'length' | 'tool_calls'
   return 'stop';
 }
 
-/** OpenAI usage from the emulator's Messages usage. */
-export function chatUsage(u: WireUsage) {
+/** OpenAI usage from the emulator's Messages usage; `reasoning`: the reasoning tokens among the output. */
+export function chatUsage(u: WireUsage, reasoning = 0) {
   const prompt = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
   return {
     prompt_tokens: prompt,
     completion_tokens: u.output_tokens,
     total_tokens: prompt + u.output_tokens,
     prompt_tokens_details: { cached_tokens: u.cache_read_input_tokens, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -39,6 +43,14 @@ function text(m: WireMessage): string {
   return m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
 }
 
+/** The message's reasoning (its thinking blocks), or undefined when it has none. */
+function reasoning(m: WireMessage): string | undefined {
+  const parts = m.content.flatMap((b) => (b.type === 'thinking' ? [b.thinking] : []));
+  return parts.length > 0 ? parts.join('') : undefined;
+}
+
+const reasoningTokens = (m: WireMessage) => estimateTextTokens(reasoning(m) ?? '');
+
 /** The non-streaming body. `created` is whole seconds on the emulated clock. */
 export function chatCompletion(m: WireMessage, createdMs: number) {
   const calls = toolCalls(m);
@@ -51,12 +63,18 @@ export function chatCompletion(m: WireMessage, createdMs: number) {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant' as const, content: content === '' && calls.length > 0 ? null : content, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+        message: {
+          role: 'assistant' as const,
+          content: content === '' && calls.length > 0 ? null : content,
+          refusal: null,
+          ...(reasoning(m) !== undefined ? { reasoning_content: reasoning(m) } : {}),
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+        },
         finish_reason: finishReason(m.stop_reason),
         logprobs: null,
       },
     ],
-    usage: chatUsage(m.usage),
+    usage: chatUsage(m.usage, reasoningTokens(m)),
   };
 }
 
@@ -74,13 +92,14 @@ export function chatChunks(m: WireMessage, createdMs: number, includeUsage: bool
     ...(includeUsage ? { usage: null } : {}),
   });
   const out: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  for (const part of split(reasoning(m) ?? '')) out.push(chunk({ reasoning_content: part }));
   for (const part of split(text(m))) out.push(chunk({ content: part }));
   toolCalls(m).forEach((call, index) => {
     out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
     for (const part of split(call.function.arguments)) out.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
   });
   out.push(chunk({}, finishReason(m.stop_reason)));
-  if (includeUsage) out.push({ ...base, choices: [], usage: chatUsage(m.usage) });
+  if (includeUsage) out.push({ ...base, choices: [], usage: chatUsage(m.usage, reasoningTokens(m)) });
   return out;
 }
 

@@ -9,6 +9,7 @@ import type { CacheAccounting, CacheTicket, PromptCache } from '../cache';
 import { applyClearing, checkCompactionBlocks, compactEdit, contextEditsOf, DEFAULT_COMPACTION_TRIGGER, fromLastCompaction } from '../context-editing';
 import { ApiError } from '../errors';
 import { atMessageEnds, flattenRequest } from '../flatten';
+import type { MediaRules } from '../../shared/media-tokens';
 import { conversationKey, messageId } from '../ids';
 import { promptTooLong } from '../limits';
 import { applyLimits } from '../output';
@@ -18,6 +19,7 @@ import type { Modifier } from '../scripted/parse';
 import { offlineSummary } from '../scripted/summary';
 import type { OutputBlock, WireIterationUsage, WireMessage } from '../types';
 import { type ApiVersion, type ValidRequest, validateRequest } from './validation';
+import { sha256HexNative } from '../native-hash';
 
 export interface MessagesDeps {
   cache: PromptCache;
@@ -37,6 +39,21 @@ export interface MessagesOptions {
   streamErrorAfter?: number;
   /** Cache every message boundary instead of the marked blocks (the Chat Completions wire: automatic caching). */
   prefixCaching?: boolean;
+  /** A step's `@think` is answered whatever the request's `thinking` (the Chat Completions wire: a reasoning model reasons unasked). */
+  reasonUnasked?: boolean;
+  /** Whose rules count images and documents (default Anthropic's; the Chat Completions wire: OpenAI's tiles). */
+  mediaRules?: MediaRules;
+}
+
+/**
+ * The step's reasoning as a thinking block, when it has one and the request may see it (thinking
+ * on, or `reasonUnasked`); signed with a digest of its text, as the API signs its thinking.
+ */
+function reasoningOf(modifiers: Modifier[], req: ValidRequest, opts: MessagesOptions): OutputBlock[] {
+  const think = modifiers.find((m) => m.kind === 'think');
+  const on = opts.reasonUnasked === true || (req.thinking !== undefined && req.thinking.type !== 'disabled');
+  if (!think || !on) return [];
+  return [{ type: 'thinking', thinking: think.text, signature: `sig_offline_${sha256HexNative(think.text).slice(0, 32)}` }];
 }
 
 /** Usage of one pass, as the API spells it. */
@@ -62,10 +79,10 @@ function edited(req: ValidRequest, body: unknown, deps: MessagesDeps, opts: Mess
   const betas = opts.betas ?? [];
   checkCompactionBlocks(req.messages, betas);
   const edits = contextEditsOf(body as Record<string, unknown>, betas);
-  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }).totalTokens;
+  const sized = (messages: MessageParam[]) => flattenRequest({ ...req, messages }, opts.mediaRules).totalTokens;
   const cleared = applyClearing(fromLastCompaction(req.messages), edits, sized);
   const seen: ValidRequest = cleared.messages === req.messages ? req : { ...req, messages: cleared.messages };
-  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen)) : flattenRequest(seen);
+  const flat = opts.prefixCaching ? atMessageEnds(seen, flattenRequest(seen, opts.mediaRules)) : flattenRequest(seen, opts.mediaRules);
   const window = deps.contextWindow(req.model, betas);
   if (opts.promptTooLong || flat.totalTokens > window) {
     const error = promptTooLong(Math.max(flat.totalTokens, window + 1), window);
@@ -83,7 +100,7 @@ type FaultModifier = Extract<Modifier, { kind: 'fail' | 'stream-error' | 'drop' 
  * all of them, succeeds.
  */
 function scriptedFault(modifiers: Modifier[], attempts: Map<string, number>, key: string): { fault: FaultModifier; attempt: number } | undefined {
-  const faults = modifiers.filter((m): m is FaultModifier => m.kind !== 'sleep' && m.kind !== 'pace');
+  const faults = modifiers.filter((m): m is FaultModifier => m.kind === 'fail' || m.kind === 'stream-error' || m.kind === 'drop');
   if (faults.length === 0) return undefined;
   const attempt = attempts.get(key) ?? 0;
   attempts.set(key, attempt + 1);
@@ -145,9 +162,9 @@ export function planMessages(body: unknown, version: ApiVersion, deps: MessagesD
     streamErrorAfter = 1;
   }
 
-  const replyFlat = forReply === seen ? flat : flattenRequest(forReply);
+  const replyFlat = forReply === seen ? flat : flattenRequest(forReply, opts.mediaRules);
   // Newer models stop at the window rather than refuse: what the input leaves is the most they write.
-  const out = applyLimits(scripted.content, scripted.stopReason, req.max_tokens as number, req.stop_sequences, window - replyFlat.totalTokens);
+  const out = applyLimits([...reasoningOf(scripted.modifiers, req, opts), ...scripted.content], scripted.stopReason, req.max_tokens as number, req.stop_sequences, window - replyFlat.totalTokens);
   const { accounting, ticket } = paused ? { accounting: { input: 0, read: 0, creation5m: 0, creation1h: 0 }, ticket: { owner, keys: [] } } : deps.cache.plan(replyFlat, min, owner);
   const message: WireMessage = {
     id: messageId(conversation),

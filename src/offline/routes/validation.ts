@@ -5,6 +5,7 @@
  *
  * Validate, don't transform: the body object is returned as it is, only typed.
  */
+import { requestMediaIssues } from '../../shared/media-limits';
 import { z } from 'zod';
 import {
   type CacheControl,
@@ -68,7 +69,17 @@ export function validateRequest(body: unknown, ctx: ValidationContext): ValidReq
   const req = body as unknown as ValidRequest;
   checkCacheMarkers(req);
   checkToolPairing(req.messages);
+  checkMedia(req);
   return req;
+}
+
+/**
+ * Images and documents the API refuses (src/shared/media-limits.ts): the first, with its
+ * path, as the API's 400. Pages are held to the larger windows' 600 (the window is not known here).
+ */
+function checkMedia(req: ValidRequest): void {
+  const first = requestMediaIssues(req.messages, Number.POSITIVE_INFINITY)[0];
+  if (first) throw invalidRequest(`${first.path}: ${first.issue}`);
 }
 
 function checkMaxTokens(body: Obj): void {

@@ -16,8 +16,11 @@ export interface LatestUserText {
   text: string;
 }
 
-/** A task notification (a sub-agent's report) is news for the agent, not a new script. */
-const NOTIFICATION = /^\s*<task-notification>/;
+/**
+ * A task notification (a sub-agent's report), a sub-agent's permission request or a
+ * re-sent system reminder (criticalSystemReminder) is news for the agent, not a new script.
+ */
+const NOTIFICATION = /^\s*(?:<task-notification>|<system-reminder>|\[permission request from )/;
 
 /**
  * The text blocks of the most recent user message that has any (a message holding only

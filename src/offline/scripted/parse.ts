@@ -22,7 +22,9 @@ export type Modifier =
   | { kind: 'pace'; ms: number }
   | { kind: 'fail'; status: number; times: number; retryAfterSeconds?: number }
   | { kind: 'stream-error'; times: number }
-  | { kind: 'drop'; times: number };
+  | { kind: 'drop'; times: number }
+  /** The reasoning of the step: a thinking block (Messages, with thinking on) or `reasoning_content` (Chat Completions). */
+  | { kind: 'think'; text: string };
 
 export interface Step {
   /** The instruction line the step came from (trimmed), for error messages. */
@@ -34,7 +36,7 @@ export interface Step {
 }
 
 export const ACTIONS = ['reply', 'tool', 'tools', 'echo', 'report', 'recall', 'explore'] as const;
-export const MODIFIERS = ['sleep', 'pace', 'fail', 'stream-error', 'drop'] as const;
+export const MODIFIERS = ['sleep', 'pace', 'fail', 'stream-error', 'drop', 'think'] as const;
 export const MAX_REPEAT = 1000;
 
 /** A malformed script. The server answers it with 400 `invalid_request_error`. */
@@ -123,6 +125,12 @@ function parseModifier(name: string, after: string): { modifier: Modifier; consu
     const m = /^\s+(\d+)(?=\s+@|\s*$)/.exec(after);
     if (!m) throw new ScriptError('@pace needs a delay in milliseconds between streamed events, e.g. "@pace 50".');
     return { modifier: { kind: 'pace', ms: Number(m[1]) }, consumed: m[0].length };
+  }
+  if (name === 'think') {
+    // The reasoning runs to the next instruction on the line.
+    const m = /^\s+(.+?)(?=\s+@|\s*$)/.exec(after);
+    if (!m) throw new ScriptError('@think needs the reasoning text, e.g. "@think the file is small @reply done".');
+    return { modifier: { kind: 'think', text: (m[1] as string).replace(/\\n/g, '\n') }, consumed: m[0].length };
   }
   if (name === 'fail') {
     const m = /^\s+(\d{3})(?:\s+x(\d+))?(?:\s+retry-after=(\d+))?(?=\s+@|\s*$)/.exec(after);

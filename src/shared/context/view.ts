@@ -7,7 +7,7 @@
  * Pure: the model activity and the workflow compute the same thing.
  */
 import { blocksOf, type ContentBlock, type MessageParam } from '../anthropic';
-import { blockTokens } from '../request-tokens';
+import { blockTokens, type MediaRules } from '../request-tokens';
 import { MESSAGE_OVERHEAD_TOKENS } from '../tokens';
 import { CLEARED_TOOL_RESULT } from './edits';
 
@@ -19,9 +19,9 @@ export interface ContextView {
   clearedThrough?: number;
 }
 
-/** A message's tokens by the shared estimate (its blocks, and the per-message overhead). */
-export function messageTokens(message: MessageParam): number {
-  return blocksOf(message).reduce((n, b, i) => n + blockTokens(b as Record<string, unknown>, i === 0 ? MESSAGE_OVERHEAD_TOKENS : 0), 0);
+/** A message's tokens by the shared estimate (its blocks, and the per-message overhead); `rules`: whose count images and documents. */
+export function messageTokens(message: MessageParam, rules?: MediaRules): number {
+  return blocksOf(message).reduce((n, b, i) => n + blockTokens(b as Record<string, unknown>, i === 0 ? MESSAGE_OVERHEAD_TOKENS : 0, rules), 0);
 }
 
 function clearedBlock(block: ContentBlock): ContentBlock {
@@ -73,14 +73,14 @@ export function clearingPoint(messages: MessageParam[], base: number, keep: numb
  * `[from, start)`, so the start is after `from` (something is summarised) and within what this
  * run holds (`messages[0]` is at global `base`); the end (`base + messages.length`) keeps none.
  */
-export function recentTurnsStart(messages: MessageParam[], base: number, from: number, budget: number): number {
+export function recentTurnsStart(messages: MessageParam[], base: number, from: number, budget: number, rules?: MediaRules): number {
   const end = base + messages.length;
   let start = end;
   let tokens = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const at = base + i;
     if (at <= from) break;
-    tokens += messageTokens(messages[i]!);
+    tokens += messageTokens(messages[i]!, rules);
     if (tokens > budget) break;
     if (messages[i]!.role === 'assistant') start = at;
   }

@@ -12,10 +12,15 @@ const filePath = z
   .min(1)
   .describe('Path of the file: absolute, or relative to the workspace root.');
 
-export const readInput = schemaOnce('tools/schemas#readInput', () => z.strictObject({
+/** Read as offered before it returned images and PDFs (runs recorded then replay offering it). */
+const readInputText = schemaOnce('tools/schemas#readInputText', () => z.strictObject({
   file_path: filePath,
   offset: z.number().int().min(1).optional().describe('First line to read, 1-based. Default 1.'),
   limit: z.number().int().min(1).max(5000).optional().describe('Number of lines to read. Default 2000.'),
+}));
+
+export const readInput = schemaOnce('tools/schemas#readInput', () => readInputText.extend({
+  pages: z.string().regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'must be a page list like "1-3" or "2,5-7"').optional().describe('PDF files only: the pages to read, e.g. "1-3" (1-based). Default: all (at most 100).'),
 }));
 
 export const globInput = schemaOnce('tools/schemas#globInput', () => z.strictObject({
@@ -75,8 +80,10 @@ export type FileWriteInput = z.infer<typeof fileWriteInput>;
 
 export const READ_ONLY_TOOLS: readonly BuiltinToolName[] = ['Read', 'Glob', 'Grep'];
 
+const READ_TEXT_DESCRIPTION = 'Read a text file from the workspace, with line numbers. Use offset/limit for large files.';
+
 const descriptions: Record<BuiltinToolName, string> = {
-  Read: 'Read a text file from the workspace, with line numbers. Use offset/limit for large files.',
+  Read: 'Read a file from the workspace: text with line numbers (offset/limit for large files); images (.png, .jpg, .gif, .webp) and PDFs (pages to pick some) are shown to you as they are.',
   Glob: 'List files matching a glob pattern, newest first.',
   Grep: 'Search file contents with a regular expression.',
   Bash: 'Run a shell command in the workspace and return its output.',
@@ -88,9 +95,14 @@ export function isBuiltinTool(name: string): name is BuiltinToolName {
   return Object.prototype.hasOwnProperty.call(toolInputSchemas, name);
 }
 
-/** The Anthropic tool definition of a built-in tool (stable bytes: the cache depends on them). */
-export function toolDefinition(name: BuiltinToolName): ToolDefinition {
-  const schema = z.toJSONSchema(toolInputSchemas[name], { target: 'draft-7' }) as Record<string, unknown>;
+/**
+ * The Anthropic tool definition of a built-in tool (stable bytes: the cache depends on them).
+ * `textRead`: Read as it was offered before it returned images and PDFs (patch
+ * `forkflow-read-media-1`: a run recorded then replays offering the same bytes).
+ */
+export function toolDefinition(name: BuiltinToolName, opts: { textRead?: boolean } = {}): ToolDefinition {
+  const text = name === 'Read' && opts.textRead === true;
+  const schema = z.toJSONSchema(text ? readInputText : toolInputSchemas[name], { target: 'draft-7' }) as Record<string, unknown>;
   delete schema.$schema;
-  return { name, description: descriptions[name], input_schema: { type: 'object', ...schema } };
+  return { name, description: text ? READ_TEXT_DESCRIPTION : descriptions[name], input_schema: { type: 'object', ...schema } };
 }

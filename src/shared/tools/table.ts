@@ -10,6 +10,7 @@
  */
 import { isSubAgentTool } from '../agent-tools';
 import { LIST_AGENTS } from '../agent-list';
+import { ANSWER_APPROVAL } from '../parent-approvals';
 import { mcpToolNature, type McpServerRecord } from './mcp';
 import { routeFor, type Route } from './routes';
 import { isBuiltinTool, type BuiltinToolName } from './schemas';
@@ -104,8 +105,8 @@ export class ToolTable {
 
   lookup(name: string): ToolTraits | undefined {
     const known = knownToolTraits(name);
-    // ListAgents came later than routes: a service's tool of that name keeps it.
-    if (known && name !== LIST_AGENTS) return known;
+    // ListAgents and AnswerApproval came later than routes: a service's tool of that name keeps it.
+    if (known && name !== LIST_AGENTS && name !== ANSWER_APPROVAL) return known;
     const mcp = this.mcp.get(name);
     if (mcp) return mcp;
     const route = routeFor(this.routes, name);

@@ -5,7 +5,7 @@
  * grant), one routing (sync, background, remote) and one
  * way of reporting a child's outcome to the model.
  */
-import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
@@ -20,10 +20,12 @@ import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import { definedModel, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { CALL_ISOLATION_WINS_PATCH, definedModel, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { awaitSyncChild, startChildAgent, type StartedChild } from './children';
 import { errorResult, jsonResult } from './tool-results';
-import { launchedOutputFields, outcomeTotals } from './agent-output';
+import { launchedOutputFields } from './agent-output';
+import { launched, outcomeView } from './launch-views';
+import { backgroundOff } from './background-switch';
 import { admitChild, withdrawChild } from './tree-authority';
 import { callTokensFor } from './tree-shares';
 import { teammateChildInput } from './team-input';
@@ -37,55 +39,7 @@ export const SKILL_TYPE_PREFIX = 'skill:';
 /** What is being started: a fork, a spawn (with its named definition, if any), or a skill (a fork). */
 export type Launch = { kind: 'fork' } | { kind: 'spawn'; definition?: AgentDefinition } | { kind: 'skill'; skill: AgentDefinition };
 
-/**
- * Before this patch `completed` had no SendMessage hint, and `async_launched` no `prompt` or
- * (for a fork) `messages_inherited` (seeds 001 and 002 show them); the tool results are in
- * the conversation, so recorded runs keep their bytes.
- */
-export const LAUNCH_VIEWS_PATCH = 'forkflow-launch-views-1';
-
-/**
- * A child's outcome as a tool result. Its wall-clock duration and total tokens only under
- * OUTCOME_TOTALS_PATCH (agent-output.ts; seed 001's `completed` has them): recorded runs keep their bytes.
- */
-export function outcomeView(record: ChildRecord) {
-  const o = record.result;
-  if (!o) return { status: 'running', agentId: record.agentId, ...(record.name ? { name: record.name } : {}) };
-  const hint = o.status === 'completed' && patched(LAUNCH_VIEWS_PATCH) ? { note: `To continue this agent from its own history, SendMessage to "${record.name ?? record.agentId}".` } : {};
-  return { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...outcomeTotals(o), ...(o.worktree ? { worktree: o.worktree } : {}), ...hint };
-}
-
-/**
- * Before this patch a background child's `async_launched` in a tree with teams did not say that
- * messages travel both ways (seed 002: comms instructions in the spawn response); its bytes
- * are in recorded conversations.
- */
-export const LAUNCH_COMMS_PATCH = 'forkflow-launch-comms-1';
-
-/** With teams on, how the caller and its running child reach each other (the child's prompt opens with the other half). */
-function launchComms(agent: ForkAgent, record: ChildRecord): string {
-  if (agent.input.subAgents?.teams !== true || !patched(LAUNCH_COMMS_PATCH)) return '';
-  return ` While it runs, SendMessage to "${record.name ?? record.agentId}" reaches it at its next turn boundary, and it can SendMessage you.`;
-}
-
-/** `inherited`: for a fork, how many of the caller's messages it starts from. */
-function launched(agent: ForkAgent, record: ChildRecord, note?: string, inherited?: number) {
-  const more = patched(LAUNCH_VIEWS_PATCH);
-  const file = launchedOutputFields(agent, record);
-  const read = file.outputFile ? ' Read outputFile for its output so far.' : '';
-  const comms = launchComms(agent, record);
-  return {
-    status: 'async_launched',
-    agentId: record.agentId,
-    ...(record.name ? { name: record.name } : {}),
-    description: record.description,
-    ...(more ? { prompt: record.agentInput.prompt } : {}),
-    ...(more && inherited !== undefined ? { messages_inherited: inherited } : {}),
-    ...file,
-    output: `Its report arrives as a task notification.${read}${comms} To wait for it now: TaskOutput with task_id "${record.agentId}" (or \`forkflow result ${record.agentId}\`).`,
-    ...(note ? { note } : {}),
-  };
-}
+export { outcomeView } from './launch-views';
 
 const named = (model: string | undefined): string | undefined => {
   const m = model?.trim();
@@ -133,10 +87,19 @@ function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers
   return launch.kind === 'skill' ? skillModelProblem(agent, launch.skill, named(launch.skill.model)) : undefined;
 }
 
+/** Before this patch a fork call naming another model than its caller's was refused; now the model is ignored (seed 001) and the launch says so. */
+export const FORK_IGNORES_MODEL_PATCH = 'forkflow-fork-ignores-model-1';
+
+/** The model a fork call names that is not its caller's (a fork runs on its caller's model whatever the call says). */
+function ignoredForkModel(agent: ForkAgent, input: AgentToolInput): string | undefined {
+  return input.model && input.model !== agent.summary.model ? input.model : undefined;
+}
+
 /** Why a model cannot be used for this child, or undefined. */
 function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): string | undefined {
   const check = (model: string, source: ModelSource) => modelRefusal({ allowlist: config.modelAllowlist, provider: config.provider, model, source });
-  if (launch.kind === 'fork' && input.model && input.model !== agent.summary.model) return `A fork always uses your model (${agent.summary.model}); omit model, or pick a subagent_type.`;
+  // Seed 001: the fork path ignores `model` (runs recorded before refused it).
+  if (launch.kind === 'fork' && ignoredForkModel(agent, input) && !patched(FORK_IGNORES_MODEL_PATCH)) return `A fork always uses your model (${agent.summary.model}); omit model, or pick a subagent_type.`;
   const providers = config.providers;
   if (providers) return providerProblem(agent, { ...config, providers }, input, launch);
   if (input.provider !== undefined) return 'This agent tree offers no choice of provider (no subAgents.providers): omit provider.';
@@ -154,6 +117,15 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
   }
   const { model, source } = childModel(agent, input, launch);
   return check(model, source);
+}
+
+/** Before this patch a `cwd` given with `isolation: "worktree"` was taken without a word (seed 001: treat them as exclusive). */
+const CWD_WORKTREE_WARNING_PATCH = 'forkflow-cwd-worktree-warning-1';
+
+/** The warning for a call giving both `cwd` and a worktree (seed 001 says not to), under its patch. */
+function cwdWorktreeWarning(input: AgentToolInput): { warning?: string } {
+  if (input.cwd === undefined || input.isolation !== 'worktree' || !patched(CWD_WORKTREE_WARNING_PATCH)) return {};
+  return { warning: 'cwd and isolation "worktree" were both given: the worktree is made from the repository at cwd, and the sub-agent works at the top of its worktree, not at cwd. Give one of them.' };
 }
 
 /** Histories from before an Agent's cwd was confined to its caller's workspace replay without the check. */
@@ -177,10 +149,15 @@ export function placedBy(launch: Launch, input: AgentToolInput): AgentToolInput 
   return patched(DEFINITION_REMOTE_PATCH) ? { ...input, isolation: 'remote' } : input;
 }
 
-/** Why a call asks a remote-only agent type (its definition's `isolation: remote`) to run here, or undefined. */
+/**
+ * Why a call asks a remote-only agent type (its definition's `isolation: remote`) to run here,
+ * or undefined. Under CALL_ISOLATION_WINS_PATCH never: the call's isolation overrides the
+ * definition's (seed 001), so such a call runs here, in its own worktree.
+ */
 function remoteOnly(input: AgentToolInput, launch: Launch): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
   if (definition?.isolation !== 'remote' || input.isolation === undefined || input.isolation === 'remote' || !patched(DEFINITION_REMOTE_PATCH)) return undefined;
+  if (patched(CALL_ISOLATION_WINS_PATCH)) return undefined;
   return `Agent type "${definition.name}" runs only on the remote workers (its definition says isolation: remote): omit isolation.`;
 }
 
@@ -340,18 +317,27 @@ export async function launchChild(
       taskQueue,
     }),
   );
+  const warned = cwdWorktreeWarning(input);
+  if (warned.warning) log.warn('fork.cwd_with_worktree', { agentId: agent.agentId, childId: id });
   if (remote) {
     const ui = config.uiBaseUrl ? `${config.uiBaseUrl.replace(/\/$/, '')}/namespaces/${workflowInfo().namespace}/workflows/${encodeURIComponent(id)}` : undefined;
     const file = launchedOutputFields(agent, record).outputFile;
     return jsonResult(use.id, { status: 'remote_launched', agentId: id, workflowId: id, taskQueue, ...(ui ? { uiUrl: ui } : {}), ...(file ? { outputFile: file, description: record.description } : {}) });
   }
   const inherited = launch.kind === 'spawn' ? undefined : admission.input.parentRef?.count;
-  if (background) return jsonResult(use.id, launched(agent, record, undefined, inherited));
-  const wait = await awaitSyncChild(agent, record, toMs(config.backgroundAfter));
+  const on = { provider: admission.input.provider ?? agentProvider(agent.input, config), model: admission.input.model ?? agent.summary.model };
+  // Only reached with another model under FORK_IGNORES_MODEL_PATCH (runs before it refused the call).
+  const ignored = launch.kind === 'fork' ? ignoredForkModel(agent, input) : undefined;
+  const ignoredNote = ignored ? `model "${ignored}" ignored: a fork always runs on your model (${agent.summary.model}); pick a subagent_type for another model.` : undefined;
+  const hostNote = input.host_mode === true ? `It stays alive after its task (host_mode): SendMessage to "${record.name ?? record.agentId}" gives it more work; it ends after ${config.teammateIdle} idle, or by TaskStop.` : undefined;
+  const note = [ignoredNote, hostNote].filter(Boolean).join(' ') || undefined;
+  if (background) return jsonResult(use.id, { ...launched(agent, record, note, inherited, on), ...warned });
+  // With background tasks disabled nothing moves it to the background: the call waits until it ends.
+  const wait = await awaitSyncChild(agent, record, backgroundOff(agent) ? undefined : toMs(config.backgroundAfter));
   const outcome = 'moved' in wait ? undefined : wait.outcome;
   if (!outcome) {
     const by = 'moved' in wait ? wait.moved.by : undefined;
-    return jsonResult(use.id, launched(agent, record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited));
+    return jsonResult(use.id, { ...launched(agent, record, by ? `moved to the background by ${by}` : `still running after ${config.backgroundAfter}: moved to the background`, inherited, on), ...warned });
   }
-  return jsonResult(use.id, outcomeView(record), outcome.status !== 'completed');
+  return jsonResult(use.id, { ...outcomeView(record), ...warned }, outcome.status !== 'completed');
 }

@@ -20,8 +20,8 @@ import { errorResult, jsonResult } from './tool-results';
 export const LIST_AGENTS_PROGRESS_PATCH = 'forkflow-list-agents-progress-1';
 
 /** Whether this agent was offered ListAgents (it is in its own tools; a fork sees its parent's). */
-export function listAgentsOffered(agent: ForkAgent): boolean {
-  return agent.summary.toolNames.includes(LIST_AGENTS);
+export function listAgentsOffered(agent: ForkAgent, name: string = LIST_AGENTS): boolean {
+  return agent.summary.toolNames.includes(name);
 }
 
 /** The running children's counters; none when asking failed (the list shows what the parent knows: a list never fails the agent). */
@@ -55,8 +55,15 @@ async function teamOf(agent: ForkAgent): Promise<TeamView | undefined> {
 }
 
 /** Runs one ListAgents call. */
+/** Before this patch `state: "cancelled"` got the schema's generic refusal. */
+const CANCELLED_NAMED_PATCH = 'forkflow-list-agents-cancelled-1';
+
+const asksCancelled = (input: unknown): boolean => input !== null && typeof input === 'object' && (input as { state?: unknown }).state === 'cancelled';
+
 export async function listAgentsCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = listAgentsToolInput.safeParse(use.input ?? {});
+  // Seed 002 calls a stopped agent `cancelled`; forkflow keeps seed 001's `killed`, and says so by name.
+  if (!parsed.success && asksCancelled(use.input) && patched(CANCELLED_NAMED_PATCH)) return errorResult(use.id, 'Invalid ListAgents call: forkflow calls a stopped (cancelled) agent "killed", as Claude Code does: ask for state "killed".');
   if (!parsed.success) return errorResult(use.id, `Invalid ListAgents call: ${describeIssues(parsed.error).join('; ')}`);
   const records = agent.children.all;
   const ask = childrenToAsk(shownRecords(records, parsed.data.state));

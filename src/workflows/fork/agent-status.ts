@@ -6,12 +6,13 @@
 import { cacheHitRatio } from '../../shared/anthropic';
 import { tokensCharged } from '../../shared/budget';
 import { failoverStatus } from '../../shared/failover';
-import type { ForkStatus } from '../../shared/status';
+import { isTerminal, type ForkStatus } from '../../shared/status';
 import type { ChildRecord } from '../../shared/tree-input';
 import { leftFor, ledgerTotals, ledgerView } from '../../shared/tree-ledger';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { failoverChainOf } from './failover-routes';
+import { providerUsageStatus } from './provider-usage';
 
 /** The tree's budget and every agent's facts, at a tree's root. */
 function treeLedgerStatus(agent: ForkAgent): Pick<ForkStatus, 'treeBudget' | 'perAgent'> {
@@ -19,7 +20,9 @@ function treeLedgerStatus(agent: ForkAgent): Pick<ForkStatus, 'treeBudget' | 'pe
   const t = ledgerTotals(agent.book);
   return {
     treeBudget: { max: agent.input.budget.maxTokens, charged: t.charged, left: leftFor(agent.book, agent.agentId), turns: t.turns, toolUses: t.toolUses, ...(agent.book.shares?.waiters.length ? { waiting: agent.book.shares.waiters.length } : {}) },
-    perAgent: ledgerView(agent.book),
+    // The root's own row is written as it starts and its runs end; a root that has finished
+    // (its result taken, or a query of its closed run) says so in its row too.
+    perAgent: ledgerView(agent.book).map((row) => (row.agentId === agent.agentId && row.state === 'running' && isTerminal(agent.state) ? { ...row, state: 'ended' as const } : row)),
   };
 }
 
@@ -72,7 +75,12 @@ export function statusOf(agent: ForkAgent): ForkStatus {
     ...(agent.toolNotices.length ? { toolNotices: [...agent.toolNotices] } : {}),
     ...withInterrupts(agent.turnControl.status()),
     ...failoverFields(agent),
+    ...withProviders(providerUsageStatus(agent.tally.providers)),
   };
+}
+
+function withProviders(providers: ForkStatus['providers']): Pick<ForkStatus, 'providers'> {
+  return providers ? { providers } : {};
 }
 
 /** Failover, for an agent whose provider has fallbacks (after set-up: the chain needs its model). */

@@ -7,7 +7,7 @@
  * any await; its conversation is opened later (`open`), once a worktree fork has its
  * worktree — the opening names the worktree's path.
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import { type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
 import { DEFAULTS } from '../../shared/constants';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
@@ -47,6 +47,9 @@ import { FailoverBook } from '../../shared/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
 import { TeamState } from './team-state';
 import type { ShareBook } from './share-book';
+
+/** Before this patch `default` asked nothing (it was `acceptEdits`); asked only by agents in `default`. */
+export const DEFAULT_MODE_ASKS_PATCH = 'forkflow-default-mode-asks-1';
 
 /** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
 interface OpenConversation {
@@ -122,7 +125,15 @@ export class ForkAgent {
   /** The conversation this run holds; absent until `open` (while a worktree is created). */
   private conversation?: OpenConversation;
 
+  /**
+   * `default` asks before a change (src/shared/permissions.ts). Decided once, when the run
+   * starts: runs recorded before (and running when this shipped) treat `default` as
+   * `acceptEdits`, and carry that on as `acceptEdits` when they continue as new (continuation.ts).
+   */
+  readonly defaultAsks: boolean;
+
   constructor(readonly input: ForkInput) {
+    this.defaultAsks = input.permissionMode === 'default' && patched(DEFAULT_MODE_ASKS_PATCH);
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
     this.warmth = new CacheWarmth(input.cacheWhileWaiting ?? 'off');
@@ -355,6 +366,7 @@ export class ForkAgent {
       folded: this.children.folded,
       cache: this.cache.carry(),
       ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
+      ...(this.tally.providers ? { providers: this.tally.providers } : {}),
       ...withWarmth(this.warmth.carry()),
       context: this.window.carry(),
       ...carriedLineage(this.lineage),

@@ -1,11 +1,13 @@
 /**
- * Durable approvals (`permissionMode: bubble`): a writing tool call waits, in workflow state,
- * for a decision — an update (`decideApproval`, validated: rejected at once when nothing is
- * pending under that id) from an operator, the Web UI or a client, or a signal
+ * Durable approvals (`permissionMode` `default` and `bubble`): a writing tool call waits, in
+ * workflow state, for a decision — an update (`decideApproval`, validated: rejected at once
+ * when nothing is pending under that id) from an operator, the Web UI or a client, or a signal
  * (`approvalDecision`) from another workflow. Waiting survives worker and server restarts;
- * the timeout policy denies the call or fails the agent.
+ * the timeout policy denies the call or fails the agent. A decision that arrives after its
+ * request stopped waiting undecided (expired, or its turn interrupted) is queued to the agent
+ * as a message (seed 001's orphaned permission response): the call is not run by it.
  */
-import { condition, log, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
+import { condition, log, patched, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
 import { FAILURE, failure, invalid } from '../../shared/failures';
@@ -18,6 +20,7 @@ import type { ForkAgent } from './agent';
 import { setState } from './visibility';
 import { whileWaiting } from './keep-alive';
 import { approvalDecided, approvalRequested } from '../metrics';
+import { askParent, asksParent, registerPermissionRequests } from './parent-approvals';
 
 function pendingIds(agent: ForkAgent): string {
   return agent.approvals.pending().map((a) => a.requestId).join(', ') || 'none';
@@ -36,14 +39,38 @@ function apply(agent: ForkAgent, request: PendingApproval, d: ApprovalDecision):
   agent.approvals.decide(request, { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) });
 }
 
+/** Before this patch a decision for a request that had stopped waiting was refused (a signal's kept in rejectedSignals). */
+const LATE_DECISION_PATCH = 'forkflow-late-approval-queued-1';
+
+/** A decision for a request that stopped waiting undecided: recorded, and queued to the agent as a message. */
+function applyLate(agent: ForkAgent, request: PendingApproval, d: ApprovalDecision): { requestId: string; outcome: 'approved' | 'denied' } {
+  apply(agent, request, d);
+  const who = d.by ? ` by ${d.by}` : '';
+  const why = d.reason ? ` Reason: ${d.reason}.` : '';
+  const text =
+    d.decision === 'approve'
+      ? `[late permission decision${who}]\n${request.summary} (request ${request.requestId}) was approved${who} after it had stopped waiting, so it was not run.${why} If it is still needed, make the call again (it asks again).`
+      : `[late permission decision${who}]\n${request.summary} (request ${request.requestId}) was denied${who} after it had stopped waiting; it was not run.${why} Do not retry it.`;
+  agent.inbox.enqueue({ priority: 'next', kind: 'message', text, ...(d.by ? { from: d.by } : {}), summary: `late ${d.decision === 'approve' ? 'approval' : 'denial'} of ${request.tool}` });
+  log.info('fork.approval_late', { agentId: agent.agentId, requestId: request.requestId, decision: d.decision });
+  return { requestId: request.requestId, outcome: request.decision!.outcome };
+}
+
 export function registerApprovalHandlers(agent: ForkAgent): void {
+  // As a parent: its bubble sub-agents' requests, for its model to answer (parent-approvals.ts).
+  registerPermissionRequests(agent);
   setHandler(
     decideApprovalUpdate,
     async (d) => {
       // The validator ran in this same activation, so the request is still pending; should
       // that ever not hold, the update is rejected as data (ApplicationFailure), not a task failure.
       const request = pendingRequest(agent, d.requestId);
-      if (!request) throw unknownRequest(agent, d.requestId);
+      if (!request) {
+        // The validator let it through: a late decision, queued to the agent.
+        const lapsed = agent.approvals.lapsed(d.requestId);
+        if (!lapsed) throw unknownRequest(agent, d.requestId);
+        return applyLate(agent, lapsed, d);
+      }
       apply(agent, request, d);
       // Returns once the agent has acted on the decision. This also fixes the order of the
       // update's completion after the agent's own commands, the same on every replay (a
@@ -58,7 +85,8 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
         if (!parsed.success) {
           throw invalid(FAILURE.invalidApprovalDecision, 'Invalid decision', describeIssues(parsed.error));
         }
-        if (!pendingRequest(agent, parsed.data.requestId)) throw unknownRequest(agent, parsed.data.requestId);
+        const id = parsed.data.requestId;
+        if (!pendingRequest(agent, id) && !agent.approvals.lapsed(id)) throw unknownRequest(agent, id);
       },
     },
   );
@@ -66,7 +94,11 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
     const parsed = approvalDecisionSchema.safeParse(raw);
     if (!parsed.success) return agent.rejectSignal('approvalDecision', describeIssues(parsed.error));
     const request = pendingRequest(agent, parsed.data.requestId);
-    if (!request) return agent.rejectSignal('approvalDecision', [unknownRequest(agent, parsed.data.requestId).message]);
+    if (!request) {
+      const lapsed = agent.approvals.lapsed(parsed.data.requestId);
+      if (lapsed && patched(LATE_DECISION_PATCH)) return void applyLate(agent, lapsed, parsed.data);
+      return agent.rejectSignal('approvalDecision', [unknownRequest(agent, parsed.data.requestId).message]);
+    }
     apply(agent, request, parsed.data);
   });
 }
@@ -86,6 +118,8 @@ export async function awaitApproval(agent: ForkAgent, use: ToolUseBlock): Promis
   setState(agent, 'awaiting_approval');
   log.info('fork.approval_requested', { agentId: agent.agentId, requestId: request.requestId, call: request.summary });
   approvalRequested(use.name);
+  // In a tree with subAgents.parentApprovals a bubble request goes up to the parent agent too.
+  if (asksParent(agent)) await askParent(agent, request);
   // The timeout is a timer left to fire rather than one cancelled on decision: cancelling it
   // from an update's completion orders commands differently on replay (sdk-typescript#1966).
   let expired = false;

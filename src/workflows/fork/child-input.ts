@@ -26,6 +26,7 @@ import { confineCwd } from '../../shared/workspace-path';
 import type { PrefixRef } from '../../shared/prefix';
 import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
 import { isBuiltinTool, toolDefinition, type BuiltinToolName } from '../../shared/tools/schemas';
+import { textOnlyRead } from './media-rules';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
 import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
@@ -33,7 +34,15 @@ import { estimateCostUsd } from '../../shared/pricing';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverForChild } from './failover-routes';
 
+
 export const GENERAL_PURPOSE = 'general-purpose';
+
+/**
+ * Before this patch a definition's isolation beat the call's: a call asking a remote-only type
+ * for a worktree was refused (agent-launch.ts), and a definition's worktree applied to a call
+ * asking for remote. Seed 001: the call's isolation overrides the definition's. Asked only where they differ.
+ */
+export const CALL_ISOLATION_WINS_PATCH = 'forkflow-call-isolation-wins-1';
 
 export function childIdFor(agent: ForkAgent, input: AgentToolInput, kind: 'fork' | 'spawn'): string {
   return agent.children.nextId(agent.agentId, input.name ?? kind);
@@ -63,12 +72,19 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     toolFilter: agent.input.toolFilter,
     ...sandboxFor(agent, input),
     ...(agent.input.requireSandbox ? { requireSandbox: true } : {}),
+    ...(agent.input.shellPrograms ? { shellPrograms: agent.input.shellPrograms } : {}),
+    ...(agent.input.backgroundTasks === false ? { backgroundTasks: false } : {}),
     ...(agent.input.allowBypassPermissions ? { allowBypassPermissions: true } : {}),
+    // The main rules hold for the whole tree (seed 001: global allow rules still apply).
+    ...(agent.input.permissionRules ? { permissionRules: agent.input.permissionRules } : {}),
     ...(agent.input.toolAccess ? { toolAccess: agent.input.toolAccess } : {}),
-    approval: agent.input.approval,
+    // Only a parent that answers (subAgents.parentApprovals) has its children's requests sent to it.
+    approval: approvalFor(agent, config),
     ...(agent.input.cacheWhileWaiting ? { cacheWhileWaiting: agent.input.cacheWhileWaiting } : {}),
     budget: { maxTokens: budgetFor(agent, config), ...(agent.input.budget.maxToolCalls !== undefined ? { maxToolCalls: agent.input.budget.maxToolCalls } : {}) },
     ...(input.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    // Seed 002's host_mode: it stays for messages after its task, as a teammate does.
+    ...(input.host_mode === true ? { idleTimeout: config.teammateIdle } : {}),
     ...(agent.input.modelQueue ? { modelQueue: agent.input.modelQueue } : {}),
     // Nobody waits on a batched agent's sub-agents either.
     ...(agent.input.delivery === 'batch' ? { delivery: 'batch' as const } : {}),
@@ -81,6 +97,12 @@ function common(agent: ForkAgent, input: AgentToolInput, config: SubAgentsConfig
     // A fork (and a skill) runs on its caller's provider; a spawn may name another (spawnChildInput).
     ...(agent.input.provider ? { provider: agent.input.provider } : {}),
   };
+}
+
+/** The caller's approval policy, with its requests going up to the caller when its tree says so. */
+function approvalFor(agent: ForkAgent, config: SubAgentsConfig): ForkInputJson['approval'] {
+  const { toParent: _own, ...policy } = agent.input.approval;
+  return config.parentApprovals ? { ...policy, toParent: true } : policy;
 }
 
 /**
@@ -161,7 +183,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...common(agent, input, config, background),
     parentRef: ref,
     querySource: FORK_QUERY_SOURCE,
-    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true),
+    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'fork' }, agent.input.allowBypassPermissions === true, agent.defaultAsks),
     maxTurns: config.forkMaxTurns ?? DEFAULTS.forkMaxTurns,
     // A fork runs as its caller does: on its effort too (its colour stays its caller's own).
     ...(agent.input.effort ? { effort: agent.input.effort } : {}),
@@ -194,7 +216,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
   // With teams on, a child that cannot start agents still talks to its tree (seed 002: comms both ways).
   // The caller's routed tools its definition allows (an MCP server's come from the child's own sessions).
   const routed = routedDefinitions(agent, definition ? agentToolsFor(definition, agent.summary.toolNames) : agent.summary.toolNames);
-  const tools = [...names.map(toolDefinition), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config) }) : config.teams ? [sendMessageTool(true)] : [])];
+  const textRead = textOnlyRead(names);
+  const tools = [...names.map((name) => toolDefinition(name, { textRead })), ...routed, ...(nested ? subAgentToolDefinitions({ forkGate: config.forkGate, agents: permittedAgents(config), modelAllowlist: config.modelAllowlist, provider: config.provider, ...(config.providers ? { providers: allowlistOf(config.providers) } : {}), ...(config.teams ? { teams: true } : {}), ...controlOptions(config), ...(agent.input.backgroundTasks === false ? { backgroundTasks: false as const } : {}) }) : config.teams ? [sendMessageTool(true)] : [])];
   // With a provider catalogue the child's provider and model resolve there (checked before the start: agent-launch.ts).
   const parentProvider = agentProvider(agent.input, config);
   // A definition's Claude Code alias resolves in the catalogue, if the tree has one (agent-provider.ts).
@@ -228,8 +251,9 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     // Set when it differs from the caller's (the caller's own, if named, came with `common`).
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
     ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),
-    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true),
-    ...(definition?.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
+    permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true, agent.defaultAsks),
+    // The call's isolation overrides the definition's (seed 001): a call for remote gets no worktree (runs before: it did).
+    ...(definition?.isolation === 'worktree' && !(input.isolation === 'remote' && patched(CALL_ISOLATION_WINS_PATCH)) ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
   };
 }

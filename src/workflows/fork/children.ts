@@ -252,7 +252,7 @@ export type SyncWait = { outcome?: ChildOutcome } | { moved: { by?: string } };
  * arrive as a notification). A sync child is part of its caller's turn: interrupting the turn
  * stops it, and its partial outcome is the call's result.
  */
-export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number): Promise<SyncWait> {
+export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, backgroundAfterMs: number | undefined): Promise<SyncWait> {
   const runtime = agent.children.runtime(record.agentId);
   if (runtime) {
     const control = agent.turnControl;
@@ -263,7 +263,8 @@ export async function awaitSyncChild(agent: ForkAgent, record: ChildRecord, back
     try {
       moved = await Promise.race([
         runtime.done.then(() => false as const),
-        timer.run(() => Promise.race([sleep(backgroundAfterMs).then(() => ({})), condition(asked).then(() => ({ by: control.backgroundRequestedBy(record.agentId)! }))])),
+        // `undefined`: no time limit (background tasks disabled); only an explicit request moves it.
+        timer.run(() => Promise.race([...(backgroundAfterMs === undefined ? [] : [sleep(backgroundAfterMs).then(() => ({}))]), condition(asked).then(() => ({ by: control.backgroundRequestedBy(record.agentId)! }))])),
       ]);
     } catch (err) {
       if (!control.stoppedBy(err)) throw err;

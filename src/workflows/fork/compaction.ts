@@ -25,8 +25,10 @@ import { compactor, modelQueueOf } from '../activities';
 import { compacted as countCompaction, compactionTokens } from '../metrics';
 import type { ForkAgent } from './agent';
 import { modelCallInput } from './call-input';
+import { mediaRulesFor } from './media-rules';
 import { askShare, shareShortOf, spending } from './tree-shares';
 import { publishProgress } from './visibility';
+import { countOnProvider } from './provider-usage';
 
 /**
  * Runs recorded before context management never compacted; the marker is recorded where a
@@ -83,7 +85,7 @@ async function compact(agent: ForkAgent, turn: number, reason: CompactionReason,
   const keeper = agent.window;
   const end = agent.messageCount;
   const keepBudget = Math.floor(keeper.windowTokens * keeper.policy.keepRecent);
-  const keepFrom = recentTurnsStart(agent.messages, agent.base, keeper.from, keepBudget);
+  const keepFrom = recentTurnsStart(agent.messages, agent.base, keeper.from, keepBudget, mediaRulesFor(agent.messages));
   const n = keeper.compactions + 1;
   agent.doing(`compacting the context before turn ${turn}`);
   publishProgress(agent);
@@ -123,6 +125,7 @@ async function compact(agent: ForkAgent, turn: number, reason: CompactionReason,
   for (const m of kept) agent.append(m);
   keeper.compacted({ at, turn, by: 'forkflow', reason, tokensBefore: before }, result.usage);
   agent.tally.recordCompaction(result.usage);
+  countOnProvider(agent, agent.input, result.usage);
   agent.cache.compacted();
   agent.live.compaction(turn, { by: 'forkflow', reason, at, compaction: n, tokensBefore: before, usage: streamUsage(result.usage) });
   countCompaction('forkflow', reason, result.usage);

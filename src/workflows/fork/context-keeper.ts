@@ -17,6 +17,7 @@ import { messageTokens } from '../../shared/context/view';
 import { resolveWindow, type ResolvedWindow } from '../../shared/context/windows';
 import type { PrefixRef } from '../../shared/prefix';
 import { estimateCostUsd } from '../../shared/pricing';
+import { mediaRulesFor } from './media-rules';
 
 /** Where the window of a model comes from until the conversation is open. */
 const UNRESOLVED: ResolvedWindow = resolveWindow('');
@@ -91,7 +92,9 @@ export class ContextKeeper {
     const m = this.s.measured;
     if (!m || m.count < base || m.count < this.s.from) return undefined;
     let tokens = m.tokens;
-    for (let i = m.count - base; i < messages.length; i++) tokens += messageTokens(messages[i]!);
+    const since = messages.slice(m.count - base);
+    const rules = mediaRulesFor(since);
+    for (const message of since) tokens += messageTokens(message, rules);
     return tokens;
   }
 

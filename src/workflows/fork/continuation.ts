@@ -100,6 +100,8 @@ export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChild
   const held = moving ? await heldConversation(agent) : undefined;
   const next: ForkInputJson = {
     ...config,
+    // A run whose `default` asks nothing (recorded before it did) goes on as what it was.
+    ...(config.permissionMode === 'default' && !agent.defaultAsks ? { permissionMode: 'acceptEdits' as const } : {}),
     overrides: { ...config.overrides, agentId: agent.agentId },
     rootAgentId: agent.rootAgentId,
     continuation: {

@@ -14,6 +14,7 @@ import { budgetOf } from './call-input';
 import { spending } from './tree-shares';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
+import { countOnProvider } from './provider-usage';
 
 /**
  * Runs `wait` while keeping the cache warm under the fork's policy. Under `keep-alive` a loop
@@ -67,6 +68,7 @@ async function keepWarm(agent: ForkAgent, generation: number): Promise<void> {
       return;
     }
     agent.tally.recordKeepAlive(result.usage);
+    countOnProvider(agent, input, result.usage);
     warmth.refreshed(scheduledAt, result);
   }
 }

@@ -5,11 +5,12 @@
  * process exited — the server is opened again elsewhere and:
  * - a call that never reached it runs on the new session, and its result tells the model the
  *   server was started again (state from earlier calls is gone);
- * - a call that may have partly run runs again when the tool is idempotent (the model sees
- *   just its result, as in a run without the loss), and otherwise gets "interrupted, it may
- *   have partly run" once, saying the server was started again.
+ * - a call that may have partly run runs again when the tool is idempotent (its result tells
+ *   the model the server was started again: the call is the same, the server's state is not),
+ *   and otherwise gets "interrupted, it may have partly run" once, saying the server was
+ *   started again.
  */
-import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
 import { isHttpServer, MCP_DEFAULTS } from '../../shared/tools/mcp';
@@ -31,6 +32,9 @@ const SESSION_SCHEDULE_TO_START_MS = 10_000;
 const HTTP_SCHEDULE_TO_START_MS = 60_000;
 
 const RESTARTED = 'its session was started again, so state from earlier calls of it is gone';
+
+/** Runs recorded before an idempotent call's re-run told the model of the restart replay without telling it. */
+const RERUN_TOLD_PATCH = 'forkflow-mcp-rerun-told-1';
 
 type Lost = { lost: true; inFlight: boolean; reason: string };
 
@@ -103,9 +107,11 @@ export async function runMcpTool(agent: ForkAgent, use: ToolUseBlock, input: Rec
 async function afterLoss(agent: ForkAgent, use: ToolUseBlock, tool: ToolTraits & { home: { kind: 'mcp'; server: string } }, lost: Lost, attempt: number, http: boolean): Promise<ToolOutcome | undefined> {
   const { server } = tool.home;
   const rerun = !lost.inFlight || tool.idempotent;
-  // A call that never reached the server tells the model it was restarted; an idempotent re-run does not need to.
+  // The re-run's result tells the model the server was restarted: a call that never reached
+  // it, and an idempotent one that did (the call is safe again; the server's state is gone).
+  // The patch is asked only for the latter, so other runs' histories carry no marker.
   if (!http) {
-    const error = await reopen(agent, server, !lost.inFlight);
+    const error = await reopen(agent, server, !lost.inFlight || (rerun && patched(RERUN_TOLD_PATCH)));
     if (error) return failed(use, `${use.name} was not run: MCP server "${server}" was lost (${lost.reason}) and could not be started again: ${error}`);
   }
   if (rerun && attempt < MCP_ATTEMPTS) return undefined;

@@ -13,7 +13,7 @@
  * - an answer that is not a tool result, or is larger than the route allows: an error result
  *   saying so.
  */
-import { isCancellation, sleep } from '@temporalio/workflow';
+import { isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { utf8Length } from '../../shared/hash';
 import { plainIssues } from '../../shared/plain-issues';
@@ -23,6 +23,7 @@ import { service } from '../activities';
 import type { ForkAgent } from './agent';
 import { callFailure, seconds } from './call-failures';
 import { errorResult } from './tool-results';
+import { imageIssue } from '../../shared/media-limits';
 
 export type ToolOutcome = { block: ToolResultBlock; outcome: 'ok' | 'error' };
 
@@ -52,7 +53,22 @@ function checked(use: ToolUseBlock, route: Route, raw: unknown): ToolOutcome {
   if (bytes > route.maxResultBytes) {
     return failed(use, `${use.name} returned ${bytes} bytes, more than the ${route.maxResultBytes} a result of it may have: ask for less (a narrower query, a smaller page).`);
   }
-  return resultBlock(use.id, parsed.data.content, parsed.data.is_error === true);
+  return resultBlock(use.id, refusedImages(parsed.data.content), parsed.data.is_error === true);
+}
+
+/** Runs recorded before images over the API's limits were refused here replay passing them on. */
+const IMAGE_LIMITS_PATCH = 'forkflow-image-limits-1';
+
+/**
+ * A result's images the API would refuse (src/shared/media-limits.ts) as a line naming why:
+ * sent on, one would fail this turn's request and every later one. The patch is asked only
+ * when there is such an image, so other runs' histories carry no marker.
+ */
+function refusedImages(content: ServiceToolResult['content']): ServiceToolResult['content'] {
+  if (typeof content === 'string') return content;
+  const issues = content.map((b) => (b.type === 'image' ? imageIssue(b) : undefined));
+  if (!issues.some(Boolean) || !patched(IMAGE_LIMITS_PATCH)) return content;
+  return content.map((b, i) => (issues[i] ? { type: 'text' as const, text: `[an image (${(b as { source: { media_type: string } }).source.media_type}) refused: ${issues[i]}]` } : b));
 }
 
 /** Runs `use` (with `input`, after any PreToolUse rewrite) on the service that `route` names. */

@@ -27,6 +27,7 @@ import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
 import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
+import { textOnlyRead } from './media-rules';
 import { cacheKeyComponents } from '../../shared/cache-key';
 import { changedParts, resumable, type CounterfactualPart } from '../../shared/time-travel';
 import { blocksOf } from '../../shared/anthropic';
@@ -92,8 +93,10 @@ function rejectCacheUnsafeOverrides(input: ForkInput, parentModel: string | unde
 
 function defaultTools(input: ForkInput): ToolDefinition[] {
   const all = Object.keys(toolInputSchemas) as BuiltinToolName[];
-  const builtin = (input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all).map(toolDefinition);
-  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: permittedAgents(input.subAgents), modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents) }) : [];
+  const names = input.toolFilter === 'readOnly' ? [...READ_ONLY_TOOLS, 'Bash' as const] : all;
+  const textRead = textOnlyRead(names);
+  const builtin = names.map((name) => toolDefinition(name, { textRead }));
+  const sub = input.subAgents?.enabled ? subAgentToolDefinitions({ forkGate: input.subAgents.forkGate, agents: permittedAgents(input.subAgents), modelAllowlist: input.subAgents.modelAllowlist, provider: input.subAgents.provider, ...(input.subAgents.providers ? { providers: allowlistOf(input.subAgents.providers) } : {}), ...(input.subAgents.teams ? { teams: true } : {}), ...controlOptions(input.subAgents), ...(input.backgroundTasks === false ? { backgroundTasks: false as const } : {}) }) : [];
   return [...builtin, ...sub];
 }
 
@@ -201,6 +204,18 @@ function withStartContext(setup: ForkSetup, context: string | undefined): ForkSe
   return { ...rest, opening };
 }
 
+/**
+ * A fresh agent's first turn: its prompt; with `promptMessages` (seed 000's prompt_messages)
+ * those messages, the prompt ending the last user turn or following as one.
+ */
+function plainOpening(input: ForkInput): MessageParam[] {
+  const given = input.promptMessages;
+  if (!given) return [{ role: 'user', content: input.prompt }];
+  const last = given[given.length - 1]!;
+  const prompt = { type: 'text' as const, text: input.prompt };
+  return last.role === 'user' ? [...given.slice(0, -1), { role: 'user', content: [...blocksOf(last), prompt] }] : [...given, { role: 'user', content: [prompt] }];
+}
+
 /** `worktree`: where a worktree fork works (for the notice in its opening). */
 export function setUpFork(input: ForkInput, options: OpeningOptions = {}, extras: SetupExtras = {}): ForkSetup {
   return withStartContext(setUp(input, options, extras), input.continuation ? undefined : extras.startContext);
@@ -220,7 +235,7 @@ function setUp(input: ForkInput, options: OpeningOptions, extras: SetupExtras): 
 
   // A spawned agent (not a fork) starts from its prompt alone, without the fork boilerplate.
   const plain = !parent && input.querySource !== FORK_QUERY_SOURCE;
-  const opening = plain ? { messages: [{ role: 'user' as const, content: input.prompt }], inheritedCount: 0, sharedPrefixEnd: undefined } : buildForkOpening(parent?.messages ?? [], input.prompt, options);
+  const opening = plain ? { messages: plainOpening(input), inheritedCount: 0, sharedPrefixEnd: undefined } : buildForkOpening(parent?.messages ?? [], input.prompt, options);
   return {
     context,
     summary: contextSummaryOf(context),

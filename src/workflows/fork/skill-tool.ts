@@ -12,6 +12,7 @@ import type { SubAgentsConfig } from '../../shared/tree-input';
 import { permittedAgents } from '../../shared/agent-access';
 import type { ForkAgent } from './agent';
 import { launchChild, refusal, type Launch } from './agent-launch';
+import { backgroundOff } from './background-switch';
 import { skillAgentInput } from './child-input';
 import { errorResult } from './tool-results';
 
@@ -30,5 +31,5 @@ export async function skillCall(agent: ForkAgent, use: ToolUseBlock, config: Sub
   const launch: Launch = { kind: 'skill', skill };
   const why = await refusal(agent, config, input, launch);
   if (why) return errorResult(use.id, why);
-  return launchChild(agent, config, { id, use, input, launch, background: config.forkGate || skill.background === true });
+  return launchChild(agent, config, { id, use, input, launch, background: !backgroundOff(agent) && (config.forkGate || skill.background === true) });
 }

@@ -7,12 +7,12 @@
 import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ChildProgress } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
 import { forkRecursionGuard } from '../../shared/recursion';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 import { admitted, childInputFor, launchChild, launchOf, outcomeView, placedBy, refusal, startAdmitted, type Launch } from './agent-launch';
 import { childIdFor, resumeOf } from './child-input';
@@ -27,16 +27,22 @@ import type { AgentToolInput, SendMessageCallInput, SendMessageInterruptingInput
 import { controlsRefusal, grantOf, hasControls, withGrant } from './spawn-controls';
 import { listAgentsCall } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
+import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
+import { answerApprovalCall } from './parent-approvals';
 import { BROADCAST } from '../../shared/team-ledger';
 import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
 import { teammateCall, teammateSpawnRefusal } from './team-spawn';
 import { interruptingSend } from './interrupt';
+import { backgroundOff, backgroundRefusal } from './background-switch';
 
 async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig): Promise<ToolResultBlock> {
   // Without spawn controls their fields are unknown keys, as they always were.
-  const parsed = (config.spawnControls ? agentToolInput : agentCallWithoutControls).safeParse(use.input);
+  const base = config.spawnControls ? agentToolInput : agentCallWithoutControls;
+  // host_mode only where the tree offers it (elsewhere an unknown key, as it always was).
+  const parsed = (config.hostMode ? base.extend({ host_mode: hostModeArg }) : base).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid Agent call: ${describeIssues(parsed.error).join('; ')}`);
   const input: AgentToolInput = parsed.data;
+  if (input.host_mode === true && backgroundOff(agent)) return errorResult(use.id, backgroundRefusal('A sub-agent with host_mode (it waits in the background)'));
   const controls = controlsRefusal(agent, config, input);
   if (controls) return errorResult(use.id, controls);
   if (input.team_name !== undefined || input.mode !== undefined) return teammateCall(agent, use, input, config);
@@ -45,9 +51,11 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   const id = childIdFor(agent, input, fork ? 'fork' : 'spawn');
   const launch: Launch = fork ? { kind: 'fork' } : { kind: 'spawn', definition: config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork') };
   const placed = placedBy(launch, input);
+  if (placed.run_in_background === true && backgroundOff(agent)) return errorResult(use.id, backgroundRefusal('A sub-agent with run_in_background'));
   const why = await refusal(agent, config, placed, launch);
   if (why) return errorResult(use.id, why);
-  const background = config.forkGate || placed.run_in_background === true || alwaysBackground(launch);
+  // With background tasks disabled every sub-agent runs in the foreground, a fork and a background definition too.
+  const background = !backgroundOff(agent) && (config.forkGate || placed.run_in_background === true || placed.host_mode === true || alwaysBackground(launch));
   // What the child is given, before it runs (the result says so: larger values were lowered).
   const planned = hasControls(placed) ? childInputFor(agent, config, placed, launch, background) : undefined;
   const result = await launchChild(agent, config, { id, use, input: placed, launch, background });
@@ -82,6 +90,22 @@ function sendMessageSchemaFor(use: ToolUseBlock, config: SubAgentsConfig | undef
   return asks && config?.spawnControls === true && patched(SEND_INTERRUPT_PATCH) ? sendMessageCallWithInterrupt : sendMessageCallInput;
 }
 
+/** Before this patch a message to one of one's own ids no longer on record went on to the tree as to any agent. */
+export const OFF_RECORD_PATCH = 'forkflow-send-off-record-1';
+
+/**
+ * Why a message to `to` — an id this agent gave out (`<its id>.<label>-<n>`) that is on its
+ * record no more — is refused by name: a finished child dropped from the record
+ * (`keepCompleted`) is not resumed from here (seed 001 resumes it from its transcript; forkflow
+ * leaves that to a client, which can read any closed agent's history). Undefined otherwise.
+ */
+function offRecord(agent: ForkAgent, to: string): string | undefined {
+  const own = to.startsWith(`${agent.agentId}.`) ? /^[a-z0-9-]+-(\d+)$/.exec(to.slice(agent.agentId.length + 1)) : null;
+  if (!own || Number(own[1]) > agent.children.started || !patched(OFF_RECORD_PATCH)) return undefined;
+  const kept = agent.input.subAgents?.keepCompleted ?? 256;
+  return `${to} is not on your record: it was never started, or it finished and was dropped from your record (you keep your last ${kept} finished sub-agents, subAgents.keepCompleted), so it cannot be resumed from here. An operator can resume a finished agent by its id (\`forkflow send ${to} <message>\`); or start a new sub-agent.`;
+}
+
 async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsConfig | undefined): Promise<ToolResultBlock> {
   const parsed = sendMessageSchemaFor(use, config).safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid SendMessage call: ${describeIssues(parsed.error).join('; ')}`);
@@ -92,6 +116,8 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   const { to, message: raw, summary } = parsed.data;
   const child = agent.children.find(to);
   const resume = child !== undefined && child.state !== 'running';
+  const gone = child ? undefined : offRecord(agent, to);
+  if (gone) return errorResult(use.id, gone);
   // Under the patch every message that does not resume a child is a peer message: routed and counted at the root, with the tree's capability.
   // (One's own child by its name or id is addressed by its id: another agent of the tree may share the name.)
   if (!resume && agent.inTreeLedger && patched(PEER_MESSAGES_PATCH)) return peerSend(agent, use, child ? { ...parsed.data, to: child.agentId } : parsed.data);
@@ -156,6 +182,14 @@ async function askedProgress(agentId: string): Promise<ChildProgress | undefined
   }
 }
 
+/** Before this patch TaskOutput did not say whether its answer is final (seed 002's `is_final`). */
+export const TASK_OUTPUT_FINAL_PATCH = 'forkflow-task-output-is-final-1';
+
+/** Seed 002's `is_final`: whether the state can still change (false while it runs), under the patch. */
+function finality(record: ChildRecord): { is_final?: boolean } {
+  return patched(TASK_OUTPUT_FINAL_PATCH) ? { is_final: record.state !== 'running' } : {};
+}
+
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = taskOutputToolInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskOutput call: ${describeIssues(parsed.error).join('; ')}`);
@@ -170,10 +204,10 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
     // Its progress so far (seed 001: a running agent's output is readable), by its status query.
     const now = patched(CHILD_PROGRESS_PATCH) ? await askedProgress(record.agentId) : undefined;
     const shown = now?.found ? { progress: { turns: now.turns, toolUses: now.toolUses, totalTokens: now.totalTokens, ...(now.doing ? { doing: now.doing } : {}), lastText: now.lastText } } : {};
-    return jsonResult(use.id, { ...outcomeView(record), ...shown, note: 'still running; ask again later or wait for its notification' });
+    return jsonResult(use.id, { ...outcomeView(record), ...finality(record), ...shown, note: 'still running; ask again later or wait for its notification' });
   }
   markSeen(agent, record);
-  return jsonResult(use.id, outcomeView(record), record.state !== 'completed');
+  return jsonResult(use.id, { ...outcomeView(record), ...finality(record) }, record.state !== 'completed');
 }
 
 /** Before this patch TaskStop refused the legacy `shell_id` (seed 001 accepts it as `task_id`). */
@@ -203,6 +237,7 @@ export async function runSubAgentTool(agent: ForkAgent, use: ToolUseBlock): Prom
   if (use.name === 'TaskOutput') return taskOutputCall(agent, use);
   if (use.name === 'TaskStop') return taskStopCall(agent, use);
   if (use.name === LIST_AGENTS) return listAgentsCall(agent, use);
+  if (use.name === ANSWER_APPROVAL) return answerApprovalCall(agent, use);
   const tool = use.name === 'Skill' ? 'Skill' : 'Agent';
   // A fork child sees its parent's Agent tool (the cache needs the same tools): the guard answers it.
   const guard = forkRecursionGuard({ querySource: agent.input.querySource, messages: agent.messages });

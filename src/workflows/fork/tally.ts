@@ -12,6 +12,9 @@ export interface KeepAliveTally {
   usage: Usage;
 }
 
+/** Calls and usage per provider that served them (provider-usage.ts). */
+export type ProviderTally = Record<string, { calls: number; usage: Usage }>;
+
 export interface CarriedTally {
   turns: number;
   toolUses: number;
@@ -20,6 +23,7 @@ export interface CarriedTally {
   lastText?: string;
   maxTurnsReached: boolean;
   keepAlive?: KeepAliveTally;
+  providers?: ProviderTally;
 }
 
 export class Tally {
@@ -47,6 +51,16 @@ export class Tally {
   /** Keep-alive calls so far (absent until the first). */
   get keepAlive(): KeepAliveTally | undefined {
     return this.t.keepAlive;
+  }
+  /** Calls and usage per provider (absent until the first counted). */
+  get providers(): ProviderTally | undefined {
+    return this.t.providers;
+  }
+
+  /** A call (of any kind) that `provider` served: its usage is already in `usage` by the record above. */
+  recordOnProvider(provider: string, usage: Usage): void {
+    const p = this.t.providers?.[provider] ?? { calls: 0, usage: ZERO_USAGE };
+    this.t.providers = { ...this.t.providers, [provider]: { calls: p.calls + 1, usage: addUsage(p.usage, usage) } };
   }
 
   /** A reply of this agent's own model call (inherited assistant turns are not its text). */
@@ -96,6 +110,7 @@ export class Tally {
       lastText: state.lastText,
       maxTurnsReached: state.maxTurnsReached,
       ...(state.keepAlive ? { keepAlive: state.keepAlive } : {}),
+      ...(state.providers ? { providers: state.providers } : {}),
     };
   }
 }

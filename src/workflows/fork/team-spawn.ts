@@ -13,6 +13,7 @@ import { leadComms } from '../../shared/team';
 import type { SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 import { admitted, refusal, startAdmitted } from './agent-launch';
+import { backgroundOff, backgroundRefusal } from './background-switch';
 import { childIdFor } from './child-input';
 import { teammateChildInput } from './team-input';
 import { startChildAgent } from './children';
@@ -39,6 +40,7 @@ function teamCallProblem(agent: ForkAgent, config: SubAgentsConfig, input: Agent
 
 /** An Agent call with `team_name` (or `mode`): starts a teammate and answers `teammate_spawned`. */
 export async function teammateCall(agent: ForkAgent, use: ToolUseBlock, input: AgentToolInput, config: SubAgentsConfig): Promise<ToolResultBlock> {
+  if (backgroundOff(agent)) return errorResult(use.id, backgroundRefusal('A teammate (it always works in the background)'));
   const problem = teamCallProblem(agent, config, input);
   if (problem) return errorResult(use.id, problem);
   const definition = config.agents.find((a) => a.name === input.subagent_type && a.context !== 'fork');

@@ -9,7 +9,7 @@
  * calls. Tool failures become `is_error` results the model can act on; only cancellation
  * propagates.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/activity-io';
 import { canonicalJson, utf8Length } from '../../shared/hash';
@@ -24,8 +24,10 @@ import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { listAgentsOffered } from './agent-list';
 import { LIST_AGENTS } from '../../shared/agent-list';
+import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { readAgentOutput, readsAgentOutput } from './agent-output';
+import { backgroundOff, backgroundRefusal } from './background-switch';
 import { askLead, needsPlanApproval } from './team-plan';
 import { errorResult } from './tool-results';
 import { guardCall } from './interrupt';
@@ -44,7 +46,15 @@ function policyOf(agent: ForkAgent, tool?: ToolTraits): CallPolicy {
   const mode = agent.input.permissionMode;
   // The patch is asked only where it matters, so other runs' histories carry no marker.
   const unasked = mode === 'bubble' && tool?.effect === 'shell' && patched(SANDBOXED_SHELL_PATCH);
-  return { filter: agent.input.toolFilter, mode, ...(agent.memory ? { memory: agent.memory } : {}), ...(unasked ? { sandboxedShellAsksNothing: true } : {}) };
+  const rules = agent.input.permissionRules?.allow;
+  return {
+    filter: agent.input.toolFilter,
+    mode,
+    ...(agent.memory ? { memory: agent.memory } : {}),
+    ...(unasked ? { sandboxedShellAsksNothing: true } : {}),
+    ...(agent.defaultAsks ? { defaultAsks: true } : {}),
+    ...(rules ? { allowRules: rules } : {}),
+  };
 }
 
 /** The tools this agent could call now, for a refusal's message. */
@@ -56,7 +66,7 @@ function availableTools(agent: ForkAgent): string[] {
 }
 
 function toResult(toolUseId: string, r: ToolCallResult): ToolResultBlock {
-  return r.isError ? errorResult(toolUseId, r.content) : { type: 'tool_result', tool_use_id: toolUseId, content: r.content };
+  return r.isError ? errorResult(toolUseId, r.content) : { type: 'tool_result', tool_use_id: toolUseId, content: r.blocks ?? r.content };
 }
 
 /** Read-only tools may run side by side; anything that writes runs alone, in order. */
@@ -81,6 +91,15 @@ type Attempt = { block: ToolResultBlock; outcome: ToolCallOutcome };
 const deny = (toolUseId: string, message: string): Attempt => ({ block: errorResult(toolUseId, message), outcome: 'denied' });
 const blockAttempt = (block: ToolResultBlock): Attempt => ({ block, outcome: block.is_error ? 'error' : 'ok' });
 
+/**
+ * A call the agent's filter (or its tool access policy, or its mode) denies: seed 000's
+ * `fork.tool_filter` event at DEBUG (replay-aware, no command), then the denial the model reads.
+ */
+function filtered(agent: ForkAgent, use: ToolUseBlock, filter: string, message: string): Attempt {
+  log.debug('fork.tool_filter', { agentId: agent.agentId, turn: agent.turns, tool: use.name, filter, mode: agent.input.permissionMode, reason: message });
+  return deny(use.id, message);
+}
+
 /** One tool call, counted once by outcome (ok / error / denied); `lane` is its place in the round (1-based). */
 async function runOne(agent: ForkAgent, use: ToolUseBlock, messageIndex: number, lane: number): Promise<ToolResultBlock> {
   const { block, outcome } = await attempt(agent, use, messageIndex, lane);
@@ -97,16 +116,16 @@ async function attempt(agent: ForkAgent, use: ToolUseBlock, messageIndex: number
   }
   agent.tally.countToolUse();
   const denied = accessDenial(agent, use.name);
-  if (denied) return deny(use.id, denied);
+  if (denied) return filtered(agent, use, 'toolAccess', denied);
   const tool = agent.toolTable.lookup(use.name);
-  // ListAgents is a sub-agent tool only where it was offered; elsewhere it is as unknown as it always was.
-  if (tool?.home.kind === 'subagent' && (use.name !== LIST_AGENTS || listAgentsOffered(agent))) {
+  // ListAgents and AnswerApproval are sub-agent tools only where they were offered; elsewhere they are as unknown as they always were.
+  if (tool?.home.kind === 'subagent' && ((use.name !== LIST_AGENTS && use.name !== ANSWER_APPROVAL) || listAgentsOffered(agent, use.name))) {
     const block = await runSubAgentTool(agent, use);
     return { block, outcome: block.is_error ? 'error' : 'ok' };
   }
   if (!tool || tool.home.kind === 'subagent') return deny(use.id, `Tool "${use.name}" is not available to this agent. Available tools: ${availableTools(agent).join(', ')}.`);
   const decision = decideCall(policyOf(agent, tool), tool);
-  if (!decision.allow) return deny(use.id, decision.message);
+  if (!decision.allow) return filtered(agent, use, typeof agent.input.toolFilter === 'string' ? agent.input.toolFilter : agent.input.toolFilter.kind, decision.message);
   // A teammate in plan mode asks its lead before its first change (team-plan.ts).
   const unplanned = needsPlanApproval(agent, tool) ? await askLead(agent, use) : undefined;
   if (unplanned) return deny(use.id, unplanned);
@@ -165,6 +184,8 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
     ...(decision.sandbox === 'bypass' ? { unsandboxed: true } : {}),
     ...(agent.worktree ? { worktreeRepo: agent.worktree.repoRoot } : {}),
     ...(agent.input.sandbox?.confinedTo !== undefined ? { confinedTo: agent.input.sandbox.confinedTo } : {}),
+    // Absent unless its operator allowed a program back: other runs' inputs stay as they were.
+    ...(agent.input.shellPrograms ? { shellPrograms: agent.input.shellPrograms } : {}),
   };
   // A worktree lives on one host: say so, so a fork waiting for a lost host shows why.
   const host = agent.worktree?.taskQueue;
@@ -174,7 +195,10 @@ async function runBuiltin(agent: ForkAgent, use: ToolUseBlock, messageIndex: num
   // Background shell tasks (shell-tasks.ts): started where this call would have run, with the same input.
   // A sub-agent's output file (agent-output.ts) is answered here, never read from disk.
   if (use.name === 'Read' && readsAgentOutput(given)) return blockAttempt(await readAgentOutput(agent, use, given));
-  if (use.name === 'Bash' && wantsBackground(given)) return blockAttempt(await startBackgroundShell(agent, use, given, input, taskQueue));
+  if (use.name === 'Bash' && wantsBackground(given)) {
+    if (backgroundOff(agent)) return deny(use.id, backgroundRefusal('A Bash command with run_in_background'));
+    return blockAttempt(await startBackgroundShell(agent, use, given, input, taskQueue));
+  }
   if (use.name === 'Read' && agent.shells.started > 0) {
     const own = await readOwnOutput(agent, use);
     if (own) return blockAttempt(own);

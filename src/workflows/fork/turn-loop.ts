@@ -19,6 +19,7 @@ import { whileWaiting } from './keep-alive';
 import { publishProgress } from './visibility';
 import { modelCallInput } from './call-input';
 import { callWithFailover } from './failover';
+import { countOnProvider } from './provider-usage';
 import { compactAfterRefusal, contextAfterCall, contextRefusal, manageContext } from './compaction';
 import { errorResult } from './tool-results';
 import { askShare, shareShortOf, spending, topUpShare } from './tree-shares';
@@ -105,6 +106,7 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   }
   const at = agent.messageCount;
   agent.tally.recordModelCall(result.usage, result.message);
+  countOnProvider(agent, input, result.usage);
   agent.warmth.called(input, startedAt, result);
   agent.cache.check({ agentId: agent.agentId, forkLabel: agent.input.forkLabel }, agent.setup, turn, result, startedAt);
   contextAfterCall(agent, turn, at, input.messageCount, result);

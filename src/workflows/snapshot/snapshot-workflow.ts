@@ -21,6 +21,7 @@ import { snapshotContext } from '../../shared/snapshot';
 import { summaryMaxTokens, summaryMessage } from '../../shared/context/summary';
 import { recentTurnsStart } from '../../shared/context/view';
 import { compactor } from '../activities';
+import { mediaRulesFor } from '../fork/media-rules';
 import { contextSummaryOf, prefixRefOf, registerConversationQueries, type ConversationHolder } from '../conversation-queries';
 
 export async function snapshotWorkflow(raw: CacheSafeParams, opts: { compact?: SnapshotCompaction } = {}): Promise<SnapshotRecord> {
@@ -44,7 +45,7 @@ export async function snapshotWorkflow(raw: CacheSafeParams, opts: { compact?: S
 async function compact(holder: { messages: MessageParam[]; digest: string; summary: ConversationHolder['summary']; cut?: PrefixRef['window'] }, c: SnapshotCompaction): Promise<SnapshotRecord['compaction']> {
   const info = workflowInfo();
   const count = holder.messages.length;
-  const keepFrom = recentTurnsStart(holder.messages, 0, 0, Math.floor(c.window * c.keepRecent));
+  const keepFrom = recentTurnsStart(holder.messages, 0, 0, Math.floor(c.window * c.keepRecent), mediaRulesFor(holder.messages));
   try {
     const result = await compactor.compactContext.executeWithOptions({ summary: `compaction of the snapshot · model ${holder.summary.model}` }, [
       {

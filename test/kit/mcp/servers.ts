@@ -2,13 +2,15 @@
  * MCP servers for the tests: the two reference servers installed from npm and not written
  * here — `@modelcontextprotocol/server-filesystem` over stdio, `@modelcontextprotocol/
  * server-everything` over streamable HTTP (a process of its own on a free port) — and the
- * hostile ones in this folder.
+ * hostile (and the screenshot) ones in this folder.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { OperatorConsent } from '../../../src/activities/consent';
 import type { McpServers } from '../../../src/shared/tools/mcp';
+import { parseMcpCommandRule } from '../../../src/worker/consent';
 
 const root = join(__dirname, '..', '..', '..');
 const pkg = (name: string) => join(root, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
@@ -25,8 +27,28 @@ export function everythingStdio(extra: Partial<McpServers[string]> = {}): McpSer
 }
 
 /** One of the hostile servers of this folder, over stdio. */
-export function hostileServer(file: 'many-tools-server' | 'malformed-server', args: string[] = [], extra: Partial<McpServers[string]> = {}): McpServers[string] {
+export function hostileServer(file: 'many-tools-server' | 'malformed-server' | 'screenshot-server', args: string[] = [], extra: Partial<McpServers[string]> = {}): McpServers[string] {
   return { command: process.execPath, args: ['-r', tsx, join(__dirname, `${file}.ts`), ...args], ...extra } as McpServers[string];
+}
+
+/**
+ * The worker's consent rules for the servers above (a worker starts a stdio MCP command only
+ * when its operator allows it: src/worker/consent.ts), in the operator's own syntax.
+ */
+export function testServerRules(): string[] {
+  const node = process.execPath;
+  return [
+    `${node} ${pkg('server-filesystem')} *`,
+    `${node} ${pkg('server-everything')} stdio`,
+    `${node} -r ${tsx} ${join(__dirname, 'many-tools-server.ts')} ...`,
+    `${node} -r ${tsx} ${join(__dirname, 'malformed-server.ts')} ...`,
+    `${node} -r ${tsx} ${join(__dirname, 'screenshot-server.ts')} ...`,
+  ];
+}
+
+/** A consent that allows the test servers (and `extra` rules). */
+export function testServersConsent(extra: string[] = []): OperatorConsent {
+  return { mcpCommands: [...testServerRules(), ...extra].map(parseMcpCommandRule), allowBypassPermissions: false };
 }
 
 async function freePort(): Promise<number> {

@@ -8,6 +8,7 @@
  */
 import type { RequestLogEntry } from '../../../src/offline';
 import { Batcher } from '../../../src/activities/model/batcher';
+import { anthropicBatches } from '../../../src/activities/model/batch-api';
 import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
 import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from '../../../src/activities/model/response-store';
 import type { MessagesRequest } from '../../../src/shared/anthropic';
@@ -47,7 +48,7 @@ const never = () => false;
 
 test('calls gathered within the window go in one batch, each answered with its own reply', async () => {
   const batcher = new Batcher({ windowMs: 10 * MINUTE, maxRequests: 3, pollMs: 5 });
-  const deps: BatchCallDeps = { anthropic: t.client, batcher, responses: memoryStore() };
+  const deps: BatchCallDeps = { api: anthropicBatches(t.client), batcher, responses: memoryStore() };
   const calls = ['one', 'two', 'three'].map((text) => callViaBatch(deps, { key: keyOf(text), customId: `c-${text}`, body: body(text) }, new AbortController().signal, never, () => undefined));
   await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
   t.model.clock.advance(MINUTE);
@@ -65,7 +66,7 @@ test('a call whose worker died between submit and record finds its batch by cust
   const store = memoryStore({ lose: true });
   const first = new Batcher({ windowMs: 0, pollMs: 5 });
   const aborted = new AbortController();
-  const dying = callViaBatch({ anthropic: t.client, batcher: first, responses: store }, { key: keyOf('a'), customId: 'c-a', body: body('kept') }, aborted.signal, never, () => undefined);
+  const dying = callViaBatch({ api: anthropicBatches(t.client), batcher: first, responses: store }, { key: keyOf('a'), customId: 'c-a', body: body('kept') }, aborted.signal, never, () => undefined);
   await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
   // The worker "dies": the attempt is gone, and only the mark made before the submit is kept.
   aborted.abort(new Error('worker died'));
@@ -73,7 +74,7 @@ test('a call whose worker died between submit and record finds its batch by cust
   expect([...store.marks.values()].map((m) => Object.keys(m))).toEqual([['since']]);
   // Other agents' batches on the provider are no answer: one ended, one still running.
   await t.client.messages.batches.create({ requests: [{ custom_id: 'other-1', params: ask('@reply x') }] });
-  const retry = callViaBatch({ anthropic: t.client, batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key: keyOf('a'), customId: 'c-a', body: body('kept') }, new AbortController().signal, never, () => undefined);
+  const retry = callViaBatch({ api: anthropicBatches(t.client), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key: keyOf('a'), customId: 'c-a', body: body('kept') }, new AbortController().signal, never, () => undefined);
   await t.model.log.waitFor((e) => e.method === 'GET' && e.path.startsWith('/v1/messages/batches?'));
   t.model.clock.advance(MINUTE);
   const out = await retry;
@@ -86,7 +87,7 @@ test('a call whose worker died between submit and record finds its batch by cust
 test('a submit the provider refused (an HTTP error) is made again by the retry without looking for it', async () => {
   const store = memoryStore();
   t.model.faults.add({ kind: 'status', status: 500, match: isCreate });
-  const call = () => callViaBatch({ anthropic: t.client, batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key: keyOf('r'), customId: 'c-r', body: body('second') }, new AbortController().signal, never, () => undefined);
+  const call = () => callViaBatch({ api: anthropicBatches(t.client), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key: keyOf('r'), customId: 'c-r', body: body('second') }, new AbortController().signal, never, () => undefined);
   await expect(call()).rejects.toMatchObject({ status: 500 });
   expect([...store.marks.values()].map((m) => m.refused)).toEqual([true]);
   const retry = call();
@@ -103,7 +104,7 @@ test('a batch the provider does not know is submitted again once under the same 
   const request = body('again');
   await store.putBatch!(key, { since: Date.now(), batchId: 'msgbatch_gone' }, requestDigest(request));
   t.model.faults.add({ kind: 'status', status: 404, match: (e) => e.method === 'GET' && e.path.startsWith('/v1/messages/batches/msgbatch_offline_') && !e.path.endsWith('/results') });
-  const out = callViaBatch({ anthropic: t.client, batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key, customId: 'c-lost', body: request }, new AbortController().signal, never, () => undefined);
+  const out = callViaBatch({ api: anthropicBatches(t.client), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key, customId: 'c-lost', body: request }, new AbortController().signal, never, () => undefined);
   // The stored id is unknown (404), the resubmitted batch is too (the injected 404): fallback.
   const fallback = await out;
   expect(fallback.kind).toBe('fallback');
@@ -114,7 +115,7 @@ test('a batch the provider does not know is submitted again once under the same 
 
 test('a coalesced batch is cancelled at the provider only once every agent in it is cancelled', async () => {
   const batcher = new Batcher({ windowMs: 10 * MINUTE, maxRequests: 2, pollMs: 5 });
-  const deps: BatchCallDeps = { anthropic: t.client, batcher };
+  const deps: BatchCallDeps = { api: anthropicBatches(t.client), batcher };
   const [a, b] = [new AbortController(), new AbortController()];
   const calls = [a, b].map((c, i) => callViaBatch(deps, { key: keyOf(`x${i}`), customId: `c-x${i}`, body: body('never') }, c.signal, () => true, () => undefined));
   await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
@@ -127,4 +128,21 @@ test('a coalesced batch is cancelled at the provider only once every agent in it
   const cancel = await t.model.log.waitFor((e) => isCancel(e) && e.outcome === 'completed');
   expect(cancel.path).toContain(t.model.batches.ids()[0]);
   expect(t.model.batches.entries().map((e) => e.result)).toEqual(['canceled', 'canceled']);
+});
+
+test('a batch goes before its request bodies pass the byte limit: the next request starts another', async () => {
+  const size = Buffer.byteLength(JSON.stringify(body('one')));
+  // Room for two requests, not three: the third sends the first two at once.
+  const batcher = new Batcher({ windowMs: 10 * MINUTE, maxRequests: 3, maxBytes: 2 * size + 10, pollMs: 5 });
+  const deps: BatchCallDeps = { api: anthropicBatches(t.client), batcher };
+  const waiting = new AbortController();
+  const calls = ['one', 'two', 'six'].map((text) => callViaBatch(deps, { key: keyOf(text), customId: `c-${text}`, body: body(text) }, text === 'six' ? waiting.signal : new AbortController().signal, never, () => undefined));
+  await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
+  t.model.clock.advance(MINUTE);
+  const out = await Promise.all(calls.slice(0, 2));
+  expect(out.map((o) => o.kind)).toEqual(['message', 'message']);
+  expect(t.model.log.entries().filter(isCreate).map(customIdsOf)).toEqual([['c-one', 'c-two']]);
+  // The third waits for its own batch's window (not waited out here).
+  waiting.abort(new Error('done'));
+  await expect(calls[2]).rejects.toThrow('done');
 });

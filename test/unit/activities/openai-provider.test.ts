@@ -16,9 +16,11 @@ import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activi
 import type { RequestContext } from '../../../src/shared/messages';
 import { createProviderClients } from '../../../src/worker/providers';
 import { filler } from '../offline/helpers';
+import { png } from '../../kit/media';
 
 const READ: ToolDefinition = { name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } };
-const PNG = 'iVBORw0KGgo=';
+// A real image: the request is checked against the API's image limits before it is sent.
+const PNG = png(2, 2).toString('base64');
 
 function conversationsOf(context: RequestContext, messages: MessageParam[]): ConversationSource {
   return { context: () => Promise.resolve(context), forModelCall: () => Promise.resolve(messages), remember: () => undefined } as unknown as ConversationSource;

@@ -27,10 +27,11 @@ test('which calls may run again after an attempt that may have partly run', () =
   expect(rerunnable('FileEdit', workspace)).toBe(false);
 });
 
-function setup() {
+/** `allowUnsandboxed`: a worker started to run Bash without the OS sandbox (the classifier decides for read-only calls). */
+function setup(opts: { allowUnsandboxed?: boolean } = {}) {
   const root = tempDir('tool-retry');
   writeFileSync(join(root, 'a.txt'), 'one two\n');
-  const activities = createToolActivities({ conversations: {} as ConversationSource, workspaceRoot: root, sandbox: () => Promise.resolve({ available: false, reason: 'test' }) as never });
+  const activities = createToolActivities({ conversations: {} as ConversationSource, workspaceRoot: root, sandbox: () => Promise.resolve({ available: false, reason: 'test', ...(opts.allowUnsandboxed ? { allowUnsandboxed: true } : {}) }) as never });
   const call = (name: string, input: unknown, writePolicy: ToolCallInput['writePolicy'] = workspace): ToolCallInput => ({
     run: { workflowId: 'wf', runId: 'r' },
     agentId: 'a',
@@ -80,4 +81,13 @@ test('a real failure is retried until the third attempt, then given up', async (
   const last = await attempt(TOOL_FAILURE_ATTEMPTS).catch((e: unknown) => e);
   expect(last).toBeInstanceOf(ApplicationFailure);
   expect(last).toMatchObject({ nonRetryable: true, type: 'ToolActivityError', message: expect.stringContaining('tool_use missing not found') as string });
+});
+
+test("a read-only agent's shell outside the sandbox: awk and tee withheld by default, allowed back per fork by shellPrograms (seed 000, S0-33)", async () => {
+  const { call, run } = setup({ allowUnsandboxed: true });
+  const awk = call('Bash', { command: "awk '{ print $2 }' a.txt | tee /dev/null" }, none);
+  const withheld = await run(1, undefined, awk);
+  expect(withheld).toMatchObject({ isError: true, content: expect.stringContaining('did not allow awk back: shellPrograms') as string });
+  const allowed = await run(1, undefined, { ...awk, shellPrograms: ['awk', 'tee'] });
+  expect(allowed).toMatchObject({ isError: false, content: 'two\n[exit code 0]' });
 });

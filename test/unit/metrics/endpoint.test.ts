@@ -63,26 +63,28 @@ function recordingMeter(): { meter: MetricMeter; added: { name: string; value: n
 
 test('activity side: an ok call with its tokens by kind, failures by type, cancellation apart', () => {
   const { meter, added } = recordingMeter();
-  recordModelSuccess('claude-x', { inputTokens: 12, outputTokens: 5, cacheReadInputTokens: 30, cacheCreationInputTokens: 0 }, meter);
-  recordModelFailure('claude-x', ApplicationFailure.create({ type: 'ModelOverloaded', message: 'busy' }), meter);
-  recordModelFailure('claude-x', new CancelledFailure('stop'), meter);
+  recordModelSuccess('claude-x', { inputTokens: 12, outputTokens: 5, cacheReadInputTokens: 30, cacheCreationInputTokens: 0 }, { meter });
+  recordModelFailure('claude-x', ApplicationFailure.create({ type: 'ModelOverloaded', message: 'busy' }), { meter });
+  recordModelFailure('claude-x', new CancelledFailure('stop'), { meter, provider: 'openai' });
+  const provider = 'anthropic';
   expect(added).toEqual([
-    { name: 'forkflow_model_calls_total', value: 1, tags: { model: 'claude-x', outcome: 'ok' } },
-    { name: 'forkflow_model_tokens_total', value: 12, tags: { model: 'claude-x', kind: 'input' } },
-    { name: 'forkflow_model_tokens_total', value: 5, tags: { model: 'claude-x', kind: 'output' } },
-    { name: 'forkflow_model_tokens_total', value: 30, tags: { model: 'claude-x', kind: 'cache_read' } },
-    { name: 'forkflow_model_tokens_total', value: 0, tags: { model: 'claude-x', kind: 'cache_creation' } },
-    { name: 'forkflow_model_calls_total', value: 1, tags: { model: 'claude-x', outcome: 'error', error_type: 'ModelOverloaded' } },
-    { name: 'forkflow_model_calls_total', value: 1, tags: { model: 'claude-x', outcome: 'cancelled' } },
+    { name: 'forkflow_model_calls_total', value: 1, tags: { model: 'claude-x', provider, outcome: 'ok' } },
+    { name: 'forkflow_model_tokens_total', value: 12, tags: { model: 'claude-x', provider, kind: 'input' } },
+    { name: 'forkflow_model_tokens_total', value: 5, tags: { model: 'claude-x', provider, kind: 'output' } },
+    { name: 'forkflow_model_tokens_total', value: 30, tags: { model: 'claude-x', provider, kind: 'cache_read' } },
+    { name: 'forkflow_model_tokens_total', value: 0, tags: { model: 'claude-x', provider, kind: 'cache_creation' } },
+    { name: 'forkflow_model_calls_total', value: 1, tags: { model: 'claude-x', provider, outcome: 'error', error_type: 'ModelOverloaded' } },
+    { name: 'forkflow_model_calls_total', value: 1, tags: { model: 'claude-x', provider: 'openai', outcome: 'cancelled' } },
   ]);
 });
 
 test('a batched call counts its tokens twice: among all tokens, and among the batched ones', () => {
   const { meter, added } = recordingMeter();
   const u = { inputTokens: 7, outputTokens: 3, cacheReadInputTokens: 0, cacheCreationInputTokens: 2 };
-  recordModelSuccess('claude-x', { ...u, batch: u }, meter);
+  recordModelSuccess('claude-x', { ...u, batch: u }, { meter, provider: 'openai' });
   const batched = added.filter((a) => a.name === 'forkflow_model_batch_tokens_total').map((a) => [a.tags.kind, a.value]);
   expect(batched).toEqual([['input', 7], ['output', 3], ['cache_read', 0], ['cache_creation', 2]]);
+  expect(new Set(added.map((a) => a.tags.provider))).toEqual(new Set(['openai']));
   expect(added.filter((a) => a.name === 'forkflow_model_tokens_total').map((a) => a.value)).toEqual([7, 3, 0, 2]);
 });
 

@@ -76,7 +76,29 @@ test('the summary top prints', () => {
     cacheBreakReasons: [],
     approvals: { requested: 3, decided: 1, pending: 2 },
     batch: { tokens: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, savedUsd: 0 },
+    // Series from workers before the provider label count as the default provider's.
+    providers: [{ provider: 'anthropic', tokens: { input: 100, output: 40, cache_read: 900, cache_creation: 0 }, cacheReadShare: 0.9 }],
   });
+});
+
+test('tokens and cache-read share per provider, summed over workers; top prints them when there is more than Anthropic', () => {
+  const samples = parsePrometheusText(
+    [
+      'forkflow_model_tokens_total{kind="input",model="claude-sonnet-4-6",provider="anthropic",taskQueue="a"} 100',
+      'forkflow_model_tokens_total{kind="cache_read",model="claude-sonnet-4-6",provider="anthropic",taskQueue="a"} 700',
+      'forkflow_model_tokens_total{kind="cache_creation",model="claude-sonnet-4-6",provider="anthropic",taskQueue="b"} 200',
+      'forkflow_model_tokens_total{kind="input",model="gpt-4.1-mini",provider="openai",taskQueue="a"} 300',
+      'forkflow_model_tokens_total{kind="cache_read",model="gpt-4.1-mini",provider="openai",taskQueue="b"} 100',
+      'forkflow_model_tokens_total{kind="output",model="gpt-4.1-mini",provider="openai",taskQueue="b"} 50',
+    ].join('\n'),
+  );
+  const summary = summarizeMetrics(samples);
+  expect(summary.providers).toEqual([
+    { provider: 'anthropic', tokens: { input: 100, output: 0, cache_read: 700, cache_creation: 200 }, cacheReadShare: 0.7 },
+    { provider: 'openai', tokens: { input: 300, output: 50, cache_read: 100, cache_creation: 0 }, cacheReadShare: 0.25 },
+  ]);
+  const screen = renderTop({ at: 'now', agents: { error: 'x' }, metrics: { urls: [], errors: [], summary } });
+  expect(screen).toContain('by provider: anthropic input 1000 · cache read 70.0% | openai input 400 · cache read 25.0%');
 });
 
 test('batched tokens: what they saved, priced per model, and the line top prints', () => {

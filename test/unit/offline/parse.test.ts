@@ -68,7 +68,7 @@ describe('scripted model: parser', () => {
     expect(caught).toBeInstanceOf(ScriptError);
     expect((caught as Error).message).toBe(
       'Offline model script error in "@bogus 1": unknown instruction "@bogus". Known instructions: ' +
-        'actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat.',
+        'actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop, @think; macro @repeat.',
     );
   });
 });

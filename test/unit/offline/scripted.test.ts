@@ -6,6 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { APIConnectionError } from '@anthropic-ai/sdk';
 import { MODEL, TOOLS, apiError, ask, errorOf, useOfflineModel } from './helpers';
+import { png } from '../../kit/media';
 
 type Params = Anthropic.MessageCreateParamsNonStreaming;
 type Message = Anthropic.Message;
@@ -99,7 +100,7 @@ describe('offline model: scripted model', () => {
 
   it('fails loudly when the steps are exhausted after a reply', async () => {
     const m = await create(ask('@reply one'));
-    const err = await apiError(create({ ...ask(''), messages: [{ role: 'user', content: '@reply one' }, asParam(m), { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } }] }] }));
+    const err = await apiError(create({ ...ask(''), messages: [{ role: 'user', content: '@reply one' }, asParam(m), { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(2, 2).toString('base64') } }] }] }));
     expect(err.status).toBe(400);
     expect(errorOf(err).message).toMatch(/^Offline model script exhausted: the latest user text has 1 step\(s\) and this request asks for step 2/);
   });
@@ -195,7 +196,7 @@ describe('offline model: scripted model', () => {
   });
 
   it.each([
-    ['@frobnicate now', /unknown instruction "@frobnicate"\. Known instructions: actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop; macro @repeat/],
+    ['@frobnicate now', /unknown instruction "@frobnicate"\. Known instructions: actions @reply, @tool, @tools, @echo, @report, @recall, @explore; modifiers @sleep, @pace, @fail, @stream-error, @drop, @think; macro @repeat/],
     ['@tool Read {not json}', /@tool input is not valid JSON/],
     ['@tool Read [1]', /@tool input must be a JSON object/],
     ['@tools []', /@tools needs a non-empty JSON array/],
@@ -245,7 +246,7 @@ describe('offline model: scripted model', () => {
           'Issues: none',
         ].join('\n'),
       );
-      const after = await apiError(create({ ...p, messages: [...h2, asParam(m2), { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } }] }] }));
+      const after = await apiError(create({ ...p, messages: [...h2, asParam(m2), { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(2, 2).toString('base64') } }] }] }));
       expect(errorOf(after).message).toMatch(/default behaviour already answered/);
     });
 

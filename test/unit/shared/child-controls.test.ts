@@ -105,6 +105,19 @@ test('tool definitions keep their bytes unless the tree asks for spawn controls 
   expect(send(subAgentToolDefinitions({ forkGate: false, agents: [], listAgents: true }))).toEqual(['to', 'message', 'summary']);
   expect(Object.keys(sendMessageTool(true).input_schema.properties as object)).not.toContain('interrupt');
   expect(sha({ forkGate: true, agents: [], listAgents: true })).not.toBe(BEFORE[0]![1]);
+  // parentApprovals (S1-59) offers AnswerApproval last, and changes nothing else.
+  const answering = subAgentToolDefinitions({ forkGate: true, agents: [], parentApprovals: true });
+  expect(answering.map((d) => d.name)).toEqual([...subAgentToolDefinitions({ forkGate: true, agents: [] }).map((d) => d.name), 'AnswerApproval']);
+  expect(JSON.stringify(answering.slice(0, -1))).toBe(JSON.stringify(subAgentToolDefinitions({ forkGate: true, agents: [] })));
+  // backgroundTasks: false (S1-12) takes run_in_background away and says the call waits; only there.
+  const props = (defs: ReturnType<typeof subAgentToolDefinitions>) => Object.keys(defs[0]!.input_schema.properties as object);
+  expect(props(subAgentToolDefinitions({ forkGate: false, agents: [] }))).toContain('run_in_background');
+  const foreground = subAgentToolDefinitions({ forkGate: false, agents: [], backgroundTasks: false });
+  expect(props(foreground)).not.toContain('run_in_background');
+  expect(foreground[0]!.description).toContain('You wait for its result (background tasks are disabled here).');
+  // hostMode (S2-12) offers host_mode last on Agent; not where background tasks are disabled.
+  expect(props(subAgentToolDefinitions({ forkGate: true, agents: [], hostMode: true })).at(-1)).toBe('host_mode');
+  expect(props(subAgentToolDefinitions({ forkGate: true, agents: [], hostMode: true, backgroundTasks: false }))).not.toContain('host_mode');
 });
 
 test('agentList: rows from the records, counts by state, a running child timed by the clock given', () => {

@@ -115,3 +115,38 @@ test("a service's or an MCP server's tool: the same modes; one that changes some
   expect(decideCall(policy({ mode: 'plan' }), reads)).toMatchObject({ allow: true, approval: false, writePolicy: { kind: 'none' } });
   expect(decideCall(policy({ mode: 'bubble', sandboxedShellAsksNothing: true }), reads)).toMatchObject({ allow: true, approval: false });
 });
+
+test("default asks per the main rules (new runs): writes and tools not declared read-only wait, unless an allow rule names them; sandboxed Bash runs unasked, only in the sandbox", () => {
+  const p = policy({ mode: 'default', defaultAsks: true });
+  expect(decideCall(p, traits('FileWrite'))).toMatchObject({ allow: true, approval: true, writePolicy: { kind: 'workspace' } });
+  expect(decideCall(p, traits('FileEdit'))).toMatchObject({ approval: true });
+  expect(decideCall(p, traits('Read'))).toMatchObject({ approval: false });
+  expect(decideCall(p, traits('Bash'))).toEqual({ allow: true, writePolicy: { kind: 'workspace' }, approval: false, sandbox: 'required' });
+  const mcpWrite: ToolTraits = { name: 'mcp__fs__write_file', home: { kind: 'mcp', server: 'fs', tool: 'write_file' }, readOnly: false, idempotent: false, effect: 'external' };
+  expect(decideCall(p, mcpWrite)).toMatchObject({ approval: true });
+  // The input's allow rules: a name, or a prefix.
+  const ruled = policy({ mode: 'default', defaultAsks: true, allowRules: ['FileWrite', 'mcp__fs__*'] });
+  expect(decideCall(ruled, traits('FileWrite'))).toMatchObject({ approval: false });
+  expect(decideCall(ruled, mcpWrite)).toMatchObject({ approval: false });
+  expect(decideCall(ruled, traits('FileEdit'))).toMatchObject({ approval: true });
+  // The rules hold under bubble too.
+  expect(decideCall(policy({ mode: 'bubble', sandboxedShellAsksNothing: true, allowRules: ['FileWrite'] }), traits('FileWrite'))).toMatchObject({ approval: false });
+  // Runs recorded before `default` asked replay as acceptEdits.
+  expect(decideCall(policy({ mode: 'default' }), traits('FileWrite'))).toMatchObject({ approval: false });
+});
+
+test("a named agent's own mode applies within its parent's: an asking default parent keeps its children asking; its own default, plan or bubble is kept under a parent that does not ask", () => {
+  const spawn = (parent: PermissionMode, definitionMode?: PermissionMode) => childPermissionMode(parent, { kind: 'agent', definitionMode }, false, parent === 'default');
+  expect(spawn('acceptEdits', 'default')).toBe('default');
+  expect(spawn('acceptEdits', 'plan')).toBe('plan');
+  expect(spawn('acceptEdits', 'bubble')).toBe('bubble');
+  expect(spawn('acceptEdits')).toBe('acceptEdits');
+  // A parent that asks: never a looser child.
+  expect(spawn('default')).toBe('default');
+  expect(spawn('default', 'acceptEdits')).toBe('default');
+  expect(spawn('default', 'bubble')).toBe('bubble');
+  expect(spawn('default', 'plan')).toBe('plan');
+  expect(childPermissionMode('default', { kind: 'agent', definitionMode: 'bypassPermissions' }, true, true)).toBe('default');
+  // Under a parent whose requests go up, a child that asks asks upward too.
+  expect(spawn('bubble', 'default')).toBe('bubble');
+});

@@ -5,6 +5,7 @@
  */
 import { cacheKeyHash } from '../../../src/shared/cache-key';
 import { buildForkOpening } from '../../../src/shared/fork-messages';
+import { SAMPLING_NOT_SENT, validateForkInput } from '../../../src/shared/fork-input';
 import { buildMessagesRequest } from '../../../src/shared/request';
 import {
   diagnoseCacheBreak,
@@ -79,6 +80,15 @@ describe('fromParentRequest', () => {
     expect(requestContextOf(snapshot, 1024)).not.toHaveProperty('temperature');
     expect(cacheKeyHash(snapshot)).toBe(cacheKeyHash(plain));
     expect(requestContextOf(snapshot, 1).cacheKeyHash).toBe(cacheKeyHash(plain));
+  });
+
+  it('refuses sampling settings asked of the fork itself by name: they are never sent (S4-03)', () => {
+    for (const key of ['temperature', 'top_p', 'topP', 'top_k']) {
+      const validated = validateForkInput({ prompt: 'go', [key]: 0.2 });
+      expect(validated).toEqual({ ok: false, issues: [`${key}: ${SAMPLING_NOT_SENT}`] });
+    }
+    expect(SAMPLING_NOT_SENT).toContain('2026-10-21');
+    expect(validateForkInput({ prompt: 'go' }).ok).toBe(true);
   });
 
   it('refuses a malformed body with a named error listing each problem in plain words', () => {

@@ -84,3 +84,17 @@ describe('class 3: awk programs', () => {
     expect(await allowed(command)).toBe(true);
   });
 });
+
+describe("seed 000's opt-in: awk and tee withheld unless the operator allows them back (S0-33)", () => {
+  it('refuses every awk and tee by name when withheld, through wrappers too, and says how to allow them', async () => {
+    for (const command of ["awk '{ print $1 }' f", "gawk 'NR > 1' f", "env mawk '{ print }' f", 'ls | tee /dev/null', "find . -name x -exec awk '{print}' {} \\;"]) {
+      const verdict = await classifyShellCommand(command, { withhold: ['awk', 'tee'] });
+      expect(verdict).toMatchObject({ readOnly: false, reason: expect.stringMatching(/its operator did not allow (awk|tee) back: shellPrograms/) as string });
+    }
+    // Allowed back: the validated shapes pass, the others are still refused.
+    expect((await classifyShellCommand("awk '{ print $1 }' f", { withhold: ['tee'] })).readOnly).toBe(true);
+    expect((await classifyShellCommand("awk 'BEGIN { system(\"id\") }'", { withhold: ['tee'] })).readOnly).toBe(false);
+    expect((await classifyShellCommand('ls | tee /dev/null', { withhold: ['awk'] })).readOnly).toBe(true);
+    expect((await classifyShellCommand('ls | tee out.txt', { withhold: ['awk'] })).readOnly).toBe(false);
+  });
+});

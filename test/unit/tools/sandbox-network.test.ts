@@ -6,7 +6,7 @@
  * directory is private and gone after the call. The classifier is told to allow everything,
  * so only the sandbox and the proxy stand in the way.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { probeSandbox, startNetProxy, type Refusal, type SandboxAvailability, ty
 import type { ShellClassifier, ToolContext, WritePolicy } from '../../../src/activities/tools/types';
 import { context, run } from './kit';
 import { realSandbox } from '../../kit/bubblewrap';
+import { folderNobodyCanEnter } from '../../kit/reachable';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const allowAll: ShellClassifier = () => Promise.resolve({ readOnly: true });
@@ -77,7 +78,9 @@ describe('a fork that allows named hosts', () => {
     if (process.getuid?.() !== 0) return expect(available.available).toBe(true);
     const noCgroup = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '', FORKFLOW_SANDBOX_CGROUP: 'off' });
     expect(noCgroup).toMatchObject({ available: true, processCap: { kind: 'unprivileged-user' } });
-    chmodSync(ws, 0o755); // nobody must be able to enter the workspace (mkdtemp made it 0700)
+    // nobody must be able to enter the workspace: not so under .scratch/ when the clone's parent is private.
+    rmSync(ws, { recursive: true, force: true });
+    ws = folderNobodyCanEnter('net-nobody-');
     const out = await run('Bash', { command: `id -u && curl -sS http://localhost:${port}/as-nobody` }, ctx(NONE, { availability: noCgroup, network: { allowedHosts: [`localhost:${port}`] } }));
     expect(out.content.split('\n')[0]).toBe('65534');
     expect(out.content).toContain('hello from /as-nobody');

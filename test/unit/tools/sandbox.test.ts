@@ -9,14 +9,15 @@
  * sandbox replaces), so "outside" really is the host filesystem.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { bwrapArgs, DEFAULT_LIMITS, planShell, probeSandbox, systemEntries, viewFor, type SandboxAvailability, type SandboxLimits, type ShellSandboxContext } from '../../../src/activities/tools/sandbox';
+import { bwrapArgs, DEFAULT_LIMITS, planShell, probeSandbox, systemEntries, viewFor, workspaceReachWarning, type SandboxAvailability, type SandboxLimits, type ShellSandboxContext } from '../../../src/activities/tools/sandbox';
 import type { ShellClassifier, ToolContext, WritePolicy } from '../../../src/activities/tools/types';
 import { classifyShellCommand } from '../../../src/activities/tools/shell';
 import { context, run } from './kit';
 import { realSandbox } from '../../kit/bubblewrap';
+import { folderNobodyCanEnter } from '../../kit/reachable';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const allowAll: ShellClassifier = () => Promise.resolve({ readOnly: true });
@@ -57,7 +58,7 @@ describe('planShell', () => {
   const base = { root: '/w', system: [] };
   it.each([
     ['none', NONE, yes, { kind: 'sandbox', spec: { root: '/w', writable: [] } }],
-    ['within', { kind: 'within', dir: '/w/m', canonicalDir: '/w/m' }, yes, { kind: 'sandbox', spec: { root: '/w', writable: ['/w/m'] } }],
+    ['within: a memory agent’s Bash writes nothing, its memory included', { kind: 'within', dir: '/w/m', canonicalDir: '/w/m' }, yes, { kind: 'sandbox', spec: { root: '/w', writable: [] }, writes: false }],
     ['workspace: sandboxed too, its workspace writable', WORKSPACE, yes, { kind: 'sandbox', spec: { root: '/w', writable: ['/w'] } }],
     ['none, unavailable: refused', NONE, UNAVAILABLE, { kind: 'refuse' }],
     ['workspace, unavailable: refused', WORKSPACE, UNAVAILABLE, { kind: 'refuse' }],
@@ -139,11 +140,16 @@ describe('Bash in the sandbox (classifier set to allow everything)', () => {
     expect(readFileSync(path.join(ws, '.forkflow', 'dev.db'), 'utf8')).toBe('SECRET-DB');
   });
 
-  it('lets a memory agent write its memory directory and nothing else', async () => {
+  it('lets a memory agent’s Bash change nothing, its memory directory included (writes go through the audited FileWrite/FileEdit)', async () => {
     const policy: WritePolicy = { kind: 'within', dir: mem, canonicalDir: mem };
-    const out = await run('Bash', { command: 'echo note > memory/n.md && echo ok; echo x > README.md' }, ctx(policy));
-    expect(out.content).toMatch(/^ok$/m);
-    expect(readFileSync(path.join(mem, 'n.md'), 'utf8')).toBe('note\n');
+    writeFileSync(path.join(mem, 'MEMORY.md'), '# index\n');
+    const before = () => readdirSync(mem).sort().map((n) => [n, readFileSync(path.join(mem, n), 'utf8')]);
+    const was = before();
+    for (const command of ['echo x >> memory/MEMORY.md', "sed -i 's/index/gone/' memory/MEMORY.md", 'cp memory/MEMORY.md memory/copy.md', 'mv memory/MEMORY.md memory/moved.md', 'ln -s ../README.md memory/link.md', 'echo note > memory/n.md', 'echo x > README.md']) {
+      const out = await run('Bash', { command }, ctx(policy));
+      expect([command, out.isError]).toEqual([command, true]);
+    }
+    expect(before()).toEqual(was);
     expect(readFileSync(path.join(ws, 'README.md'), 'utf8')).toBe('original\n');
   });
 
@@ -279,8 +285,11 @@ describe('resource limits', () => {
     if (process.getuid?.() !== 0 || !available.available) return expect(available.available).toBe(true);
     const noCgroup = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '', FORKFLOW_SANDBOX_CGROUP: 'off' });
     expect(noCgroup).toMatchObject({ available: true, processCap: { kind: 'unprivileged-user' } });
-    // nobody must be able to enter the workspace (mkdtemp made its folder 0700).
-    chmodSync(base, 0o755);
+    // nobody must be able to enter the workspace: not so under .scratch/ when the clone's parent is private.
+    const reachable = folderNobodyCanEnter('sandbox-nobody-');
+    ws = path.join(reachable, 'ws');
+    mkdirSync(ws);
+    writeFileSync(path.join(ws, 'README.md'), 'original\n');
     const c = ctx(NONE, { availability: noCgroup, limits: limits({ processes: 40 }) });
     const out = await sampled(`id -u; ${BOMB}`, c, 4000);
     expect(out.content.split('\n')[0]).toBe('65534');
@@ -290,7 +299,22 @@ describe('resource limits', () => {
     const git = await run('Bash', { command: 'cat README.md && git status --short | head -3' }, c);
     expect(git).toMatchObject({ isError: false });
     expect(git.content).toContain('original');
+    rmSync(reachable, { recursive: true, force: true });
   }, 30_000);
+
+  it('refuses Bash by name in a workspace user nobody cannot enter, and the worker can say so at start', async () => {
+    if (process.getuid?.() !== 0 || !available.available) return expect(available.available).toBe(true);
+    const noCgroup = await probeSandbox({ ...process.env, FORKFLOW_SANDBOX: '', FORKFLOW_SANDBOX_CGROUP: 'off' });
+    // ws lies in base, which mkdtemp made 0700: a private parent, as /root is for a clone in root's home.
+    const out = await run('Bash', { command: 'cat README.md' }, ctx(NONE, { availability: noCgroup }));
+    expect(out).toMatchObject({ isError: true });
+    expect(out.content).toContain(`nobody cannot enter ${ws}`);
+    expect(workspaceReachWarning(noCgroup, [ws])).toContain(`user nobody cannot enter the workspace ${ws}`);
+    const reachable = folderNobodyCanEnter('reach-');
+    expect(workspaceReachWarning(noCgroup, [reachable])).toBeUndefined();
+    rmSync(reachable, { recursive: true });
+    expect(workspaceReachWarning(available, [ws])).toEqual(available.processCap.kind === 'unprivileged-user' ? expect.any(String) : undefined);
+  });
 
   it('stops `yes` at the output limit, at once rather than at the timeout', async () => {
     const started = Date.now();

@@ -42,6 +42,33 @@ describe('provider configuration', () => {
     expect(gemini?.kind === 'openai-compatible' && gemini.openai.maxRetries).toBe(0);
   });
 
+  it('with a gateway: every client goes through it, each named entry at its own path with the URL its configuration gives it', () => {
+    const own = new Anthropic({ apiKey: 'k', baseURL: 'http://gw:8787' });
+    const config = providersFromEnv({
+      FORKFLOW_PROVIDERS: JSON.stringify([
+        { name: 'anthropic', kind: 'anthropic' },
+        { name: 'team', kind: 'anthropic', apiKeyEnv: 'TEAM_KEY' },
+        { name: 'proxy', kind: 'anthropic', baseURL: 'https://llm.example.com/anthropic', apiKeyEnv: 'TEAM_KEY' },
+        { name: 'openai', kind: 'openai-compatible', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OAI_KEY' },
+      ]),
+    });
+    const clients = createProviderClients(config, own, { OAI_KEY: 'a', TEAM_KEY: 't' }, { gateway: 'http://gw:8787/' });
+    expect([...clients.values()].every((c) => c.viaGateway === true)).toBe(true);
+    const base = (name: string) => {
+      const c = clients.get(name)!;
+      return c.kind === 'openai-compatible' ? c.openai.baseURL : c.anthropic.baseURL;
+    };
+    expect(clients.get('anthropic')?.kind === 'anthropic' && clients.get('anthropic')).toMatchObject({ anthropic: own });
+    // An entry without a URL is the default upstream's; one with a URL is the gateway's provider path.
+    expect(base('team')).toBe('http://gw:8787/');
+    expect(base('proxy')).toBe('http://gw:8787/forkflow/v1/providers/proxy');
+    expect(base('openai')).toBe('http://gw:8787/forkflow/v1/providers/openai');
+    // Without a gateway: straight to the provider, as before.
+    const direct = createProviderClients(config, own, { OAI_KEY: 'a', TEAM_KEY: 't' });
+    expect(direct.get('openai')?.kind === 'openai-compatible' && direct.get('openai')).toMatchObject({ openai: { baseURL: 'https://api.openai.com/v1' } });
+    expect(direct.get('openai')?.viaGateway).toBeUndefined();
+  });
+
   it.each([
     [{ FORKFLOW_PROVIDERS: '[', FORKFLOW_PROVIDERS_FILE: '/x' }, 'not both'],
     [{ FORKFLOW_PROVIDERS: '{' }, 'FORKFLOW_PROVIDERS is not valid JSON'],

@@ -3,9 +3,10 @@ import { gitEnv } from '../../../src/activities/worktree/git';
 import { lockedRepoCount, withRepoLock } from '../../../src/activities/worktree/repo-lock';
 
 describe('gitEnv', () => {
-  it('drops every GIT_* variable of the caller and sets ours', () => {
-    const env = gitEnv({ PATH: '/bin', HOME: '/home/u', GIT_DIR: '/x/.git', GIT_WORK_TREE: '/x', git_index_file: 'i', GIT_CONFIG_PARAMETERS: "'core.bare'='true'", PAGER: 'less' });
+  it('keeps none of the caller\'s GIT_* variables or secrets, and sets ours', () => {
+    const env = gitEnv({ PATH: '/bin:bin:', HOME: '/home/u', GIT_DIR: '/x/.git', GIT_WORK_TREE: '/x', git_index_file: 'i', GIT_CONFIG_PARAMETERS: "'core.bare'='true'", PAGER: 'less', ANTHROPIC_API_KEY: 'sk-ant-x', OPENAI_API_KEY: 'sk-x', AWS_SECRET_ACCESS_KEY: 'x', FORKFLOW_CODEC_TOKEN: 't' });
     expect(env).toEqual({
+      // A relative PATH entry would let a file in the repository stand in for a program.
       PATH: '/bin',
       HOME: '/home/u',
       GIT_TERMINAL_PROMPT: '0',
@@ -13,14 +14,33 @@ describe('gitEnv', () => {
       PAGER: 'cat',
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_OPTIONAL_LOCKS: '0',
-      // A fork's hooks or fsmonitor never run in the worker's own git.
-      GIT_CONFIG_COUNT: '2',
+      LC_ALL: 'C',
+      // Nothing the repository's config names runs in the worker's own git.
+      GIT_CONFIG_COUNT: '9',
       GIT_CONFIG_KEY_0: 'core.hooksPath',
       GIT_CONFIG_VALUE_0: '/dev/null',
       GIT_CONFIG_KEY_1: 'core.fsmonitor',
       GIT_CONFIG_VALUE_1: 'false',
-      LC_ALL: 'C',
+      GIT_CONFIG_KEY_2: 'core.sshCommand',
+      GIT_CONFIG_VALUE_2: 'false',
+      GIT_CONFIG_KEY_3: 'core.pager',
+      GIT_CONFIG_VALUE_3: 'cat',
+      GIT_CONFIG_KEY_4: 'credential.helper',
+      GIT_CONFIG_VALUE_4: '',
+      GIT_CONFIG_KEY_5: 'protocol.allow',
+      GIT_CONFIG_VALUE_5: 'never',
+      GIT_CONFIG_KEY_6: 'submodule.recurse',
+      GIT_CONFIG_VALUE_6: 'false',
+      GIT_CONFIG_KEY_7: 'gc.auto',
+      GIT_CONFIG_VALUE_7: '0',
+      GIT_CONFIG_KEY_8: 'maintenance.auto',
+      GIT_CONFIG_VALUE_8: 'false',
     });
+  });
+
+  it('inside the sandbox: a private HOME, no global config, and the repository trusted whoever owns it', () => {
+    const env = gitEnv({ PATH: '/usr/bin', HOME: '/home/u' }, true);
+    expect(env).toMatchObject({ HOME: '/tmp/home', TMPDIR: '/tmp', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_COUNT: '10', GIT_CONFIG_KEY_9: 'safe.directory', GIT_CONFIG_VALUE_9: '*' });
   });
 });
 

@@ -12,6 +12,7 @@ import OpenAI from 'openai';
 import type { MessagesRequest } from '../../../shared/anthropic';
 import { toChatRequest, UnsupportedByProvider } from './openai-request';
 import { ChunkTranslator, fromChatCompletion } from './openai-response';
+import { agentToolNames, withAgentToolNames } from './openai-tool-names';
 
 type Message = Anthropic.Messages.Message;
 
@@ -45,17 +46,18 @@ export function restated(err: unknown): unknown {
  */
 export async function callChatCompletions(client: OpenAI, body: MessagesRequest, opts: ChatCallOptions): Promise<{ message: Message; requestId?: string }> {
   const request = { signal: opts.signal, ...(opts.headers ? { headers: opts.headers } : {}) };
+  const names = agentToolNames(body);
   try {
     if (!opts.stream) {
       const params = toChatRequest(body, false) as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
       const { data, request_id } = await client.chat.completions.create(params, request).withResponse();
-      const message = fromChatCompletion(data);
+      const message = withAgentToolNames(fromChatCompletion(data), names);
       opts.onFinal?.(message, request_id ?? undefined);
       return { message, ...(request_id ? { requestId: request_id } : {}) };
     }
     const params = toChatRequest(body, true) as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
     const { data: stream, request_id } = await client.chat.completions.create(params, request).withResponse();
-    const translator = new ChunkTranslator();
+    const translator = new ChunkTranslator(names);
     for await (const chunk of stream) for (const event of translator.push(chunk)) opts.onEvent?.(event);
     const { events, message } = translator.end();
     for (const event of events) opts.onEvent?.(event);

@@ -7,15 +7,19 @@
  *
  * What Chat Completions cannot express is dropped or refused, never guessed:
  * `cache_control` markers are dropped (these providers cache prefixes automatically),
- * thinking blocks and the `thinking` setting are dropped, `is_error` becomes a text prefix,
- * documents other than plain text, server tools, `context_management` and `mcp_servers`
- * are refused with {@link UnsupportedByProvider}. An agent's `output_config.effort` becomes
- * `reasoning_effort` (`max` as `xhigh`), which reasoning models read (a provider whose models
- * cannot reason may refuse it: give such an agent no effort). The conversion is a pure
+ * thinking blocks are dropped (the request has no field for earlier reasoning), `is_error`
+ * becomes a text prefix, documents other than plain text, server tools, `context_management`
+ * and `mcp_servers` are refused with {@link UnsupportedByProvider}. A tool name OpenAI would
+ * refuse (over 64 characters) goes out as a stand-in (openai-tool-names.ts). An agent's
+ * `output_config.effort`, else its `thinking` budget, becomes `reasoning_effort`
+ * (reasoning.ts), which reasoning models read (a provider whose models cannot reason may
+ * refuse it: give such an agent no effort and no thinking). The conversion is a pure
  * function of the body, so siblings that share a Messages prefix send byte-identical Chat prefixes.
  */
 import type OpenAI from 'openai';
 import type { ContentBlock, MessageParam, MessagesRequest, SystemParam, ToolDefinition } from '../../../shared/anthropic';
+import { chatToolName } from './openai-tool-names';
+import { reasoningEffortOf } from './reasoning';
 
 /** A request part a Chat Completions provider cannot take (the call fails non-retryably with it). */
 export class UnsupportedByProvider extends Error {
@@ -87,7 +91,7 @@ function assistantMessage(message: MessageParam): ChatMessage | undefined {
   const calls: OpenAI.Chat.ChatCompletionMessageFunctionToolCall[] = [];
   for (const block of blocks(message.content)) {
     if (block.type === 'text') text.push(block.text);
-    else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+    else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: chatToolName(block.name), arguments: JSON.stringify(block.input ?? {}) } });
     else if (block.type === 'compaction' && block.content) text.push(block.content);
     else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') {
       throw new UnsupportedByProvider(`An assistant "${block.type}" block cannot be sent to a Chat Completions provider.`);
@@ -103,7 +107,7 @@ function functionTool(tool: ToolDefinition): OpenAI.Chat.ChatCompletionTool {
   const { type: _type, ...parameters } = tool.input_schema;
   return {
     type: 'function',
-    function: { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: { type: 'object', ...parameters } },
+    function: { name: chatToolName(tool.name), ...(tool.description === undefined ? {} : { description: tool.description }), parameters: { type: 'object', ...parameters } },
   };
 }
 
@@ -114,18 +118,10 @@ function toolChoice(choice: Record<string, unknown>): OpenAI.Chat.ChatCompletion
     case 'none':
       return 'none';
     case 'tool':
-      return { type: 'function', function: { name: String(choice.name) } };
+      return { type: 'function', function: { name: chatToolName(String(choice.name)) } };
     default:
       return 'auto';
   }
-}
-
-/**
- * An agent's effort as Chat Completions' `reasoning_effort` (which reasoning models read): the
- * same level, `max` as the highest there is (`xhigh`).
- */
-function reasoningEffort(effort: NonNullable<NonNullable<MessagesRequest['output_config']>['effort']>): OpenAI.ReasoningEffort {
-  return effort === 'max' ? 'xhigh' : effort;
 }
 
 /**
@@ -144,6 +140,7 @@ export function toChatRequest(body: MessagesRequest, stream: boolean): OpenAI.Ch
     }
   }
   const extra = body as MessagesRequest & { temperature?: number; top_p?: number };
+  const effort = reasoningEffortOf(body);
   return {
     model: body.model,
     messages,
@@ -153,7 +150,7 @@ export function toChatRequest(body: MessagesRequest, stream: boolean): OpenAI.Ch
     ...(body.stop_sequences?.length ? { stop: body.stop_sequences.slice(0, 4) } : {}),
     ...(extra.temperature === undefined ? {} : { temperature: extra.temperature }),
     ...(extra.top_p === undefined ? {} : { top_p: extra.top_p }),
-    ...(body.output_config?.effort ? { reasoning_effort: reasoningEffort(body.output_config.effort) } : {}),
+    ...(effort ? { reasoning_effort: effort } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }

@@ -4,8 +4,13 @@
  * Messages stream events (so live subscribers see the same events whatever the provider)
  * plus the final Message. Usage: `prompt_tokens` counts cached tokens too, so
  * `input_tokens` = prompt − cached, `cache_read_input_tokens` = `cached_tokens`, and
- * `cache_creation_input_tokens` = 0 (these providers charge no cache writes).
+ * `cache_creation_input_tokens` = 0 (these providers charge no cache writes). A server's
+ * reasoning (`reasoning_content` or `reasoning`, reasoning.ts) opens the Message as an
+ * unsigned `thinking` block, streamed as `thinking_delta`s. A refusal (the message's `refusal`,
+ * with no content) is the reply's text, and its stop reason `refusal`, so the agent and its
+ * caller read why the model declined instead of an empty turn.
  */
+import { reasoningTextOf } from './reasoning';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 
@@ -27,7 +32,8 @@ export function messagesUsage(u: OpenAI.CompletionUsage | null | undefined): Ant
   } as Anthropic.Messages.Usage;
 }
 
-function stopReason(finish: string | null | undefined, calledTools: boolean): StopReason {
+function stopReason(finish: string | null | undefined, calledTools: boolean, refused = false): StopReason {
+  if (refused) return 'refusal';
   if (calledTools || finish === 'tool_calls' || finish === 'function_call') return 'tool_use';
   if (finish === 'length') return 'max_tokens';
   if (finish === 'content_filter') return 'refusal';
@@ -56,14 +62,18 @@ function message(id: string, model: string, content: Message['content'], stop: S
 export function fromChatCompletion(c: OpenAI.Chat.ChatCompletion): Message {
   const choice = c.choices[0];
   const content: Message['content'] = [];
+  const reasoning = reasoningTextOf(choice?.message);
+  if (reasoning !== undefined) content.push({ type: 'thinking', thinking: reasoning, signature: '' });
   if (choice?.message.content) content.push({ type: 'text', text: choice.message.content, citations: null });
+  const refusal = choice?.message.refusal;
+  if (refusal) content.push({ type: 'text', text: refusal, citations: null });
   const calls = (choice?.message.tool_calls ?? []).filter((t) => t.type === 'function');
   for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) } as Anthropic.Messages.ToolUseBlock);
-  return message(c.id, c.model, content, stopReason(choice?.finish_reason, calls.length > 0), messagesUsage(c.usage));
+  return message(c.id, c.model, content, stopReason(choice?.finish_reason, calls.length > 0, Boolean(refusal)), messagesUsage(c.usage));
 }
 
 interface OpenBlock {
-  kind: 'text' | 'tool';
+  kind: 'text' | 'tool' | 'thinking';
   /** Chat tool-call index, for tool blocks. */
   call?: number;
   text: string;
@@ -78,7 +88,11 @@ export class ChunkTranslator {
   private id = '';
   private model = '';
   private finish: string | null = null;
+  private refused = false;
   private usage: OpenAI.CompletionUsage | null | undefined;
+
+  /** `names`: stand-in tool names → the agent's (openai-tool-names.ts), so live events name the agent's tools too. */
+  constructor(private readonly names: ReadonlyMap<string, string> = new Map()) {}
 
   /** The events one chunk makes (none for a usage-only chunk). */
   push(chunk: OpenAI.Chat.ChatCompletionChunk): StreamEvent[] {
@@ -93,15 +107,23 @@ export class ChunkTranslator {
     const choice = chunk.choices[0];
     if (!choice) return events;
     const delta = choice.delta;
-    if (delta.content) {
-      if (this.open()?.kind !== 'text') this.openBlock(events, { kind: 'text', text: '' });
-      (this.open() as OpenBlock).text += delta.content;
-      events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'text_delta', text: delta.content } });
+    const reasoning = reasoningTextOf(delta);
+    if (reasoning !== undefined) {
+      if (this.open()?.kind !== 'thinking') this.openBlock(events, { kind: 'thinking', text: '' });
+      (this.open() as OpenBlock).text += reasoning;
+      events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'thinking_delta', thinking: reasoning } });
     }
+    for (const text of [delta.content, delta.refusal]) {
+      if (!text) continue;
+      if (this.open()?.kind !== 'text') this.openBlock(events, { kind: 'text', text: '' });
+      (this.open() as OpenBlock).text += text;
+      events.push({ type: 'content_block_delta', index: this.blocks.length - 1, delta: { type: 'text_delta', text } });
+    }
+    if (delta.refusal) this.refused = true;
     for (const call of delta.tool_calls ?? []) {
       const current = this.open();
       if (current?.kind !== 'tool' || current.call !== call.index) {
-        this.openBlock(events, { kind: 'tool', call: call.index, text: '', id: call.id ?? `call_${call.index}`, name: call.function?.name ?? '' });
+        this.openBlock(events, { kind: 'tool', call: call.index, text: '', id: call.id ?? `call_${call.index}`, name: this.agentName(call.function?.name ?? '') });
       }
       const args = call.function?.arguments;
       if (args) {
@@ -117,14 +139,20 @@ export class ChunkTranslator {
   end(): { events: StreamEvent[]; message: Message } {
     const events: StreamEvent[] = [];
     if (this.blocks.length > 0) events.push({ type: 'content_block_stop', index: this.blocks.length - 1 });
-    const content = this.blocks.map((b) =>
-      b.kind === 'text' ? { type: 'text' as const, text: b.text, citations: null } : ({ type: 'tool_use', id: b.id, name: b.name, input: toolInput(b.text) } as Anthropic.Messages.ToolUseBlock),
-    );
+    const content = this.blocks.map((b): Message['content'][number] => {
+      if (b.kind === 'text') return { type: 'text', text: b.text, citations: null };
+      if (b.kind === 'thinking') return { type: 'thinking', thinking: b.text, signature: '' };
+      return { type: 'tool_use', id: b.id, name: b.name, input: toolInput(b.text) } as Anthropic.Messages.ToolUseBlock;
+    });
     const usage = messagesUsage(this.usage);
-    const stop = stopReason(this.finish, this.blocks.some((b) => b.kind === 'tool'));
+    const stop = stopReason(this.finish, this.blocks.some((b) => b.kind === 'tool'), this.refused);
     events.push({ type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage } as unknown as StreamEvent);
     events.push({ type: 'message_stop' });
     return { events, message: message(this.id, this.model, content, stop, usage) };
+  }
+
+  private agentName(name: string): string {
+    return this.names.get(name) ?? name;
   }
 
   private open(): OpenBlock | undefined {
@@ -135,7 +163,7 @@ export class ChunkTranslator {
     if (this.blocks.length > 0) events.push({ type: 'content_block_stop', index: this.blocks.length - 1 });
     this.blocks.push(block);
     const index = this.blocks.length - 1;
-    const start = block.kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'tool_use', id: block.id, name: block.name, input: {} };
+    const start = block.kind === 'text' ? { type: 'text', text: '', citations: null } : block.kind === 'thinking' ? { type: 'thinking', thinking: '', signature: '' } : { type: 'tool_use', id: block.id, name: block.name, input: {} };
     events.push({ type: 'content_block_start', index, content_block: start } as StreamEvent);
   }
 }

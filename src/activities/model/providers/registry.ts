@@ -10,9 +10,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ProviderConfig } from '../../../shared/providers';
 
-export type ProviderClient =
+export type ProviderClient = (
   | { config: ProviderConfig; kind: 'anthropic'; anthropic: Anthropic }
-  | { config: ProviderConfig; kind: 'openai-compatible'; openai: OpenAI };
+  | { config: ProviderConfig; kind: 'openai-compatible'; openai: OpenAI }
+) & {
+  /**
+   * Its client points at the worker's model gateway (src/gateway): its calls then carry their
+   * call key, so one whose worker dies is finished there and replayed to the retry.
+   */
+  viaGateway?: boolean;
+};
 
 /** Provider clients by name. */
 export type ProviderClients = ReadonlyMap<string, ProviderClient>;
@@ -30,4 +37,15 @@ export function providerFor(clients: ProviderClients | undefined, name: string |
   if (client) return client;
   const known = clients ? [...clients.keys()].join(', ') : 'none configured';
   throw ApplicationFailure.create({ type: UNKNOWN_PROVIDER_FAILURE, message: `This worker has no provider "${name}" (known: ${known}). Configure it in FORKFLOW_PROVIDERS.`, nonRetryable: true });
+}
+
+/**
+ * Whether a call on `provider` (undefined: the worker's default client, `defaultClient`) goes
+ * through the worker's model gateway, and so carries its call key there: the default client
+ * does when the worker has a gateway, another client when it was made for it.
+ */
+export function throughGateway(gateway: string | undefined, provider: ProviderClient | undefined, defaultClient: Anthropic): boolean {
+  if (gateway === undefined) return false;
+  if (provider === undefined || provider.viaGateway === true) return true;
+  return provider.kind === 'anthropic' && provider.anthropic === defaultClient;
 }

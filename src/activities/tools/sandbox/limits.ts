@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { envSetting } from '../../../shared/env-settings';
 
 /** The limits of one call. */
 export interface SandboxLimits {
@@ -98,7 +99,7 @@ function ownPidsCgroup(): string | undefined {
  * child created, its `pids.max` written, removed again).
  */
 export function detectProcessCap(env: NodeJS.ProcessEnv = process.env): ProcessCap {
-  const own = env.FORKFLOW_SANDBOX_CGROUP === 'off' ? undefined : ownPidsCgroup();
+  const own = envSetting(env, 'FORKFLOW_SANDBOX_CGROUP') === 'off' ? undefined : ownPidsCgroup();
   if (own) {
     const dir = path.join(own, 'forkflow-sandbox');
     const trial = path.join(dir, `probe-${randomUUID()}`);

@@ -1,8 +1,10 @@
 /**
  * How one Bash call runs: inside the OS sandbox, always, unless someone opted out on
  * purpose. The fork's write policy says what the sandbox makes writable — nothing for a
- * read-only or plan fork (`none`), the memory directory for a memory agent (`within`), the
- * workspace (and a worktree's git directory) for a writing fork (`workspace`) — and the
+ * read-only or plan fork (`none`) and nothing for a memory agent either (`within`: its
+ * memory changes only through FileWrite and FileEdit, whose paths the post-run audit checks,
+ * as seed 000's AutoMemFilter allows its Bash only read-only commands), the workspace (and a
+ * worktree's git directory) for a writing fork (`workspace`) — and the
  * fork's view (view.ts) what it can read. No call reaches a network, unless the fork
  * allows named hosts: then through the worker's filtering proxy (net-proxy.ts) only.
  *
@@ -32,8 +34,10 @@ export interface ShellSandboxContext {
   bypass?: boolean;
   /** Legacy opt-in of a workspace fork (`sandbox: { network: false }`); every call is sandboxed now. */
   workspace?: boolean;
-  /** Further directories a writing call may write (a worktree's git directory). */
+  /** Further directories a writing call may write (what a worktree's commits need of its git directory). */
   writableExtra?: readonly string[];
+  /** Paths inside those that stay read-only (where git finds the repository, its alternates). */
+  readOnlyExtra?: readonly string[];
   limits?: SandboxLimits;
   /** Hosts the fork's calls may reach over HTTP(S) through the proxy; absent: no network. */
   network?: NetworkAllowance;
@@ -50,13 +54,15 @@ export type ShellPlan =
   | { kind: 'plain'; containment: Exclude<ShellContainment, 'sandbox'>; writes: boolean; limits: SandboxLimits }
   | { kind: 'refuse'; message: string };
 
-/** The directories a policy lets the command write. */
+/**
+ * The directories a policy lets a shell command write: a memory agent's (`within`) none, so
+ * that nothing changes its memory by a route the post-run audit cannot see (S0-30).
+ */
 function writableFor(policy: WritePolicy, root: string, extra: readonly string[]): string[] {
   switch (policy.kind) {
     case 'none':
-      return [];
     case 'within':
-      return [policy.canonicalDir ?? policy.dir];
+      return [];
     case 'workspace':
       return [root, ...extra];
   }
@@ -65,7 +71,7 @@ function writableFor(policy: WritePolicy, root: string, extra: readonly string[]
 /** Decides how a Bash call under `policy` runs on this worker. */
 export function planShell(policy: WritePolicy, base: SpecBase, sandbox: ShellSandboxContext | undefined): ShellPlan {
   const limits = sandbox?.limits ?? DEFAULT_LIMITS;
-  const writes = policy.kind !== 'none';
+  const writes = policy.kind === 'workspace';
   const unsandboxed: ShellPlan = { kind: 'plain', containment: policy.kind === 'workspace' ? 'none' : 'classifier-only', writes, limits };
   if (sandbox?.bypass) return unsandboxed;
   const availability = sandbox?.availability ?? { available: false, reason: 'no sandbox was configured for this worker' };

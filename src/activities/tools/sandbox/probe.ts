@@ -16,6 +16,7 @@ import { delimiter, join } from 'node:path';
 import { bwrapArgs } from './bwrap-args';
 import { detectProcessCap, sweepCgroups, type ProcessCap } from './limits';
 import { othersMayEnter, systemEntries } from './view';
+import { envSetting } from '../../../shared/env-settings';
 
 /** Whether Bash calls can have the sandbox on this worker. */
 export type SandboxAvailability =
@@ -70,11 +71,11 @@ const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/
 
 /** Checks the sandbox for real: a `true` run inside exactly the layout Bash calls get. */
 export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxAvailability> {
-  const allowUnsandboxed = truthy(env.FORKFLOW_ALLOW_UNSANDBOXED);
+  const allowUnsandboxed = truthy(envSetting(env, 'FORKFLOW_ALLOW_UNSANDBOXED'));
   const unavailable = (reason: string, optOut = allowUnsandboxed): SandboxAvailability => ({ available: false, reason, allowUnsandboxed: optOut });
-  if (env.FORKFLOW_SANDBOX === 'off') return unavailable('turned off by FORKFLOW_SANDBOX=off', true);
+  if (envSetting(env, 'FORKFLOW_SANDBOX') === 'off') return unavailable('turned off by FORKFLOW_SANDBOX=off', true);
   if (process.platform !== 'linux') return unavailable(`the sandbox uses Linux namespaces (bubblewrap); this is ${process.platform}`);
-  const path = env.FORKFLOW_BWRAP || findOnPath('bwrap', env);
+  const path = envSetting(env, 'FORKFLOW_BWRAP') || findOnPath('bwrap', env);
   if (!path) return unavailable('bubblewrap (bwrap) is not installed; run scripts/install-bubblewrap.sh or install the `bubblewrap` package');
   const version = await run(path, ['--version']);
   if (version.code !== 0) return unavailable(`${path} --version failed: ${version.error ?? version.output.trim()}`);
@@ -117,4 +118,17 @@ export function describeSandbox(a: SandboxAvailability): string {
   return a.allowUnsandboxed
     ? `Bash sandbox OFF: ${a.reason}. Explicit opt-out: writing forks run shell commands unsandboxed (containment: none), read-only forks behind the command classifier alone (containment: classifier-only); forks with requireSandbox refuse Bash`
     : `Bash sandbox unavailable: ${a.reason}. Bash calls are refused; install bubblewrap, or start the worker with FORKFLOW_ALLOW_UNSANDBOXED=1 (--allow-unsandboxed) to run them without it`;
+}
+
+/**
+ * A warning for the worker's start, or undefined: where a root worker has no pids cgroup, calls
+ * that write nothing run as user nobody, and Bash is refused in a workspace nobody cannot enter
+ * (one under `/root` or another private folder). Said once at start rather than found at a
+ * fork's first Bash call.
+ */
+export function workspaceReachWarning(a: SandboxAvailability, roots: readonly string[]): string | undefined {
+  if (!a.available || a.processCap.kind !== 'unprivileged-user') return undefined;
+  const unreachable = roots.filter((root) => !othersMayEnter(root));
+  if (unreachable.length === 0) return undefined;
+  return `Bash sandbox: user nobody cannot enter the workspace ${unreachable.join(', ')}: this worker runs as root without a pids cgroup, so Bash calls that write nothing (read-only and plan forks) run as nobody and will be refused there. Make it reachable (chmod o+rx on it and o+x on its parents), run the worker as a non-root user, or give it a pids cgroup`;
 }

@@ -9,6 +9,7 @@
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { canonicalish, toolSecrets } from './view';
+import { envSetting } from '../../../shared/env-settings';
 
 /**
  * Where a worker keeps state of its own (the response store, the gateway's, their
@@ -16,7 +17,8 @@ import { canonicalish, toolSecrets } from './view';
  * `~/.local/state/forkflow`.
  */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.FORKFLOW_STATE_DIR) return path.resolve(env.FORKFLOW_STATE_DIR);
+  const stateDir = envSetting(env, 'FORKFLOW_STATE_DIR');
+  if (stateDir) return path.resolve(stateDir);
   const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(env.HOME || homedir(), '.local', 'state');
   return path.join(base, 'forkflow');
 }
@@ -24,16 +26,17 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The protected paths for a worker started in `cwd` with `env`, canonical. */
 export function protectedPaths(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string[] {
   const local = path.join(cwd, '.forkflow');
+  const blobDir = envSetting(env, 'FORKFLOW_BLOB_DIR');
   const paths = [
-    env.FORKFLOW_BLOB_DIR ? path.resolve(cwd, env.FORKFLOW_BLOB_DIR) : path.join(local, 'blobs'),
+    blobDir ? path.resolve(cwd, blobDir) : path.join(local, 'blobs'),
     defaultStateDir(env),
-    env.FORKFLOW_RESPONSE_DIR,
-    env.FORKFLOW_GATEWAY_DIR,
-    env.FORKFLOW_ENCRYPTION_KEY_FILE,
+    envSetting(env, 'FORKFLOW_RESPONSE_DIR'),
+    envSetting(env, 'FORKFLOW_GATEWAY_DIR'),
+    envSetting(env, 'FORKFLOW_ENCRYPTION_KEY_FILE'),
     ...['dev.db', 'dev.db-wal', 'dev.db-shm', 'dev.db-journal', 'stack'].map((name) => path.join(local, name)),
     path.join(tmpdir(), 'forkflow-responses'),
     path.join(tmpdir(), 'forkflow-gateway'),
-    ...(env.FORKFLOW_PROTECTED_PATHS ?? '').split(':'),
+    ...(envSetting(env, 'FORKFLOW_PROTECTED_PATHS') ?? '').split(':'),
     ...toolSecrets(env),
   ];
   return [...new Set(paths.filter((p): p is string => typeof p === 'string' && p.trim() !== '').map((p) => canonicalish(path.resolve(cwd, p.trim()))))];

@@ -15,6 +15,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { envSetting } from '../../../shared/env-settings';
 
 /** Top-level system directories (or usr-merge symlinks to them) a sandbox binds read-only. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;
@@ -121,7 +122,7 @@ export function toolPaths(env: NodeJS.ProcessEnv = process.env): string[] {
       if (isDir(rustup)) found.add(rustup);
     }
   }
-  for (const extra of (env.FORKFLOW_SANDBOX_TOOL_PATHS ?? '').split(':')) if (path.isAbsolute(extra) && isDir(extra)) found.add(realpathSync(extra));
+  for (const extra of (envSetting(env, 'FORKFLOW_SANDBOX_TOOL_PATHS') ?? '').split(':')) if (path.isAbsolute(extra) && isDir(extra)) found.add(realpathSync(extra));
   return [...found];
 }
 

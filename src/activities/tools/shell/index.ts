@@ -13,6 +13,7 @@ import { deny, isShellDenial } from './deny';
 import { parseBash } from './parser';
 import { checkText, checkTextAgainstTree } from './source-checks';
 import { TreeWalker } from './walk';
+import type { WithholdableProgram } from './programs/registry';
 
 /** The classifier's answer; `reason` tells the model what was refused and what to do. */
 export type ShellVerdict = { readOnly: true } | { readOnly: false; reason: string };
@@ -22,10 +23,11 @@ export type ShellVerdict = { readOnly: true } | { readOnly: false; reason: strin
  *
  * @example
  * await classifyShellCommand('grep -rn "rm " src | head -20'); // { readOnly: true }
+ * await classifyShellCommand("awk '{print $1}' f", { withhold: ['awk'] }); // refused: awk is withheld
  * await classifyShellCommand('sort -o out.txt in.txt');
  * // { readOnly: false, reason: '`sort -o` writes a file; let sort print to stdout instead' }
  */
-export async function classifyShellCommand(command: string): Promise<ShellVerdict> {
+export async function classifyShellCommand(command: string, opts: { withhold?: readonly WithholdableProgram[] } = {}): Promise<ShellVerdict> {
   try {
     if (typeof command !== 'string') deny('the command must be a string');
     checkText(command);
@@ -39,7 +41,7 @@ export async function classifyShellCommand(command: string): Promise<ShellVerdic
       // specific reason, and nothing the parsers read differently is ever allowed.
       const disagreement = await parserDisagreement(command, root);
       checkTextAgainstTree(command, root);
-      new TreeWalker(command).statement(root);
+      new TreeWalker(command, new Set(opts.withhold ?? [])).statement(root);
       if (disagreement) deny(agreementReason(disagreement));
     } finally {
       tree.delete();

@@ -73,9 +73,9 @@ export class TreeWalker {
     }
   };
 
-  /** `source` is the command text the tree was parsed from (redirect checks re-read it). */
-  constructor(source: string) {
-    this.ctx = { run: classifyWords, exec: false, xargs: false, depth: 0 };
+  /** `source` is the command text the tree was parsed from (redirect checks re-read it); `withheld`: programs refused for this call. */
+  constructor(source: string, withheld: ReadonlySet<string> = new Set()) {
+    this.ctx = { run: classifyWords, exec: false, xargs: false, depth: 0, withheld };
     this.redirects = {
       source,
       walk: (n) => this.statement(n),

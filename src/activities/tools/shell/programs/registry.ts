@@ -21,6 +21,7 @@ import { viewerRules } from './viewers';
 import { inspectRules } from './inspect';
 import { wrapperRules } from './wrappers';
 import { checkPsArgs, checkSensitiveWord } from '../sensitive';
+import type { ShellOptIn } from '../../../../shared/activity-io';
 
 /** Programs for which no argument can write or execute (checked option by option). */
 const ANY_ARGS = (
@@ -74,6 +75,15 @@ for (const name of ['bash', 'sh', 'zsh', 'dash', 'ksh', 'fish', 'python', 'pytho
   (HINTS as Record<string, string>)[name] = `\`${name}\` ${INTERPRETER}`;
 }
 
+/**
+ * Programs seed 000 drops from the read-only list because they can shell out or write
+ * (awk's `system()` and pipes, tee's files) and that operators may add back for a fork
+ * (`shellPrograms`), by family: the classifier then allows only the shapes it validates.
+ */
+export type WithholdableProgram = ShellOptIn;
+const WITHHOLDABLE: Readonly<Record<string, WithholdableProgram>> = { awk: 'awk', gawk: 'awk', mawk: 'awk', nawk: 'awk', tee: 'tee' };
+const WITHHELD_WHY: Readonly<Record<WithholdableProgram, string>> = { awk: 'can run commands (system(), pipes)', tee: 'writes files' };
+
 /** Directories whose programs may be named by path (they are what PATH finds anyway). */
 const SYSTEM_DIR = /^\/(usr\/)?s?bin\/([^/]+)$/;
 
@@ -98,6 +108,8 @@ export function classifyWords(words: readonly ShellWord[], ctx: CommandContext):
   if (!first) return;
   const name = programName(first);
   const rule = own(RULES, name);
+  const family = own(WITHHOLDABLE, name);
+  if (rule && family && ctx.withheld.has(family)) deny(`\`${name}\` ${WITHHELD_WHY[family]}; this agent may not run it (its operator did not allow ${family} back: shellPrograms), so use grep, cut, sed -n or head instead`);
   if (!rule) {
     deny(own(HINTS, name) ?? `\`${name}\` is not on the read-only allow-list (ls, cat, head, grep, rg, find, sed -n, awk, git log/diff/show, ...)`);
   }

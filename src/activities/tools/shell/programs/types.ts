@@ -13,6 +13,8 @@ export interface CommandContext {
   readonly xargs: boolean;
   /** Nesting depth of wrappers, bounded to keep `env env env ...` cheap. */
   readonly depth: number;
+  /** Programs withheld for this call (seed 000: awk and tee unless the operator allowed them back). */
+  readonly withheld: ReadonlySet<string>;
 }
 
 export interface ProgramRule {
