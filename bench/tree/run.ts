@@ -162,12 +162,16 @@ function rootScript(tag: string, members: string[]): string {
   return [`${tag}.`, `@tools ${JSON.stringify(calls)}`, '@reply launched', ...wakes].join('\n');
 }
 
-/** The first line of a request's first message: who is asking (each agent's prompt starts with its tag). */
+/**
+ * Who is asking: the line of a request's first message that starts with a bench tag (each
+ * agent's prompt starts with its tag; a top-level fork's first message may open with other
+ * blocks before it), else that message's first line.
+ */
 function askerOf(e: RequestLogEntry): string {
   const first = (e.body as { messages?: { content?: unknown }[] } | undefined)?.messages?.[0]?.content;
-  const block = Array.isArray(first) ? (first[0] as { text?: unknown } | undefined) : undefined;
-  const text = typeof first === 'string' ? first : typeof block?.text === 'string' ? block.text : '';
-  return text.split('\n')[0] ?? '';
+  const blocks = Array.isArray(first) ? (first as { text?: unknown }[]).map((b) => (typeof b?.text === 'string' ? b.text : '')) : [typeof first === 'string' ? first : ''];
+  const lines = blocks.join('\n').split('\n');
+  return lines.find((l) => /^(Tree|Fork) (member|root) of /.test(l)) ?? lines[0] ?? '';
 }
 
 /** Each member's gaps from a model response to its next request, by the prefix that tags its requests. */
@@ -250,6 +254,9 @@ export async function runTree(o: TreeBenchOptions): Promise<TreeFigures> {
       agentId: rootId,
       prompt: rootScript(`Tree root of ${run}`, members),
       maxTurns: n + 10,
+      // The launch turn writes every member's Agent call (about 70 output tokens each): at the
+      // default 8,192 output tokens a tree of 200 was cut off after 125 calls.
+      maxOutputTokens: Math.min(128_000, 2_000 + n * 120),
       budget: { maxTokens: budget },
       subAgents: { forkGate: false, maxChildren: Math.min(n, 1000), maxSpawns: n, maxTreeRunning: n + 1, maxTreeSpawns: n, keepCompleted: 16 },
     });
@@ -274,7 +281,7 @@ export async function runTree(o: TreeBenchOptions): Promise<TreeFigures> {
       const ids = await Promise.all(Array.from({ length: n }, (_, i) => client.start({ agentId: `bench-fork-${run}-${i}`, prompt: memberScript(forkTag, i, latency), maxTurns: 10, forkLabel: 'bench-tree' }).then((h) => h.agentId)));
       const done = await results(client, ids, 3);
       const wallMs = Date.now() - f0;
-      const entries = model.log.entries().filter((e) => e.path === '/v1/messages' && askerOf(e).startsWith(forkTag));
+      const entries = model.log.entries().filter((e) => e.path === '/v1/messages' && askerOf(e).includes(forkTag));
       forks = { wallMs, completed: done.completed, failed: done.failures.length, failures: done.failures.slice(0, 10), gapsMs: gaps(entries, new RegExp(`${forkTag} (\\d+)\\.`)) };
       progress(`forks done in ${(wallMs / 1000).toFixed(1)} s`);
     }
