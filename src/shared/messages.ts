@@ -162,14 +162,14 @@ export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeCh
 /** Internal: a peer message's receivers, resolved (and the message counted) by the root's ledger (src/shared/team-ledger.ts). */
 export const routeMessageUpdate = defineUpdate<RouteResult, [RouteRequest]>('treeRouteMessage');
 /**
- * Internal: budget shares (src/shared/tree-shares.ts), in trees that lend them: a member's spend report,
- * share ask or return to its root; a request to the root from an agent below it (admission,
- * a peer message's route: src/shared/tree-calls.ts); and the root's answers (grants, refusals,
- * recalls, admissions, routes). Signals both ways: a workflow sends them itself, and the server
- * limits no signals in flight.
+ * Internal: in a tree that lends budget shares (src/shared/tree-shares.ts), a member's spend
+ * report, share ask or return, to its root. Signals both ways (this one and the two below): a
+ * workflow sends them itself, and they take no slot of the ten updates in flight per workflow.
  */
 export const treeShareSignal = defineSignal<[ShareMessage]>('treeShare');
+/** Internal: in a tree that lends shares, a request to the root from an agent below it: an admission, a peer message's route (src/shared/tree-calls.ts). */
 export const treeRequestSignal = defineSignal<[TreeRequest]>('treeRequest');
+/** Internal: in a tree that lends shares, the root's answers to an agent: share grants, refusals and recalls, admissions, routes. */
 export const treeAnswerSignal = defineSignal<[TreeAnswer]>('treeAnswer');
 /** Internal: a sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
 export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false; token?: string }]>('treeAgentEnded');
