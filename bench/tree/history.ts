@@ -94,7 +94,7 @@ export interface Grant {
 
 /**
  * What the root takes that can free budget for a waiting ask: a member's return or end
- * (`treeShare`), a sub-agent's end (`treeAgentEnded`, or its completion as the root's child),
+ * (`treeShare`), a sub-agent's end (`treeAgentEnded`, its `childOutcome` report, or its completion as the root's child),
  * or the root's own model call ending (it reports its spend and may give back its share).
  */
 const FREES = new Set<number>([
@@ -133,7 +133,7 @@ export function grantsIn(events: HistoryEvent[]): Grant[] {
       const asked = askTask.get(`${to}|${String(arg.id)}`);
       if (asked === undefined) continue;
       const waited = asked !== task;
-      const trigger = taking.filter((s) => s.eventType !== EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED || ['treeShare', 'treeAgentEnded'].includes(s.workflowExecutionSignaledEventAttributes?.signalName ?? '')).at(-1);
+      const trigger = taking.filter((s) => s.eventType !== EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED || ['treeShare', 'treeAgentEnded', 'childOutcome'].includes(s.workflowExecutionSignaledEventAttributes?.signalName ?? '')).at(-1);
       grants.push({ to, id: String(arg.id), waited, ...(waited && trigger ? { triggerAt: eventMs(trigger) } : {}) });
     }
   }
