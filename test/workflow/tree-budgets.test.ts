@@ -303,9 +303,9 @@ test('a budget that binds (about half of what the tree would spend): charged wit
   expect(result.status).toBe('completed');
   expect(chargedOf(entries)).toBeLessThanOrEqual(BUDGET);
   expectLedgerIsServed(Object.values(result.ledger!.nodes), entries, 'binding', id);
-  // The budget bound: not every member made its three calls, members asked for more, and some
-  // waited until others gave theirs back.
-  expect(entries.filter((e) => agentOf(e) !== 'binding.root').length).toBeLessThan(8 * 3);
+  // The budget bound: members asked for more, and some waited until others gave theirs back. (How
+  // many member calls fit depends on the offline model's prompt cache, warm or not from the tests
+  // before: a member's call that reads its prefix costs a tenth.)
   const grants = grantsIn(history.all);
   const waited = grants.filter((g) => g.waited);
   expect(waited.length).toBeGreaterThan(0);
