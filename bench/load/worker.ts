@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     conversations: conversationSourceFor(client),
     dataConverter,
     ...(process.env.BENCH_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.BENCH_WORKFLOW_BUNDLE } } : {}),
+    // bench:tree names its workers, to find the one holding a workflow in its history.
+    ...(process.env.BENCH_IDENTITY ? { identity: process.env.BENCH_IDENTITY } : {}),
   });
   process.once('SIGTERM', () => worker.shutdown());
   // The bench went away without stopping its worker (killed, crashed): stop too.

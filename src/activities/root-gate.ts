@@ -12,8 +12,11 @@
  * the root never completed another task. Queued here, the burst reaches the root a few at a
  * time and the server never refuses one.
  *
- * The limit is per process and per root; several worker processes serving one tree should
- * keep the sum of theirs under the server's limit (FORKFLOW_ROOT_UPDATES, README "Performance").
+ * Only trees whose root started before budget shares (patch forkflow-tree-shares-1) reach
+ * their root by update on every call; a tree that lends shares sends its root signals only
+ * (src/shared/tree-calls.ts), which take no update slot, so nothing here bounds it and there
+ * is no sum for an operator to keep. For those older trees the limit stays per process and
+ * per root (FORKFLOW_ROOT_UPDATES); they drain as they finish (docs/guides/scale.md).
  */
 
 /** Updates in flight from one process to one root, unless FORKFLOW_ROOT_UPDATES says otherwise. */

@@ -60,7 +60,8 @@ export async function deliverMessage(client: Client, agentId: string, message: S
   const [input, previous] = await Promise.all([startInput(client, agentId), handle.result().catch(() => undefined) as Promise<ForkResult | undefined>]);
   const ref = carriedPrefixRef(previous) ?? (await handle.query(prefixRefQuery));
   // What only a fork's first run reads (its point, its set-up, a retry) stays behind; its lineage is carried.
-  const { parent: _snapshot, parentRef: _ref, continuation: _old, from: _point, counterfactual: _cf, replay: _replay, retry: _retry, ...config } = input;
+  // A share of its tree's budget is lent by its root at an admission; a run started here had none (it reserves per call).
+  const { parent: _snapshot, parentRef: _ref, continuation: _old, from: _point, counterfactual: _cf, replay: _replay, retry: _retry, treeShare: _share, ...config } = input;
   const state: CarriedStateInput = {
     v: CARRIED_STATE_VERSION,
     turns: previous?.turns ?? 0,

@@ -77,7 +77,18 @@ export interface ModelCallInput {
    * `max_tokens` is lowered to what was granted; a call that cannot fit fails with
    * `BudgetExhausted` (non-retryable), and the agent stops with `budget_exhausted`.
    */
-  budget?: { left: number; ledger?: { rootId: string; toolUses: number; /** The tree's capability, sent with each request. */ token?: string } };
+  budget?: {
+    left: number;
+    ledger?: { rootId: string; toolUses: number; /** The tree's capability, sent with each request. */ token?: string };
+    /**
+     * In a tree that lends budget shares (src/shared/tree-shares.ts): the most this call may
+     * charge of the share its agent holds, instead of a reservation at the root. A call whose
+     * bound does not fit fails with `TreeShareShort` (its need and want as details) and the
+     * agent asks its root for more; `final`: the root gave what the tree could, so a call
+     * that fits its need goes on with `max_tokens` lowered to the share.
+     */
+    share?: { tokens: number; final?: true };
+  };
   /**
    * The previous request's message count: the result's `request.prefixAt` then chains this
    * request's first that many messages, so the workflow can tell whether its prefix changed.

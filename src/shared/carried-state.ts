@@ -17,6 +17,7 @@ import { carriedCacheSchema } from './cache-break';
 import { carriedWarmthSchema } from './cache-warmth';
 import { carriedContextSchema } from './context/state';
 import { treeLedgerSchema, usageSchema } from './tree-ledger';
+import { spendSchema } from './tree-shares';
 import type { ChildOutcome, ChildRecord, QueuedMessage } from './tree-input';
 import { shellTaskRecordSchema } from './shell-tasks';
 import { schemaOnce } from './schema-once';
@@ -146,6 +147,11 @@ const carriedStateV2 = schemaOnce('carried-state#carriedStateV2', () => z.object
   team: z.object({ shutdown: z.boolean().optional(), planApproved: z.boolean().optional() }).optional(),
   /** v2: where its own messages start in its conversation, after what it inherited as a fork (its output file shows from there); absent: not known to the run that wrote it. */
   ownFrom: count.optional(),
+  /**
+   * v2: in a tree that lends budget shares (src/shared/tree-shares.ts), what the agent holds of
+   * its share, its asks so far (their ids), and what it spent since it last told its root.
+   */
+  share: z.object({ held: z.number().int(), asks: count, unsent: spendSchema }).optional(),
 }));
 
 export const carriedStateSchema = carriedStateV2;

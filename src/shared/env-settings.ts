@@ -72,7 +72,7 @@ export const ENV_SETTINGS = {
   FORKFLOW_RESPONSE_JOURNAL: { group: 'crash', readers: ['worker'], default: 'none', description: 'A JSON-lines audit of every response kept (`{"kept": "<provider request id>", "at": <ms>, workflowId, runId, activityId, turn}`).' },
   FORKFLOW_MODEL_GATEWAY: { group: 'crash', readers: ['worker'], default: 'none', description: 'The URL of a `forkflow gateway`: model calls go through it, and a call whose worker dies is finished and handed to the retry, not paid for twice.' },
   FORKFLOW_GATEWAY_DIR: { group: 'crash', readers: ['gateway', 'worker'], default: '`<state dir>/gateway`', flag: 'gateway --dir', description: "Where the gateway's finished calls wait for their retry: a directory of its user's alone." },
-  FORKFLOW_ROOT_UPDATES: { group: 'crash', readers: ['worker'], default: '`4`', description: 'Workflow Updates in flight from this process to one tree root. The server refuses a root\'s eleventh: keep the sum over the processes serving one tree under 10.' },
+  FORKFLOW_ROOT_UPDATES: { group: 'crash', readers: ['worker'], default: '`4`', description: 'Workflow Updates in flight from this process to one tree root, for trees started before budget shares only (a tree that lends shares sends its root signals, no updates: docs/guides/scale.md).' },
 
   FORKFLOW_MAX_CACHED_WORKFLOWS: { group: 'capacity', readers: ['worker'], default: "the SDK's (from the heap limit)", description: 'Workflows (forks) kept in memory between their tasks. A whole number of at least 1.' },
   FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: { group: 'capacity', readers: ['worker'], default: "the SDK's", description: 'Workflow tasks the worker takes at once (8 measured well). A whole number of at least 1.' },

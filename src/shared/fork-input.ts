@@ -292,6 +292,12 @@ export const forkInputSchema = schemaOnce('fork-input#forkInputSchema', () => z.
   treeLedger: z.boolean().optional().describe('Internal: set on sub-agents of a tree whose root keeps the tree ledger.'),
   /** Set on sub-agents: their tree's capability (src/shared/tree-ledger.ts), carried on reports and ledger requests. */
   treeToken: treeTokenSchema.optional().describe("Internal: set on sub-agents, its tree's capability."),
+  /**
+   * Set on sub-agents of a tree that lends budget shares (src/shared/tree-shares.ts): the share
+   * its root lent with this run's admission. Its model calls charge it locally, and it asks
+   * the root for more, by signal, when a call does not fit.
+   */
+  treeShare: z.strictObject({ tokens: z.number().int().min(0) }).optional().describe('Internal: set on sub-agents of a tree that lends budget shares, the share its admission lent.'),
   name: z.string().min(1).max(64).optional().describe('A short name in its tree (SendMessage addresses agents by name or id).'),
   /** A teammate: its team, its lead, plan mode (src/shared/team.ts). */
   team: teamInputSchema.optional().describe('Internal: set on a teammate, its team, its lead and plan mode.'),

@@ -17,6 +17,8 @@ import { schemaOnce } from './schema-once';
 import { structuredMessageSchema } from './team';
 import type { RouteRequest, RouteResult } from './team-ledger';
 import type { PermissionRequest } from './parent-approvals';
+import type { TreeAnswer, TreeRequest } from './tree-calls';
+import type { ShareMessage } from './tree-shares';
 
 export const sendMessageSchema = schemaOnce('messages#sendMessageSchema', () => z.strictObject({
   message: z.string().min(1, 'message must not be empty').max(200_000),
@@ -159,6 +161,16 @@ export const reserveTokensUpdate = defineUpdate<ReserveResult, [ReserveRequest]>
 export const chargeTokensUpdate = defineUpdate<boolean, [ChargeRequest]>('treeChargeTokens');
 /** Internal: a peer message's receivers, resolved (and the message counted) by the root's ledger (src/shared/team-ledger.ts). */
 export const routeMessageUpdate = defineUpdate<RouteResult, [RouteRequest]>('treeRouteMessage');
+/**
+ * Internal: in a tree that lends budget shares (src/shared/tree-shares.ts), a member's spend
+ * report, share ask or return, to its root. Signals both ways (this one and the two below): a
+ * workflow sends them itself, and they take no slot of the ten updates in flight per workflow.
+ */
+export const treeShareSignal = defineSignal<[ShareMessage]>('treeShare');
+/** Internal: in a tree that lends shares, a request to the root from an agent below it: an admission, a peer message's route (src/shared/tree-calls.ts). */
+export const treeRequestSignal = defineSignal<[TreeRequest]>('treeRequest');
+/** Internal: in a tree that lends shares, the root's answers to an agent: share grants, refusals and recalls, admissions, routes. */
+export const treeAnswerSignal = defineSignal<[TreeAnswer]>('treeAnswer');
 /** Internal: a sub-agent ended (sent by its parent, which sees every way a child ends); `token`: the tree's capability. */
 export const agentEndedSignal = defineSignal<[{ agentId: string; started?: false; token?: string }]>('treeAgentEnded');
 

@@ -84,8 +84,12 @@ export interface ForkStatus extends Lineage {
    * elsewhere its finished sub-agents' results.
    */
   tree: { usage: Usage; costUsd: number; agents: number };
-  /** At a tree's root with a ledger: the tree's budget (its root's), tokens charged (cache reads weighted 0.1), what is left, turns and tool calls. */
-  treeBudget?: { max: number; charged: number; left: number; turns: number; toolUses: number };
+  /**
+   * At a tree's root with a ledger: the tree's budget (its root's), tokens charged (cache reads
+   * weighted 0.1), what is left, turns and tool calls; `waiting`: in a tree that lends budget
+   * shares, agents waiting for a share now (absent: none).
+   */
+  treeBudget?: { max: number; charged: number; left: number; turns: number; toolUses: number; waiting?: number };
   /** At a tree's root with a ledger: every agent's usage, cost, turns, tool calls and budget. */
   perAgent?: LedgerAgentView[];
   /**

@@ -22,6 +22,7 @@ import { addUsage, ZERO_USAGE, type Usage } from './anthropic';
 import { tokensCharged } from './budget';
 import { estimateCostUsd, type Price } from './pricing';
 import { schemaOnce } from './schema-once';
+import { shareNodeSchema, sharesStateSchema } from './tree-share-state';
 
 export const TREE_LEDGER_VERSION = 1;
 
@@ -74,6 +75,8 @@ const nodeSchema = schemaOnce('tree-ledger#nodeSchema', () => z.object({
   team: z.string().min(1).max(64).optional(),
   /** Peer messages it sent and received, counted when routed (team-ledger.ts); `lastKey`: the newest sent, so a retry counts once. */
   messages: z.object({ sent: count, received: count, lastKey: z.string().optional() }).optional(),
+  /** Its budget share, in a tree that lends shares (src/shared/tree-shares.ts). */
+  ...shareNodeSchema.shape,
 }));
 export type LedgerNode = z.output<typeof nodeSchema>;
 
@@ -108,6 +111,8 @@ export const treeLedgerSchema = schemaOnce('tree-ledger#treeLedgerSchema', () =>
    * update landing late) is refused, so the ledger never lists an agent that never ran.
    */
   withdrawn: z.array(z.string()).optional(),
+  /** Present when the tree lends budget shares instead of reserving per call (src/shared/tree-shares.ts). */
+  shares: sharesStateSchema.optional(),
 }));
 export type TreeLedger = z.output<typeof treeLedgerSchema>;
 
@@ -171,9 +176,12 @@ export const admitRequestSchema = schemaOnce('tree-ledger#admitRequestSchema', (
   name: z.string().min(1).max(64).optional(),
   /** A teammate: the team it joins (names are unique in a team; a parent leads at most one team). */
   team: z.string().min(1).max(64).optional(),
+  /** In a tree that lends shares: about what one call of the child could charge (its parent's estimate), which sizes its first share. */
+  callTokens: z.number().int().min(1).optional(),
 }));
 export type AdmitRequest = z.output<typeof admitRequestSchema>;
-export type AdmitResult = { ok: true; budget: number } | { ok: false; reason: string };
+/** `share`: in a tree that lends shares, the tokens lent with the admission (src/shared/tree-shares.ts). */
+export type AdmitResult = { ok: true; budget: number; share?: number } | { ok: false; reason: string };
 
 export const reserveRequestSchema = schemaOnce('tree-ledger#reserveRequestSchema', () => z.strictObject({
   agentId: z.string().min(1).max(1000),
@@ -231,7 +239,7 @@ export const agentEndedSchema = schemaOnce('tree-ledger#agentEndedSchema', () =>
 // ---- reading ----
 
 /** The agent and its ancestors, nearest first (stops at a missing link or a cycle). */
-function chain(ledger: TreeLedger, agentId: string): LedgerNode[] {
+export function chain(ledger: TreeLedger, agentId: string): LedgerNode[] {
   const out: LedgerNode[] = [];
   const seen = new Set<string>();
   let id: string | undefined = agentId;
@@ -245,11 +253,21 @@ function chain(ledger: TreeLedger, agentId: string): LedgerNode[] {
   return out;
 }
 
-/** Charged (and reserved) tokens of every agent's subtree (one pass per node up its chain). */
-function subtreeSpend(ledger: TreeLedger, withReservations = true): Map<string, number> {
+/**
+ * What a node holds against the budgets above it: its charged tokens, and with reservations
+ * also what a call in flight reserved and what it was lent as a share (the larger of lent and
+ * charged: a share's spent part is in both).
+ */
+function committed(node: LedgerNode, withReservations: boolean): number {
+  if (!withReservations) return node.charged;
+  return Math.max(node.charged, node.lent ?? 0) + (node.reserved?.tokens ?? 0);
+}
+
+/** Charged (and reserved or lent) tokens of every agent's subtree (one pass per node up its chain). */
+export function subtreeSpend(ledger: TreeLedger, withReservations = true): Map<string, number> {
   const spend = new Map<string, number>();
   for (const node of Object.values(ledger.nodes)) {
-    const own = node.charged + (withReservations ? (node.reserved?.tokens ?? 0) : 0);
+    const own = committed(node, withReservations);
     if (own === 0) continue;
     for (const a of chain(ledger, node.agentId)) spend.set(a.agentId, (spend.get(a.agentId) ?? 0) + own);
   }
@@ -454,10 +472,12 @@ export interface LedgerAgentView {
   team?: string;
   /** Peer messages it sent and received (absent before the first). */
   messages?: { sent: number; received: number };
+  /** In a tree that lends budget shares: tokens lent to it and not given back (what it holds, and what it spent but has not reported yet). */
+  lent?: number;
 }
 
 export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
-  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives, compactions, name, team, messages }) => ({
+  return Object.values(ledger.nodes).map(({ agentId, parentId, model, state, budget, charged, usage, costUsd, turns, toolUses, runs, keepAlives, compactions, name, team, messages, lent }) => ({
     agentId,
     ...(parentId ? { parentId } : {}),
     model,
@@ -474,5 +494,6 @@ export function ledgerView(ledger: TreeLedger): LedgerAgentView[] {
     ...(name ? { name } : {}),
     ...(team ? { team } : {}),
     ...(messages ? { messages: { sent: messages.sent, received: messages.received } } : {}),
+    ...(lent !== undefined && lent > charged ? { lent } : {}),
   }));
 }

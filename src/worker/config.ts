@@ -191,9 +191,8 @@ export function countTokensSetting(env: NodeJS.ProcessEnv = process.env): boolea
 
 /**
  * FORKFLOW_ROOT_UPDATES: Workflow Updates in flight from this process to one tree root
- * (default 4; src/activities/root-gate.ts). The server refuses a root's eleventh, and the
- * refusal stalls the root: the sum over the worker processes serving one tree should stay
- * under 10, or raise the server's `history.maxInFlightUpdates`.
+ * (default 4; src/activities/root-gate.ts), for trees started before budget shares only:
+ * a tree that lends shares sends its root no updates (docs/guides/scale.md).
  */
 export function rootUpdatesSetting(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const v = envSetting(env, 'FORKFLOW_ROOT_UPDATES')?.trim();

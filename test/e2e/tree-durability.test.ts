@@ -2,7 +2,9 @@
  * Agent trees across crashes and machines: a child's notification reaches its parent once
  * even when the worker is SIGKILLed between the child's completion and the parent's next
  * turn; a pending approval survives a worker SIGKILL and a dev-server restart; a remote fork
- * runs on a second worker process polling another task queue.
+ * runs on a second worker process polling another task queue; a tree lending budget shares
+ * loses no usage when the root's worker and a member's worker are SIGKILLed and the root
+ * continues as new.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +13,17 @@ import { ForkflowClient } from '../../src/client';
 import { agentOutputFile } from '../../src/shared/agent-output';
 import { freePort, startDevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
-import { startWorkerProcess } from '../kit/processes';
+import { startGatewayProcess, startWorkerProcess } from '../kit/processes';
 import { bodyOf } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
+import { addUsage, textOf, ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
+import type { RequestLogEntry } from '../../src/offline';
+
+/** The first line of a request's first message (each agent's prompt starts with its tag). */
+function firstLineOf(e: RequestLogEntry): string {
+  return textOf(bodyOf(e).messages[0] ?? { role: 'user', content: '' }).split('\n')[0] ?? '';
+}
 
 jest.setTimeout(180_000);
 
@@ -181,4 +190,80 @@ test("a named agent whose definition says isolation: remote runs on the remote w
     expect(answer.isError).toBe(true);
     expect(answer.text).toContain('No remote workers are configured for this agent, and agent type "cloud" runs only on them (its definition says isolation: remote)');
   });
+});
+
+/** The worker that completed the latest workflow task of `agentId` (the one holding it now). */
+async function holderOf(agentId: string): Promise<string | undefined> {
+  const events = (await h.client.workflow.getHandle(agentId).fetchHistory()).events ?? [];
+  return events.flatMap((e) => (e.workflowTaskCompletedEventAttributes?.identity ? [e.workflowTaskCompletedEventAttributes.identity] : [])).at(-1);
+}
+
+test("a SIGKILL of the root's worker and of a member's worker mid-tree, and the root continuing as new, lose no usage: every response the model served is charged once", async () => {
+  const taskQueue = uniqueTaskQueue('tree-kill');
+  const forkflow = new ForkflowClient(h.client, { taskQueue });
+  const responses = tempDir('tree-kill-responses');
+  const gateway = await startGatewayProcess(h.model.url, tempDir('tree-kill-gateway'));
+  // Two workers on one queue: the tree spreads over both; each keeps its name when started again.
+  const start = (identity: string) =>
+    startWorkerProcess({ ...workerOpts(h.env.address, taskQueue, h.env.bundlePath, h.workspaceRoot, ['--identity', identity]), extraEnv: { FORKFLOW_RESPONSE_DIR: responses, FORKFLOW_MODEL_GATEWAY: gateway.url } });
+  const workers = new Map([
+    ['tree-w1', await start('tree-w1')],
+    ['tree-w2', await start('tree-w2')],
+  ]);
+  const restart = async (identity: string) => {
+    const w = workers.get(identity);
+    if (!w) throw new Error(`no worker called ${identity}`);
+    await w.kill('SIGKILL');
+    workers.set(identity, await start(identity));
+  };
+  try {
+    const tag = `Kill tree ${Date.now()}`;
+    const member = (i: number) => `${tag} m${i}.\n@sleep 600 @tool Glob {"pattern":"*"}\n@sleep 600 @tool Glob {"pattern":"*"}\n@sleep 600 @reply member done`;
+    const calls = Array.from({ length: 6 }, (_, i) => ({ name: 'Agent', input: { description: `member ${i}`, name: `m${i}`, prompt: member(i), run_in_background: true } }));
+    const rootId = 'tree-kill-root';
+    // The root continues as new every second turn: its ledger (and every member's share) crosses runs.
+    const root = await forkflow.startAgent({
+      agentId: rootId,
+      prompt: `${tag} root.\n@tools ${JSON.stringify(calls)}\n@reply launched\n@repeat 20 @reply noted`,
+      maxTurns: 30,
+      budget: { maxTokens: 1_000_000 },
+      continueAsNew: { turnsPerRun: 2 },
+      subAgents: { forkGate: false, maxChildren: 6, maxTreeRunning: 7 },
+    });
+    const servedOf = () => h.model.log.entries().filter((e) => e.path === '/v1/messages' && e.outcome === 'completed' && firstLineOf(e).startsWith(tag));
+    const membersServed = () => servedOf().filter((e) => !firstLineOf(e).endsWith('root.')).length;
+    const memberCallInFlight = () => h.model.log.entries().some((e) => e.outcome === 'pending' && firstLineOf(e).startsWith(tag) && !firstLineOf(e).endsWith('root.'));
+    await waitFor(() => (membersServed() >= 4 && memberCallInFlight() ? true : undefined), 'a few member calls and one in flight', 60_000);
+    // Both workers die at once, so the root's worker and every member's worker die with calls in flight.
+    expect(await holderOf(rootId)).toMatch(/^tree-w[12]$/);
+    await Promise.all([...workers.keys()].map(restart));
+    // Later (the root continues as new every second turn), the worker holding the root dies again.
+    await waitFor(() => (membersServed() >= 10 ? true : undefined), 'more member calls', 120_000);
+    await restart((await holderOf(rootId))!);
+    const result = await root.result();
+    expect(result.status).toBe('completed');
+    // The root did continue as new (its latest run is not its first).
+    expect((await h.client.workflow.getHandle(rootId).describe()).runId).not.toBe(root.runId);
+    // Every member made its three calls; the model served each request once (the gateway finished
+    // the ones a dead worker left in flight, and replayed them to the retry).
+    const served = servedOf();
+    expect(served.filter((e) => !firstLineOf(e).endsWith('root.'))).toHaveLength(18);
+    expect(new Set(served.map((e) => e.rawBody)).size).toBe(served.length);
+    // The ledger holds exactly what was served, agent by agent and field by field.
+    const byAgent = new Map<string, Usage>();
+    for (const e of served) {
+      const key = /m(\d+)\.$/.exec(firstLineOf(e))?.[1] ?? 'root';
+      const u = e.usage!;
+      byAgent.set(key, addUsage(byAgent.get(key) ?? ZERO_USAGE, { ...ZERO_USAGE, inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadInputTokens: u.cache_read_input_tokens ?? 0, cacheCreationInputTokens: u.cache_creation_input_tokens ?? 0 }));
+    }
+    const nodes = Object.values(result.ledger!.nodes);
+    expect(nodes).toHaveLength(7);
+    for (const n of nodes) {
+      const key = n.agentId === rootId ? 'root' : /\.m(\d+)-\d+$/.exec(n.agentId)![1]!;
+      expect({ agent: n.agentId, usage: n.usage }).toEqual({ agent: n.agentId, usage: byAgent.get(key) });
+    }
+  } finally {
+    for (const w of workers.values()) await w.kill();
+    await gateway.stop();
+  }
 });

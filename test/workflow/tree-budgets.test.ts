@@ -13,6 +13,8 @@ import { recordCarriedState, recordHistory, startInputOf } from '../kit/historie
 import { bodyOf, messageRequests } from '../kit/requests';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
 import type { ForkInputJson } from '../../src/shared/fork-input';
+import { temporal } from '@temporalio/proto';
+import { grantsIn, rootHistory, signalArg } from '../../bench/tree/history';
 
 let h: Harness;
 beforeAll(async () => {
@@ -232,4 +234,111 @@ test('a child resumed by SendMessage keeps its budget, turns and usage; trimmed 
   expect(revived).toMatchObject({ status: 'completed', text: 'revived', turns: 2 });
   await recordHistory(h.client.workflow.getHandle('resume-root'), 'tree-ledger-resume-root');
   await recordHistory(h.client.workflow.getHandle('resume-root.one-1'), 'tree-ledger-resumed-child');
+});
+
+// ---- budget shares (issue 46): members charge a share locally, the root is told, not polled ----
+
+/** The agent id an entry's request came from, as the ledger names it: `<root>.m<i>-<n>` for the member tagged `<tag>.m<i>`. */
+function ledgerKey(e: RequestLogEntry, tag: string, root: string): string {
+  const m = new RegExp(`^${tag}\\.m(\\d+)$`).exec(agentOf(e));
+  return m ? `m${m[1]}` : agentOf(e) === `${tag}.root` ? root : '?';
+}
+
+/** Every agent of the ledger holds exactly the usage the model served it, field by field, and nothing was served to an agent it lacks. */
+function expectLedgerIsServed(ledger: { agentId: string; usage: Usage; charged: number }[], entries: RequestLogEntry[], tag: string, root: string): void {
+  const served = new Map<string, RequestLogEntry[]>();
+  for (const e of entries) served.set(ledgerKey(e, tag, root), [...(served.get(ledgerKey(e, tag, root)) ?? []), e]);
+  expect(served.has('?')).toBe(false);
+  const keyOf = (id: string) => (id === root ? root : (/\.(m\d+)-\d+$/.exec(id)?.[1] ?? id));
+  // Every agent the model served has its row; an admitted member that never got budget for a call
+  // has one too, with nothing charged (the loop below checks it against no requests).
+  const rows = new Set(ledger.map((a) => keyOf(a.agentId)));
+  for (const key of served.keys()) expect(rows).toContain(key);
+  for (const a of ledger) {
+    const mine = served.get(keyOf(a.agentId)) ?? [];
+    expect({ agent: a.agentId, usage: a.usage, charged: a.charged }).toEqual({ agent: a.agentId, usage: usageOf(mine), charged: chargedOf(mine) });
+  }
+}
+
+/** `@tools` with one named background Agent call per prompt. */
+function spawnNamed(prompts: string[]): string {
+  const calls = prompts.map((prompt, i) => ({ name: 'Agent', input: { description: `member ${i}`, name: `m${i}`, prompt, run_in_background: true } }));
+  return `@tools ${JSON.stringify(calls)}`;
+}
+
+/** A member: three model calls, a Glob after the first two. */
+const member = (tag: string, i: number, sleep = 200) => script(`${tag}.m${i}`, `@sleep ${sleep} @tool Glob {"pattern":"*"}`, `@sleep ${sleep} @tool Glob {"pattern":"*"}`, `@sleep ${sleep} @reply member done`);
+
+async function runShareTree(tag: string, members: number, budget: number, sleep?: number) {
+  const prompt = script(`${tag}.root`, spawnNamed(Array.from({ length: members }, (_, i) => member(tag, i, sleep))), '@reply launched', '@repeat 30 @reply noted');
+  const id = `${tag}-root`;
+  const result = await h.forkflow
+    .startAgent({ agentId: id, prompt, maxTurns: 40, budget: { maxTokens: budget }, subAgents: { forkGate: false, maxChildren: members, maxTreeRunning: members + 1, keepCompleted: 1 } })
+    .then((a) => a.result());
+  const history = await rootHistory(h.client, id);
+  return { id, result, history, entries: served(`${tag}.`) };
+}
+
+const EVENT = temporal.api.enums.v1.EventType;
+
+test('in a tree that lends shares every member charges its own calls: no root update, one report per member, the ledger exactly what the model served', async () => {
+  const { id, result, history, entries } = await runShareTree('shares', 8, 1_000_000);
+  expect(result.status).toBe('completed');
+  expect(entries).toHaveLength(8 * 3 + result.turns);
+  expectLedgerIsServed(Object.values(result.ledger!.nodes), entries, 'shares', id);
+  // 24 member calls and no update at the root: each member's share paid all three of its calls,
+  // and its one message to the root is the report it sent when it ended.
+  expect(history.all.filter((e) => e.eventType === EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)).toHaveLength(0);
+  const reports = history.all.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'treeShare').map((e) => signalArg(e.workflowExecutionSignaledEventAttributes?.input));
+  expect(reports.map((r) => r?.kind)).toEqual(Array(8).fill('end'));
+  figures('shares tree', { rootEvents: history.events, perMember: history.events / 8, charged: chargedOf(entries) });
+  await recordHistory(h.client.workflow.getHandle(id), 'tree-shares-root');
+  await recordHistory(h.client.workflow.getHandle(Object.keys(result.ledger!.nodes).find((n) => n !== id)!), 'tree-shares-member');
+});
+
+test('a budget that binds (about half of what the tree would spend): charged within it, ledger = served, and a waiting member is told when budget comes back', async () => {
+  // The same tree with a budget that does not bind charges about 18,700 tokens (measured): this one gets 9,500.
+  const BUDGET = 9500;
+  const { id, result, history, entries } = await runShareTree('binding', 8, BUDGET);
+  expect(result.status).toBe('completed');
+  expect(chargedOf(entries)).toBeLessThanOrEqual(BUDGET);
+  expectLedgerIsServed(Object.values(result.ledger!.nodes), entries, 'binding', id);
+  // The budget bound: members asked for more, and some waited until others gave theirs back. (How
+  // many member calls fit depends on the offline model's prompt cache, warm or not from the tests
+  // before: a member's call that reads its prefix costs a tenth.)
+  const grants = grantsIn(history.all);
+  const waited = grants.filter((g) => g.waited);
+  expect(waited.length).toBeGreaterThan(0);
+  // Told, not polled: the root served every waiting ask in the workflow task that took what freed
+  // the budget (a return, an end), no timer ever fired at the root, and each ask was sent once.
+  for (const g of waited) expect(g.triggerAt).toBeDefined();
+  expect(history.all.filter((e) => e.eventType === EVENT.EVENT_TYPE_TIMER_FIRED)).toHaveLength(0);
+  for (const agentId of new Set(grants.map((g) => g.to))) {
+    const events = (await h.client.workflow.getHandle(agentId).fetchHistory()).events ?? [];
+    const asks = events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'treeShare' && signalArg(e.signalExternalWorkflowExecutionInitiatedEventAttributes.input)?.kind === 'ask');
+    const answers = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'treeAnswer' && signalArg(e.workflowExecutionSignaledEventAttributes.input)?.kind === 'share');
+    expect(new Set(asks.map((e) => signalArg(e.signalExternalWorkflowExecutionInitiatedEventAttributes!.input)?.id)).size).toBe(asks.length);
+    expect(answers.length).toBeLessThanOrEqual(asks.length);
+  }
+  figures('binding shares', { budget: BUDGET, charged: chargedOf(entries), requests: entries.length, grants: grants.length, waited: waited.length });
+  await recordHistory(h.client.workflow.getHandle(id), 'tree-shares-binding-root');
+}, 300_000);
+
+test("a budget smaller than one call's bound is split: members' calls run side by side, each with room for a reply", async () => {
+  // Each member's call could charge about 10,000 tokens (its input and 8,192 of output): the tree has 9,000.
+  const BUDGET = 9000;
+  const tag = 'slice';
+  const prompt = script(`${tag}.root`, spawnNamed([0, 1, 2].map((i) => script(`${tag}.m${i}`, '@sleep 3000 @reply sliced'))), '@reply launched', '@repeat 10 @reply noted');
+  const result = await h.forkflow
+    .startAgent({ agentId: `${tag}-root`, prompt, maxTurns: 20, budget: { maxTokens: BUDGET }, subAgents: { forkGate: false, maxChildren: 3, keepCompleted: 1 } })
+    .then((a) => a.result());
+  expect(result.status).toBe('completed');
+  const entries = served(`${tag}.`);
+  expect(chargedOf(entries)).toBeLessThanOrEqual(BUDGET);
+  expectLedgerIsServed(Object.values(result.ledger!.nodes), entries, tag, `${tag}-root`);
+  const members = entries.filter((e) => agentOf(e) !== `${tag}.root`);
+  // Per-call reservations gave the first call all that was left, and the members ran one after another.
+  expect(maxConcurrentAgents(members)).toBeGreaterThanOrEqual(2);
+  for (const e of members) expect(bodyOf(e).max_tokens).toBeLessThan(8192);
+  figures('sliced budget', { budget: BUDGET, charged: chargedOf(entries), concurrent: maxConcurrentAgents(members), members: members.length });
 });

@@ -25,6 +25,7 @@ import { viewMessages } from '../../shared/context/view';
 import type { BlockPosition } from '../../shared/fork-messages';
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
+import { SHARE_SHORT_FAILURE } from '../../shared/tree-shares';
 import type { LedgerClient } from '../tree';
 import type { CallKey, ResponseStore } from './response-store';
 import { callKeyDigest, cancelAtGateway, cancelsUpstream, handedOver, keep, kept } from './exactly-once';
@@ -123,6 +124,8 @@ function budgetExhausted(turn: number, why: string): ApplicationFailure {
  */
 async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: MessagesRequest, rules?: MediaRules): Promise<MessagesRequest> {
   const budget = input.budget;
+  // In a tree that lends shares every call, a keep-alive too, fits the share its agent holds.
+  if (budget?.share) return withinShare(input, body, budget.left, budget.share);
   // A keep-alive reserves nothing (tree-ledger.ts): it is charged after, like any call.
   if (!budget || input.keepAlive) return body;
   const inputTokens = estimateRequestTokens(body, rules);
@@ -144,6 +147,23 @@ async function withinBudget(deps: ModelDeps, input: ModelCallInput, body: Messag
     }
   }
   return { ...body, max_tokens: tokens - inputTokens };
+}
+
+/**
+ * A call of an agent that holds a share of its tree's budget (src/shared/tree-shares.ts): its
+ * bound (input counted in full, plus `max_tokens`) must fit the share, or the call is not made
+ * and the agent asks its root for more (`TreeShareShort`, with what it needs and wants). After
+ * that ask (`final`) a call that fits its need goes on with `max_tokens` lowered to the share.
+ */
+function withinShare(input: ModelCallInput, body: MessagesRequest, left: number, share: { tokens: number; final?: true }): MessagesRequest {
+  const inputTokens = estimateRequestTokens(body);
+  const need = inputTokens + 1;
+  const want = Math.min(inputTokens + body.max_tokens, left);
+  if (want < need) throw budgetExhausted(input.turn, `this agent has ${left} tokens of its budget left, and the request alone is about ${inputTokens}`);
+  if (share.tokens < need || (share.tokens < want && !share.final && !input.keepAlive)) {
+    throw ApplicationFailure.create({ message: `model call of turn ${input.turn} not made yet: this agent holds ${share.tokens} tokens of its tree's budget, and the call needs ${need} (up to ${want})`, type: SHARE_SHORT_FAILURE, nonRetryable: true, details: [{ need, want }] });
+  }
+  return { ...body, max_tokens: Math.min(want, share.tokens) - inputTokens };
 }
 
 /** Charges a call's usage at the tree's root (idempotent by agent and turn). */

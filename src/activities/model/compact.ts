@@ -25,6 +25,10 @@ import { callKeyDigest, cancelAtGateway, keep, kept, toParamBlock, type ModelDep
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { capAttempts, classifyModelError } from './errors';
 import type { CallKey } from './response-store';
+import type { MessagesRequest } from '../../shared/anthropic';
+import { estimateRequestTokens } from '../../shared/request-tokens';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
+import { SHARE_SHORT_FAILURE } from '../../shared/tree-shares';
 
 export type CompactionDeps = Pick<ModelDeps, 'anthropic' | 'providers' | 'conversations' | 'responses' | 'stopping' | 'gateway' | 'ledger' | 'countTokens'>;
 
@@ -40,6 +44,21 @@ async function summaryRequest(deps: CompactionDeps, input: CompactionCallInput) 
   const body = buildMessagesRequest({ ...held, maxTokens: input.maxTokens + budget }, asked, call.cacheTtl ? { ttl: call.cacheTtl } : {});
   // A summarising call carries no context edits of its own; it keeps the window's beta headers.
   return withContext(body, call.context ? { window: call.context.window, ...(call.context.betas ? { betas: call.context.betas } : {}) } : undefined);
+}
+
+/**
+ * In a tree that lends budget shares (src/shared/tree-shares.ts) the summary's bound (its input
+ * counted in full, plus its `max_tokens`) must fit the share the agent holds: otherwise no call
+ * is made and the agent asks its root for more (`TreeShareShort`). A summary is never cut short.
+ */
+function fitsShare(input: CompactionCallInput, body: MessagesRequest): void {
+  const budget = input.call.budget;
+  if (!budget?.share) return;
+  const bound = estimateRequestTokens(body) + body.max_tokens;
+  if (bound > budget.left) throw ApplicationFailure.create({ message: `compaction ${input.compaction} not made: the agent has ${budget.left} tokens of its budget left, and the summary's call could charge ${bound}`, type: BUDGET_EXHAUSTED_FAILURE, nonRetryable: true });
+  if (bound > budget.share.tokens) {
+    throw ApplicationFailure.create({ message: `compaction ${input.compaction} not made yet: the agent holds ${budget.share.tokens} tokens of its tree's budget, and the summary's call could charge ${bound}`, type: SHARE_SHORT_FAILURE, nonRetryable: true, details: [{ need: bound, want: bound }] });
+  }
 }
 
 export function createCompactionActivities(deps: CompactionDeps) {
@@ -63,6 +82,7 @@ export function createCompactionActivities(deps: CompactionDeps) {
         const sent = await summaryRequest(deps, input);
         const earlier = ctx.info.attempt > 1 ? await kept(deps.responses, key, sent.body) : undefined;
         if (earlier) return await charge(earlier);
+        fitsShare(input, sent.body);
         // The agent's provider summarises its conversation (an OpenAI-compatible one through its adapter, without count_tokens).
         const provider = providerFor(deps.providers, input.call.provider);
         const anthropic = provider?.kind === 'anthropic' ? provider.anthropic : deps.anthropic;

@@ -30,6 +30,7 @@ import { launchedOutputFields } from './agent-output';
 import { launched, outcomeView } from './launch-views';
 import { backgroundOff } from './background-switch';
 import { admitChild, withdrawChild } from './tree-authority';
+import { callTokensFor } from './tree-shares';
 import { teammateChildInput } from './team-input';
 import { childComms } from '../../shared/team';
 import { withControls } from './spawn-controls';
@@ -245,7 +246,9 @@ export async function admitted(agent: ForkAgent, id: string, childInput: ForkInp
   try {
     // Its name (and a teammate's team) join the ledger: peer messages find it by name (team-ledger.ts).
     const named = { ...(childInput.name ? { name: childInput.name } : {}), ...(childInput.team ? { team: childInput.team.name } : {}) };
-    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want, ...named });
+    // In a tree that lends shares, what one of its calls may charge sizes its first share.
+    const call = agent.shares ? { callTokens: callTokensFor(agent, childInput) } : {};
+    admission = await admitChild(agent, { agentId: id, parentId: agent.agentId, model: childInput.model ?? agent.model, kind, want, ...named, ...call });
   } catch (err) {
     // The root may have admitted it before its answer was lost: take the admission back.
     await withdrawChild(agent, id);
@@ -253,7 +256,9 @@ export async function admitted(agent: ForkAgent, id: string, childInput: ForkInp
     return { refused: `The tree's root did not answer the admission of ${id}, so it was not started (${messageOf(err)}). Try again later, or do the work yourself.` };
   }
   if (!admission.ok) return { refused: admission.reason };
-  return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget } } };
+  // In a tree that lends budget shares, the child starts with the share its admission lent (src/shared/tree-shares.ts).
+  const share = admission.share !== undefined ? { treeShare: { tokens: admission.share } } : {};
+  return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget }, ...share } };
 }
 
 function messageOf(err: unknown): string {

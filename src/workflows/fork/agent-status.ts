@@ -19,7 +19,7 @@ function treeLedgerStatus(agent: ForkAgent): Pick<ForkStatus, 'treeBudget' | 'pe
   if (!agent.book) return {};
   const t = ledgerTotals(agent.book);
   return {
-    treeBudget: { max: agent.input.budget.maxTokens, charged: t.charged, left: leftFor(agent.book, agent.agentId), turns: t.turns, toolUses: t.toolUses },
+    treeBudget: { max: agent.input.budget.maxTokens, charged: t.charged, left: leftFor(agent.book, agent.agentId), turns: t.turns, toolUses: t.toolUses, ...(agent.book.shares?.waiters.length ? { waiting: agent.book.shares.waiters.length } : {}) },
     // The root's own row is written as it starts and its runs end; a root that has finished
     // (its result taken, or a query of its closed run) says so in its row too.
     perAgent: ledgerView(agent.book).map((row) => (row.agentId === agent.agentId && row.state === 'running' && isTerminal(agent.state) ? { ...row, state: 'ended' as const } : row)),

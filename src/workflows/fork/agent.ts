@@ -46,6 +46,7 @@ import { TurnControl } from './turn-control';
 import { FailoverBook } from '../../shared/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
 import { TeamState } from './team-state';
+import type { ShareBook } from './share-book';
 
 /** Before this patch `default` asked nothing (it was `acceptEdits`); asked only by agents in `default`. */
 export const DEFAULT_MODE_ASKS_PATCH = 'forkflow-default-mode-asks-1';
@@ -101,6 +102,8 @@ export class ForkAgent {
   inTreeLedger = false;
   /** The tree ledger, held by a tree's root only (written by tree-authority.ts's handlers). */
   book?: TreeLedger;
+  /** Its share of the tree's budget, in a tree that lends shares (owned by share-book.ts, driven by tree-shares.ts). */
+  shares?: ShareBook;
   /** What it is doing right now (`model turn 3`, `tool Grep`…), for status; set through {@link doing}. */
   private current?: string;
   /** Why it failed, for status and its result; set through {@link fail}. */
@@ -375,6 +378,7 @@ export class ForkAgent {
       ...(this.shells.started > 0 ? { shells: { records: [...this.shells.all], counter: this.shells.started } } : {}),
       ...withTeam(this.team.carry()),
       ...(this.ownFrom !== undefined ? { ownFrom: this.ownFrom } : {}),
+      ...(this.shares ? { share: this.shares.carry() } : {}),
     };
   }
 

@@ -10,6 +10,7 @@ import { INLINE_TAIL_BYTES, type ModelCallInput } from '../../shared/activity-io
 import { canonicalJson, utf8Length } from '../../shared/hash';
 import { remainingTokens } from '../../shared/budget';
 import { withTreeToken } from './tree-authority';
+import { callShare } from './tree-shares';
 import type { ForkAgent } from './agent';
 
 /**
@@ -46,10 +47,18 @@ function openingRecipe(agent: ForkAgent): ModelCallInput['openingRecipe'] {
   return { from: agent.base, ...recipe };
 }
 
-/** In a tree with a ledger: what the call may charge of this agent's own budget, and where to reserve the rest. */
-function budgetOf(agent: ForkAgent): ModelCallInput['budget'] {
+/**
+ * In a tree with a ledger: what the call may charge of this agent's own budget, and the share of
+ * the tree's budget it may charge (a tree that lends shares) or where to reserve it (one that does not).
+ */
+export function budgetOf(agent: ForkAgent): ModelCallInput['budget'] {
   if (!agent.inTreeLedger) return undefined;
-  return { left: remainingTokens(agent.budgetUsage, agent.input.budget), ledger: { rootId: agent.rootAgentId, toolUses: agent.toolUses, ...withTreeToken(agent) } };
+  const left = remainingTokens(agent.budgetUsage, agent.input.budget);
+  if (agent.shares) {
+    const share = callShare(agent);
+    return share ? { left, share } : { left };
+  }
+  return { left, ledger: { rootId: agent.rootAgentId, toolUses: agent.toolUses, ...withTreeToken(agent) } };
 }
 
 /**

@@ -26,6 +26,7 @@ import { compacted as countCompaction, compactionTokens } from '../metrics';
 import type { ForkAgent } from './agent';
 import { modelCallInput } from './call-input';
 import { mediaRulesFor } from './media-rules';
+import { askShare, shareShortOf, spending } from './tree-shares';
 import { publishProgress } from './visibility';
 import { countOnProvider } from './provider-usage';
 
@@ -89,11 +90,28 @@ async function compact(agent: ForkAgent, turn: number, reason: CompactionReason,
   agent.doing(`compacting the context before turn ${turn}`);
   publishProgress(agent);
   let result;
-  try {
-    result = await compactor.compactContext.executeWithOptions(
-      { summary: `compaction ${n} · before turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) },
-      [{ call: modelCallInput(agent, turn, { compactAbove: false }), keepFrom, compaction: n, maxTokens: summaryMaxTokens(keeper.windowTokens), ...(keeper.policy.instructions ? { instructions: keeper.policy.instructions } : {}) }],
+  // In a tree that lends budget shares the summary call charges the agent's share; one that does not fit asks for more, once.
+  const summarise = () => {
+    const call = modelCallInput(agent, turn, { compactAbove: false });
+    return spending(
+      agent,
+      call,
+      () =>
+        compactor.compactContext.executeWithOptions(
+          { summary: `compaction ${n} · before turn ${turn} · model ${agent.summary.model}`, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) },
+          [{ call, keepFrom, compaction: n, maxTokens: summaryMaxTokens(keeper.windowTokens), ...(keeper.policy.instructions ? { instructions: keeper.policy.instructions } : {}) }],
+        ),
+      (r) => ({ ...(call.provider ? { provider: call.provider } : {}), model: r.model, usage: r.usage, kind: 'compaction' }),
     );
+  };
+  try {
+    try {
+      result = await summarise();
+    } catch (err) {
+      const short = shareShortOf(err);
+      if (!short || (await askShare(agent, short.need, short.want)) !== undefined) throw err;
+      result = await summarise();
+    }
   } catch (err) {
     if (isCancellation(err)) throw err;
     log.warn('compaction failed; going on without it', { agentId: agent.agentId, turn, reason, error: err instanceof Error ? err.message : String(err) });

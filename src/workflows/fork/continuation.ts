@@ -19,6 +19,7 @@ import type { HeldConversation } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 import { canOutliveRun } from './children';
 import type { ForkWorkflowFn } from './signature';
+import { sharesSettled } from './tree-shares';
 
 /**
  * Before this patch a run continued only on the server's suggestion and only with no child
@@ -87,6 +88,8 @@ export async function continueAsNewNow(agent: ForkAgent, opts: { waitingForChild
   // handler's promise settles, a few microtasks later: wait for it rather than skip this boundary.
   // Stream subscribers' polls wait in handlers: let them return now and re-poll the next run.
   await agent.live.detach();
+  // Its share of the tree's budget crosses whole: no call (a keep-alive) or message of it in flight.
+  if (agent.shares && !sharesSettled(agent)) await condition(() => sharesSettled(agent));
   if (!allHandlersFinished()) await condition(allHandlersFinished);
   // What only a first run reads (its point, its set-up, the retry it makes) stays behind; its lineage is carried.
   const { parent: _snapshot, parentRef: _ref, continuation: _previous, from: _point, counterfactual: _cf, replay: _replay, retry: _retry, ...config } = agent.input;

@@ -47,6 +47,8 @@ import { hooksFor } from '../../shared/tools/hooks';
 import { runTurnsUntilStopped } from './stop-hook';
 import { registerInterruptHandlers } from './interrupt';
 import { resumedByCommand, settleCommands } from './typed-commands';
+import { endShares, openShares } from './tree-shares';
+import { registerRootCallAnswers } from './root-calls';
 
 /** The state a continuing run takes over, parsed (never cast): bad state fails the run at once. */
 function carriedStateOf(raw: unknown): CarriedState | undefined {
@@ -179,6 +181,7 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   if (agent.inTreeLedger && !input.parentAgentId) agent.book ??= rootLedgerFor(agent);
   rewindLedgerForRetry(agent);
   renewTokenForRetry(agent);
+  openShares(agent, input.continuation?.message ? undefined : carried?.share);
   agent.live = new LiveStream(agent.agentId, input.stream !== false, carried?.streamOffset, carried?.streamPolledAt, (signal, issues) => agent.rejectSignal(signal, issues), input.skipTranscript);
   registerHandlers(agent);
   registerApprovalHandlers(agent);
@@ -187,6 +190,8 @@ export async function forkWorkflow(raw: ForkInputJson): Promise<ForkResult> {
   // Background shell tasks carried from the previous run are followed again (none: nothing scheduled).
   resumeShellTasks(agent);
   if (agent.book) registerLedgerHandlers(agent);
+  // Below the root of a tree that lends shares: the root's answers (grants, recalls, admissions, routes) come by signal.
+  if (agent.shares && !agent.shares.local) registerRootCallAnswers(agent);
   // A worktree exists before the fork's opening is written: the opening names its path.
   if (input.isolation === 'worktree') {
     agent.doing('creating worktree');
@@ -274,6 +279,8 @@ async function runFork(agent: ForkAgent, span: otel.Span, opts: { resumedByComma
   await CancellationScope.nonCancellable(() => settleChildren(agent, { cancelAdopted: status === 'killed' || status === 'timeout' }));
   // Its background shell tasks end with it.
   if (agent.shells.running.length > 0) await CancellationScope.nonCancellable(() => stopShellTasks(agent));
+  // What it holds of the tree's budget goes back with its last spend, before its parent hears it ended.
+  if (agent.shares) await CancellationScope.nonCancellable(() => endShares(agent));
   // The audit decides the outcome, so it comes first; worktree clean-up waits until the
   // terminal state is recorded, so nobody waiting on the state is held up by it.
   const escapes = await CancellationScope.nonCancellable(() => auditMemory(agent));

@@ -10,6 +10,8 @@ import { isCancellation, log, sleep } from '@temporalio/workflow';
 import type { ModelCallResult } from '../../shared/activity-io';
 import { budgetExhausted } from '../../shared/budget';
 import { keepAliveModel, modelQueueOf } from '../activities';
+import { budgetOf } from './call-input';
+import { spending } from './tree-shares';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { countOnProvider } from './provider-usage';
@@ -45,13 +47,20 @@ async function keepWarm(agent: ForkAgent, generation: number): Promise<void> {
     // A later call refreshed the prefix meanwhile: the timer was early.
     if ((warmth.dueAt() ?? 0) > workflowNow()) continue;
     if (budgetExhausted(agent.budgetUsage, { turns: agent.turns, toolCalls: agent.toolUses }, agent.input.budget)) return;
-    const input = warmth.nextKeepAlive(agent.tally.keepAlive?.calls ?? 0);
-    if (!input) return;
+    const next = warmth.nextKeepAlive(agent.tally.keepAlive?.calls ?? 0);
+    if (!next) return;
+    // In a tree that lends budget shares a keep-alive charges the share the agent holds now (one that does not fit is skipped).
+    const input = agent.shares ? { ...next, budget: budgetOf(agent) } : next;
     const scheduledAt = workflowNow();
     const n = input.keepAlive!;
     let result: ModelCallResult;
     try {
-      result = await keepAliveModel.callModel.executeWithOptions({ summary: `keep-alive ${n} · after turn ${input.turn} · model ${agent.summary.model}`, ...modelQueueOf(agent.input) }, [input]);
+      result = await spending(
+        agent,
+        input,
+        () => keepAliveModel.callModel.executeWithOptions({ summary: `keep-alive ${n} · after turn ${input.turn} · model ${agent.summary.model}`, ...modelQueueOf(agent.input) }, [input]),
+        (r) => ({ ...(input.provider ? { provider: input.provider } : {}), model: r.model, usage: r.usage, kind: 'keepAlive' }),
+      );
     } catch (err) {
       if (isCancellation(err)) throw err;
       // Past its few retries the entry is probably gone already: the next turn writes it again.

@@ -19,6 +19,7 @@ import { tree } from '../activities';
 import type { ForkAgent } from './agent';
 import { errorResult, jsonResult } from './tool-results';
 import { withTreeToken } from './tree-authority';
+import { routeByRoot } from './root-calls';
 
 /**
  * Before this patch an agent signalled the id its model named (its own children by name), with
@@ -29,6 +30,8 @@ export const PEER_MESSAGES_PATCH = 'forkflow-peer-messages-1';
 /** Asks the root where the message goes (and has it counted). */
 async function route(agent: ForkAgent, req: RouteRequest): Promise<RouteResult> {
   if (agent.book) return routeMessage(agent.book, req);
+  // In a tree that lends shares, by signal: no update slot at the root, whatever the number of workers.
+  if (agent.shares && !agent.shares.untethered) return routeByRoot(agent, req);
   try {
     return await tree.routeMessage.executeWithOptions({ summary: `route a message to ${clip(req.to, 60)}` }, [{ rootId: agent.rootAgentId, request: req }]);
   } catch (err) {

@@ -11,6 +11,7 @@ import type { CarriedState } from '../../shared/carried-state';
 import type { ForkInput } from '../../shared/fork-input';
 import type { RequestContext } from '../../shared/messages';
 import { retryRoot } from '../../shared/tree-ledger';
+import { lendsShares, retrySharesOf } from '../../shared/tree-shares';
 import { timeTravel } from '../activities';
 import type { ForkAgent } from './agent';
 import type { ForkSetup } from './setup';
@@ -77,4 +78,5 @@ export function rewindLedgerForRetry(agent: ForkAgent): void {
   const retry = agent.input.retry;
   if (!retry || !agent.input.continuation || !agent.book || agent.book.rootId !== agent.agentId) return;
   retryRoot(agent.book, retry.fromTurn, agent.input.budget.maxTokens);
+  if (lendsShares(agent.book)) retrySharesOf(agent.book);
 }

@@ -17,7 +17,6 @@ import { undecodableReason } from '../../shared/undecodable';
 import { priceOf } from '../../shared/agent-provider';
 import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
 import {
-  admit,
   admitRequestSchema,
   agentEndedSchema,
   capabilityIssue,
@@ -32,8 +31,11 @@ import {
   type AdmitResult,
   type TreeLedger,
 } from '../../shared/tree-ledger';
+import { endedShare, lendsShares, withdrawShare } from '../../shared/tree-shares';
 import { tree } from '../activities';
 import type { ForkAgent } from './agent';
+import { admitByRoot, admitHere, registerRequestHandler } from './root-calls';
+import { deliver, lendSharesIfNew, registerShareHandlers } from './tree-shares';
 
 export const TREE_LEDGER_PATCH = 'forkflow-tree-ledger-1';
 /** Runs recorded before an unstarted child was taken back from the ledger replay without it. */
@@ -57,11 +59,14 @@ export function usesTreeLedger(agent: ForkAgent): boolean {
 /** The root's new ledger (a continuing run adopts the carried one instead), with the tree's capability under the patch. */
 export function rootLedgerFor(agent: ForkAgent): TreeLedger {
   const config = agent.input.subAgents;
-  return newLedger(
+  const book = newLedger(
     { agentId: agent.agentId, model: agent.model, budget: agent.input.budget.maxTokens, ...(agent.input.name ? { name: agent.input.name } : {}) },
     { maxTreeRunning: config?.maxTreeRunning ?? 8, maxTreeSpawns: config?.maxTreeSpawns ?? 200 },
     patched(TREE_TOKEN_PATCH) ? uuid4() : undefined,
   );
+  // A new tree lends budget shares (src/shared/tree-shares.ts); a tree started before keeps reserving per call.
+  lendSharesIfNew(book);
+  return book;
 }
 
 /**
@@ -114,7 +119,7 @@ function validatorOf(agent: ForkAgent, schema: { safeParse(raw: unknown): { succ
  */
 export function registerLedgerHandlers(agent: ForkAgent): void {
   const book = () => agent.book!;
-  setHandler(admitAgentUpdate, (req) => admit(book(), req), { validator: validatorOf(agent, admitRequestSchema, 'treeAdmitAgent') });
+  setHandler(admitAgentUpdate, (req) => admitHere(book(), req), { validator: validatorOf(agent, admitRequestSchema, 'treeAdmitAgent') });
   setHandler(reserveTokensUpdate, (req) => reserve(book(), req), { validator: validatorOf(agent, reserveRequestSchema, 'treeReserveTokens') });
   // Each call at its serving provider's price for its model (src/shared/agent-provider.ts `priceOf`).
   const catalogue = agent.input.subAgents?.providers;
@@ -128,9 +133,21 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
     if (!p.success) return dropSignal(agent, 'treeAgentEnded', describeIssues(p.error));
     const refused = capabilityIssue(book(), p.data.token);
     if (refused) return dropSignal(agent, 'treeAgentEnded', [refused]);
+    if (lendsShares(book())) return endedHere(agent, p.data.agentId, p.data.started !== false);
     if (p.data.started === false) withdraw(book(), p.data.agentId);
     else ended(book(), p.data.agentId);
   });
+  // A tree that lends shares takes its members' reports, asks and requests by signal.
+  if (lendsShares(book())) {
+    registerShareHandlers(agent);
+    registerRequestHandler(agent);
+  }
+}
+
+/** At the root: an agent ended (or, `started` false, never started); in a tree that lends shares, waiters it kept waiting may go on. */
+async function endedHere(agent: ForkAgent, agentId: string, started: boolean): Promise<void> {
+  const book = agent.book!;
+  await deliver(agent, started ? endedShare(book, agentId) : withdrawShare(book, agentId));
 }
 
 /** A signal dropped: recorded in `status.rejectedSignals` and logged with its reason. */
@@ -141,14 +158,16 @@ export function dropSignal(agent: ForkAgent, signal: string, issues: string[]): 
 
 /** Asks the root to admit a child: locally at the root, by activity elsewhere. */
 export async function admitChild(agent: ForkAgent, req: AdmitRequest): Promise<AdmitResult> {
-  if (agent.book) return admit(agent.book, req);
+  if (agent.book) return admitHere(agent.book, req);
+  // In a tree that lends shares, by signal: no update slot at the root, whatever the number of workers.
+  if (agent.shares && !agent.shares.untethered) return admitByRoot(agent, req, withTreeToken(agent).token);
   return tree.admitAgent.executeWithOptions({ summary: `admit ${req.agentId} at the tree's root` }, [{ rootId: agent.rootAgentId, request: { ...req, ...withTreeToken(agent) } }]);
 }
 
 /** Tells the root a child ended (it stops counting as running). Never fails the caller. */
 export async function childEnded(agent: ForkAgent, agentId: string): Promise<void> {
   if (!agent.inTreeLedger) return;
-  if (agent.book) return ended(agent.book, agentId);
+  if (agent.book) return lendsShares(agent.book) ? endedHere(agent, agentId, true) : ended(agent.book, agentId);
   try {
     await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId, ...withTreeToken(agent) });
   } catch {
@@ -162,7 +181,7 @@ export async function childEnded(agent: ForkAgent, agentId: string): Promise<voi
  */
 export async function withdrawChild(agent: ForkAgent, agentId: string): Promise<void> {
   if (!agent.inTreeLedger || !patched(WITHDRAW_PATCH)) return;
-  if (agent.book) return withdraw(agent.book, agentId);
+  if (agent.book) return lendsShares(agent.book) ? endedHere(agent, agentId, false) : withdraw(agent.book, agentId);
   await CancellationScope.nonCancellable(async () => {
     try {
       await getExternalWorkflowHandle(agent.rootAgentId).signal(agentEndedSignal, { agentId, started: false, ...withTreeToken(agent) });

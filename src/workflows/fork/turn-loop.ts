@@ -10,7 +10,7 @@ import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import type { StopReason } from '../../shared/status';
 import { batchModel, model, modelQueueOf } from '../activities';
 import type { ForkAgent } from './agent';
-import { budgetExhausted } from '../../shared/budget';
+import { budgetExhausted, remainingTokens } from '../../shared/budget';
 import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
 import { workflowNow } from '../clock';
 import { continueAsNewNow, continueWhileWaiting, shouldContinueAsNew, wantsToContinueWhileWaiting } from './continuation';
@@ -23,6 +23,7 @@ import { countOnProvider } from './provider-usage';
 import { compactAfterRefusal, contextAfterCall, contextRefusal, manageContext } from './compaction';
 import { errorResult } from './tool-results';
 import { settleCommands } from './typed-commands';
+import { askShare, shareShortOf, spending, topUpShare } from './tree-shares';
 
 export type TurnOutcome =
   | { kind: 'run_again' } // tools ran (or messages arrived): call the model again
@@ -57,10 +58,17 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
   await manageContext(agent, turn);
   agent.doing(`model turn ${turn}`);
   publishProgress(agent);
+  // In a tree that lends budget shares, a share that looks short of this call is topped up first
+  // (a refusal of the estimate is not final: the call's exact need is asked for again).
+  if (agent.shares) {
+    await topUpShare(agent, remainingTokens(agent.budgetUsage, agent.input.budget));
+    agent.doing(`model turn ${turn}`);
+  }
   let input: ModelCallInput;
   let startedAt: number;
   let result: ModelCallResult;
-  for (let again = false; ; again = true) {
+  // `again`: the call is made once more after a compaction (a share's ask does not count).
+  for (let again = false; ; ) {
     // Where this turn began (after any compaction): a fork from the end of the previous turn starts from here (turnPoint query).
     agent.turnIndex.called(turn, { count: agent.messageCount, digest: agent.digest, usage: agent.usage, toolUses: agent.toolUses, ...withCut(agent.cut) });
     input = modelCallInput(agent, turn, { compactAbove: !again });
@@ -69,17 +77,32 @@ async function modelStep(agent: ForkAgent): Promise<ModelCallResult | undefined>
       // One fairness key per tree: on a server with fairness on, a tree of 200 agents shares
       // the model queue with a tree of 2 instead of queueing it behind its backlog.
       // A provider with fallbacks: an unavailable one moves the call down its chain (failover.ts).
+      // In a tree that lends budget shares the call charges the share this agent holds (tree-shares.ts).
       const proxy = input.delivery === 'batch' ? batchModel : model;
-      ({ result, input } = await callWithFailover(agent, turn, input, (sent, summary) => proxy.callModel.executeWithOptions({ summary, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [sent])));
+      ({ result, input } = await spending(
+        agent,
+        input,
+        () => callWithFailover(agent, turn, input, (sent, summary) => proxy.callModel.executeWithOptions({ summary, priority: { fairnessKey: agent.rootAgentId }, ...modelQueueOf(agent.input) }, [sent])),
+        (out) => ({ ...(out.input.provider ? { provider: out.input.provider } : {}), model: out.result.model, usage: out.result.usage, kind: 'turn', turn }),
+      ));
       break;
     } catch (err) {
       if (isBudgetRefusal(err)) {
         agent.doing(undefined);
         return undefined;
       }
+      // Its share cannot pay for the call: ask the root for more (it answers when budget comes back), then call again.
+      const short = shareShortOf(err);
+      if (short) {
+        const refused = await askShare(agent, short.need, short.want);
+        agent.doing(refused === undefined ? `model turn ${turn}` : undefined);
+        if (refused !== undefined) return undefined;
+        continue;
+      }
       const refusal = contextRefusal(err);
       if (!refusal || again || !(await compactAfterRefusal(agent, turn, { reason: refusal, err }))) throw err;
       agent.doing(`model turn ${turn}`);
+      again = true;
     }
   }
   const at = agent.messageCount;
