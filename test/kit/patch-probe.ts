@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import type { Sinks } from '@temporalio/workflow';
 import { bundleWorkflowCode, type BundleOptions, type InjectedSinks } from '@temporalio/worker';
 import { concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from '../../src/worker/bundle';
 import { InboundGuardWorker } from '../../src/worker/inbound-guard-worker';
@@ -36,9 +37,9 @@ export interface ReplayOutcome {
   error?: string;
 }
 
-interface ProbeSinks {
+interface ProbeSinks extends Sinks {
   patchProbe: { call(patchId: string, answer: boolean): void };
-  [name: string]: Record<string, (...args: never[]) => void>;
+  exporter: { export(...spans: unknown[]): void };
 }
 
 /** The workflow-side module that stands in for `@temporalio/workflow` in a probe bundle. */
@@ -93,6 +94,8 @@ export async function replayWithProbe(bundle: string, histories: { name: string;
   const calls: PatchCall[] = [];
   const sinks: InjectedSinks<ProbeSinks> = {
     patchProbe: { call: { fn: (info, patchId, answer) => void calls.push({ history: info.workflowId, patchId, answer }), callDuringReplay: true } },
+    // The tracing interceptor's sink: nothing to export from a replay, registered to keep the log quiet.
+    exporter: { export: { fn: () => undefined } },
   };
   const outcomes: ReplayOutcome[] = [];
   const named = histories.map((h) => ({ workflowId: h.name, history: h.history }));
