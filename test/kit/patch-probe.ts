@@ -4,11 +4,13 @@
  * src/workflows (docs/guides/patches.md says what the steps are and why).
  *
  * How: the bundle is built with `@temporalio/workflow` (the bare specifier only) resolved to a
- * small generated module that re-exports the SDK and replaces `patched`. The replacement
- * reports each call and its answer through a sink that also runs during replay, and, for a
- * patch given a step, calls `deprecatePatch(id)` and answers true (step "deprecated": the code
- * as it is once the old branch is deleted) or calls nothing and answers true (step "removed":
- * the code once the call is deleted too). Everything else is the workflow code as shipped.
+ * small generated module that re-exports the SDK and replaces `patched` and `deprecatePatch`.
+ * The replacement reports each call and its answer through a sink that also runs during
+ * replay (a `deprecatePatch` call as true: the new branch runs). For a patch given a step,
+ * `patched(id)` calls `deprecatePatch(id)` and answers true (step "deprecated": the code once
+ * the old branch is deleted), or calls nothing and answers true (step "removed": the code once
+ * the call is deleted too; a `deprecatePatch(id)` the code already makes is dropped as well).
+ * Everything else is the workflow code as shipped.
  */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,7 +60,12 @@ function patched(patchId) {
   probe.call(patchId, answer);
   return answer;
 }
-module.exports = Object.assign({}, sdk, { patched });
+function deprecatePatch(patchId) {
+  if (steps[patchId] === 'removed') return;
+  sdk.deprecatePatch(patchId);
+  probe.call(patchId, true);
+}
+module.exports = Object.assign({}, sdk, { patched, deprecatePatch });
 `;
 }
 
