@@ -6,32 +6,9 @@
  *
  * Prints JSON: { patches: [{ id, constant, files, markers, newBranch, oldBranch }], failures }.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { HISTORY_FIXTURES } from '../test/kit/histories';
+import { declaredPatches } from '../test/kit/patch-ids';
 import { bundleProbe, patchMarkers, readHistories, replayWithProbe } from '../test/kit/patch-probe';
-
-const ROOT = join(__dirname, '..');
-
-/** Every patch id a `patched(NAME)` or `deprecatePatch(NAME)` call in src/workflows uses, with the files that call it. */
-function declaredPatches(): { id: string; constant: string; files: string[] }[] {
-  const dir = join(ROOT, 'src', 'workflows');
-  const texts = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => ({ file: relative(ROOT, join(dir, f)), text: readFileSync(join(dir, f), 'utf8') }));
-  const ids = new Map<string, string>();
-  for (const { text } of texts) for (const m of text.matchAll(/const ([A-Z_0-9]+_PATCH) = '([^']+)'/g)) ids.set(m[1]!, m[2]!);
-  const found = new Map<string, { id: string; constant: string; files: string[] }>();
-  for (const { file, text } of texts) {
-    for (const m of text.matchAll(/(?:patched|deprecatePatch)\(([A-Z_0-9]+)\)/g)) {
-      const constant = m[1]!;
-      const entry = found.get(constant) ?? { id: ids.get(constant) ?? `(${constant}: no declaration found)`, constant, files: [] };
-      if (!entry.files.includes(file)) entry.files.push(file);
-      found.set(constant, entry);
-    }
-  }
-  return [...found.values()].sort((a, b) => a.id.localeCompare(b.id));
-}
 
 async function main(): Promise<void> {
   const histories = readHistories(HISTORY_FIXTURES);
