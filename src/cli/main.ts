@@ -15,6 +15,7 @@ import { registerTreeCommands } from './commands/tree';
 import { registerTimeTravelCommands } from './commands/time-travel';
 import { registerInterruptCommands } from './commands/interrupt';
 import { registerScheduleCommands } from './commands/schedule';
+import { registerPatchesCommands } from './commands/patches';
 import { errorReport } from './errors';
 import { EXIT } from './exit';
 
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerTimeTravelCommands(program, globals);
   registerInterruptCommands(program, globals);
   registerScheduleCommands(program, globals);
+  registerPatchesCommands(program, globals);
   registerGatewayCommand(program);
   registerCodecServerCommand(program);
   return program;

@@ -30,7 +30,7 @@ import { canonicalJson, utf8Length } from './hash';
 /**
  * Which provider's rules count media: `anthropic` (the Messages API), `openai` (Chat
  * Completions `image_url`), or `bytes`: the estimate before this module (a block's JSON
- * bytes / 4), kept for workflow histories recorded with it (patch `forkflow-image-tokens-1`).
+ * bytes / 4), which workflows use for messages that hold no media.
  */
 export type MediaRules = 'anthropic' | 'openai' | 'bytes';
 

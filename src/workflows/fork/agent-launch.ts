@@ -5,7 +5,7 @@
  * grant), one routing (sync, background, remote) and one
  * way of reporting a child's outcome to the model.
  */
-import { isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { INHERIT_MODEL, type AgentDefinition } from '../../shared/agents';
@@ -20,7 +20,7 @@ import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
-import { CALL_ISOLATION_WINS_PATCH, forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
+import { forkChildInput, GENERAL_PURPOSE, skillChildInput, spawnChildInput } from './child-input';
 import { aliasRefusal, cataloguedAsk, childModel, claudeCodeBuiltinNote } from './spawn-model';
 import { opsRefusal, withInheritedSystem } from './spawn-defaults';
 import { userMemoryRefusal } from './user-memory';
@@ -71,9 +71,6 @@ function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers
   return launch.kind === 'skill' ? skillModelProblem(agent, launch.skill, named(launch.skill.model)) : undefined;
 }
 
-/** Before this patch a fork call naming another model than its caller's was refused; now the model is ignored (seed 001) and the launch says so. */
-export const FORK_IGNORES_MODEL_PATCH = 'forkflow-fork-ignores-model-1';
-
 /** The model a fork call names that is not its caller's (a fork runs on its caller's model whatever the call says). */
 function ignoredForkModel(agent: ForkAgent, input: AgentToolInput): string | undefined {
   return input.model && input.model !== agent.summary.model ? input.model : undefined;
@@ -82,8 +79,6 @@ function ignoredForkModel(agent: ForkAgent, input: AgentToolInput): string | und
 /** Why a model cannot be used for this child, or undefined. */
 function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToolInput, launch: Launch): string | undefined {
   const check = (model: string, source: ModelSource) => modelRefusal({ allowlist: config.modelAllowlist, provider: config.provider, model, source });
-  // Seed 001: the fork path ignores `model` (runs recorded before refused it).
-  if (launch.kind === 'fork' && ignoredForkModel(agent, input) && !patched(FORK_IGNORES_MODEL_PATCH)) return `A fork always uses your model (${agent.summary.model}); omit model, or pick a subagent_type.`;
   const providers = config.providers;
   if (providers) return providerProblem(agent, { ...config, providers }, input, launch);
   if (input.provider !== undefined) return 'This agent tree offers no choice of provider (no subAgents.providers): omit provider.';
@@ -103,24 +98,11 @@ function modelProblem(agent: ForkAgent, config: SubAgentsConfig, input: AgentToo
   return check(model, source);
 }
 
-/** Before this patch a `cwd` given with `isolation: "worktree"` was taken without a word (seed 001: treat them as exclusive). */
-const CWD_WORKTREE_WARNING_PATCH = 'forkflow-cwd-worktree-warning-1';
-
-/** The warning for a call giving both `cwd` and a worktree (seed 001 says not to), under its patch. */
+/** The warning for a call giving both `cwd` and a worktree (seed 001 says not to). */
 function cwdWorktreeWarning(input: AgentToolInput): { warning?: string } {
-  if (input.cwd === undefined || input.isolation !== 'worktree' || !patched(CWD_WORKTREE_WARNING_PATCH)) return {};
+  if (input.cwd === undefined || input.isolation !== 'worktree') return {};
   return { warning: 'cwd and isolation "worktree" were both given: the worktree is made from the repository at cwd, and the sub-agent works at the top of its worktree, not at cwd. Give one of them.' };
 }
-
-/** Histories from before an Agent's cwd was confined to its caller's workspace replay without the check. */
-const CWD_CONFINED_PATCH = 'forkflow-agent-cwd-confined';
-
-/**
- * Before this patch a definition's `isolation: remote` was not read (a tree started before the
- * loader left the value out, or before inline definitions with it were refused, may still hold
- * one): its agent ran here. Asked only for such a definition.
- */
-export const DEFINITION_REMOTE_PATCH = 'forkflow-definition-remote-1';
 
 /**
  * A definition's `isolation: remote` (seed 001) places its agent on the remote workers as the
@@ -130,19 +112,7 @@ export const DEFINITION_REMOTE_PATCH = 'forkflow-definition-remote-1';
  */
 export function placedBy(launch: Launch, input: AgentToolInput): AgentToolInput {
   if (launch.kind !== 'spawn' || launch.definition?.isolation !== 'remote' || input.isolation !== undefined) return input;
-  return patched(DEFINITION_REMOTE_PATCH) ? { ...input, isolation: 'remote' } : input;
-}
-
-/**
- * Why a call asks a remote-only agent type (its definition's `isolation: remote`) to run here,
- * or undefined. Under CALL_ISOLATION_WINS_PATCH never: the call's isolation overrides the
- * definition's (seed 001), so such a call runs here, in its own worktree.
- */
-function remoteOnly(input: AgentToolInput, launch: Launch): string | undefined {
-  const definition = launch.kind === 'spawn' ? launch.definition : undefined;
-  if (definition?.isolation !== 'remote' || input.isolation === undefined || input.isolation === 'remote' || !patched(DEFINITION_REMOTE_PATCH)) return undefined;
-  if (patched(CALL_ISOLATION_WINS_PATCH)) return undefined;
-  return `Agent type "${definition.name}" runs only on the remote workers (its definition says isolation: remote): omit isolation.`;
+  return { ...input, isolation: 'remote' };
 }
 
 /** The agent types a call may name in this tree: general-purpose and the named agents, less the denied ones. */
@@ -183,13 +153,12 @@ export async function refusal(agent: ForkAgent, config: SubAgentsConfig, input: 
   }
   const model = aliasRefusal(agent, config, input, launch) ?? modelProblem(agent, config, input, launch) ?? userMemoryRefusal(agent, launch);
   if (model) return model;
-  // A cwd must stay inside the caller's workspace (runs recorded before this rule replay without it).
-  if (input.cwd !== undefined && patched(CWD_CONFINED_PATCH)) {
+  // A cwd must stay inside the caller's workspace.
+  if (input.cwd !== undefined) {
     const confined = confineCwd(agent.workspaceRoot, input.cwd);
     if (!confined.ok) return confined.message;
   }
-  const placement = remoteOnly(input, launch);
-  if (placement) return placement;
+  // A call's own isolation overrides its definition's `remote` (seed 001): it runs here.
   if (input.isolation === 'remote' && !config.remoteTaskQueue) {
     const defined = launch.kind === 'spawn' && launch.definition?.isolation === 'remote' ? launch.definition.name : undefined;
     return defined
@@ -312,7 +281,7 @@ export async function launchChild(
   }
   const inherited = launch.kind === 'spawn' ? undefined : admission.input.parentRef?.count;
   const on = { provider: admission.input.provider ?? agentProvider(agent.input, config), model: admission.input.model ?? agent.summary.model };
-  // Only reached with another model under FORK_IGNORES_MODEL_PATCH (runs before it refused the call).
+  // A fork names another model only to have it ignored (seed 001): the launch says so.
   const ignored = launch.kind === 'fork' ? ignoredForkModel(agent, input) : undefined;
   const ignoredNote = ignored ? `model "${ignored}" ignored: a fork always runs on your model (${agent.summary.model}); pick a subagent_type for another model.` : undefined;
   const hostNote = input.host_mode === true ? `It stays alive after its task (host_mode): SendMessage to "${record.name ?? record.agentId}" gives it more work; it ends after ${config.teammateIdle} idle, or by TaskStop.` : undefined;

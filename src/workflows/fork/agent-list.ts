@@ -1,12 +1,11 @@
 /**
  * The ListAgents tool (src/shared/agent-list.ts): the caller's own sub-agents from its child
  * table, timed by the workflow's clock. Running children's turns, tool uses and tokens live in
- * their own workflows: one local activity asks them (a workflow cannot query another). Before
- * LIST_AGENTS_PROGRESS_PATCH the list was answered without it, and a recorded run that listed
- * running children replays so; a list with no running child schedules nothing. A teammate's
- * list also shows its team, from the root's ledger (another local activity, its own patch).
+ * their own workflows: one local activity asks them (a workflow cannot query another); a list
+ * with no running child schedules nothing. A teammate's list also shows its team, from the
+ * root's ledger (another local activity).
  */
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import type { ChildCounters, TeamMemberFacts } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { agentList, childrenToAsk, LIST_AGENTS, listAgentsToolInput, shownRecords, teamView, type TeamView } from '../../shared/agent-list';
@@ -15,9 +14,6 @@ import { progress } from '../activities';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { errorResult, jsonResult } from './tool-results';
-
-/** Before this patch ListAgents showed no turns, tool uses or tokens for a running child. */
-export const LIST_AGENTS_PROGRESS_PATCH = 'forkflow-list-agents-progress-1';
 
 /** Whether this agent was offered ListAgents (it is in its own tools; a fork sees its parent's). */
 export function listAgentsOffered(agent: ForkAgent, name: string = LIST_AGENTS): boolean {
@@ -34,9 +30,6 @@ async function askedCounters(agentIds: string[]): Promise<Record<string, ChildCo
   }
 }
 
-/** Before this patch a teammate had no ListAgents: its call now also asks the root for its team (one local activity). */
-export const LIST_AGENTS_TEAM_PATCH = 'forkflow-list-agents-team-1';
-
 /** The team's members as the root's ledger has them; undefined when asking failed (the list says so: it never fails the agent). */
 async function askedTeam(rootId: string, team: string): Promise<TeamMemberFacts[] | undefined> {
   try {
@@ -50,24 +43,21 @@ async function askedTeam(rootId: string, team: string): Promise<TeamMemberFacts[
 /** A teammate's team, for its list. */
 async function teamOf(agent: ForkAgent): Promise<TeamView | undefined> {
   const team = agent.input.team;
-  if (!team || !patched(LIST_AGENTS_TEAM_PATCH)) return undefined;
+  if (!team) return undefined;
   return teamView({ team: team.name, self: agent.agentId, members: await askedTeam(agent.rootAgentId, team.name) });
 }
 
 /** Runs one ListAgents call. */
-/** Before this patch `state: "cancelled"` got the schema's generic refusal. */
-const CANCELLED_NAMED_PATCH = 'forkflow-list-agents-cancelled-1';
-
 const asksCancelled = (input: unknown): boolean => input !== null && typeof input === 'object' && (input as { state?: unknown }).state === 'cancelled';
 
 export async function listAgentsCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
   const parsed = listAgentsToolInput.safeParse(use.input ?? {});
   // Seed 002 calls a stopped agent `cancelled`; forkflow keeps seed 001's `killed`, and says so by name.
-  if (!parsed.success && asksCancelled(use.input) && patched(CANCELLED_NAMED_PATCH)) return errorResult(use.id, 'Invalid ListAgents call: forkflow calls a stopped (cancelled) agent "killed", as Claude Code does: ask for state "killed".');
+  if (!parsed.success && asksCancelled(use.input)) return errorResult(use.id, 'Invalid ListAgents call: forkflow calls a stopped (cancelled) agent "killed", as Claude Code does: ask for state "killed".');
   if (!parsed.success) return errorResult(use.id, `Invalid ListAgents call: ${describeIssues(parsed.error).join('; ')}`);
   const records = agent.children.all;
   const ask = childrenToAsk(shownRecords(records, parsed.data.state));
-  const counters = ask.length > 0 && patched(LIST_AGENTS_PROGRESS_PATCH) ? await askedCounters(ask) : undefined;
+  const counters = ask.length > 0 ? await askedCounters(ask) : undefined;
   const list = agentList(records, {
     depth: agent.input.depth,
     now: workflowNow(),

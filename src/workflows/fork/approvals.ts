@@ -7,7 +7,7 @@
  * request stopped waiting undecided (expired, or its turn interrupted) is queued to the agent
  * as a message (seed 001's orphaned permission response): the call is not run by it.
  */
-import { condition, log, patched, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
+import { condition, log, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
 import { FAILURE, failure, invalid } from '../../shared/failures';
@@ -38,9 +38,6 @@ function pendingRequest(agent: ForkAgent, requestId: string): PendingApproval | 
 function apply(agent: ForkAgent, request: PendingApproval, d: ApprovalDecision): void {
   agent.approvals.decide(request, { outcome: d.decision === 'approve' ? 'approved' : 'denied', ...(d.by ? { by: d.by } : {}), ...(d.reason ? { reason: d.reason } : {}) });
 }
-
-/** Before this patch a decision for a request that had stopped waiting was refused (a signal's kept in rejectedSignals). */
-const LATE_DECISION_PATCH = 'forkflow-late-approval-queued-1';
 
 /** A decision for a request that stopped waiting undecided: recorded, and queued to the agent as a message. */
 function applyLate(agent: ForkAgent, request: PendingApproval, d: ApprovalDecision): { requestId: string; outcome: 'approved' | 'denied' } {
@@ -96,7 +93,7 @@ export function registerApprovalHandlers(agent: ForkAgent): void {
     const request = pendingRequest(agent, parsed.data.requestId);
     if (!request) {
       const lapsed = agent.approvals.lapsed(parsed.data.requestId);
-      if (lapsed && patched(LATE_DECISION_PATCH)) return void applyLate(agent, lapsed, parsed.data);
+      if (lapsed) return void applyLate(agent, lapsed, parsed.data);
       return agent.rejectSignal('approvalDecision', [unknownRequest(agent, parsed.data.requestId).message]);
     }
     apply(agent, request, parsed.data);

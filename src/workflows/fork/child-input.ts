@@ -6,7 +6,6 @@
  *   definition allows, and sub-agent tools only when nested spawning is on.
  * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
  */
-import { patched } from '@temporalio/workflow';
 import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
 import type { AgentToolInput } from '../../shared/agent-tools';
 import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
@@ -37,13 +36,6 @@ import { cataloguedAsk, uncataloguedModel } from './spawn-model';
 
 
 export const GENERAL_PURPOSE = 'general-purpose';
-
-/**
- * Before this patch a definition's isolation beat the call's: a call asking a remote-only type
- * for a worktree was refused (agent-launch.ts), and a definition's worktree applied to a call
- * asking for remote. Seed 001: the call's isolation overrides the definition's. Asked only where they differ.
- */
-export const CALL_ISOLATION_WINS_PATCH = 'forkflow-call-isolation-wins-1';
 
 export function childIdFor(agent: ForkAgent, input: AgentToolInput, kind: 'fork' | 'spawn'): string {
   return agent.children.nextId(agent.agentId, input.name ?? kind);
@@ -242,8 +234,8 @@ export function spawnChildInput(agent: ForkAgent, input: AgentToolInput, config:
     ...(choice?.ok && choice.provider !== parentProvider ? { provider: choice.provider } : {}),
     ...(nested ? { subAgents: choice?.ok ? { ...config, provider: choice.provider } : config } : failoverForChild(agent, { provider: choice?.ok ? choice.provider : parentProvider, model })),
     permissionMode: childPermissionMode(agent.input.permissionMode, { kind: 'agent', definitionMode: definition?.permissionMode }, agent.input.allowBypassPermissions === true, agent.defaultAsks),
-    // The call's isolation overrides the definition's (seed 001): a call for remote gets no worktree (runs before: it did).
-    ...(definition?.isolation === 'worktree' && !(input.isolation === 'remote' && patched(CALL_ISOLATION_WINS_PATCH)) ? { isolation: 'worktree' as const } : {}),
+    // The call's isolation overrides the definition's (seed 001): a call for remote gets no worktree.
+    ...(definition?.isolation === 'worktree' && input.isolation !== 'remote' ? { isolation: 'worktree' as const } : {}),
     ...workspaceFor(agent, input, config),
   };
 }

@@ -13,7 +13,7 @@
  * The conversation stays whole and append-only: a compaction appends the summary message
  * (and copies of the kept turns) and moves where requests start. The transcript keeps it all.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, log, patched } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, deprecatePatch, isCancellation, log } from '@temporalio/workflow';
 import { ZERO_USAGE, type Usage } from '../../shared/anthropic';
 import type { ModelCallResult } from '../../shared/activity-io';
 import { CONTEXT_FAILURE } from '../../shared/context/call';
@@ -81,7 +81,8 @@ function streamUsage(u: Usage): { inputTokens: number; outputTokens: number; cac
  * would have without one).
  */
 async function compact(agent: ForkAgent, turn: number, reason: CompactionReason, tokensBefore?: number): Promise<boolean> {
-  if (!patched(CONTEXT_COMPACTION_PATCH)) return false;
+  // Retirement step 2 (docs/guides/patches.md): no recorded history takes the old branch.
+  deprecatePatch(CONTEXT_COMPACTION_PATCH);
   const keeper = agent.window;
   const end = agent.messageCount;
   const keepBudget = Math.floor(keeper.windowTokens * keeper.policy.keepRecent);

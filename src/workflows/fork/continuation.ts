@@ -10,7 +10,7 @@
  * Pending approvals never block: they are awaited inside a tool round, so none is pending at a
  * turn boundary, and a wait adds only the decision and its timer to history.
  */
-import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, deprecatePatch, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { prefixRefOf } from '../conversation-queries';
 import { conversation } from '../activities';
@@ -48,7 +48,9 @@ export function shouldContinueAsNew(agent: ForkAgent): boolean {
   if (continueAsNewReason(agent) === undefined) return false;
   // A child started before CHILDREN_OUTLIVE_RUNS_PATCH is cancelled when its parent's run closes: wait for it.
   if (!agent.runningChildren.every((c) => canOutliveRun(agent, c))) return false;
-  return patched(CONTINUE_AT_ANY_BOUNDARY_PATCH);
+  // Retirement step 2 (docs/guides/patches.md): no recorded history takes the old branch.
+  deprecatePatch(CONTINUE_AT_ANY_BOUNDARY_PATCH);
+  return true;
 }
 
 /**

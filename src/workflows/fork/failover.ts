@@ -8,16 +8,13 @@
  * Agents without fallbacks (no `subAgents.providers`, or a provider without `fallbacks`) call
  * exactly as before: same input, same commands.
  */
-import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
 import { MODEL_UNAVAILABLE_FAILURE, type Route } from '../../shared/failover';
 import { estimateCostUsd } from '../../shared/pricing';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverSettingsOf, priceOn } from './failover-routes';
-
-/** Marks runs that may fail over (a switch schedules a second model call for a turn). */
-export const FAILOVER_PATCH = 'forkflow-model-failover';
 
 function unavailable(err: unknown): string | undefined {
   return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MODEL_UNAVAILABLE_FAILURE ? err.cause.message : undefined;
@@ -55,7 +52,7 @@ export async function callWithFailover(
     } catch (err) {
       const reason = unavailable(err);
       // The activity only gives up this way when the input had a next candidate (failoverAfter).
-      if (reason === undefined || index >= chain.length - 1 || !patched(FAILOVER_PATCH)) throw err;
+      if (reason === undefined || index >= chain.length - 1) throw err;
       const now = workflowNow();
       const moved = agent.failover.failed(chain, index, now, turn, reason, settings.cooldownMs);
       agent.live.failover(turn, { from: moved.from, to: moved.to, reason: moved.reason, until: now + settings.cooldownMs });

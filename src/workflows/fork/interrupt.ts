@@ -5,7 +5,7 @@
  * or late request changes nothing and never fails a workflow task. The turn loop records what
  * an interruption left behind (turn-loop.ts); tool calls it stopped are answered here.
  */
-import { condition, getExternalWorkflowHandle, isCancellation, patched, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
 import type { SendMessageInterruptingInput } from '../../shared/agent-tools';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { FAILURE, failure, invalid } from '../../shared/failures';
@@ -45,14 +45,10 @@ function interrupt(agent: ForkAgent, args: InterruptArgs): InterruptAnswer & { s
 }
 
 /**
- * Before this patch an `interruptTurn` signal that found no turn in flight was refused with
- * its message (kept in `rejectedSignals`); recorded runs keep that. A sender (a parent's
- * SendMessage with `interrupt`) cannot see whether its receiver's turn just ended, so the
- * message is now queued instead: it is not lost, and nothing is stopped.
+ * An interrupting message that found no turn to stop: queued first in line (priority `now`).
+ * A sender (a parent's SendMessage with `interrupt`) cannot see whether its receiver's turn
+ * just ended, so the message is queued rather than refused: it is not lost, and nothing is stopped.
  */
-export const INTERRUPT_LATE_MESSAGE_PATCH = 'forkflow-interrupt-late-message-1';
-
-/** An interrupting message that found no turn to stop: queued first in line (priority `now`). */
 function lateMessage(agent: ForkAgent, args: InterruptArgs): void {
   agent.enqueueMessage({ message: args.message!, from: args.by ?? OPERATOR, summary: args.summary ?? 'interrupting message', priority: 'now' });
   publishProgress(agent);
@@ -133,7 +129,7 @@ export function registerInterruptHandlers(agent: ForkAgent): void {
     const parsed = interruptArgsSchema.safeParse(raw);
     if (!parsed.success) return agent.rejectSignal('interruptTurn', describeIssues(parsed.error));
     const why = interruptRefusal(agent);
-    if (why && parsed.data.message && patched(INTERRUPT_LATE_MESSAGE_PATCH)) return lateMessage(agent, parsed.data);
+    if (why && parsed.data.message) return lateMessage(agent, parsed.data);
     if (why) return agent.rejectSignal('interruptTurn', [why]);
     interrupt(agent, parsed.data);
   });

@@ -27,16 +27,9 @@ export function outcomeView(record: ChildRecord) {
   return { status: o.status, agentId: record.agentId, ...(record.name ? { name: record.name } : {}), content: o.text, ...(o.error ? { error: o.error } : {}), usage: o.treeUsage, toolUses: o.toolUses, ...outcomeTotals(o), ...(o.worktree ? { worktree: o.worktree } : {}), ...hint };
 }
 
-/**
- * Before this patch a background child's `async_launched` in a tree with teams did not say that
- * messages travel both ways (seed 002: comms instructions in the spawn response); its bytes
- * are in recorded conversations.
- */
-export const LAUNCH_COMMS_PATCH = 'forkflow-launch-comms-1';
-
 /** With teams on, how the caller and its running child reach each other (the child's prompt opens with the other half). */
 function launchComms(agent: ForkAgent, record: ChildRecord): string {
-  if (agent.input.subAgents?.teams !== true || !patched(LAUNCH_COMMS_PATCH)) return '';
+  if (agent.input.subAgents?.teams !== true) return '';
   return ` While it runs, SendMessage to "${record.name ?? record.agentId}" reaches it at its next turn boundary, and it can SendMessage you.`;
 }
 

@@ -15,7 +15,7 @@
  *   but every poll and batch is an event in history: forkflow's client and activity use the
  *   queries.
  */
-import { ApplicationFailure, condition, defaultPayloadConverter, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defaultPayloadConverter, setHandler, workflowInfo } from '@temporalio/workflow';
 import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
 import { z } from 'zod';
@@ -48,12 +48,9 @@ import { schemaOnce } from '../../shared/schema-once';
 type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEvent ? Omit<E, 'v' | 'agentId'> : never) : never;
 
 /**
- * Before this patch a run closed (or continued as new) as soon as it was done; with it, a run
- * that has a live subscriber waits a moment (at most LINGER_MS) for it to read the last
- * events — a subscriber between two polls would otherwise find the run closed and miss them.
+ * How long a closing run that has a live subscriber waits for it to read the last events: a
+ * subscriber between two polls would otherwise find the run closed and miss them.
  */
-export const STREAM_LINGER_PATCH = 'forkflow-stream-linger';
-/** How long a closing run waits for its subscribers to read the end. */
 const LINGER_MS = 3_000;
 /** A subscriber that polled within this long counts as live. */
 const LIVE_SUBSCRIBER_MS = 10_000;
@@ -266,7 +263,6 @@ export class LiveStream {
     const end = this.endOffset;
     const caughtUp = () => this.readUpTo >= end;
     if (caughtUp() || this.lastPollAt === undefined || workflowNow() - this.lastPollAt > LIVE_SUBSCRIBER_MS) return;
-    if (!patched(STREAM_LINGER_PATCH)) return;
     await condition(caughtUp, LINGER_MS);
   }
 

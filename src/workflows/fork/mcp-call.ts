@@ -10,7 +10,7 @@
  *   and otherwise gets "interrupted, it may have partly run" once, saying the server was
  *   started again.
  */
-import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ToolUseBlock } from '../../shared/anthropic';
 import { toMs } from '../../shared/duration';
 import { isHttpServer, MCP_DEFAULTS } from '../../shared/tools/mcp';
@@ -32,9 +32,6 @@ const SESSION_SCHEDULE_TO_START_MS = 10_000;
 const HTTP_SCHEDULE_TO_START_MS = 60_000;
 
 const RESTARTED = 'its session was started again, so state from earlier calls of it is gone';
-
-/** Runs recorded before an idempotent call's re-run told the model of the restart replay without telling it. */
-const RERUN_TOLD_PATCH = 'forkflow-mcp-rerun-told-1';
 
 type Lost = { lost: true; inFlight: boolean; reason: string };
 
@@ -109,9 +106,8 @@ async function afterLoss(agent: ForkAgent, use: ToolUseBlock, tool: ToolTraits &
   const rerun = !lost.inFlight || tool.idempotent;
   // The re-run's result tells the model the server was restarted: a call that never reached
   // it, and an idempotent one that did (the call is safe again; the server's state is gone).
-  // The patch is asked only for the latter, so other runs' histories carry no marker.
   if (!http) {
-    const error = await reopen(agent, server, !lost.inFlight || (rerun && patched(RERUN_TOLD_PATCH)));
+    const error = await reopen(agent, server, !lost.inFlight || rerun);
     if (error) return failed(use, `${use.name} was not run: MCP server "${server}" was lost (${lost.reason}) and could not be started again: ${error}`);
   }
   if (rerun && attempt < MCP_ATTEMPTS) return undefined;

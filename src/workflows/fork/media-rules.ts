@@ -10,12 +10,10 @@ import { patched } from '@temporalio/workflow';
 import { blocksOf, type MessageParam } from '../../shared/anthropic';
 import { holdsMedia, type MediaRules } from '../../shared/media-tokens';
 
-export const IMAGE_TOKENS_PATCH = 'forkflow-image-tokens-1';
-
-/** The rules for estimating `messages`: asked (and marked in history) only when they hold an image or a document. */
+/** The rules for estimating `messages`: Anthropic's when they hold an image or a document. */
 export function mediaRulesFor(messages: readonly MessageParam[]): MediaRules {
   const media = messages.some((m) => holdsMedia(blocksOf(m)));
-  return media && patched(IMAGE_TOKENS_PATCH) ? 'anthropic' : 'bytes';
+  return media ? 'anthropic' : 'bytes';
 }
 
 /** Runs recorded before Read returned images and PDFs offered its text-only definition; they replay offering it. */

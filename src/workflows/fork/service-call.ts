@@ -13,7 +13,7 @@
  * - an answer that is not a tool result, or is larger than the route allows: an error result
  *   saying so.
  */
-import { isCancellation, patched, sleep } from '@temporalio/workflow';
+import { isCancellation, sleep } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import { utf8Length } from '../../shared/hash';
 import { plainIssues } from '../../shared/plain-issues';
@@ -56,9 +56,6 @@ function checked(use: ToolUseBlock, route: Route, raw: unknown): ToolOutcome {
   return resultBlock(use.id, refusedImages(parsed.data.content), parsed.data.is_error === true);
 }
 
-/** Runs recorded before images over the API's limits were refused here replay passing them on. */
-const IMAGE_LIMITS_PATCH = 'forkflow-image-limits-1';
-
 /**
  * A result's images the API would refuse (src/shared/media-limits.ts) as a line naming why:
  * sent on, one would fail this turn's request and every later one. The patch is asked only
@@ -67,7 +64,7 @@ const IMAGE_LIMITS_PATCH = 'forkflow-image-limits-1';
 function refusedImages(content: ServiceToolResult['content']): ServiceToolResult['content'] {
   if (typeof content === 'string') return content;
   const issues = content.map((b) => (b.type === 'image' ? imageIssue(b) : undefined));
-  if (!issues.some(Boolean) || !patched(IMAGE_LIMITS_PATCH)) return content;
+  if (!issues.some(Boolean)) return content;
   return content.map((b, i) => (issues[i] ? { type: 'text' as const, text: `[an image (${(b as { source: { media_type: string } }).source.media_type}) refused: ${issues[i]}]` } : b));
 }
 

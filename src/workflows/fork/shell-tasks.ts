@@ -9,7 +9,7 @@
  * run (or a retried watch after a worker restart) picks the task up again from its files.
  * When the agent ends, its running tasks are stopped: nothing it started outlives it.
  */
-import { CancellationScope, condition, isCancellation, patched, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, uuid4 } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
 import type { ToolCallInput } from '../../shared/activity-io';
 import type { TaskOutputToolInput } from '../../shared/agent-tools';
@@ -26,14 +26,11 @@ import { whileWaiting } from './keep-alive';
 import { opsRefusal } from './spawn-defaults';
 import { errorResult, jsonResult, okResult } from './tool-results';
 
-/** Before this patch `run_in_background` was not part of Bash (a call that sent it was refused by the tool's schema). */
-export const BACKGROUND_SHELL_PATCH = 'forkflow-background-shell-1';
-
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Whether this Bash call starts a background task (asked only where it matters: no marker elsewhere). */
+/** Whether this Bash call starts a background task. */
 export function wantsBackground(input: unknown): boolean {
-  return isObject(input) && input.run_in_background === true && patched(BACKGROUND_SHELL_PATCH);
+  return isObject(input) && input.run_in_background === true;
 }
 
 type Ended = Extract<WatchShellTaskResult, { kind: 'ended' }>;

@@ -4,12 +4,12 @@
  * (child-input.ts), so the model the allowlist passed is the model that runs:
  * - the call's `model`, else its definition's, else its caller's (seed 001's precedence);
  * - a Claude Code alias (`sonnet`, `opus`, `haiku`) means the built-in table's id on Anthropic
- *   (src/shared/agent-provider.ts `ANTHROPIC_MODEL_ALIASES`), under {@link BUILTIN_ALIASES_PATCH};
+ *   (src/shared/agent-provider.ts `ANTHROPIC_MODEL_ALIASES`);
  * - a tree's seed-002 spawn defaults (`spawnProvider`, `spawnModel`: src/shared/spawn-defaults.ts)
  *   fill in what neither the call nor the definition names, with a catalogue or without.
- * Workflow code: the patches keep recorded runs on the path they took.
+ * Workflow code (deterministic). Its patches guarded no recorded history and were retired
+ * (docs/guides/patches.md).
  */
-import { patched } from '@temporalio/workflow';
 import { agentProvider, builtinAliasModel, definitionModel, isClaudeCodeAlias, type ProviderCatalogue } from '../../shared/agent-provider';
 import { spawnDefaultModel } from '../../shared/spawn-defaults';
 import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
@@ -19,37 +19,22 @@ import type { ModelSource } from '../../shared/model-allowlist';
 import type { SubAgentsConfig } from '../../shared/tree-input';
 import type { ForkAgent } from './agent';
 
-/**
- * Before this patch a definition's Claude Code model alias (kept by the loader before it was
- * reported, or given inline before inline ones were refused; a continued tree may still hold
- * one) was asked for as written. Asked only for such a definition.
- */
-export const DEFINITION_ALIAS_PATCH = 'forkflow-definition-model-alias-1';
-
-/**
- * Before this patch, in a tree without a catalogue, a call's alias was sent to the provider as
- * written and a definition's alias ran on its caller's model; now both mean the built-in
- * table's id on Anthropic. Asked only when an alias meets a tree on Anthropic without a catalogue.
- */
-export const BUILTIN_ALIASES_PATCH = 'forkflow-builtin-model-aliases-1';
-
-/** The model a named agent's definition asks for as this tree reads it (definitionModel), for runs under the patch. */
+/** The model a named agent's definition asks for as this tree reads it (definitionModel). */
 export function definedModel(definition: AgentDefinition | undefined, entry?: { aliases: Record<string, string> }): string | undefined {
-  if (isClaudeCodeAlias(definition?.model) && !patched(DEFINITION_ALIAS_PATCH)) return definition?.model;
   return definitionModel(definition, entry);
 }
 
 /**
  * The call's and the definition's model in a tree without a catalogue: an alias is the built-in
- * table's id where the caller runs on Anthropic (under the patch), anything else as it was read.
+ * table's id where the caller runs on Anthropic, anything else as it was read.
  * A spawn whose definition names no model asks for the tree's `spawnModel` (absent: nothing,
- * its caller's model); that setting is newer than every recorded run, so its alias maps unpatched.
+ * its caller's model).
  */
 export function uncataloguedModels(agent: ForkAgent, config: SubAgentsConfig, input: Pick<AgentToolInput, 'model'>, definition: AgentDefinition | undefined): { call: string | undefined; defined: string | undefined; fromSetting: boolean } {
   const provider = agentProvider(agent.input, config);
   const call = builtinAliasModel(input.model, provider);
   const defined = builtinAliasModel(definition?.model, provider);
-  const mapped = (call !== undefined || defined !== undefined) && patched(BUILTIN_ALIASES_PATCH);
+  const mapped = call !== undefined || defined !== undefined;
   const own = (mapped ? defined : undefined) ?? definedModel(definition);
   const setting = definition?.model === undefined ? spawnDefaultModel(config, provider) : undefined;
   return { call: (mapped ? call : undefined) ?? input.model, defined: own ?? builtinAliasModel(setting, provider) ?? setting, fromSetting: own === undefined && setting !== undefined };
@@ -94,19 +79,11 @@ export function cataloguedAsk(agent: ForkAgent, config: SubAgentsConfig & { prov
   return { ...(provider !== undefined ? { provider } : {}), ...(model !== undefined ? { model } : {}), ...(modelFrom ? { modelFrom } : {}) };
 }
 
-/**
- * Before this patch, in a tree without a catalogue on a provider other than Anthropic, a call's
- * Claude Code alias was sent to the provider as written (which knows no such model), and a
- * call for one of Claude Code's built-in agent types was told only that there is no such type.
- * Asked only on those paths.
- */
-export const SEED_REFUSALS_PATCH = 'forkflow-seed-refusals-1';
-
 /** Why a call's Claude Code alias cannot mean a model here: no catalogue maps it and the tree is not on Anthropic. */
 export function aliasRefusal(agent: ForkAgent, config: SubAgentsConfig, input: Pick<AgentToolInput, 'model'>, launch: { kind: string }): string | undefined {
   if (launch.kind !== 'spawn' || config.providers || !isClaudeCodeAlias(input.model)) return undefined;
   const provider = agentProvider(agent.input, config);
-  if (provider === DEFAULT_PROVIDER || !patched(SEED_REFUSALS_PATCH)) return undefined;
+  if (provider === DEFAULT_PROVIDER) return undefined;
   return `Model "${input.model.trim()}" is a Claude Code alias, which means a model only on Anthropic's own API or through a provider catalogue, and this agent tree runs on "${provider}" with none: pass a model id of ${provider}, or omit model.`;
 }
 
@@ -115,6 +92,6 @@ export const CLAUDE_CODE_BUILTIN_AGENTS: readonly string[] = ['Explore', 'Plan',
 
 /** The sentence that opens the refusal of a call for one of Claude Code's built-in types (empty for any other name). */
 export function claudeCodeBuiltinNote(type: string): string {
-  if (!CLAUDE_CODE_BUILTIN_AGENTS.includes(type) || !patched(SEED_REFUSALS_PATCH)) return '';
+  if (!CLAUDE_CODE_BUILTIN_AGENTS.includes(type)) return '';
   return `"${type}" is one of Claude Code's built-in agents, which forkflow does not ship: its operator adds an agent file for it (named in lower case, e.g. ${type.toLowerCase()}) to have one. `;
 }

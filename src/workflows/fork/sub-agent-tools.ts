@@ -4,10 +4,10 @@
  * TaskOutput and TaskStop. Every limit and refusal is an `is_error` result the model can act
  * on; nothing here throws for something the model did.
  */
-import { getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
+import { deprecatePatch, getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ChildProgress } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, taskStopToolInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -62,12 +62,9 @@ async function agentCall(agent: ForkAgent, use: ToolUseBlock, config: SubAgentsC
   return planned ? withGrant(result, grantOf(planned, agent.children.find(id)?.budget, placed)) : result;
 }
 
-/** Before this patch a definition's `background: true` was not read: its agent ran in the foreground unless the call asked. */
-export const DEFINITION_BACKGROUND_PATCH = 'forkflow-definition-background-1';
-
 /** A named agent whose definition says `background: true` always runs in the background (seed 001: call OR definition). */
 function alwaysBackground(launch: Launch): boolean {
-  return launch.kind === 'spawn' && launch.definition?.background === true && patched(DEFINITION_BACKGROUND_PATCH);
+  return launch.kind === 'spawn' && launch.definition?.background === true;
 }
 
 /** Before this patch a tree's root signalled whatever id its model named (histories then hold that signal). */
@@ -81,17 +78,11 @@ function teamOnly(agent: ForkAgent, config: SubAgentsConfig | undefined, input: 
   return agent.inTreeLedger ? undefined : 'This agent tree keeps no ledger (it was started before teams existed): send text to one agent.';
 }
 
-/** Before this patch `interrupt` on a SendMessage call was an unknown key in every tree (its call was refused): recorded runs keep that answer. */
-export const SEND_INTERRUPT_PATCH = 'forkflow-send-interrupt-1';
-
-/** The schema a SendMessage call is read with: `interrupt` only in a tree with spawn controls, and only asked about when the call has it. */
+/** The schema a SendMessage call is read with: `interrupt` only in a tree with spawn controls. */
 function sendMessageSchemaFor(use: ToolUseBlock, config: SubAgentsConfig | undefined) {
   const asks = typeof use.input === 'object' && use.input !== null && 'interrupt' in use.input;
-  return asks && config?.spawnControls === true && patched(SEND_INTERRUPT_PATCH) ? sendMessageCallWithInterrupt : sendMessageCallInput;
+  return asks && config?.spawnControls === true ? sendMessageCallWithInterrupt : sendMessageCallInput;
 }
-
-/** Before this patch a message to one of one's own ids no longer on record went on to the tree as to any agent. */
-export const OFF_RECORD_PATCH = 'forkflow-send-off-record-1';
 
 /**
  * Why a message to `to` — an id this agent gave out (`<its id>.<label>-<n>`) that is on its
@@ -101,7 +92,7 @@ export const OFF_RECORD_PATCH = 'forkflow-send-off-record-1';
  */
 function offRecord(agent: ForkAgent, to: string): string | undefined {
   const own = to.startsWith(`${agent.agentId}.`) ? /^[a-z0-9-]+-(\d+)$/.exec(to.slice(agent.agentId.length + 1)) : null;
-  if (!own || Number(own[1]) > agent.children.started || !patched(OFF_RECORD_PATCH)) return undefined;
+  if (!own || Number(own[1]) > agent.children.started) return undefined;
   const kept = agent.input.subAgents?.keepCompleted ?? 256;
   return `${to} is not on your record: it was never started, or it finished and was dropped from your record (you keep your last ${kept} finished sub-agents, subAgents.keepCompleted), so it cannot be resumed from here. An operator can resume a finished agent by its id (\`forkflow send ${to} <message>\`); or start a new sub-agent.`;
 }
@@ -156,7 +147,9 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   const target = child?.agentId ?? to;
   // A tree is a boundary: its root, which keeps the ledger, knows every agent of it and refuses
   // others here; every receiver also drops a message naming another tree (handlers.ts).
-  if (!child && agent.book && !isMember(agent.book, target) && patched(TREE_BOUNDARY_PATCH)) {
+  if (!child && agent.book && !isMember(agent.book, target)) {
+    // Retirement step 2 (docs/guides/patches.md): no recorded history takes the old branch.
+    deprecatePatch(TREE_BOUNDARY_PATCH);
     return errorResult(use.id, `No running agent "${to}" in this agent tree: messages reach only agents of your own tree. Address a sub-agent by the name you gave it or by its agent id.`);
   }
   try {
@@ -169,9 +162,6 @@ async function sendMessageCall(agent: ForkAgent, use: ToolUseBlock, config: SubA
   return jsonResult(use.id, { status: 'queued', agentId: target, note });
 }
 
-/** Before this patch TaskOutput on a running sub-agent said only that it runs (no progress, no activity). */
-export const CHILD_PROGRESS_PATCH = 'forkflow-child-progress-1';
-
 /** A running child's progress; none when asking failed (TaskOutput then says only that it runs: it never fails the agent). */
 async function askedProgress(agentId: string): Promise<ChildProgress | undefined> {
   try {
@@ -182,12 +172,9 @@ async function askedProgress(agentId: string): Promise<ChildProgress | undefined
   }
 }
 
-/** Before this patch TaskOutput did not say whether its answer is final (seed 002's `is_final`). */
-export const TASK_OUTPUT_FINAL_PATCH = 'forkflow-task-output-is-final-1';
-
-/** Seed 002's `is_final`: whether the state can still change (false while it runs), under the patch. */
+/** Seed 002's `is_final`: whether the state can still change (false while it runs). */
 function finality(record: ChildRecord): { is_final?: boolean } {
-  return patched(TASK_OUTPUT_FINAL_PATCH) ? { is_final: record.state !== 'running' } : {};
+  return { is_final: record.state !== 'running' };
 }
 
 async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
@@ -202,7 +189,7 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   }
   if (record.state === 'running') {
     // Its progress so far (seed 001: a running agent's output is readable), by its status query.
-    const now = patched(CHILD_PROGRESS_PATCH) ? await askedProgress(record.agentId) : undefined;
+    const now = await askedProgress(record.agentId);
     const shown = now?.found ? { progress: { turns: now.turns, toolUses: now.toolUses, totalTokens: now.totalTokens, ...(now.doing ? { doing: now.doing } : {}), lastText: now.lastText } } : {};
     return jsonResult(use.id, { ...outcomeView(record), ...finality(record), ...shown, note: 'still running; ask again later or wait for its notification' });
   }
@@ -210,13 +197,8 @@ async function taskOutputCall(agent: ForkAgent, use: ToolUseBlock): Promise<Tool
   return jsonResult(use.id, { ...outcomeView(record), ...finality(record) }, record.state !== 'completed');
 }
 
-/** Before this patch TaskStop refused the legacy `shell_id` (seed 001 accepts it as `task_id`). */
-export const TASK_STOP_SHELL_ID_PATCH = 'forkflow-task-stop-shell-id-1';
-
 async function taskStopCall(agent: ForkAgent, use: ToolUseBlock): Promise<ToolResultBlock> {
-  // Before the patch `shell_id` was refused: a recorded run that sent it keeps its refusal.
-  const legacy = typeof use.input === 'object' && use.input !== null && 'shell_id' in use.input && !patched(TASK_STOP_SHELL_ID_PATCH);
-  const parsed = (legacy ? taskStopToolInput : taskStopCallInput).safeParse(use.input);
+  const parsed = taskStopCallInput.safeParse(use.input);
   if (!parsed.success) return errorResult(use.id, `Invalid TaskStop call: ${describeIssues(parsed.error).join('; ')}`);
   const shell = agent.shells.find(parsed.data.task_id);
   if (shell) return shellTaskStop(agent, use, shell);

@@ -39,14 +39,11 @@ import { toolCalled } from '../metrics';
 
 /** Histories from before read tools ran as local activities replay on the old path. */
 const LOCAL_READ_TOOLS_PATCH = 'read-tools-as-local-activities';
-/** Histories from before a sandboxed Bash call of a `bubble` agent ran unasked replay asking. */
-const SANDBOXED_SHELL_PATCH = 'forkflow-bubble-sandboxed-shell-unasked';
 
 /** What the permission model reads off the agent (`tool`: the call being decided, if any). */
 function policyOf(agent: ForkAgent, tool?: ToolTraits): CallPolicy {
   const mode = agent.input.permissionMode;
-  // The patch is asked only where it matters, so other runs' histories carry no marker.
-  const unasked = mode === 'bubble' && tool?.effect === 'shell' && patched(SANDBOXED_SHELL_PATCH);
+  const unasked = mode === 'bubble' && tool?.effect === 'shell';
   const rules = agent.input.permissionRules?.allow;
   return {
     filter: agent.input.toolFilter,

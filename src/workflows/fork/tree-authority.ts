@@ -38,8 +38,6 @@ import { admitByRoot, admitHere, registerRequestHandler } from './root-calls';
 import { deliver, lendSharesIfNew, registerShareHandlers } from './tree-shares';
 
 export const TREE_LEDGER_PATCH = 'forkflow-tree-ledger-1';
-/** Runs recorded before an unstarted child was taken back from the ledger replay without it. */
-export const WITHDRAW_PATCH = 'forkflow-tree-withdraw-1';
 
 /**
  * Before this patch a tree had no capability: its root accepted child reports and ledger
@@ -180,7 +178,7 @@ export async function childEnded(agent: ForkAgent, agentId: string): Promise<voi
  * cancelled (the reason it may not have started). Never fails the caller.
  */
 export async function withdrawChild(agent: ForkAgent, agentId: string): Promise<void> {
-  if (!agent.inTreeLedger || !patched(WITHDRAW_PATCH)) return;
+  if (!agent.inTreeLedger) return;
   if (agent.book) return lendsShares(agent.book) ? endedHere(agent, agentId, false) : withdraw(agent.book, agentId);
   await CancellationScope.nonCancellable(async () => {
     try {

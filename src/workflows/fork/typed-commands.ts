@@ -5,7 +5,7 @@
  * agent under the Skill tool's refusals and limits (agent-launch.ts), and its output (or, for
  * a `background: true` skill, the word that it started) replaces the command in the queue.
  */
-import { patched } from '@temporalio/workflow';
+import { deprecatePatch } from '@temporalio/workflow';
 import type { ToolResultBlock } from '../../shared/anthropic';
 import { forkSkills } from '../../shared/agent-tools';
 import type { ForkInput } from '../../shared/fork-input';
@@ -32,7 +32,9 @@ export function takeTypedCommand(agent: ForkAgent, message: SendMessageArgs): bo
   const config = agent.input.subAgents;
   if (message.fromTree !== undefined || message.data !== undefined || !config?.enabled) return false;
   const command = typedCommand(message.message, forkSkills(config.agents));
-  if (!command || !patched(TYPED_COMMANDS_PATCH)) return false;
+  if (!command) return false;
+  // Retirement step 2 (docs/guides/patches.md): no recorded history takes the old branch.
+  deprecatePatch(TYPED_COMMANDS_PATCH);
   agent.inbox.enqueue({ priority: message.priority ?? 'next', kind: 'command', text: renderQueuedMessage(message), command, ...(message.from ? { from: message.from } : {}), ...(message.summary ? { summary: message.summary } : {}) });
   return true;
 }

@@ -4,21 +4,14 @@
  * its tool calls names that memory so the tool worker lets Read, FileWrite and FileEdit reach it
  * (src/activities/user-memory.ts resolves where it is, from the worker's own configuration).
  */
-import { patched } from '@temporalio/workflow';
 import type { ToolCallInput } from '../../shared/activity-io';
 import type { AgentDefinition } from '../../shared/agents';
 import type { ForkAgent } from './agent';
 
-/**
- * Before this patch a definition's `memory: user` could not reach a spawn (the loader left it
- * out, an inline one was refused); asked only when such a definition is started without a tenant.
- */
-export const USER_MEMORY_PATCH = 'forkflow-user-memory-1';
-
 /** Why this agent type may not start here: it keeps `memory: user` and the tree names no tenant. */
 export function userMemoryRefusal(agent: ForkAgent, launch: { kind: string; definition?: AgentDefinition }): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
-  if (definition?.memory !== 'user' || agent.input.tenant !== undefined || !patched(USER_MEMORY_PATCH)) return undefined;
+  if (definition?.memory !== 'user' || agent.input.tenant !== undefined) return undefined;
   return `Agent type "${definition.name}" keeps memory: user, which lives in the home of this tree's tenant, and this tree names none (its start input has no tenant): pick another agent type, or do this part yourself.`;
 }
 
