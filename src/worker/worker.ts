@@ -17,7 +17,7 @@ import { batchSettings, countTokensSetting, liveStreamSettings, rootUpdatesSetti
 import { responseStoreFromEnv } from './private-stores';
 import { forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
-import type { RunRef } from '../shared/activity-io';
+import type { RunRef } from '../shared/prefix';
 import { describeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
