@@ -100,6 +100,18 @@ export default tseslint.config(
     },
   },
   {
+    // Small files (issue 45): a file of src/ that outgrows this owns more than one thing, so it is
+    // split by responsibility, each new file named for what it owns. Comments and blank lines count.
+    files: ['src/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 350, skipBlankLines: false, skipComments: false }] },
+  },
+  {
+    // The files still over the limit, each to be split after the branches that edit them now are
+    // merged (issue 45). Remove a line here when its file is split; add none.
+    files: ['src/client/index.ts', 'src/workflows/fork/agent.ts', 'src/shared/tree-ledger.ts', 'src/shared/fork-input.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -13,7 +13,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { MessageParam } from '../shared/anthropic';
-import type { ModelCallInput, RunRef } from '../shared/activity-io';
+import type { ModelCallInput } from '../shared/activity-io';
+import type { RunRef } from '../shared/prefix';
 import { chainDigest, EMPTY_DIGEST, hashJson } from '../shared/hash';
 import { openingFromRecipe } from '../shared/fork-messages';
 import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/messages';

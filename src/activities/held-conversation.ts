@@ -4,7 +4,7 @@
  * is queried once that build's workers are gone. Runs on the old build, while it still serves.
  */
 import type { MessageParam } from '../shared/anthropic';
-import type { RunRef } from '../shared/activity-io';
+import type { RunRef } from '../shared/prefix';
 import type { HeldConversation } from '../shared/tree-input';
 import type { ConversationSource } from './conversation';
 

@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { RunRef } from '../shared/activity-io';
+import type { RunRef } from '../shared/prefix';
 import { WORKFLOW_TYPES } from '../shared/constants';
 import { FAILURE } from '../shared/failures';
 import { hashJson } from '../shared/hash';

@@ -8,6 +8,7 @@ import type { BlockPosition, OpeningRecipe } from './fork-messages';
 import type { RequestFacts } from './cache-break';
 import type { ContextCallSpec, ProviderCompaction } from './context/call';
 import type { NetworkAllowance } from './network';
+import type { RunRef } from './prefix';
 import type { EffortLevel } from './agents';
 
 /**
@@ -18,12 +19,6 @@ import type { EffortLevel } from './agents';
  */
 export const SHELL_OPT_IN_PROGRAMS = ['awk', 'tee'] as const;
 export type ShellOptIn = (typeof SHELL_OPT_IN_PROGRAMS)[number];
-
-/** A workflow run whose state answers the `messages` and `requestContext` queries. */
-export interface RunRef {
-  workflowId: string;
-  runId: string;
-}
 
 export interface ModelCallInput {
   run: RunRef;
@@ -257,4 +252,28 @@ export interface ChildCounters {
   toolUses: number;
   totalTokens: number;
   doing?: string;
+}
+
+/** Input of `compactContext`: the conversation by reference, as a model call's, and the cut. */
+export interface CompactionCallInput {
+  /** The model call this compaction comes before (its reference: run, counts, digest, context). */
+  call: ModelCallInput;
+  /** Messages [call.context.from, keepFrom) are summarised; the rest is kept verbatim after the summary. */
+  keepFrom: number;
+  /** The agent's n-th compaction (over all its runs): charged once per number at a tree's root. */
+  compaction: number;
+  /** `max_tokens` of the summarising call. */
+  maxTokens: number;
+  /** Extra instructions for the summary (the policy's `instructions`). */
+  instructions?: string;
+}
+
+export interface CompactionCallResult {
+  /** The summary text (the reply's text blocks). */
+  summary: string;
+  usage: Usage;
+  model: string;
+  requestId?: string;
+  /** Input tokens of the summarising request (what the summarised part, plus the request for it, took). */
+  requestTokens: number;
 }

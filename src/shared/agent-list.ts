@@ -4,38 +4,15 @@
  * Answered by the workflow from its child table, and for running children from their own
  * answers (one local activity asks them): a pure function of the records, those answers and the
  * workflow's clock. Offered only when the tree asks (`subAgents.listAgents`), so other
- * agents' tool definitions keep their bytes.
+ * agents' tool definitions keep their bytes. The tool's name, input and definition are with the
+ * other sub-agent tools' in agent-tools.ts.
  */
-import { z } from 'zod';
 import type { ChildCounters, TeamMemberFacts } from './activity-io';
-import type { ToolDefinition } from './anthropic';
 import { totalTokens } from './anthropic';
-import { schemaOnce } from './schema-once';
 import type { ChildRecord, ChildState } from './tree-input';
 
 /** Running children whose counters one ListAgents call asks for (the oldest first); the rest show what the parent knows. */
 export const LISTED_PROGRESS_MAX = 50;
-
-/** The tool's name: Claude Code's tools are PascalCase verb-noun or noun-verb (`TaskOutput`, `TaskStop`); `TaskList` is its to-do list, not agents. */
-export const LIST_AGENTS = 'ListAgents';
-
-export const listAgentsToolInput = schemaOnce('agent-list#listAgentsToolInput', () => z.strictObject({
-  state: z.enum(['running', 'completed', 'failed', 'killed', 'timeout']).optional().describe('Only sub-agents in this state (default: all).'),
-}));
-export type ListAgentsToolInput = z.infer<typeof listAgentsToolInput>;
-
-/** The definition the model sees (fixed bytes); a teammate's (`team`) lists its team, since it has no sub-agents. */
-export function listAgentsTool(opts: { team?: boolean } = {}): ToolDefinition {
-  const schema = z.toJSONSchema(listAgentsToolInput, { target: 'draft-7' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return {
-    name: LIST_AGENTS,
-    description: opts.team
-      ? 'List your team: its lead and every teammate, with the name to address each by in SendMessage, its agent id, whether it is still running, and its turns, tool uses and tokens.'
-      : 'List your sub-agents: state, turns, tokens, duration and last activity of each, with counts. A running one shows how long it has run; TaskOutput with block false shows its progress.',
-    input_schema: { type: 'object', ...schema },
-  };
-}
 
 /** One member of a teammate's team as its ListAgents shows it. */
 export interface TeamMemberRow {

@@ -1,6 +1,6 @@
 /**
  * The sub-agent tools an agent's model can call: Agent (spawn or fork), Skill (a
- * `context: fork` command run as a fork), SendMessage, TaskOutput and TaskStop. Unlike the built-in tools they are carried out by the workflow
+ * `context: fork` command run as a fork), SendMessage, TaskOutput, TaskStop and ListAgents. Unlike the built-in tools they are carried out by the workflow
  * itself (child workflows, signals, cancellation), so no activity runs them. One zod schema
  * per tool yields the JSON Schema the model sees and the parser the workflow runs.
  */
@@ -11,7 +11,6 @@ import type { ModelAllowlist } from './model-allowlist';
 import { schemaOnce } from './schema-once';
 import { structuredMessageSchema, TEAM_NAME_PATTERN } from './team';
 import { accessObject, budgetPolicyArg, childBudgetArg, TOOL_ACCESS_TEXT, toolAccessArg } from './child-controls';
-import { LIST_AGENTS, listAgentsTool } from './agent-list';
 import { ANSWER_APPROVAL, answerApprovalTool } from './parent-approvals';
 
 /** Longest system prompt an Agent call may give its child (characters): a model-chosen input, bounded. */
@@ -99,6 +98,29 @@ export const skillToolInput = schemaOnce('agent-tools#skillToolInput', () => z.s
   args: z.string().max(20_000).optional().describe('Arguments for the skill, appended to its instructions.'),
 }));
 export type SkillToolInput = z.infer<typeof skillToolInput>;
+
+// ListAgents: its answer is built in agent-list.ts.
+
+/** The tool's name: Claude Code's tools are PascalCase verb-noun or noun-verb (`TaskOutput`, `TaskStop`); `TaskList` is its to-do list, not agents. */
+export const LIST_AGENTS = 'ListAgents';
+
+export const listAgentsToolInput = schemaOnce('agent-tools#listAgentsToolInput', () => z.strictObject({
+  state: z.enum(['running', 'completed', 'failed', 'killed', 'timeout']).optional().describe('Only sub-agents in this state (default: all).'),
+}));
+export type ListAgentsToolInput = z.infer<typeof listAgentsToolInput>;
+
+/** The definition the model sees (fixed bytes); a teammate's (`team`) lists its team, since it has no sub-agents. */
+export function listAgentsTool(opts: { team?: boolean } = {}): ToolDefinition {
+  const schema = z.toJSONSchema(listAgentsToolInput, { target: 'draft-7' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return {
+    name: LIST_AGENTS,
+    description: opts.team
+      ? 'List your team: its lead and every teammate, with the name to address each by in SendMessage, its agent id, whether it is still running, and its turns, tool uses and tokens.'
+      : 'List your sub-agents: state, turns, tokens, duration and last activity of each, with counts. A running one shows how long it has run; TaskOutput with block false shows its progress.',
+    input_schema: { type: 'object', ...schema },
+  };
+}
 
 export const TASK_OUTPUT_DEFAULT_TIMEOUT_MS = 30_000;
 

@@ -19,8 +19,6 @@ import { chainDigest, EMPTY_DIGEST } from './hash';
 import { blocksOf, cacheHitRatio, stripCacheControl, type MessageParam, type MessagesRequest, type Usage } from './anthropic';
 import { cacheKeyComponents, type CacheKeyParts } from './cache-key';
 import { requestHashesSchema } from './prefix';
-import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK, type SnapshotHashes } from './snapshot';
-import type { CacheBreak } from './status';
 import { schemaOnce } from './schema-once';
 
 /** Below this share of the expected cached tokens read, a call that wrote cache broke it. */
@@ -90,6 +88,47 @@ export const carriedCacheSchema = schemaOnce('cache-break#carriedCacheSchema', (
   compacted: z.boolean().optional(),
 }));
 export type CarriedCache = z.output<typeof carriedCacheSchema>;
+
+/** Component hashes of a request's cache-relevant parts, compared to say why a cache broke. */
+export interface SnapshotHashes {
+  system: string;
+  tools: string;
+  model: string;
+  thinking: string;
+  /** Hash of the message prefix, cache markers ignored. */
+  prefix: string;
+}
+
+const REASONS: [keyof SnapshotHashes, string][] = [
+  ['system', 'system changed'],
+  ['tools', 'tools changed'],
+  ['model', 'model changed'],
+  ['thinking', 'thinking changed'],
+  ['prefix', 'message prefix changed'],
+];
+
+/** Said when every hash matches: the entry expired, was evicted, or the cause is not visible here. */
+export const UNKNOWN_CACHE_BREAK = 'expired / unknown';
+
+/**
+ * Why a fork's first request missed the parent's cache, from the two sides' hashes:
+ * `'system changed'`, `'tools changed'`, `'model changed'`, `'thinking changed'`,
+ * `'message prefix changed'` (several joined with `, `), or `'expired / unknown'`.
+ */
+export function diagnoseCacheBreak(parent: SnapshotHashes, fork: SnapshotHashes): string {
+  const reasons = REASONS.filter(([k]) => parent[k] !== fork[k]).map(([, reason]) => reason);
+  return reasons.length > 0 ? reasons.join(', ') : UNKNOWN_CACHE_BREAK;
+}
+
+/** A cache break as a fork's status and result report it (the last one its calls had). */
+export interface CacheBreak {
+  /** Cached tokens read ÷ those expected (first turn of a fork: ÷ its whole input). */
+  ratio: number;
+  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `compacted`, `TTL expired` or `expired / unknown`. */
+  reason: string;
+  /** The agent's turn whose call broke (absent in results recorded before it was kept). */
+  turn?: number;
+}
 
 /** A break: the share of the expected cached tokens read, and why. */
 export interface Diagnosis {

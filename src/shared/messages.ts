@@ -5,8 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { MessageParam, SystemParam, ThinkingConfig, ToolDefinition } from './anthropic';
-import type { RunRef } from './activity-io';
-import type { PrefixRef } from './prefix';
+import type { PrefixRef, RunRef } from './prefix';
 import type { TurnPointAnswer, TurnPointArgs } from './time-travel';
 import type { ForkStatus } from './status';
 import { childOutcomeSchema } from './carried-state';

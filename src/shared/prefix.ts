@@ -5,8 +5,13 @@
  * answers too, until retention), cached per worker and shared by siblings.
  */
 import { z } from 'zod';
-import type { RunRef } from './activity-io';
 import { schemaOnce } from './schema-once';
+
+/** A workflow run whose state answers the `messages` and `requestContext` queries. */
+export interface RunRef {
+  workflowId: string;
+  runId: string;
+}
 
 export const runRefSchema = schemaOnce('prefix#runRefSchema', () => z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) }));
 

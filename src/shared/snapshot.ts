@@ -18,6 +18,7 @@ import {
   type ToolDefinition,
 } from './anthropic';
 import { DEFAULTS } from './constants';
+import type { SnapshotHashes } from './cache-break';
 import { cacheKeyComponents, cacheKeyHash, messagePrefixHash } from './cache-key';
 import type { CacheSafeParams } from './fork-input';
 import type { RequestContext } from './messages';
@@ -155,16 +156,6 @@ export function requestContextOf(snapshot: CacheSafeParams, maxTokens: number): 
   return ctx;
 }
 
-/** Component hashes of a request's cache-relevant parts, compared to say why a cache broke. */
-export interface SnapshotHashes {
-  system: string;
-  tools: string;
-  model: string;
-  thinking: string;
-  /** Hash of the message prefix, cache markers ignored. */
-  prefix: string;
-}
-
 /**
  * Hashes of a snapshot's system (with block cache policies), tools, model, thinking and
  * message prefix. `prefixLength` (default: all messages) limits the prefix: to compare a fork
@@ -174,25 +165,4 @@ export interface SnapshotHashes {
 export function snapshotHashes(snapshot: Pick<CacheSafeParams, 'system' | 'tools' | 'model' | 'thinking' | 'messages'>, prefixLength?: number): SnapshotHashes {
   const messages = prefixLength === undefined ? snapshot.messages : snapshot.messages.slice(0, prefixLength);
   return { ...cacheKeyComponents(snapshot), prefix: messagePrefixHash(messages) };
-}
-
-const REASONS: [keyof SnapshotHashes, string][] = [
-  ['system', 'system changed'],
-  ['tools', 'tools changed'],
-  ['model', 'model changed'],
-  ['thinking', 'thinking changed'],
-  ['prefix', 'message prefix changed'],
-];
-
-/** Said when every hash matches: the entry expired, was evicted, or the cause is not visible here. */
-export const UNKNOWN_CACHE_BREAK = 'expired / unknown';
-
-/**
- * Why a fork's first request missed the parent's cache, from the two sides' hashes:
- * `'system changed'`, `'tools changed'`, `'model changed'`, `'thinking changed'`,
- * `'message prefix changed'` (several joined with `, `), or `'expired / unknown'`.
- */
-export function diagnoseCacheBreak(parent: SnapshotHashes, fork: SnapshotHashes): string {
-  const reasons = REASONS.filter(([k]) => parent[k] !== fork[k]).map(([, reason]) => reason);
-  return reasons.length > 0 ? reasons.join(', ') : UNKNOWN_CACHE_BREAK;
 }

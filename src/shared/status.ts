@@ -3,7 +3,7 @@ import type { Usage } from './anthropic';
 import type { AgentColor, EffortLevel, PermissionMode } from './agents';
 import type { WorktreeResult } from './activity-io';
 import type { PrefixRef } from './prefix';
-import type { CarriedCache } from './cache-break';
+import type { CacheBreak, CarriedCache } from './cache-break';
 import type { LedgerAgentView, TreeLedger } from './tree-ledger';
 import type { ContextStatus } from './context/state';
 import type { CounterfactualPart, ForkOrigin, RetryMark } from './time-travel';
@@ -142,15 +142,6 @@ export interface ProviderUsage {
   usage: Usage;
   /** Cache reads ÷ all input tokens (plain, read, written), to four places; 0 without input. */
   cacheReadShare: number;
-}
-
-export interface CacheBreak {
-  /** Cached tokens read ÷ those expected (first turn of a fork: ÷ its whole input). */
-  ratio: number;
-  /** `system changed`, `tools changed`, `model changed`, `thinking changed`, `message prefix changed` (joined by `, `), `compacted`, `TTL expired` or `expired / unknown`. */
-  reason: string;
-  /** The agent's turn whose call broke (absent in results recorded before it was kept). */
-  turn?: number;
 }
 
 export interface ForkResult extends Lineage {

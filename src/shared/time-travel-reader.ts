@@ -5,10 +5,9 @@
  * imported; the client (and how a start input is decoded) is handed in.
  */
 import type { Client } from '@temporalio/client';
-import type { RunRef } from './activity-io';
 import { forkResultOf } from './failures';
 import { turnPointQuery } from './messages';
-import { prefixRefSchema } from './prefix';
+import { prefixRefSchema, type RunRef } from './prefix';
 import type { ForkResult } from './status';
 import type { PointReader, RunEnd } from './time-travel';
 

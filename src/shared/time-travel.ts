@@ -16,8 +16,7 @@
  */
 import { z } from 'zod';
 import type { Usage } from './anthropic';
-import type { RunRef } from './activity-io';
-import type { PrefixRef, RequestHashes } from './prefix';
+import type { PrefixRef, RequestHashes, RunRef } from './prefix';
 import { schemaOnce } from './schema-once';
 
 /** Where a fork came from: the agent, the run that held the point, and the turn (lineage). */

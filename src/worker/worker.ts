@@ -17,7 +17,7 @@ import { batchSettings, countTokensSetting, encryptedInputsFrom, liveStreamSetti
 import { responseStoreFromEnv } from './private-stores';
 import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
-import type { RunRef } from '../shared/activity-io';
+import type { RunRef } from '../shared/prefix';
 import { setCallGuardLog } from '../activities/call-guard';
 import { describeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';

@@ -10,8 +10,7 @@ import { cacheKeyComponents } from '../shared/cache-key';
 import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
 import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, turnPointQuery, type MessagesPage, type RequestContext } from '../shared/messages';
 import type { Usage } from '../shared/anthropic';
-import type { RunRef } from '../shared/activity-io';
-import type { ContextSummary, PrefixRef, RequestHashes } from '../shared/prefix';
+import type { ContextSummary, PrefixRef, RequestHashes, RunRef } from '../shared/prefix';
 import { turnPointArgsSchema, type TurnCall, type TurnPointAnswer } from '../shared/time-travel';
 
 /** What a run holds of its conversation. */

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { totalInputTokens } from '../../src/shared/anthropic';
 import type { ForkInputJson } from '../../src/shared/fork-input';
-import { UNKNOWN_CACHE_BREAK } from '../../src/shared/snapshot';
+import { UNKNOWN_CACHE_BREAK } from '../../src/shared/cache-break';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';

@@ -6,7 +6,7 @@
  */
 
 import type { ToolResultContentBlock } from '../../shared/activity-io';
-import type { ShellContainment, ShellSandboxContext } from './sandbox/policy';
+import type { ShellContainment, ShellSandboxContext } from './sandbox/shell-context';
 import type { FsView } from './sandbox/view';
 
 /**

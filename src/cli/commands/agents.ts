@@ -12,7 +12,7 @@ import { serviceContractJsonSchemas } from '../../shared/tools/service-contract'
 import { forkInputJsonSchema } from '../../shared/fork-input';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
-import { addPointOptions, lineageRows, pointParams, type PointFlags } from './time-travel';
+import { addPointOptions, lineageRows, pointParams, type PointFlags } from './point-flags';
 import { envSetting } from '../../shared/env-settings';
 
 export interface GlobalOptions {

@@ -1,10 +1,10 @@
 /**
  * What crosses between the workflow and the model activities about the context window: the
  * part of a model call's input that says how to cut and check its request, the failures a
- * call reports when its request does not fit, the provider compaction a reply may carry, and
- * the input and result of a forkflow compaction call. JSON-safe types only.
+ * call reports when its request does not fit, and the provider compaction a reply may carry.
+ * JSON-safe types only. The input and result of a forkflow compaction call, an activity's, are
+ * in ../activity-io.ts with the other activities' (they hold a `ModelCallInput`).
  */
-import type { ModelCallInput } from '../activity-io';
 import type { Usage } from '../anthropic';
 import type { ContextEdit } from './edits';
 import type { ContextView } from './view';
@@ -40,28 +40,4 @@ export interface ProviderCompaction {
   usage: Usage;
   /** Input tokens of the request before it was compacted (what the summarising pass read). */
   tokensBefore: number;
-}
-
-/** Input of `compactContext`: the conversation by reference, as a model call's, and the cut. */
-export interface CompactionCallInput {
-  /** The model call this compaction comes before (its reference: run, counts, digest, context). */
-  call: ModelCallInput;
-  /** Messages [call.context.from, keepFrom) are summarised; the rest is kept verbatim after the summary. */
-  keepFrom: number;
-  /** The agent's n-th compaction (over all its runs): charged once per number at a tree's root. */
-  compaction: number;
-  /** `max_tokens` of the summarising call. */
-  maxTokens: number;
-  /** Extra instructions for the summary (the policy's `instructions`). */
-  instructions?: string;
-}
-
-export interface CompactionCallResult {
-  /** The summary text (the reply's text blocks). */
-  summary: string;
-  usage: Usage;
-  model: string;
-  requestId?: string;
-  /** Input tokens of the summarising request (what the summarised part, plus the request for it, took). */
-  requestTokens: number;
 }

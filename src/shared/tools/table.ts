@@ -8,8 +8,7 @@
  * Pure and workflow-safe: the table is derived from the fork's input (and, for tools whose
  * list is fetched, from what was recorded), the same on every replay.
  */
-import { isSubAgentTool } from '../agent-tools';
-import { LIST_AGENTS } from '../agent-list';
+import { isSubAgentTool, LIST_AGENTS } from '../agent-tools';
 import { ANSWER_APPROVAL } from '../parent-approvals';
 import { mcpToolNature, type McpServerRecord } from './mcp';
 import { routeFor, type Route } from './routes';

@@ -8,7 +8,8 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { ChildCounters, TeamMemberFacts } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentList, childrenToAsk, LIST_AGENTS, listAgentsToolInput, shownRecords, teamView, type TeamView } from '../../shared/agent-list';
+import { agentList, childrenToAsk, shownRecords, teamView, type TeamView } from '../../shared/agent-list';
+import { LIST_AGENTS, listAgentsToolInput } from '../../shared/agent-tools';
 import { describeIssues } from '../../shared/fork-input';
 import { progress } from '../activities';
 import { workflowNow } from '../clock';

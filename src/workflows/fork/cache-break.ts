@@ -7,10 +7,7 @@
 import { log } from '@temporalio/workflow';
 import type { Usage } from '../../shared/anthropic';
 import type { ModelCallResult } from '../../shared/activity-io';
-import { COMPACTED, diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type Diagnosis, type PreviousRequest } from '../../shared/cache-break';
-import type { CarriedCache } from '../../shared/cache-break';
-import type { SnapshotHashes } from '../../shared/snapshot';
-import type { CacheBreak } from '../../shared/status';
+import { COMPACTED, diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type CacheBreak, type CarriedCache, type Diagnosis, type PreviousRequest, type SnapshotHashes } from '../../shared/cache-break';
 import { workflowNow } from '../clock';
 import { cacheBroke } from '../metrics';
 import type { ForkSetup } from './setup';

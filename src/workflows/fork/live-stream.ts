@@ -8,32 +8,28 @@
  *   offset (carried as `streamOffset`) with an empty log, so seqs stay monotonic and
  *   continue-as-new does not copy the run's stream into the next input.
  * - Live events (the model activity's deltas) arrive by the `streamLive` query and are kept
- *   in memory for readers, bounded: never in history, and not part of the workflow's state
- *   (nothing the workflow decides reads them, so replay without them is the same run).
- * - Readers use the `streamRead` query: nothing recorded. The package's own poll update and
- *   publish signal are still served (clients of that protocol, and histories that hold them),
- *   but every poll and batch is an event in history: forkflow's client and activity use the
- *   queries.
+ *   in memory for readers, bounded (./live-deltas.ts): never in history, and not part of the
+ *   workflow's state (nothing the workflow decides reads them, so replay without them is the
+ *   same run).
+ * - Readers use the `streamRead` query (./stream-read.ts): nothing recorded. The package's own
+ *   poll update and publish signal are still served (clients of that protocol, and histories
+ *   that hold them), but every poll and batch is an event in history: forkflow's client and
+ *   activity use the queries.
+ * - Event bodies, and what is left of them when the content is hidden: ./stream-body.ts.
  */
-import { ApplicationFailure, condition, defaultPayloadConverter, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
 import { z } from 'zod';
 import { describeIssues } from '../../shared/fork-input';
 import { streamLiveQuery, streamReadQuery, streamWatchedQuery } from '../../shared/messages';
 import {
-  firstOffsetFrom,
-  LIVE_EVENT_TYPES,
-  LIVE_SEQ_PER_ATTEMPT,
-  liveSeq,
-  recordedSeq,
   STREAM_REPLY_CHARS,
   STREAM_TOPIC,
   streamLiveInputSchema,
   streamPreview,
   streamReadInputSchema,
   streamWatchedInputSchema,
-  type PublishedStreamEvent,
   type StreamLiveAck,
   type StreamLiveInput,
   type StreamReadInput,
@@ -43,9 +39,9 @@ import {
 import type { QueuedMessage } from '../../shared/tree-input';
 import { workflowNow } from '../clock';
 import { schemaOnce } from '../../shared/schema-once';
-
-/** An event body as a publisher here writes it: `v` and `agentId` are added. */
-type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEvent ? Omit<E, 'v' | 'agentId'> : never) : never;
+import { LiveDeltas } from './live-deltas';
+import { withoutContent, type Body } from './stream-body';
+import { readPage, type RecordedLog } from './stream-read';
 
 /**
  * How long a closing run that has a live subscriber waits for it to read the last events: a
@@ -54,11 +50,6 @@ type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEve
 const LINGER_MS = 3_000;
 /** A subscriber that polled within this long counts as live. */
 const LIVE_SUBSCRIBER_MS = 10_000;
-/** Live events kept for readers: at most this many characters of them (oldest dropped first), and only of the last two turns. */
-const LIVE_KEPT_CHARS = 2_000_000;
-/** One `streamRead` answer carries at most this many events, or about this many characters. */
-const READ_MAX_EVENTS = 2_000;
-const READ_MAX_CHARS = 1_000_000;
 
 /** The package's signal and update inputs, checked before its handlers see them (anyone may send either). */
 const publishInputSchema = schemaOnce('workflows/fork/live-stream#publishInputSchema', () => z.object({
@@ -80,10 +71,7 @@ export class LiveStream {
   /** Polls waiting in the handler right now. */
   private polling = 0;
   /** Live events (deltas) by seq, as the model activity sent them; memory only, see above. */
-  private readonly liveEvents: { seq: number; turn: number; chars: number; event: Record<string, unknown>; key: string }[] = [];
-  /** The seq of each of liveEvents by its key: a batch the publisher sends again (its first answer lost) is kept once. */
-  private readonly liveKeys = new Map<string, number>();
-  private liveChars = 0;
+  private readonly live = new LiveDeltas();
   /** When a reader last read, by its clock (`streamRead`'s `now`), and the highest seq one was given. */
   private lastReadAt?: number;
   private readUpToSeq = -1;
@@ -132,63 +120,15 @@ export class LiveStream {
   /** Recorded events from the log and live ones from memory, seq ≥ `fromSeq`, in seq order. */
   private read(input: StreamReadInput): StreamReadResult {
     if (input.now !== undefined) this.lastReadAt = input.now;
-    const { base, log } = this.recorded;
-    const events: { seq: number; chars: number; event: Record<string, unknown> }[] = [];
-    for (let offset = Math.max(base, firstOffsetFrom(input.fromSeq)); offset < base + log.length; offset++) {
-      const item = log[offset - base]!;
-      const seq = recordedSeq(offset);
-      if (item.topic !== STREAM_TOPIC || seq < input.fromSeq) continue;
-      let value: unknown;
-      try {
-        value = defaultPayloadConverter.fromPayload(item.payload);
-      } catch {
-        value = { undecodable: true };
-      }
-      const event = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-      events.push({ seq, chars: item.payload.data?.length ?? 0, event });
-    }
-    for (const e of this.liveEvents) if (e.seq >= input.fromSeq) events.push(e);
-    events.sort((a, b) => a.seq - b.seq);
-    let chars = 0;
-    let n = 0;
-    while (n < events.length && n < READ_MAX_EVENTS && (n === 0 || chars + events[n]!.chars <= READ_MAX_CHARS)) chars += events[n++]!.chars;
-    if (n > 0) this.readUpToSeq = Math.max(this.readUpToSeq, events[n - 1]!.seq);
-    return { runId: workflowInfo().runId, events: events.slice(0, n).map((e) => ({ ...e.event, seq: e.seq })), more: n < events.length };
+    const page = readPage(this.recorded, this.live.kept, input.fromSeq);
+    if (page.lastSeq !== undefined) this.readUpToSeq = Math.max(this.readUpToSeq, page.lastSeq);
+    return { runId: workflowInfo().runId, events: page.events, more: page.more };
   }
 
-  /**
-   * Keeps a model call's live events for readers (they are checked by readers, who parse
-   * everything; here only that they are this agent's live kind, of the call they claim).
-   */
+  /** Keeps a model call's (or a tool's) live events for readers: see ./live-deltas.ts. */
   private keepLive(input: StreamLiveInput): StreamLiveAck {
     if (!this.enabled || this.contentHidden) return { kept: 0, readUpTo: this.readUpToSeq };
-    const logEnd = this.endOffset;
-    let kept = 0;
-    let lastSeq: number | undefined;
-    input.events.forEach((event, i) => {
-      const n = input.from + i;
-      const type = event.type;
-      if (n >= LIVE_SEQ_PER_ATTEMPT || !(LIVE_EVENT_TYPES as readonly unknown[]).includes(type)) return;
-      if (event.agentId !== this.agentId || event.turn !== input.turn || event.attempt !== input.attempt) return;
-      // A tool's progress comes with its lane, a model call's deltas without one (stream-events.ts).
-      if ((type === 'tool-progress') !== (input.lane !== undefined)) return;
-      const key = `${input.turn}:${input.lane !== undefined ? `lane${input.lane}` : `attempt${input.attempt}`}:${n}`;
-      const known = this.liveKeys.get(key);
-      if (known !== undefined) return void (lastSeq = known);
-      const chars = JSON.stringify(event).length;
-      lastSeq = liveSeq(logEnd, input.lane ?? input.attempt, n);
-      this.liveEvents.push({ seq: lastSeq, turn: input.turn, chars, event, key });
-      this.liveKeys.set(key, lastSeq);
-      this.liveChars += chars;
-      kept++;
-    });
-    // Readers lag by a poll or two: two turns' worth is plenty, and the reply is recorded anyway.
-    while (this.liveEvents.length > 0 && (this.liveChars > LIVE_KEPT_CHARS || this.liveEvents[0]!.turn < input.turn - 1)) {
-      const dropped = this.liveEvents.shift()!;
-      this.liveChars -= dropped.chars;
-      this.liveKeys.delete(dropped.key);
-    }
-    return { kept, ...(lastSeq !== undefined ? { lastSeq } : {}), readUpTo: this.readUpToSeq };
+    return { ...this.live.keep(this.agentId, input, this.endOffset), readUpTo: this.readUpToSeq };
   }
 
   /** A subscriber is here: a poll waits, or one ended within LIVE_SUBSCRIBER_MS (of the last activation's time). */
@@ -275,7 +215,7 @@ export class LiveStream {
    * The package's log as it holds it (private in its types, public at run time): its public
    * `getState()` re-encodes every item, too costly for each `streamLive` batch.
    */
-  private get recorded(): { base: number; log: { topic: string; payload: Parameters<typeof defaultPayloadConverter.fromPayload>[0] }[] } {
+  private get recorded(): RecordedLog {
     return { base: this.stream['baseOffset'] as number, log: this.stream['log'] as never };
   }
 
@@ -328,28 +268,5 @@ export class LiveStream {
   async detach(): Promise<void> {
     await this.linger();
     this.stream.detachPollers();
-  }
-}
-
-/** An event with its content taken out (skipTranscript): the facts stay, the words go. */
-function withoutContent(body: Body): Body {
-  switch (body.type) {
-    case 'tool-use':
-      return { ...body, input: null };
-    case 'tool-result':
-    case 'message': {
-      const { summary: _summary, ...rest } = body as Body & { summary?: string };
-      return { ...rest, preview: '' } as Body;
-    }
-    case 'turn-end': {
-      const { text: _text, textChars: _chars, ...rest } = body;
-      return rest;
-    }
-    case 'done': {
-      const { error: _error, ...rest } = body;
-      return rest;
-    }
-    default:
-      return body;
   }
 }

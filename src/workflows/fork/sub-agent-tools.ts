@@ -7,7 +7,7 @@
 import { deprecatePatch, getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ChildProgress } from '../../shared/activity-io';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
+import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS, LIST_AGENTS } from '../../shared/agent-tools';
 import { sendMessageSignal } from '../../shared/messages';
 import { isMember } from '../../shared/tree-ledger';
 import { describeIssues } from '../../shared/fork-input';
@@ -26,7 +26,6 @@ import { progress } from '../activities';
 import type { AgentToolInput, SendMessageCallInput, SendMessageInterruptingInput } from '../../shared/agent-tools';
 import { controlsRefusal, grantOf, hasControls, withGrant } from './spawn-controls';
 import { listAgentsCall } from './agent-list';
-import { LIST_AGENTS } from '../../shared/agent-list';
 import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
 import { answerApprovalCall } from './parent-approvals';
 import { BROADCAST } from '../../shared/team-ledger';

@@ -2,8 +2,7 @@
  * A teammate's fork input, built from its lead's Agent call (team-spawn.ts starts it; agent-launch.ts
  * builds it for admission). Apart from team-spawn.ts, which uses agent-launch.ts, so the two do not import each other.
  */
-import { isSubAgentTool, sendMessageTool, type AgentToolInput } from '../../shared/agent-tools';
-import { listAgentsTool } from '../../shared/agent-list';
+import { isSubAgentTool, listAgentsTool, sendMessageTool, type AgentToolInput } from '../../shared/agent-tools';
 import type { AgentDefinition } from '../../shared/agents';
 import type { ForkInputJson } from '../../shared/fork-input';
 import { teammateComms } from '../../shared/team';

@@ -23,7 +23,7 @@ import { runMcpTool } from './mcp-call';
 import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { listAgentsOffered } from './agent-list';
-import { LIST_AGENTS } from '../../shared/agent-list';
+import { LIST_AGENTS } from '../../shared/agent-tools';
 import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { userMemoryOf } from './user-memory';

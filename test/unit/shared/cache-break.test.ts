@@ -12,11 +12,12 @@ import {
   previousRequest,
   requestFacts,
   TTL_EXPIRED,
+  UNKNOWN_CACHE_BREAK,
   type RequestFacts,
 } from '../../../src/shared/cache-break';
 import type { RequestContext } from '../../../src/shared/messages';
 import { buildMessagesRequest } from '../../../src/shared/request';
-import { snapshotHashes, UNKNOWN_CACHE_BREAK } from '../../../src/shared/snapshot';
+import { snapshotHashes } from '../../../src/shared/snapshot';
 import { assistant, text, TOOLS, user } from './kit';
 
 const ctx: RequestContext = { model: 'claude-sonnet-4-6', system: 'You are careful.', tools: TOOLS, maxTokens: 100, cacheKeyHash: 'k' };

@@ -5,8 +5,8 @@
  * fields or for ListAgents (src/shared/agent-list.ts), whose rows come from the child records.
  */
 import { createHash } from 'node:crypto';
-import { agentList, childrenToAsk, LIST_AGENTS, LISTED_PROGRESS_MAX, shownRecords, teamView } from '../../../src/shared/agent-list';
-import { agentCallWithoutControls, agentToolInput, sendMessageCallInput, sendMessageCallWithInterrupt, sendMessageTool, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
+import { agentList, childrenToAsk, LISTED_PROGRESS_MAX, shownRecords, teamView } from '../../../src/shared/agent-list';
+import { agentCallWithoutControls, agentToolInput, LIST_AGENTS, sendMessageCallInput, sendMessageCallWithInterrupt, sendMessageTool, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
 import { ZERO_USAGE } from '../../../src/shared/anthropic';
 import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/child-controls';
 import type { ChildRecord } from '../../../src/shared/tree-input';

@@ -7,14 +7,13 @@ import { cacheKeyHash } from '../../../src/shared/cache-key';
 import { buildForkOpening } from '../../../src/shared/fork-messages';
 import { SAMPLING_NOT_SENT, validateForkInput } from '../../../src/shared/fork-input';
 import { buildMessagesRequest } from '../../../src/shared/request';
+import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK } from '../../../src/shared/cache-break';
 import {
-  diagnoseCacheBreak,
   fromParentRequest,
   InvalidSnapshotError,
   isInvalidSnapshotError,
   requestContextOf,
   snapshotHashes,
-  UNKNOWN_CACHE_BREAK,
 } from '../../../src/shared/snapshot';
 import { deepFreeze, parentBody, text, TOOLS } from './kit';
 

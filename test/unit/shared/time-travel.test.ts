@@ -5,9 +5,8 @@
  * the fork-input rules, and a retried root's ledger.
  */
 import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
-import type { RunRef } from '../../../src/shared/activity-io';
 import { forkInputJsonSchema, validateForkInput } from '../../../src/shared/fork-input';
-import type { PrefixRef } from '../../../src/shared/prefix';
+import type { PrefixRef, RunRef } from '../../../src/shared/prefix';
 import { changedParts, ForkPointError, resolveTurnPoint, resumable, usageSince, type PointReader, type RunEnd, type TurnPointAnswer } from '../../../src/shared/time-travel';
 import { charge, newLedger, reserve, retryRoot } from '../../../src/shared/tree-ledger';
 

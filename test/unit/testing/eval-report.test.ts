@@ -4,7 +4,7 @@
  * summary; the spec is checked before anything runs. And the CLI's turn arguments.
  */
 import { assertEval, checkEval, EvalAssertionError, evalSpecSchema, evalTable, type CaseReport, type EvalReport } from '../../../src/testing';
-import { pointParams, turnNumber } from '../../../src/cli/commands/time-travel';
+import { pointParams, turnNumber } from '../../../src/cli/commands/point-flags';
 import { CliError } from '../../../src/cli/exit';
 
 const tokens = { uncached: 10, cacheRead: 1000, cacheWrite: 50, output: 20 };

@@ -6,7 +6,8 @@
 export { bwrapArgs, SANDBOX_HOME, type Mask, type SandboxSpec } from './bwrap-args';
 export { callCgroup, releaseCgroup, DEFAULT_LIMITS, detectProcessCap, ulimitScript, type CallCgroup, type ProcessCap, type SandboxLimits } from './limits';
 export { describeSandbox, probeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from './probe';
-export { planShell, type ShellContainment, type ShellPlan, type ShellSandboxContext, type SpecBase } from './policy';
+export { planShell, type ShellPlan, type SpecBase } from './policy';
+export type { ShellContainment, ShellSandboxContext } from './shell-context';
 export { canSee, canonicalish, hiddenInside, systemEntries, viewFor, within, type FsView, type SystemEntry } from './view';
 export { defaultStateDir, protectedPaths } from './protected';
 export { addressRefusal, startNetProxy, type NetProxy, type Refusal } from './net-proxy';
