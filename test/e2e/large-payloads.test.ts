@@ -18,6 +18,7 @@ import { runForkflow, startWorkerProcess } from '../kit/processes';
 import { largestPayload, rawHistory, referenceCount } from '../kit/raw-history';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { bigSnapshot } from '../kit/snapshots';
+import { pngOfBase64Size } from '../kit/media';
 
 /** The SDK's default threshold: every payload at least this big goes to the blob store. */
 const THRESHOLD = 256 * 1024;
@@ -98,7 +99,8 @@ test('a fork from an inline parent of 6 MB runs, and a fork by reference from th
 });
 
 test('a 3 MB base64 image in a tool result reaches the model byte for byte, on every turn', async () => {
-  const image = Buffer.from(Uint8Array.from({ length: 2_300_000 }, (_, i) => (i * 131 + (i >> 9)) % 256)).toString('base64');
+  // A real PNG (noise pixels, stored uncompressed): the client checks a snapshot's images against the API's limits.
+  const image = pngOfBase64Size(3_100_000).toString('base64');
   expect(image.length).toBeGreaterThan(3_000_000);
   const parent = bigSnapshot({ conversationBytes: 20_000, pendingToolUses: 1 });
   // The parent took a screenshot a turn ago: its tool result carries the image.
