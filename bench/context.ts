@@ -11,8 +11,8 @@
  *
  * Environment: BENCH_TURNS (default 1000), BENCH_WINDOW (200000), BENCH_BYTES_PER_READ (800).
  */
-import { totalInputTokens, type Usage } from '../src/shared/anthropic';
-import { CACHE_PRICE } from '../src/shared/pricing';
+import { totalInputTokens, type Usage } from '../src/shared/messages-api/anthropic';
+import { CACHE_PRICE } from '../src/shared/providers/pricing';
 import { isSummaryRequest } from '../src/offline';
 import type { ContextManagementInput } from '../src/shared/context/policy';
 import type { ContextStatus } from '../src/shared/context/state';

@@ -7,7 +7,7 @@
  * started at once by reference against 32 empty workflows on the same server (bench/siblings.ts).
  */
 import { temporal } from '@temporalio/proto';
-import { totalInputTokens } from '../src/shared/anthropic';
+import { totalInputTokens } from '../src/shared/messages-api/anthropic';
 import { bigSnapshot } from '../test/kit/snapshots';
 import { NativeConnection } from '@temporalio/worker';
 import { median, printTable, startBenchStack } from './kit';

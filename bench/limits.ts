@@ -1,6 +1,6 @@
 /**
  * `node -r tsx/cjs bench/limits.ts`: what refusing hostile inputs costs, and what the inbound
- * guard adds to honest ones (src/shared/limits.ts, src/payloads/inbound.ts).
+ * guard adds to honest ones (src/shared/wire/limits.ts, src/payloads/inbound.ts).
  *
  * - Refusals: `validateForkInput` on a 5,000-level nesting in a tool schema, on a 1,000,000-level
  *   one, on a 50 MB prompt, and on 33 MB of messages: each should be far under a second.
@@ -13,7 +13,7 @@ import { defaultFailureConverter, defaultPayloadConverter, type LoadedDataConver
 import { coresdk } from '@temporalio/proto';
 import { EncryptionCodec } from '../src/payloads/codec';
 import { guardActivation } from '../src/payloads/inbound';
-import { validateForkInput } from '../src/shared/fork-input';
+import { validateForkInput } from '../src/shared/wire/fork-input';
 import { median, percentile, printTable } from './kit';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);

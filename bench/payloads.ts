@@ -12,8 +12,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MessageParam } from '../src/shared/anthropic';
-import { canonicalJson, utf8Length } from '../src/shared/hash';
+import type { MessageParam } from '../src/shared/messages-api/anthropic';
+import { canonicalJson, utf8Length } from '../src/shared/base/hash';
 import { fsDriverFor, storageSettings } from '../src/payloads/storage';
 import { rawHistory, referenceCount } from '../test/kit/raw-history';
 import { bigSnapshot } from '../test/kit/snapshots';

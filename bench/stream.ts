@@ -13,7 +13,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ForkflowClient } from '../src/client';
-import type { StreamEvent } from '../src/shared/stream-events';
+import type { StreamEvent } from '../src/shared/streams/stream-events';
 import { startDevStack } from '../src/testing/dev-stack';
 import { rawHistory, type RawHistory } from '../test/kit/raw-history';
 import { median, percentile, printTable } from './kit';

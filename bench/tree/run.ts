@@ -20,8 +20,8 @@ import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient, type ForkResult } from '../../src/client';
 import { startOfflineModel, type OfflineModel, type RequestLogEntry } from '../../src/offline';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
-import { addUsage, ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
-import { tokensCharged } from '../../src/shared/budget';
+import { addUsage, ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
+import { tokensCharged } from '../../src/shared/tree/budget';
 import { percentile } from '../kit';
 import { rootHistory, shareWaits, type ShareWaits } from './history';
 

@@ -78,7 +78,7 @@ export function linkProblems(docs: MarkdownFile[], pages: MarkdownFile[] = docs,
       const path = repoPathOf(span.code);
       if (path !== undefined && !exists(root, path, ignored)) problems.push(`${at(span)}: \`${span.code}\` names ${path}, which does not exist`);
     }
-    // Paths named in prose (outside code and link targets): `see src/shared/cache-break.ts`.
+    // Paths named in prose (outside code and link targets): `see src/shared/prefix/cache-break.ts`.
     const fenced = new Set(doc.blocks.flatMap((b) => Array.from({ length: b.body.split('\n').length + 2 }, (_, i) => b.line + i)));
     doc.text.split('\n').forEach((raw, i) => {
       if (fenced.has(i + 1)) return;

@@ -1,7 +1,7 @@
 /**
  * What src/ declares, read from its syntax (the TypeScript parser, no type checking): the
  * signal, query and update definitions of src/shared/ (`export const x = defineSignal<…>('name')`)
- * with their TSDoc, and the business failure types of src/shared/failures.ts. The reference
+ * with their TSDoc, and the business failure types of src/shared/wire/failures.ts. The reference
  * pages print these and the docs checks test names against them, so neither can drift from
  * the code.
  */
@@ -97,7 +97,7 @@ export interface TableEntry {
 
 /**
  * The entries of a constant object table of a file of src/, with their TSDoc: FAILURE
- * (src/shared/failures.ts), EXIT (src/cli/exit.ts), WORKFLOW_TYPES (src/shared/constants.ts).
+ * (src/shared/wire/failures.ts), EXIT (src/cli/exit.ts), WORKFLOW_TYPES (src/shared/wire/constants.ts).
  */
 export function constTable(file: string, name: string, root = ROOT): TableEntry[] {
   const source = parse(join(root, file));

@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { validateForkInput, validateSnapshot } from '../../src/shared/fork-input';
-import { approvalDecisionSchema, childOutcomeReportSchema, sendMessageSchema } from '../../src/shared/messages';
-import { backgroundChildArgsSchema, interruptArgsSchema } from '../../src/shared/interrupt';
-import { providersConfigSchema } from '../../src/shared/providers';
+import { validateForkInput, validateSnapshot } from '../../src/shared/wire/fork-input';
+import { approvalDecisionSchema, childOutcomeReportSchema, sendMessageSchema } from '../../src/shared/wire/messages';
+import { backgroundChildArgsSchema, interruptArgsSchema } from '../../src/shared/tree/interrupt';
+import { providersConfigSchema } from '../../src/shared/providers/providers';
 import { validateDreamConfig } from '../../src/shared/dream/config';
 import { serviceHookAnswerSchema, serviceHookCallSchema, serviceToolCallSchema, serviceToolResultSchema } from '../../src/shared/tools/service-contract';
 import { evalSpecSchema } from '../../src/testing/eval/spec';

@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { envSetting } from '../../src/shared/env-settings';
+import { envSetting } from '../../src/shared/wire/env-settings';
 import { join } from 'node:path';
 
 /** The name clients check the frontend's certificate against (TEMPORAL_TLS_SERVER_NAME). */

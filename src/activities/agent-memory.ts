@@ -1,6 +1,6 @@
 /**
  * Opens a named agent's memory directory in its workspace and reads the start of its index
- * (src/shared/agent-memory.ts says what the scopes are and what reaches the prompt). The
+ * (src/shared/agents/agent-memory.ts says what the scopes are and what reaches the prompt). The
  * directory's path comes from the definition, and the workspace may hold anything a model or
  * another user left there, so nothing is followed out of the workspace: each missing level is
  * created only under a level already checked to lie inside it, a level that resolves outside
@@ -13,7 +13,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, realpath, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { agentMemoryPath, MEMORY_INDEX_BYTES, MEMORY_INDEX_FILE, MEMORY_INDEX_LINES, type AgentMemory, type MemoryIndex } from '../shared/agent-memory';
+import { agentMemoryPath, MEMORY_INDEX_BYTES, MEMORY_INDEX_FILE, MEMORY_INDEX_LINES, type AgentMemory, type MemoryIndex } from '../shared/agents/agent-memory';
 import { within } from './tools/sandbox';
 
 /** Why the memory directory cannot be used (the message names the path and what to do). */

@@ -1,5 +1,5 @@
 /**
- * Reading a sub-agent's output file for its parent (src/shared/agent-output.ts): the child's
+ * Reading a sub-agent's output file for its parent (src/shared/tree/agent-output.ts): the child's
  * workflow is asked — its `status` query and the newest pages of its transcript — so what the
  * parent reads comes from durable state, on any worker, while the child runs and after it
  * ended (a closed workflow answers queries until its retention ends). A child that does not
@@ -7,9 +7,9 @@
  * all shows what its parent recorded of its result.
  */
 import type { Client } from '@temporalio/client';
-import { totalTokens, type MessageParam } from '../shared/anthropic';
-import { AGENT_OUTPUT_LIMITS, renderAgentOutput, type ReadAgentOutputInput, type ReadAgentOutputResult } from '../shared/agent-output';
-import { messagesQuery, statusQuery, transcriptPageQuery } from '../shared/messages';
+import { totalTokens, type MessageParam } from '../shared/messages-api/anthropic';
+import { AGENT_OUTPUT_LIMITS, renderAgentOutput, type ReadAgentOutputInput, type ReadAgentOutputResult } from '../shared/tree/agent-output';
+import { messagesQuery, statusQuery, transcriptPageQuery } from '../shared/wire/messages';
 
 type Handle = ReturnType<Client['workflow']['getHandle']>;
 type Run = { workflowId: string; runId?: string };

@@ -6,12 +6,12 @@
  */
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { totalTokens } from '../shared/anthropic';
-import { LISTED_PROGRESS_MAX } from '../shared/agent-list';
-import { statusQuery } from '../shared/messages';
-import type { ChildCounters, ChildProgress, TeamMemberFacts } from '../shared/activity-io';
-import type { ForkStatus } from '../shared/status';
-import { TEAM_NAME_PATTERN } from '../shared/team';
+import { totalTokens } from '../shared/messages-api/anthropic';
+import { LISTED_PROGRESS_MAX } from '../shared/tree/agent-list';
+import { statusQuery } from '../shared/wire/messages';
+import type { ChildCounters, ChildProgress, TeamMemberFacts } from '../shared/wire/activity-io';
+import type { ForkStatus } from '../shared/wire/status';
+import { TEAM_NAME_PATTERN } from '../shared/tree/team';
 
 /** Characters of the child's latest text shown (its end). */
 const SHOWN = 8_000;

@@ -12,13 +12,13 @@
  * history instead (src/activities/snapshot-inputs.ts), verified the same way.
  */
 import type { Client } from '@temporalio/client';
-import type { MessageParam } from '../shared/anthropic';
-import type { ModelCallInput } from '../shared/activity-io';
-import type { RunRef } from '../shared/prefix';
-import { chainDigest, EMPTY_DIGEST, hashJson } from '../shared/hash';
-import { openingFromRecipe } from '../shared/fork-messages';
-import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/messages';
-import { snapshotContext } from '../shared/snapshot';
+import type { MessageParam } from '../shared/messages-api/anthropic';
+import type { ModelCallInput } from '../shared/wire/activity-io';
+import type { RunRef } from '../shared/prefix/prefix';
+import { chainDigest, EMPTY_DIGEST, hashJson } from '../shared/base/hash';
+import { openingFromRecipe } from '../shared/prefix/fork-messages';
+import { messagesQuery, pageBytesFor, requestContextQuery, type RequestContext } from '../shared/wire/messages';
+import { snapshotContext } from '../shared/prefix/snapshot';
 import { Lru } from './lru';
 import { SnapshotInputs, type ReadStartInput } from './snapshot-inputs';
 

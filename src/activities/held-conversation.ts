@@ -3,9 +3,9 @@
  * Versioning): the next run carries the whole conversation inline, so no run of the old build
  * is queried once that build's workers are gone. Runs on the old build, while it still serves.
  */
-import type { MessageParam } from '../shared/anthropic';
-import type { RunRef } from '../shared/prefix';
-import type { HeldConversation } from '../shared/tree-input';
+import type { MessageParam } from '../shared/messages-api/anthropic';
+import type { RunRef } from '../shared/prefix/prefix';
+import type { HeldConversation } from '../shared/tree/tree-input';
 import type { ConversationSource } from './conversation';
 
 export interface ReadHeldInput {

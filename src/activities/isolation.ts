@@ -7,10 +7,10 @@
  */
 import { realpath } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
-import type { MemoryScope, PathEscapeReport, WorktreeRef, WorktreeResult } from '../shared/activity-io';
-import { agentMemorySchema, type AgentMemory, type MemoryIndex } from '../shared/agent-memory';
-import { FAILURE, failure } from '../shared/failures';
-import { describeIssues } from '../shared/fork-input';
+import type { MemoryScope, PathEscapeReport, WorktreeRef, WorktreeResult } from '../shared/wire/activity-io';
+import { agentMemorySchema, type AgentMemory, type MemoryIndex } from '../shared/agents/agent-memory';
+import { FAILURE, failure } from '../shared/wire/failures';
+import { describeIssues } from '../shared/wire/fork-input';
 import { AgentMemoryError, openAgentMemory } from './agent-memory';
 import { canonicalRoots, tenantHome } from './user-memory';
 import { auditTouchedPaths } from './tools';

@@ -1,5 +1,5 @@
 /**
- * forkflow's metrics emitted from activities (names and meanings: src/shared/metrics.ts):
+ * forkflow's metrics emitted from activities (names and meanings: src/shared/wire/metrics.ts):
  * model calls and the tokens they used. Counted here rather than in the workflow because
  * the activity sees every attempt — a rate-limited attempt that Temporal retries is a call
  * the provider answered, and tokens are billed per successful call even if the worker dies
@@ -10,9 +10,9 @@
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure, type MetricMeter } from '@temporalio/common';
-import type { Usage } from '../shared/anthropic';
-import { FORKFLOW_METRICS as M, type ModelCallOutcome, type TokenKind } from '../shared/metrics';
-import { DEFAULT_PROVIDER } from '../shared/model-allowlist';
+import type { Usage } from '../shared/messages-api/anthropic';
+import { FORKFLOW_METRICS as M, type ModelCallOutcome, type TokenKind } from '../shared/wire/metrics';
+import { DEFAULT_PROVIDER } from '../shared/providers/model-allowlist';
 
 /** The meter of the running activity; callers outside an activity (tests) pass their own. */
 function currentMeter(): MetricMeter {

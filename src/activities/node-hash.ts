@@ -1,17 +1,17 @@
 /**
- * The shared chained digest (src/shared/hash.ts), computed with Node's native SHA-256. Same
+ * The shared chained digest (src/shared/base/hash.ts), computed with Node's native SHA-256. Same
  * bytes in, same hex out: the workflow compares what activities measure with its own pure-JS
  * digests. Activities hash whole requests every turn (cache-break facts), where the pure-JS
  * hash costs ~35 ms per MB and the native one a few.
  */
 import { createHash } from 'node:crypto';
-import type { MessageParam } from '../shared/anthropic';
-import { unmarkedMessage } from '../shared/cache-break';
-import { canonicalJson } from '../shared/hash';
+import type { MessageParam } from '../shared/messages-api/anthropic';
+import { unmarkedMessage } from '../shared/prefix/cache-break';
+import { canonicalJson } from '../shared/base/hash';
 
 const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** `chainDigest` of src/shared/hash.ts, natively: digest_k = H(digest_{k-1} ‖ H(item_k)). */
+/** `chainDigest` of src/shared/base/hash.ts, natively: digest_k = H(digest_{k-1} ‖ H(item_k)). */
 export function chainDigestNative(previous: string, item: unknown): string {
   return sha256Hex(`${previous}:${sha256Hex(canonicalJson(item))}`);
 }
@@ -20,7 +20,7 @@ export function chainDigestNative(previous: string, item: unknown): string {
 const messageHashes = new WeakMap<MessageParam, string>();
 
 /**
- * The request-facts step (src/shared/cache-break.ts `MessageChain`), natively, with each
+ * The request-facts step (src/shared/prefix/cache-break.ts `MessageChain`), natively, with each
  * message's own hash kept by object. A request's messages are mostly the very objects of the
  * worker's cached conversation, turn after turn (only the few that carry a cache marker, or
  * were merged, are copies), so a turn hashes what is new instead of the whole conversation

@@ -14,7 +14,7 @@
  *
  * Only trees whose root started before budget shares (patch forkflow-tree-shares-1) reach
  * their root by update on every call; a tree that lends shares sends its root signals only
- * (src/shared/tree-calls.ts), which take no update slot, so nothing here bounds it and there
+ * (src/shared/tree/tree-calls.ts), which take no update slot, so nothing here bounds it and there
  * is no sum for an operator to keep. For those older trees the limit stays per process and
  * per root (FORKFLOW_ROOT_UPDATES); they drain as they finish (docs/guides/scale.md).
  */

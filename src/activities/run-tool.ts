@@ -12,8 +12,8 @@
  * - a real failure thrown by an attempt (not a timeout) stops after three attempts, as before.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { toolUsesOf } from '../shared/anthropic';
-import type { ToolCallInput, ToolCallResult } from '../shared/activity-io';
+import { toolUsesOf } from '../shared/messages-api/anthropic';
+import type { ToolCallInput, ToolCallResult } from '../shared/wire/activity-io';
 import type { ConversationSource } from './conversation';
 import type { ResponseStore } from './model/response-store';
 import { CallMachineryError, guardCall } from './call-guard';
@@ -22,7 +22,7 @@ import { startHeartbeat } from './heartbeat';
 import { runBuiltinTool } from './tools';
 import { protectedPaths, sandboxAvailability, type Refusal, type SandboxAvailability, type SandboxLimits } from './tools/sandbox';
 import { classifyShellCommand } from './tools/shell';
-import { SHELL_OPT_IN_PROGRAMS } from '../shared/activity-io';
+import { SHELL_OPT_IN_PROGRAMS } from '../shared/wire/activity-io';
 import type { ToolContext, WritePolicy } from './tools/types';
 import { resolveWorkspace, type WorkspacePolicy } from './tools/workspace';
 import { AgentMemoryError } from './agent-memory';

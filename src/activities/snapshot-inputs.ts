@@ -9,9 +9,9 @@
  * What is read is verified by the caller against the digest and context key it was given
  * (they came from the workflows), so anything unexpected falls back to the queries.
  */
-import type { RunRef } from '../shared/prefix';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import { cacheSafeParamsSchema, type CacheSafeParams } from '../shared/fork-input';
+import type { RunRef } from '../shared/prefix/prefix';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import { cacheSafeParamsSchema, type CacheSafeParams } from '../shared/wire/fork-input';
 import { Lru } from './lru';
 
 /**

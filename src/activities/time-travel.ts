@@ -1,5 +1,5 @@
 /**
- * Time travel from inside a fork (src/shared/time-travel.ts): resolving a fork input's `from`
+ * Time travel from inside a fork (src/shared/prefix/time-travel.ts): resolving a fork input's `from`
  * (an agent, a turn, a run) to a reference, for SDKs without forkflow's client, and reading
  * the parent's request context that a counterfactual fork builds its own from. Both record a
  * small result in the fork's history: a reference, or a context (system prompt and tools) —
@@ -7,13 +7,13 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import type { RunRef } from '../shared/prefix';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import { FAILURE } from '../shared/failures';
-import { hashJson } from '../shared/hash';
-import type { RequestContext } from '../shared/messages';
-import { isForkPointError, resolveTurnPoint, type ForkPoint, type TurnPoint } from '../shared/time-travel';
-import { temporalPointReader } from '../shared/time-travel-reader';
+import type { RunRef } from '../shared/prefix/prefix';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import { FAILURE } from '../shared/wire/failures';
+import { hashJson } from '../shared/base/hash';
+import type { RequestContext } from '../shared/wire/messages';
+import { isForkPointError, resolveTurnPoint, type ForkPoint, type TurnPoint } from '../shared/prefix/time-travel';
+import { temporalPointReader } from '../shared/prefix/time-travel-reader';
 import type { ConversationSource } from './conversation';
 import type { ReadStartInput } from './snapshot-inputs';
 

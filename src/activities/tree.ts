@@ -6,10 +6,10 @@
  */
 import { Context, log } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../shared/messages';
-import type { RouteRequest, RouteResult } from '../shared/team-ledger';
-import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree-ledger';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../shared/wire/messages';
+import type { RouteRequest, RouteResult } from '../shared/tree/team-ledger';
+import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree/tree-ledger';
 import { processRootGate, type RootUpdateGate } from './root-gate';
 
 /** The ledger a tree's root keeps, reached by update. */

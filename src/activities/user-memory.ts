@@ -1,5 +1,5 @@
 /**
- * Where a `memory: user` agent's memory is on this worker (src/shared/agent-memory.ts): in its
+ * Where a `memory: user` agent's memory is on this worker (src/shared/agents/agent-memory.ts): in its
  * tenant's home, `<FORKFLOW_USER_MEMORY_ROOT>/<tenant>`, a directory the operator made for that
  * tenant (forkflow never makes a home: a tenant the operator did not provide has no user memory).
  * Every path is taken canonically and must stay inside the root; the memory directory itself is
@@ -8,7 +8,7 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { agentMemoryPath, tenantSchema } from '../shared/agent-memory';
+import { agentMemoryPath, tenantSchema } from '../shared/agents/agent-memory';
 import { AgentMemoryError } from './agent-memory';
 import { within } from './tools/sandbox';
 

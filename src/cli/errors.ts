@@ -9,7 +9,7 @@ import { QueryNotRegisteredError, QueryRejectedError, ServiceError, WorkflowFail
 import { NamespaceNotFoundError, WorkflowNotFoundError } from '@temporalio/common';
 import { AgentNotFoundError, DreamScheduleExistsError, DreamScheduleNotFoundError, InvalidInputError, isEncryptionKeyError, isStorageConfigError, PromptScheduleExistsError, PromptScheduleNotFoundError, TemporalUnavailableError } from '../client';
 import { isUnreachable } from '../client/outage';
-import { oneLine } from '../shared/text';
+import { oneLine } from '../shared/base/text';
 import { CliError, EXIT } from './exit';
 
 const MAX_LINE = 1000;

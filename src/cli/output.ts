@@ -1,7 +1,7 @@
 /** Output for people (tables, short lines) and for machines (`--json`). */
 import Table from 'cli-table3';
-import type { Usage } from '../shared/anthropic';
-import { oneLine } from '../shared/text';
+import type { Usage } from '../shared/messages-api/anthropic';
+import { oneLine } from '../shared/base/text';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

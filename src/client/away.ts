@@ -5,13 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { awayPrompt, awayRequestSchema, type AwayEvent, type AwayRequestInput, type AwaySummary } from '../shared/away';
+import { awayPrompt, awayRequestSchema, type AwayEvent, type AwayRequestInput, type AwaySummary } from '../shared/dream/away';
 import { AWAY_FORK_LABEL, AWAY_QUERY_SOURCE, scopeEventsQuery } from '../shared/dream/names';
-import { forkResultOf } from '../shared/failures';
-import { describeIssues } from '../shared/fork-input';
-import { statusQuery } from '../shared/messages';
-import { SA } from '../shared/search-attributes';
-import type { ForkResult } from '../shared/status';
+import { forkResultOf } from '../shared/wire/failures';
+import { describeIssues } from '../shared/wire/fork-input';
+import { statusQuery } from '../shared/wire/messages';
+import { SA } from '../shared/wire/search-attributes';
+import type { ForkResult } from '../shared/wire/status';
 import { InvalidInputError } from './errors';
 import type { ForkRunner } from './runner';
 

@@ -4,9 +4,9 @@
  * reference to the runs that recorded them (a fork of a snapshot, a resumed agent).
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { MessageParam } from '../shared/anthropic';
-import { messagesQuery, pageBytesFor, prefixRefQuery, transcriptPageQuery } from '../shared/messages';
-import { prefixRefSchema, type PrefixRef } from '../shared/prefix';
+import type { MessageParam } from '../shared/messages-api/anthropic';
+import { messagesQuery, pageBytesFor, prefixRefQuery, transcriptPageQuery } from '../shared/wire/messages';
+import { prefixRefSchema, type PrefixRef } from '../shared/prefix/prefix';
 
 export interface ReadOptions {
   /** Read messages [0, count) only. */

@@ -5,12 +5,12 @@
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { WORKFLOW_TYPES } from '../shared/constants';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
 import { dreamConfigSchema, type DreamConfigInput } from '../shared/dream/config';
 import { dreamScheduleId, scheduledDreamId } from '../shared/dream/names';
-import { durationSchema, toMs } from '../shared/duration';
-import { describeIssues } from '../shared/fork-input';
-import { SA } from '../shared/search-attributes';
+import { durationSchema, toMs } from '../shared/base/duration';
+import { describeIssues } from '../shared/wire/fork-input';
+import { SA } from '../shared/wire/search-attributes';
 import { ForkflowError, InvalidInputError } from './errors';
 
 /** The configuration or the schedule spec failed validation. */

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { WORKFLOW_TYPES } from '../shared/constants';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
 import { validateDreamConfig, type DreamConfigInput } from '../shared/dream/config';
 import { dreamLockId, dreamRunsQuery, manualDreamId } from '../shared/dream/names';
 import type { DreamOutcome } from '../shared/dream/outcome';
-import { FAILURE, isFailure, issuesOf } from '../shared/failures';
-import { SA } from '../shared/search-attributes';
+import { FAILURE, isFailure, issuesOf } from '../shared/wire/failures';
+import { SA } from '../shared/wire/search-attributes';
 import { DreamSchedules, InvalidDreamConfigError } from './dream-schedule';
 import { ForkflowError } from './errors';
 import type { ForkRunner } from './runner';
@@ -19,7 +19,7 @@ export * from './dream-schedule';
 export * from './away';
 export type { DreamConfigInput } from '../shared/dream/config';
 export type { DreamOutcome } from '../shared/dream/outcome';
-export type { AwayEvent, AwayRequestInput, AwaySummary } from '../shared/away';
+export type { AwayEvent, AwayRequestInput, AwaySummary } from '../shared/dream/away';
 
 type DreamWorkflowFn = (config: DreamConfigInput) => Promise<DreamOutcome>;
 

@@ -4,10 +4,10 @@
  * service calls them. Each is one zero-copy fork of the agent's conversation (`forkFrom`),
  * hidden from listings (skipTranscript), that leaves the agent itself untouched.
  */
-import type { ForkStatus, ForkResult } from '../shared/status';
-import { AGENT_SUMMARY_LABEL, AGENT_SUMMARY_QUERY_SOURCE, agentSummaryDirective } from '../shared/agent-summary';
-import { MEMORY_EXTRACTION_LABEL, MEMORY_EXTRACTION_MAX_TURNS, MEMORY_EXTRACTION_QUERY_SOURCE, memoryExtractionDirective } from '../shared/memory-extraction';
-import type { Usage } from '../shared/anthropic';
+import type { ForkStatus, ForkResult } from '../shared/wire/status';
+import { AGENT_SUMMARY_LABEL, AGENT_SUMMARY_QUERY_SOURCE, agentSummaryDirective } from '../shared/agents/agent-summary';
+import { MEMORY_EXTRACTION_LABEL, MEMORY_EXTRACTION_MAX_TURNS, MEMORY_EXTRACTION_QUERY_SOURCE, memoryExtractionDirective } from '../shared/dream/memory-extraction';
+import type { Usage } from '../shared/messages-api/anthropic';
 import { ForkflowError } from './errors';
 import type { ForkParams } from './runner';
 import type { TreeView } from './tree';

@@ -16,13 +16,13 @@
  */
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { totalTokens, type Usage } from '../shared/anthropic';
-import { FORK_QUERY_SOURCE, WORKFLOW_TYPES } from '../shared/constants';
-import { estimateCostUsd } from '../shared/pricing';
-import { statusQuery } from '../shared/messages';
-import { SA } from '../shared/search-attributes';
-import type { ForkResult, ForkStatus } from '../shared/status';
-import { ledgerTotals, ledgerView, leftFor, type LedgerAgentView } from '../shared/tree-ledger';
+import { totalTokens, type Usage } from '../shared/messages-api/anthropic';
+import { FORK_QUERY_SOURCE, WORKFLOW_TYPES } from '../shared/wire/constants';
+import { estimateCostUsd } from '../shared/providers/pricing';
+import { statusQuery } from '../shared/wire/messages';
+import { SA } from '../shared/wire/search-attributes';
+import type { ForkResult, ForkStatus } from '../shared/wire/status';
+import { ledgerTotals, ledgerView, leftFor, type LedgerAgentView } from '../shared/tree/tree-ledger';
 import { AgentNotFoundError } from './errors';
 import { forksByPoint } from './lineage';
 import { toAgentRow, type AgentRow } from './rows';
@@ -59,7 +59,7 @@ export interface NodeCounters {
   totalTokens?: number;
   /** By kind (absent when only visibility's total is known). */
   usage?: Usage;
-  /** Its estimated cost in USD (src/shared/pricing.ts): the ledger's, or its own usage priced. */
+  /** Its estimated cost in USD (src/shared/providers/pricing.ts): the ledger's, or its own usage priced. */
   costUsd?: number;
   /** The model its calls go to. */
   model?: string;

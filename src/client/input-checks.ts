@@ -3,10 +3,10 @@
  * the refused fork would then show in listings and lineage): a fork from an agent's point
  * that changes its parent's model, system prompt or tools without saying it is a
  * counterfactual fork, and a parent snapshot holding an image or document the API would
- * refuse (src/shared/media-limits.ts), named by its path.
+ * refuse (src/shared/messages-api/media-limits.ts), named by its path.
  */
-import { requestMediaIssues } from '../shared/media-limits';
-import type { MessageParam } from '../shared/anthropic';
+import { requestMediaIssues } from '../shared/messages-api/media-limits';
+import type { MessageParam } from '../shared/messages-api/anthropic';
 import { STANDARD_WINDOW } from '../shared/context/windows';
 import { InvalidForkInputError } from './errors';
 

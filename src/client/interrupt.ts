@@ -6,7 +6,7 @@
  */
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { describeIssues } from '../shared/fork-input';
+import { describeIssues } from '../shared/wire/fork-input';
 import {
   backgroundChildArgsSchema,
   backgroundChildUpdate,
@@ -15,10 +15,10 @@ import {
   type BackgroundChildAnswer,
   type InterruptAnswer,
   type InterruptArgs,
-} from '../shared/interrupt';
+} from '../shared/tree/interrupt';
 import { AgentNotFoundError, ForkflowError, InvalidInputError } from './errors';
 
-export type { BackgroundChildAnswer, InterruptAnswer, InterruptArgs } from '../shared/interrupt';
+export type { BackgroundChildAnswer, InterruptAnswer, InterruptArgs } from '../shared/tree/interrupt';
 
 async function update<T>(agentId: string, fn: () => Promise<T>): Promise<T> {
   try {

@@ -7,9 +7,9 @@
 import type { Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import type { ForkInput } from '../shared/fork-input';
-import { SA } from '../shared/search-attributes';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import type { ForkInput } from '../shared/wire/fork-input';
+import { SA } from '../shared/wire/search-attributes';
 import { AgentNotFoundError } from './errors';
 import { visibilityLiteral } from './tree';
 

@@ -13,7 +13,7 @@
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { z } from 'zod';
-import { WORKFLOW_TYPES } from '../shared/constants';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
 
 /** The search attribute the SDK fills with the ids of the patches a run has recorded (its markers). */
 export const CHANGE_VERSION_ATTRIBUTE = 'TemporalChangeVersion';

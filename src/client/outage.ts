@@ -13,7 +13,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, isGrpcServiceError, type ConnectionLike, type ConnectionOptions } from '@temporalio/client';
-import { oneLine } from '../shared/text';
+import { oneLine } from '../shared/base/text';
 import { TemporalUnavailableError } from './errors';
 
 /** Five minutes: long enough for a server restart or a rolling upgrade, short enough to notice. */

@@ -6,11 +6,11 @@
  */
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription, type ScheduleHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import { toMs } from '../shared/duration';
-import { describeIssues } from '../shared/fork-input';
-import { sendMessageSchema, type SendMessageArgs } from '../shared/messages';
-import { promptScheduleId, promptScheduleName, promptScheduleNameSchema, scheduledPromptRunId, type ScheduledPromptInput } from '../shared/scheduled-prompt';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import { toMs } from '../shared/base/duration';
+import { describeIssues } from '../shared/wire/fork-input';
+import { sendMessageSchema, type SendMessageArgs } from '../shared/wire/messages';
+import { promptScheduleId, promptScheduleName, promptScheduleNameSchema, scheduledPromptRunId, type ScheduledPromptInput } from '../shared/wire/scheduled-prompt';
 import { dreamScheduleSpecSchema, type DreamScheduleSpecInput } from './dream-schedule';
 import { AgentNotFoundError, ForkflowError, InvalidInputError } from './errors';
 import { resolveAgent } from './tree';

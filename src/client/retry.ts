@@ -8,17 +8,17 @@
  */
 import type { Client } from '@temporalio/client';
 import { startInputOf } from '../payloads/stored';
-import { ZERO_USAGE } from '../shared/anthropic';
-import type { BudgetInput } from '../shared/budget';
-import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried-state';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import type { Duration } from '../shared/duration';
-import { validateForkInput, type ForkInputJson } from '../shared/fork-input';
-import { statusQuery } from '../shared/messages';
-import { SA } from '../shared/search-attributes';
-import type { ForkResult } from '../shared/status';
-import { resumable, type RetryableEnd, type TurnPoint } from '../shared/time-travel';
-import { closedResult, runEndOf } from '../shared/time-travel-reader';
+import { ZERO_USAGE } from '../shared/messages-api/anthropic';
+import type { BudgetInput } from '../shared/tree/budget';
+import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/wire/carried-state';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import type { Duration } from '../shared/base/duration';
+import { validateForkInput, type ForkInputJson } from '../shared/wire/fork-input';
+import { statusQuery } from '../shared/wire/messages';
+import { SA } from '../shared/wire/search-attributes';
+import type { ForkResult } from '../shared/wire/status';
+import { resumable, type RetryableEnd, type TurnPoint } from '../shared/prefix/time-travel';
+import { closedResult, runEndOf } from '../shared/prefix/time-travel-reader';
 import { AgentNotFoundError, InvalidForkInputError, RetryRefusedError } from './errors';
 import { startAttributes } from './lineage';
 import { startMemo } from './rows';

@@ -1,9 +1,9 @@
 /** A listed agent: what `forkflow list` and `client.list()` show, from visibility alone. */
-import { HIDDEN_MEMO } from '../shared/hidden-memo';
+import { HIDDEN_MEMO } from '../shared/wire/hidden-memo';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { SA } from '../shared/search-attributes';
-import type { AgentColor } from '../shared/agents';
-import { colorMemo, colorOfMemo } from '../shared/agent-color';
+import { SA } from '../shared/wire/search-attributes';
+import type { AgentColor } from '../shared/agents/agents';
+import { colorMemo, colorOfMemo } from '../shared/agents/agent-color';
 
 export interface AgentRow {
   agentId: string;
@@ -29,7 +29,7 @@ export interface AgentRow {
   color?: AgentColor;
 }
 
-/** The memo a fork started with skipTranscript carries (src/shared/hidden-memo.ts). */
+/** The memo a fork started with skipTranscript carries (src/shared/wire/hidden-memo.ts). */
 export { HIDDEN_MEMO };
 
 /** The start memo of a fork: hidden when it runs with skipTranscript, its colour when it has one, none otherwise. */

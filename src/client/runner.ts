@@ -4,8 +4,8 @@
  * the client's index (which re-exports them) — no import circle on the client floor.
  */
 import type { Client } from '@temporalio/client';
-import type { ForkInputJson } from '../shared/fork-input';
-import type { ForkResult } from '../shared/status';
+import type { ForkInputJson } from '../shared/wire/fork-input';
+import type { ForkResult } from '../shared/wire/status';
 import type { OutageGuard } from './outage';
 
 /** A fork's input, plus `agentId` as a shorthand for `overrides.agentId` (also its workflow id). */

@@ -1,7 +1,7 @@
 /**
  * `stream()`: an agent's live events (issue 15) as an async iterator. It reads them with the
  * fork workflow's `streamRead` query, which nothing records: watching an agent adds nothing to
- * its history (src/shared/stream-events.ts). Each event is parsed with the shared zod
+ * its history (src/shared/streams/stream-events.ts). Each event is parsed with the shared zod
  * schemas; the iterator ends after `done`, when the agent's run has closed without one
  * (terminated), or when `signal` aborts. A subscriber that lost its connection resumes with
  * `fromSeq: lastSeq + 1`. When the agent continues as new, the rest of the old run is read
@@ -10,8 +10,8 @@
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
-import { streamReadQuery } from '../shared/messages';
-import { parseStreamEvent, STREAM_READ_MAX_BACKOFF_MS, type StreamEvent, type StreamReadResult } from '../shared/stream-events';
+import { streamReadQuery } from '../shared/wire/messages';
+import { parseStreamEvent, STREAM_READ_MAX_BACKOFF_MS, type StreamEvent, type StreamReadResult } from '../shared/streams/stream-events';
 import { ForkflowError } from './errors';
 
 export interface StreamOptions {

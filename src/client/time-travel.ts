@@ -1,16 +1,16 @@
 /**
  * Forks from a point of an agent's past, on the client: the point is resolved before anything
  * starts (a bad one is a clear error and starts nothing), and becomes the fork's reference and
- * origin. The rules of points are in src/shared/time-travel.ts.
+ * origin. The rules of points are in src/shared/prefix/time-travel.ts.
  */
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { startInputOf } from '../payloads/stored';
-import { EFFORT_LEVELS, type EffortLevel } from '../shared/agents';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import type { PrefixRef } from '../shared/prefix';
-import { isForkPointError, resolveTurnPoint, type ForkOrigin, type TurnPoint } from '../shared/time-travel';
-import { temporalPointReader } from '../shared/time-travel-reader';
+import { EFFORT_LEVELS, type EffortLevel } from '../shared/agents/agents';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import type { PrefixRef } from '../shared/prefix/prefix';
+import { isForkPointError, resolveTurnPoint, type ForkOrigin, type TurnPoint } from '../shared/prefix/time-travel';
+import { temporalPointReader } from '../shared/prefix/time-travel-reader';
 import { AgentNotFoundError, InvalidForkPointError } from './errors';
 
 export interface PointOptions {

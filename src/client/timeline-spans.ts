@@ -12,7 +12,7 @@
  * timers, child workflows, signals and updates. Nothing is decoded here: payloads stay bytes.
  */
 import type { temporal } from '@temporalio/proto';
-import { ACTIVITY_PROFILES } from '../shared/constants';
+import { ACTIVITY_PROFILES } from '../shared/wire/constants';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

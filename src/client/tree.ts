@@ -5,12 +5,12 @@
  */
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { ZERO_USAGE } from '../shared/anthropic';
-import { WORKFLOW_TYPES } from '../shared/constants';
-import type { ForkInputJson } from '../shared/fork-input';
-import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, type SendMessageArgs } from '../shared/messages';
-import type { ForkResult, ForkStatus } from '../shared/status';
-import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/carried-state';
+import { ZERO_USAGE } from '../shared/messages-api/anthropic';
+import { WORKFLOW_TYPES } from '../shared/wire/constants';
+import type { ForkInputJson } from '../shared/wire/fork-input';
+import { decideApprovalUpdate, prefixRefQuery, sendMessageSignal, statusQuery, type SendMessageArgs } from '../shared/wire/messages';
+import type { ForkResult, ForkStatus } from '../shared/wire/status';
+import { CARRIED_STATE_VERSION, type CarriedStateInput } from '../shared/wire/carried-state';
 import { carriedPrefixRef } from './conversation';
 import { startInputOf } from '../payloads/stored';
 import { AgentNotFoundError, ForkflowError } from './errors';
@@ -79,9 +79,9 @@ export async function deliverMessage(client: Client, agentId: string, message: S
     childCounter: previous?.childCounter ?? previous?.children?.length ?? 0,
     touched: [],
     maxTurnsReached: false,
-    // Breaks counted on, and the first call judged against the last request (src/shared/cache-break.ts).
+    // Breaks counted on, and the first call judged against the last request (src/shared/prefix/cache-break.ts).
     ...(previous?.cache ? { cache: previous.cache } : {}),
-    // Where its calls go while a provider is out, and what fallbacks served (src/shared/failover.ts).
+    // Where its calls go while a provider is out, and what fallbacks served (src/shared/providers/failover.ts).
     ...(previous?.failover ? { failover: previous.failover } : {}),
     // Its output file still starts after what it inherited as a fork.
     ...withOwnFrom(previous?.ownMessagesFrom ?? (previous ? undefined : await handle.query(statusQuery).then((s) => s.ownMessagesFrom, () => undefined))),

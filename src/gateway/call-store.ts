@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { openEntry, sealEntry, type PrivateStore } from '../shared/private-store';
+import { openEntry, sealEntry, type PrivateStore } from '../shared/wire/private-store';
 import { openPrivateStore } from './private-dir';
 
 const valueSchema = z.object({

@@ -21,9 +21,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, PROVIDER_URL_HEADER, REPLAYED_HEADER, callKeySchema, callProofSchema } from '../shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, PROVIDER_URL_HEADER, REPLAYED_HEADER, callKeySchema, callProofSchema } from '../shared/providers/model-gateway';
 import { CallStore, type StoredCall } from './call-store';
-import type { PrivateStore } from '../shared/private-store';
+import type { PrivateStore } from '../shared/wire/private-store';
 import { Upstreams, type Routed } from './upstreams';
 import { isWholeResponse } from './whole-response';
 

@@ -12,7 +12,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { PrivateStore, StoreSealer } from '../shared/private-store';
+import type { PrivateStore, StoreSealer } from '../shared/wire/private-store';
 
 /** A store directory or key file that is not safe to use. */
 export class PrivateDirError extends Error {

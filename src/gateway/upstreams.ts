@@ -1,14 +1,14 @@
 /**
  * Where the model gateway sends a request: the default upstream (the Anthropic endpoint the
  * worker's own client points at) for every path but the providers prefix, and a named
- * provider's base URL for `/forkflow/v1/providers/<name>/…` (src/shared/model-gateway.ts).
+ * provider's base URL for `/forkflow/v1/providers/<name>/…` (src/shared/providers/model-gateway.ts).
  * The names and URLs are the gateway's own configuration (`--provider`, or the same
  * FORKFLOW_PROVIDERS the workers read): a caller chooses among them, never a URL, so the
  * gateway forwards keys and prompts only where its operator said.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { PROVIDER_PATH_PREFIX, comparableBaseUrl } from '../shared/model-gateway';
+import { PROVIDER_PATH_PREFIX, comparableBaseUrl } from '../shared/providers/model-gateway';
 
 /** One upstream: its base URL and a keep-alive agent for it. */
 interface Upstream {

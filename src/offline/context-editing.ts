@@ -12,7 +12,7 @@
  * - `compact_20260112` (src/offline/routes/messages.ts acts on it): past its trigger the
  *   conversation is summarised into a compaction block first.
  */
-import { blocksOf, type ContentBlock, type MessageParam } from '../shared/anthropic';
+import { blocksOf, type ContentBlock, type MessageParam } from '../shared/messages-api/anthropic';
 import { betaFor, CLEARED_TOOL_RESULT, COMPACT_BETA, contextManagementParamSchema, type AppliedEdit, type ContextEdit } from '../shared/context/edits';
 import { MIN_COMPACTION_TRIGGER } from '../shared/context/policy';
 import { invalidRequest } from './errors';

@@ -3,11 +3,11 @@
  * tools → system → messages, each block with its token estimate, the cache key of the
  * prefix that ends with it, and the cache breakpoints.
  */
-import type { CacheControl, MessageParam, SystemParam, ToolDefinition } from '../shared/anthropic';
-import { canonicalJson } from '../shared/hash';
+import type { CacheControl, MessageParam, SystemParam, ToolDefinition } from '../shared/messages-api/anthropic';
+import { canonicalJson } from '../shared/base/hash';
 import { chainDigestNative as chainDigest, sha256HexNative as sha256Hex } from './native-hash';
-import { MESSAGE_OVERHEAD_TOKENS } from '../shared/tokens';
-import { asBlocks, blockTokens, stripCacheControl, type MediaRules } from '../shared/request-tokens';
+import { MESSAGE_OVERHEAD_TOKENS } from '../shared/messages-api/tokens';
+import { asBlocks, blockTokens, stripCacheControl, type MediaRules } from '../shared/messages-api/request-tokens';
 
 /** The request fields the cache looks at (a validated request body). */
 export interface CacheableRequest {

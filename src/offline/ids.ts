@@ -3,7 +3,7 @@
  * same conversation always yields the same transcript (and replays compare equal);
  * request ids count requests per server.
  */
-import { canonicalJson } from '../shared/hash';
+import { canonicalJson } from '../shared/base/hash';
 import { sha256HexNative as sha256Hex } from './native-hash';
 import type { ValidRequest } from './routes/validation';
 

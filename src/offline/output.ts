@@ -2,9 +2,9 @@
  * Applies the request's output limits to a scripted response (stop sequences, then
  * `max_tokens`) and counts its output tokens with the shared estimate.
  */
-import type { StopReason } from '../shared/anthropic';
-import { utf8Length } from '../shared/hash';
-import { estimateJsonTokens, estimateTextTokens } from '../shared/tokens';
+import type { StopReason } from '../shared/messages-api/anthropic';
+import { utf8Length } from '../shared/base/hash';
+import { estimateJsonTokens, estimateTextTokens } from '../shared/messages-api/tokens';
 import type { OutputBlock } from './types';
 
 export interface LimitedOutput {

@@ -1,8 +1,8 @@
 /**
  * Response-side wire types the offline model produces (the request side lives in
- * `src/shared/anthropic.ts`). Kept minimal: only what the emulator sends.
+ * `src/shared/messages-api/anthropic.ts`). Kept minimal: only what the emulator sends.
  */
-import type { StopReason } from '../shared/anthropic';
+import type { StopReason } from '../shared/messages-api/anthropic';
 
 /** `usage` exactly as the Messages API spells it. */
 export interface WireUsage {

@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { DataConverter, Payload } from '@temporalio/common';
 import { z } from 'zod';
-import { plainIssues } from '../shared/plain-issues';
+import { plainIssues } from '../shared/base/plain-issues';
 import { decodeRecorded } from './stored';
 import { bearerOf, hostAllowed, hostNamesFor, tokenMatches, TOKEN_PATTERN } from './endpoint-guard';
 

@@ -12,7 +12,7 @@
  * headers and arguments of signals, updates and queries — each is resolved, decrypted and
  * converted now. One that decodes is put back decoded (the SDK then passes it through: it is
  * neither a reference nor encrypted); one that cannot is replaced by a plain stand-in object
- * naming why (src/shared/undecodable.ts), which every handler's validation refuses: a signal is
+ * naming why (src/shared/wire/undecodable.ts), which every handler's validation refuses: a signal is
  * dropped with a logged reason (`status.rejectedSignals`), an update is rejected, a query
  * fails, a start fails as invalid input. A header that cannot be decoded is dropped.
  *
@@ -29,9 +29,9 @@
  */
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import type { coresdk, temporal } from '@temporalio/proto';
-import { jsonTextDepth, MAX_INPUT_CHARS, MAX_JSON_DEPTH } from '../shared/limits';
-import { sendMessageSignal, TREE_MESSAGES } from '../shared/messages';
-import { undecodable } from '../shared/undecodable';
+import { jsonTextDepth, MAX_INPUT_CHARS, MAX_JSON_DEPTH } from '../shared/wire/limits';
+import { sendMessageSignal, TREE_MESSAGES } from '../shared/wire/messages';
+import { undecodable } from '../shared/wire/undecodable';
 import { EncryptionCodec } from './codec';
 import { workflowBinding } from './binding';
 import { opened, Undecodable, type Opened } from './inbound-open';

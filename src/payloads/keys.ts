@@ -14,8 +14,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { plainIssues } from '../shared/plain-issues';
-import { envSetting } from '../shared/env-settings';
+import { plainIssues } from '../shared/base/plain-issues';
+import { envSetting } from '../shared/wire/env-settings';
 
 /** AES-256: 32 bytes of key material. */
 export const KEY_BYTES = 32;

@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
-import { envSetting } from '../shared/env-settings';
+import { envSetting } from '../shared/wire/env-settings';
 
 /** Metadata keys whose values are identifiers or facts, never content. */
 export const KEPT_KEYS: ReadonlySet<string> = new Set([

@@ -19,7 +19,7 @@
 import { resolve } from 'node:path';
 import { ExternalStorage, type StorageDriver } from '@temporalio/common';
 import { z } from 'zod';
-import { plainIssues } from '../shared/plain-issues';
+import { plainIssues } from '../shared/base/plain-issues';
 import { FsStorageDriver } from './fs-driver';
 import type * as S3DriverModule from './s3-driver';
 import type { S3Settings } from './s3-driver';

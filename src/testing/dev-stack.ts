@@ -12,7 +12,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { ConversationSource, OperatorConsent } from '../activities';
 import { ForkflowClient } from '../client';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
-import { TASK_QUEUE } from '../shared/constants';
+import { TASK_QUEUE } from '../shared/wire/constants';
 import { startCodecServer, type CodecServer } from '../payloads/codec-server';
 import { newToken } from '../payloads/endpoint-guard';
 import { encrypts, forkflowDataConverter } from '../payloads/data-converter';

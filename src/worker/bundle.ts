@@ -12,10 +12,10 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 /**
  * Modules loaded once per worker into the reusable workflow context and shared by every
  * workflow, rather than evaluated per workflow (see src/workflows/preload.ts for why and what,
- * and src/shared/schema-once.ts for the one cache they share).
+ * and src/shared/base/schema-once.ts for the one cache they share).
  * Workers that bundle at start pass the same list (src/worker/worker.ts).
  */
-export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/preload'), require.resolve('../shared/schema-once')];
+export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('../workflows/preload'), require.resolve('../shared/base/schema-once')];
 
 /**
  * Webpack's module concatenation (scope hoisting) for the workflow bundle. The SDK bundles in

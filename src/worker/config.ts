@@ -5,8 +5,8 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { defaultStateDir } from '../activities/tools/sandbox';
-import { TASK_QUEUE } from '../shared/constants';
-import { envSetting } from '../shared/env-settings';
+import { TASK_QUEUE } from '../shared/wire/constants';
+import { envSetting } from '../shared/wire/env-settings';
 
 /**
  * Capacity of one worker (bench:load measures it; README "Performance"). Unset fields keep

@@ -24,7 +24,7 @@ import path from 'node:path';
 import type { McpCommandRule, OperatorConsent } from '../activities/consent';
 import { loadAgentSources } from '../activities/agents';
 import { canonicalish, within } from '../activities/tools/sandbox';
-import { envSetting } from '../shared/env-settings';
+import { envSetting } from '../shared/wire/env-settings';
 import { isHttpServer, type McpServerConfig, type McpStdioServer } from '../shared/tools/mcp';
 
 /** A consent setting that cannot be used: the message names it and says what is wrong. */

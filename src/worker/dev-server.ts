@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { SA, searchAttributeFlags } from '../shared/search-attributes';
+import { SA, searchAttributeFlags } from '../shared/wire/search-attributes';
 import { resolveTemporalCli, type TemporalCli } from './temporal-cli';
 
 /**

@@ -15,7 +15,7 @@ export { createForkflowWorker, createModelWorker, createWorkspaceWorker, type Fo
 export { bundleForkflowWorkflows, WorkflowBundleMismatchError } from './bundle';
 export { createModelClient } from './model-client';
 export { createProviderClients, providersFromEnv, InvalidProvidersError } from './providers';
-export { catalogueOf } from '../shared/agent-provider';
+export { catalogueOf } from '../shared/providers/agent-provider';
 export { installRuntime, isRuntimeInstallError, RuntimeInstallError, type InstalledRuntime, type RuntimeSettings } from './runtime';
 export { forkflowSettings, type ForkflowSettings } from './config';
 export { InvalidConsentError, operatorConsent, parseMcpCommandRule, type ConsentFlags } from './consent';

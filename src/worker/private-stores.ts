@@ -11,9 +11,9 @@ import { FileResponseStore } from '../activities/model/response-store';
 import { openPrivateStore } from '../gateway/private-dir';
 import { EncryptionCodec, isEncrypted } from '../payloads/codec';
 import { loadKeyRing } from '../payloads/keys';
-import type { PrivateStore, StoreSealer } from '../shared/private-store';
+import type { PrivateStore, StoreSealer } from '../shared/wire/private-store';
 import { forkflowSettings } from './config';
-import { envSetting } from '../shared/env-settings';
+import { envSetting } from '../shared/wire/env-settings';
 
 const Payload = temporal.api.common.v1.Payload;
 

@@ -2,7 +2,7 @@
  * The worker's providers: read from the environment, validated, and turned into clients.
  *
  * - `FORKFLOW_PROVIDERS`: the configuration as JSON (an array of provider entries,
- *   src/shared/providers.ts), or
+ *   src/shared/providers/providers.ts), or
  * - `FORKFLOW_PROVIDERS_FILE`: the path of a file holding that JSON.
  *
  * The file must be a regular file of this user's (or root's) that group and others cannot
@@ -15,9 +15,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { ProviderClient, ProviderClients } from '../activities/model/providers/registry';
-import { PROVIDER_URL_HEADER, gatewayProviderUrl } from '../shared/model-gateway';
-import { DEFAULT_PROVIDERS, type ProviderConfig, type ProvidersConfig, providersConfigSchema } from '../shared/providers';
-import { envSetting } from '../shared/env-settings';
+import { PROVIDER_URL_HEADER, gatewayProviderUrl } from '../shared/providers/model-gateway';
+import { DEFAULT_PROVIDERS, type ProviderConfig, type ProvidersConfig, providersConfigSchema } from '../shared/providers/providers';
+import { envSetting } from '../shared/wire/env-settings';
 
 /** A provider configuration that cannot be used; the message says which setting to fix. */
 export class InvalidProvidersError extends Error {
@@ -97,7 +97,7 @@ function keyOf(p: ProviderConfig, env: NodeJS.ProcessEnv): string {
  * by `defaultClient` (the worker's own client: its gateway, key and base URL); every other
  * entry gets a client of its own, with SDK retries off (Temporal owns retries). With
  * `opts.gateway` (FORKFLOW_MODEL_GATEWAY), those clients go through the gateway too, at the
- * entry's path there (src/shared/model-gateway.ts), each request naming the base URL this
+ * entry's path there (src/shared/providers/model-gateway.ts), each request naming the base URL this
  * configuration gives it, which the gateway checks against its own.
  */
 export function createProviderClients(config: ProvidersConfig, defaultClient: Anthropic, env: NodeJS.ProcessEnv = process.env, opts: { gateway?: string } = {}): ProviderClients {

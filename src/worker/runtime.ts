@@ -1,7 +1,7 @@
 /**
  * The one place that installs Temporal's process-wide `Runtime`: its logger and, when asked,
  * the Prometheus endpoint that serves Temporal's runtime metrics and forkflow's own
- * (`forkflow_…`, see src/shared/metrics.ts) on `http://<address>/metrics`.
+ * (`forkflow_…`, see src/shared/wire/metrics.ts) on `http://<address>/metrics`.
  *
  * The SDK allows one install per process, before any worker or native connection exists,
  * and the endpoint lives as long as the runtime: so `forkflow worker`, `forkflow dev`/`demo`
@@ -10,7 +10,7 @@
 import { IllegalStateError, type LogLevel } from '@temporalio/common';
 import { DefaultLogger, Runtime, type RuntimeOptions } from '@temporalio/worker';
 import { logsNeedRedaction, RedactingLogger } from '../payloads/log-redaction';
-import { histogramBuckets } from '../shared/metrics';
+import { histogramBuckets } from '../shared/wire/metrics';
 import { formatMetricsAddress, metricsUrl, parseMetricsAddress } from './metrics-endpoint';
 
 export interface RuntimeSettings {

@@ -5,7 +5,7 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SearchAttributeType } from '@temporalio/common';
-import { SA } from '../shared/search-attributes';
+import { SA } from '../shared/wire/search-attributes';
 
 const INDEXED: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   [SearchAttributeType.KEYWORD]: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,

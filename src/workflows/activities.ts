@@ -5,8 +5,8 @@
  */
 import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ForkflowActivities } from '../activities';
-import type { ForkInput } from '../shared/fork-input';
-import { ACTIVITY_PROFILES } from '../shared/constants';
+import type { ForkInput } from '../shared/wire/fork-input';
+import { ACTIVITY_PROFILES } from '../shared/wire/constants';
 import type { ServiceHookCall, ServiceToolCall } from '../shared/tools/service-contract';
 
 /**

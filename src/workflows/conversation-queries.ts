@@ -2,16 +2,16 @@
  * The queries through which a run serves its conversation to activities, clients and other
  * runs' forks: `messages` (paged, prefix-aware), `requestContext`, `transcript` (whole, up to
  * 1 MiB), `transcriptPage` (paged), `prefixRef`, and for agents `turnPoint` (where a past turn
- * ended: src/shared/time-travel.ts). Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
+ * ended: src/shared/prefix/time-travel.ts). Shared by forkWorkflow and snapshotWorkflow. Queries never change state.
  */
 import { setHandler, workflowInfo } from '@temporalio/workflow';
-import { toolUsesOf, type MessageParam } from '../shared/anthropic';
-import { cacheKeyComponents } from '../shared/cache-key';
-import { canonicalJson, hashJson, utf8Length } from '../shared/hash';
-import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, turnPointQuery, type MessagesPage, type RequestContext } from '../shared/messages';
-import type { Usage } from '../shared/anthropic';
-import type { ContextSummary, PrefixRef, RequestHashes, RunRef } from '../shared/prefix';
-import { turnPointArgsSchema, type TurnCall, type TurnPointAnswer } from '../shared/time-travel';
+import { toolUsesOf, type MessageParam } from '../shared/messages-api/anthropic';
+import { cacheKeyComponents } from '../shared/prefix/cache-key';
+import { canonicalJson, hashJson, utf8Length } from '../shared/base/hash';
+import { messagesQuery, PAGE_BYTES, prefixRefQuery, requestContextQuery, STORED_PAGE_BYTES, TRANSCRIPT_QUERY_BYTES, transcriptPageQuery, transcriptQuery, turnPointQuery, type MessagesPage, type RequestContext } from '../shared/wire/messages';
+import type { Usage } from '../shared/messages-api/anthropic';
+import type { ContextSummary, PrefixRef, RequestHashes, RunRef } from '../shared/prefix/prefix';
+import { turnPointArgsSchema, type TurnCall, type TurnPointAnswer } from '../shared/prefix/time-travel';
 
 /** What a run holds of its conversation. */
 export interface ConversationHolder {
@@ -138,7 +138,7 @@ function refAt(h: ConversationHolder, count: number, digest: string, cut: Prefix
 
 /**
  * Where turn `turn` of the agent ended, as this run knows it: the conversation its call of
- * turn + 1 covered, or for its latest turn the conversation as it stands (src/shared/time-travel.ts).
+ * turn + 1 covered, or for its latest turn the conversation as it stands (src/shared/prefix/time-travel.ts).
  * A turn before this run is answered by naming the run before it.
  */
 export function turnPointOf(h: TurnHolder, raw: unknown): TurnPointAnswer {

@@ -1,5 +1,5 @@
 /**
- * forkflow's metrics emitted from workflow code (names and meanings: src/shared/metrics.ts).
+ * forkflow's metrics emitted from workflow code (names and meanings: src/shared/wire/metrics.ts).
  *
  * Deterministic-safe by construction: the SDK's workflow `metricMeter` drops every value
  * recorded while the workflow is replaying (it checks `workflowInfo().unsafe.isReplaying`,
@@ -11,7 +11,7 @@
  * the sandbox is a plain object, and the worker side caches the real instruments.
  */
 import { metricMeter } from '@temporalio/workflow';
-import { totalTokens, type Usage } from '../shared/anthropic';
+import { totalTokens, type Usage } from '../shared/messages-api/anthropic';
 import {
   FORKFLOW_METRICS as M,
   toolLabel,
@@ -19,7 +19,7 @@ import {
   type CompactionTokenKind,
   type ForkEndState,
   type ToolCallOutcome,
-} from '../shared/metrics';
+} from '../shared/wire/metrics';
 
 function count(spec: { name: string; description: string }, labels: Record<string, string>): void {
   metricMeter.createCounter(spec.name, undefined, spec.description).add(1, labels);
@@ -56,7 +56,7 @@ export function toolCalled(tool: string, outcome: ToolCallOutcome): void {
   count(M.toolCalls, { tool: toolLabel(tool), outcome });
 }
 
-/** A model call missed the cache it should have hit (any turn; src/shared/cache-break.ts); `reason` as diagnosed. */
+/** A model call missed the cache it should have hit (any turn; src/shared/prefix/cache-break.ts); `reason` as diagnosed. */
 export function cacheBroke(reason: string): void {
   count(M.cacheBreaks, { reason });
 }

@@ -5,7 +5,7 @@
  * completed one summary, and the agent's usage (and its tree's ledger) is exactly what the
  * model completed for it.
  */
-import { addUsage, ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
+import { addUsage, ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
 import { isSummaryRequest } from '../../src/offline';
 import { ForkflowClient } from '../../src/client';
 import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';

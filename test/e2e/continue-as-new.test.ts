@@ -7,8 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkResult } from '../../src/client';
-import type { MessageParam } from '../../src/shared/anthropic';
-import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
+import type { MessageParam } from '../../src/shared/messages-api/anthropic';
+import { ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
 import type { OfflineModel } from '../../src/offline';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';

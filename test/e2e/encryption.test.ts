@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, mkdtempSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { textOf, type MessageParam } from '../../src/shared/anthropic';
+import { textOf, type MessageParam } from '../../src/shared/messages-api/anthropic';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';

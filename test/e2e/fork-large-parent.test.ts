@@ -6,7 +6,7 @@
  * prefix from the cache: the share of their first request's input read is measured.
  */
 import { isSummaryRequest } from '../../src/offline';
-import { estimateRequestTokens } from '../../src/shared/request-tokens';
+import { estimateRequestTokens } from '../../src/shared/messages-api/request-tokens';
 import { isSummaryMessage } from '../../src/shared/context/summary';
 import { startHarness, type Harness } from '../kit/env';
 import { bigSnapshot } from '../kit/snapshots';

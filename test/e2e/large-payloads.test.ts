@@ -8,10 +8,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stripCacheControl, textOf, type MessageParam, type ToolResultBlock } from '../../src/shared/anthropic';
-import { canonicalJson, utf8Length } from '../../src/shared/hash';
+import { stripCacheControl, textOf, type MessageParam, type ToolResultBlock } from '../../src/shared/messages-api/anthropic';
+import { canonicalJson, utf8Length } from '../../src/shared/base/hash';
 import { storageSettings } from '../../src/payloads/storage';
-import { transcriptQuery } from '../../src/shared/messages';
+import { transcriptQuery } from '../../src/shared/wire/messages';
 import { ForkflowClient } from '../../src/client';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { runForkflow, startWorkerProcess } from '../kit/processes';

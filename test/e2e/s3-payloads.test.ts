@@ -8,8 +8,8 @@
 import { StorageDriverClaim } from '@temporalio/common';
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import { stripCacheControl, type MessageParam } from '../../src/shared/anthropic';
-import { canonicalJson, utf8Length } from '../../src/shared/hash';
+import { stripCacheControl, type MessageParam } from '../../src/shared/messages-api/anthropic';
+import { canonicalJson, utf8Length } from '../../src/shared/base/hash';
 import { startCodecServer } from '../../src/payloads/codec-server';
 import { newToken } from '../../src/payloads/endpoint-guard';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';

@@ -12,7 +12,7 @@
  * window (20K for forkflow compaction; 64K for the provider's, whose trigger cannot be below
  * 50K), with a per-run turn limit so that it continues as new too.
  */
-import { totalInputTokens } from '../../src/shared/anthropic';
+import { totalInputTokens } from '../../src/shared/messages-api/anthropic';
 import { tempDir } from '../kit/env';
 import { startOwnServer } from '../kit/own-server';
 import { FACT, inputTokensOf, longAgentScript, seedLongAgent } from '../kit/long-agent';

@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { ForkflowClient, type ForkHandle } from '../../src/client';
-import type { StreamEvent } from '../../src/shared/stream-events';
+import type { StreamEvent } from '../../src/shared/streams/stream-events';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { everythingStdio, testServerRules } from '../kit/mcp/servers';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';

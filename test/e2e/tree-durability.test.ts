@@ -10,14 +10,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient } from '../../src/client';
-import { agentOutputFile } from '../../src/shared/agent-output';
+import { agentOutputFile } from '../../src/shared/tree/agent-output';
 import { freePort, startDevServer } from '../../src/worker/dev-server';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { startGatewayProcess, startWorkerProcess } from '../kit/processes';
 import { bodyOf } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
 import { waitFor } from '../kit/wait';
-import { addUsage, textOf, ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
+import { addUsage, textOf, ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
 
 /** The first line of a request's first message (each agent's prompt starts with its tag). */
@@ -150,7 +150,7 @@ test('a remote fork runs on a second worker process polling another task queue',
       workflowId: 'remote-parent.fork-1',
       taskQueue: remoteQueue,
       uiUrl: 'http://localhost:8233/namespaces/default/workflows/remote-parent.fork-1',
-      // Seed 001's remote_launched fields (src/shared/agent-output.ts).
+      // Seed 001's remote_launched fields (src/shared/tree/agent-output.ts).
       outputFile: agentOutputFile('remote-parent.fork-1'),
       description: 'over there',
     });

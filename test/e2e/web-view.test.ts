@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ForkHandle, ForkResult } from '../../src/client';
-import { totalTokens } from '../../src/shared/anthropic';
+import { totalTokens } from '../../src/shared/messages-api/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { installChromium, INSTALL_TIMEOUT_MS, launchChromium, type Browser } from '../kit/chromium';
 import { forkflowArgs } from '../kit/processes';

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkflowClient, ForkResult } from '../../src/client';
-import type { MessageParam } from '../../src/shared/anthropic';
+import type { MessageParam } from '../../src/shared/messages-api/anthropic';
 import type { ServedEntry } from './processes';
 import { bigSnapshot } from './snapshots';
 import { agentStep, script, toolStep } from './tree';

@@ -8,9 +8,9 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { defaultStateDir, readDreamState, writeDreamState } from '../../src/activities/dream';
 import { emptyDreamState, type DreamState } from '../../src/shared/dream/state';
-import type { ForkInputJson } from '../../src/shared/fork-input';
-import { SA } from '../../src/shared/search-attributes';
-import type { ForkResult } from '../../src/shared/status';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
+import { SA } from '../../src/shared/wire/search-attributes';
+import type { ForkResult } from '../../src/shared/wire/status';
 import type { Harness } from './env';
 import { waitFor } from './wait';
 

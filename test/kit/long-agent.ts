@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSummaryMessage } from '../../src/shared/context/summary';
-import type { MessageParam } from '../../src/shared/anthropic';
+import type { MessageParam } from '../../src/shared/messages-api/anthropic';
 import type { OfflineModel, RequestLogEntry } from '../../src/offline';
 import { toolStep } from './tree';
 

@@ -1,5 +1,5 @@
 /** Reading what the offline model received: parsed request bodies from its log. */
-import type { MessageParam, MessagesRequest } from '../../src/shared/anthropic';
+import type { MessageParam, MessagesRequest } from '../../src/shared/messages-api/anthropic';
 import type { OfflineModel, RequestLogEntry } from '../../src/offline';
 
 export function messageRequests(model: OfflineModel): RequestLogEntry[] {

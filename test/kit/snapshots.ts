@@ -3,8 +3,8 @@
  * conversation, and a last assistant turn with one pending tool call per sibling fork (the
  * shape a parent leaves when it forks N siblings in one turn).
  */
-import type { MessageParam, ToolDefinition } from '../../src/shared/anthropic';
-import type { CacheSafeParams } from '../../src/shared/fork-input';
+import type { MessageParam, ToolDefinition } from '../../src/shared/messages-api/anthropic';
+import type { CacheSafeParams } from '../../src/shared/wire/fork-input';
 import { toolDefinition } from '../../src/shared/tools/schemas';
 
 /** Deterministic filler text of about `bytes` bytes (≈ bytes/4 tokens by the shared estimate). */

@@ -8,8 +8,8 @@
  * finished step, and messages that arrive together run one after the other), and the lead ends
  * with spare replies for however many notification batches its teammates' ends arrive in.
  */
-import type { MessageParam } from '../../src/shared/anthropic';
-import { blocksOf } from '../../src/shared/anthropic';
+import type { MessageParam } from '../../src/shared/messages-api/anthropic';
+import { blocksOf } from '../../src/shared/messages-api/anthropic';
 import { script, toolStep } from './tree';
 
 export const TEAM = 'crew';

@@ -1,6 +1,6 @@
 /** Time-travel tests: an agent's requests as the offline model received them, and comparing a fork's first request with them. */
 import type { Client } from '@temporalio/client';
-import { blocksOf, stripCacheControl, type MessageParam } from '../../src/shared/anthropic';
+import { blocksOf, stripCacheControl, type MessageParam } from '../../src/shared/messages-api/anthropic';
 import type { OfflineModel, RequestLogEntry } from '../../src/offline';
 import { bodyOf, messageRequests } from './requests';
 

@@ -1,6 +1,6 @@
 /** Building scripted agent trees: Agent calls whose prompts are scripts of their own. */
-import type { AgentToolInput } from '../../src/shared/agent-tools';
-import { blocksOf, type MessageParam } from '../../src/shared/anthropic';
+import type { AgentToolInput } from '../../src/shared/tree/agent-tools';
+import { blocksOf, type MessageParam } from '../../src/shared/messages-api/anthropic';
 
 /** `@tool Agent {...}` with the child's script as its prompt. */
 export function agentStep(input: Partial<AgentToolInput> & { prompt: string }, modifiers = ''): string {

@@ -12,7 +12,7 @@
  * tree whose live counters can be compared with `tree()`'s exactly. A fork from turn 1 of the
  * root, started afterwards, adds the edge "from a past turn".
  */
-import type { AgentDefinition } from '../../src/shared/agents';
+import type { AgentDefinition } from '../../src/shared/agents/agents';
 import type { Page } from 'playwright-core';
 import type { ForkflowClient } from '../../src/client';
 import { script, toolStep } from './tree';

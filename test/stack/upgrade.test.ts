@@ -12,7 +12,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { ROOT } from '../../scripts/stack/stack';
 import type { ForkflowClient } from '../../src/client';
-import { messagesQuery } from '../../src/shared/messages';
+import { messagesQuery } from '../../src/shared/wire/messages';
 import { startStackHarness, type StackHarness } from '../kit/stack';
 import { waitFor } from '../kit/wait';
 

@@ -59,5 +59,5 @@ test('the scanner sees circles and upward imports when they exist', () => {
   expect(circles(fake, () => true)).toEqual([['workflows/fork/a.ts', 'workflows/fork/b.ts']]);
   const agent = importsOf(`${__dirname}/../../src/workflows/fork/agent.ts`);
   expect(agent.find((i) => i.to === 'workflows/fork/setup.ts')).toMatchObject({ relative: true, typeOnly: true });
-  expect(agent.find((i) => i.to === 'shared/constants.ts')).toMatchObject({ relative: true, typeOnly: false });
+  expect(agent.find((i) => i.to === 'shared/wire/constants.ts')).toMatchObject({ relative: true, typeOnly: false });
 });

@@ -9,8 +9,8 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { textOf } from '../../src/shared/anthropic';
-import type { AgentDefinition } from '../../src/shared/agents';
+import { textOf } from '../../src/shared/messages-api/anthropic';
+import type { AgentDefinition } from '../../src/shared/agents/agents';
 import { loadAgentSources } from '../../src/activities/agents';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';

@@ -9,8 +9,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { textOf } from '../../src/shared/anthropic';
-import type { AgentDefinition } from '../../src/shared/agents';
+import { textOf } from '../../src/shared/messages-api/anthropic';
+import type { AgentDefinition } from '../../src/shared/agents/agents';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, script, toolResultsIn } from '../kit/tree';

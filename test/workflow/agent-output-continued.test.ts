@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAgentOutputActivities } from '../../src/activities/agent-output';
-import type { ForkInputJson } from '../../src/shared/fork-input';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
 import { startHarness, type Harness } from '../kit/env';
 import { startInputOf } from '../kit/histories';
 import { script, toolStep } from '../kit/tree';

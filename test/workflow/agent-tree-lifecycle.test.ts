@@ -5,9 +5,9 @@
  */
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { AgentNotFoundError } from '../../src/client';
-import { textOf, type MessageParam } from '../../src/shared/anthropic';
-import { CARRIED_STATE_VERSION } from '../../src/shared/carried-state';
-import type { ForkInputJson } from '../../src/shared/fork-input';
+import { textOf, type MessageParam } from '../../src/shared/messages-api/anthropic';
+import { CARRIED_STATE_VERSION } from '../../src/shared/wire/carried-state';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { afterCancelRequest, historyEvents, NEW_WORK, typesOf } from '../kit/history-order';

@@ -3,9 +3,9 @@
  * background notifications (once), auto-backgrounding, inbox priorities, and every limit
  * or policy turning into an is_error the model can act on while the agent carries on.
  */
-import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/constants';
-import { FORK_REFUSAL } from '../../src/shared/recursion';
-import { textOf } from '../../src/shared/anthropic';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/wire/constants';
+import { FORK_REFUSAL } from '../../src/shared/prefix/recursion';
+import { textOf } from '../../src/shared/messages-api/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { decideApprovalUpdate } from '../../src/shared/messages';
+import { decideApprovalUpdate } from '../../src/shared/wire/messages';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';

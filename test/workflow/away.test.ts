@@ -4,7 +4,7 @@
  * digests at most maxEvents events, newest first, running runs included.
  */
 import { awaySummary, InvalidAwayRequestError, type AwaySummary } from '../../src/client';
-import { eventLine } from '../../src/shared/away';
+import { eventLine } from '../../src/shared/dream/away';
 import { hoursAgo, runSession, scopeIn, startSession, waitForVisible } from '../kit/dream';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';

@@ -10,8 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATCH_EXPIRY_MS, type RequestLogEntry } from '../../src/offline';
-import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
-import { batchSavingUsd, estimateCostUsd } from '../../src/shared/pricing';
+import { ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
+import { batchSavingUsd, estimateCostUsd } from '../../src/shared/providers/pricing';
 import { startHarness, type Harness } from '../kit/env';
 import { agentStep, script, toolStep } from '../kit/tree';
 

@@ -7,9 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { totalInputTokens } from '../../src/shared/anthropic';
-import type { ForkInputJson } from '../../src/shared/fork-input';
-import { UNKNOWN_CACHE_BREAK } from '../../src/shared/cache-break';
+import { totalInputTokens } from '../../src/shared/messages-api/anthropic';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
+import { UNKNOWN_CACHE_BREAK } from '../../src/shared/prefix/cache-break';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';

@@ -5,9 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { blocksOf, totalInputTokens, type Usage } from '../../src/shared/anthropic';
+import { blocksOf, totalInputTokens, type Usage } from '../../src/shared/messages-api/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
-import { prefixRefQuery } from '../../src/shared/messages';
+import { prefixRefQuery } from '../../src/shared/wire/messages';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { bigSnapshot, filler } from '../kit/snapshots';

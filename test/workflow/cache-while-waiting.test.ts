@@ -15,9 +15,9 @@
  * keep-alives and all. The test waits on the emulator's log and clock, never on a sleep.
  */
 import type { RequestLogEntry } from '../../src/offline';
-import { totalInputTokens, type Usage } from '../../src/shared/anthropic';
-import { estimateCostUsd } from '../../src/shared/pricing';
-import type { ForkResult } from '../../src/shared/status';
+import { totalInputTokens, type Usage } from '../../src/shared/messages-api/anthropic';
+import { estimateCostUsd } from '../../src/shared/providers/pricing';
+import type { ForkResult } from '../../src/shared/wire/status';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { script, toolStep } from '../kit/tree';

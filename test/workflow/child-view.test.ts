@@ -7,8 +7,8 @@
  * of each agent at work (seed 001's agentSummary).
  */
 import { summarizeTree } from '../../src/client';
-import { AGENT_SUMMARY_LABEL, AGENT_SUMMARY_TAG } from '../../src/shared/agent-summary';
-import { textOf } from '../../src/shared/anthropic';
+import { AGENT_SUMMARY_LABEL, AGENT_SUMMARY_TAG } from '../../src/shared/agents/agent-summary';
+import { textOf } from '../../src/shared/messages-api/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
 import { startHarness, type Harness } from '../kit/env';
 import { startInputOf } from '../kit/histories';

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { blocksOf, type ToolResultBlock } from '../../src/shared/anthropic';
+import { blocksOf, type ToolResultBlock } from '../../src/shared/messages-api/anthropic';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 

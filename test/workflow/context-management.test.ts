@@ -8,12 +8,12 @@
  */
 import { isSummaryMessage } from '../../src/shared/context/summary';
 import { COMPACT_BETA, CONTEXT_MANAGEMENT_BETA, CLEARED_TOOL_RESULT } from '../../src/shared/context/edits';
-import { blocksOf, totalInputTokens, type MessageParam } from '../../src/shared/anthropic';
-import type { StreamEvent } from '../../src/shared/stream-events';
+import { blocksOf, totalInputTokens, type MessageParam } from '../../src/shared/messages-api/anthropic';
+import type { StreamEvent } from '../../src/shared/streams/stream-events';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
-import { parseCarriedState } from '../../src/shared/carried-state';
-import type { ForkInputJson } from '../../src/shared/fork-input';
+import { parseCarriedState } from '../../src/shared/wire/carried-state';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
 import { bodyOf } from '../kit/requests';
 import { FACT, inputTokensOf, longAgentScript, seedLongAgent, servedRequests, summaryIndexes } from '../kit/long-agent';
 

@@ -7,9 +7,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ForkResult } from '../../src/client';
-import { addUsage } from '../../src/shared/anthropic';
-import type { ForkInputJson } from '../../src/shared/fork-input';
-import type { ChildRecord } from '../../src/shared/tree-input';
+import { addUsage } from '../../src/shared/messages-api/anthropic';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
+import type { ChildRecord } from '../../src/shared/tree/tree-input';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory, startInputOf } from '../kit/histories';
 import { E, historyEvents } from '../kit/history-order';

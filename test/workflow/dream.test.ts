@@ -14,7 +14,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { DreamClient, extractMemories, InvalidDreamConfigError, type DreamOutcome } from '../../src/client';
 import type { DreamConfigInput } from '../../src/shared/dream/config';
 import type { RequestLogEntry } from '../../src/offline';
-import { estimateCostUsd } from '../../src/shared/pricing';
+import { estimateCostUsd } from '../../src/shared/providers/pricing';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { closedSessionsQuery, dreamState, holdUntil, hoursAgo, runSession, scheduledActivities, scopeIn, setDreamState, tool, waitForVisible } from '../kit/dream';
 import { startHarness, tempDir, type Harness } from '../kit/env';

@@ -8,10 +8,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOfflineModel, type OfflineModel, type RequestLogEntry } from '../../src/offline';
-import { catalogueOf } from '../../src/shared/agent-provider';
-import { estimateCostUsd } from '../../src/shared/pricing';
-import { providersConfigSchema } from '../../src/shared/providers';
-import type { StreamEvent } from '../../src/shared/stream-events';
+import { catalogueOf } from '../../src/shared/providers/agent-provider';
+import { estimateCostUsd } from '../../src/shared/providers/pricing';
+import { providersConfigSchema } from '../../src/shared/providers/providers';
+import type { StreamEvent } from '../../src/shared/streams/stream-events';
 import { createProviderClients } from '../../src/worker/providers';
 import { startHarness, type Harness } from '../kit/env';
 import { script, toolStep } from '../kit/tree';

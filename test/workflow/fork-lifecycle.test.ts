@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { blocksOf, textOf, toolUsesOf } from '../../src/shared/anthropic';
+import { blocksOf, textOf, toolUsesOf } from '../../src/shared/messages-api/anthropic';
 import { ResultAlreadyTakenError } from '../../src/client';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';

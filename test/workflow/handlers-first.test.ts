@@ -9,7 +9,7 @@ import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createIsolationActivities } from '../../src/activities/isolation';
-import type { WorktreeRef } from '../../src/shared/activity-io';
+import type { WorktreeRef } from '../../src/shared/wire/activity-io';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 

@@ -8,8 +8,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ForkflowError, InvalidInputError } from '../../src/client';
-import { blocksOf, textOf, toolUsesOf, type MessageParam } from '../../src/shared/anthropic';
-import { interruptSignal } from '../../src/shared/interrupt';
+import { blocksOf, textOf, toolUsesOf, type MessageParam } from '../../src/shared/messages-api/anthropic';
+import { interruptSignal } from '../../src/shared/tree/interrupt';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { historyEvents, typesOf } from '../kit/history-order';

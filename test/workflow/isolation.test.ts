@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { textOf } from '../../src/shared/anthropic';
+import { textOf } from '../../src/shared/messages-api/anthropic';
 import { createModelClient } from '../../src/worker/model-client';
 import { createWorkspaceWorker } from '../../src/worker/worker';
 import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env';

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { canonicalJson, utf8Length } from '../../src/shared/hash';
+import { canonicalJson, utf8Length } from '../../src/shared/base/hash';
 import { startHarness, type Harness } from '../kit/env';
 
 let h: Harness;

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
-import type { StreamEvent } from '../../src/shared/stream-events';
+import type { StreamEvent } from '../../src/shared/streams/stream-events';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { everythingStdio, filesystemServer, hostileServer, startEverythingHttp, testServersConsent, type HttpMcpServer } from '../kit/mcp/servers';

@@ -1,6 +1,6 @@
 /**
  * Images and documents through whole agents (issue 43), against the real dev server and the
- * offline model, which charges what the API would (src/shared/media-tokens.ts):
+ * offline model, which charges what the API would (src/shared/messages-api/media-tokens.ts):
  * - a fork from a parent holding a 4.5 MB PNG completes on a 200K window (its base64 counted
  *   as text was 1.5 million tokens, refused before sending);
  * - an MCP tool that returns a 1 MB screenshot each turn (12 turns; 30 with
@@ -13,10 +13,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withLiveCounters } from '../../src/cli/web/live-rows';
-import { totalInputTokens, totalTokens, type MessageParam } from '../../src/shared/anthropic';
-import type { CacheSafeParams } from '../../src/shared/fork-input';
-import { imageInfo } from '../../src/shared/image-size';
-import { anthropicImageTokens, pdfPageTokens } from '../../src/shared/media-tokens';
+import { totalInputTokens, totalTokens, type MessageParam } from '../../src/shared/messages-api/anthropic';
+import type { CacheSafeParams } from '../../src/shared/wire/fork-input';
+import { imageInfo } from '../../src/shared/messages-api/image-size';
+import { anthropicImageTokens, pdfPageTokens } from '../../src/shared/messages-api/media-tokens';
 import { toolDefinition } from '../../src/shared/tools/schemas';
 import { startHarness, type Harness } from '../kit/env';
 import { hostileServer, testServersConsent } from '../kit/mcp/servers';

@@ -17,7 +17,7 @@ import { type ApplicationFailure, defaultPayloadConverter, StorageDriverClaim, t
 import { encodeReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { type EncryptionCodec } from '../../src/payloads/codec';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
-import { textOf } from '../../src/shared/anthropic';
+import { textOf } from '../../src/shared/messages-api/anthropic';
 import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';

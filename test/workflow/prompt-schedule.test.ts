@@ -7,8 +7,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { AgentNotFoundError, InvalidInputError, PromptScheduleExistsError, PromptScheduleNotFoundError } from '../../src/client';
-import { textOf } from '../../src/shared/anthropic';
-import { FAILURE } from '../../src/shared/failures';
+import { textOf } from '../../src/shared/messages-api/anthropic';
+import { FAILURE } from '../../src/shared/wire/failures';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { rejectionOf, waitFor } from '../kit/wait';

@@ -8,10 +8,10 @@
  */
 import { InvalidForkInputError } from '../../src/client/errors';
 import { startOfflineModel, type OfflineModel, type RequestLogEntry } from '../../src/offline';
-import type { AgentDefinition } from '../../src/shared/agents';
-import { ANTHROPIC_MODEL_ALIASES, catalogueOf } from '../../src/shared/agent-provider';
-import { ZERO_USAGE, type Usage } from '../../src/shared/anthropic';
-import { providersConfigSchema } from '../../src/shared/providers';
+import type { AgentDefinition } from '../../src/shared/agents/agents';
+import { ANTHROPIC_MODEL_ALIASES, catalogueOf } from '../../src/shared/providers/agent-provider';
+import { ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
+import { providersConfigSchema } from '../../src/shared/providers/providers';
 import { createProviderClients } from '../../src/worker/providers';
 import { startHarness, type Harness } from '../kit/env';
 import { agentStep, script, toolResultsIn, toolStep } from '../kit/tree';

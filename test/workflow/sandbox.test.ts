@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { blocksOf, type ToolResultBlock } from '../../src/shared/anthropic';
+import { blocksOf, type ToolResultBlock } from '../../src/shared/messages-api/anthropic';
 import { probeSandbox } from '../../src/activities/tools/sandbox';
 import { startHarness, tempDir, type Harness } from '../kit/env';
 

@@ -7,7 +7,7 @@
  * carries the prompt and a fork's `messages_inherited`.
  */
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
-import { textOf } from '../../src/shared/anthropic';
+import { textOf } from '../../src/shared/messages-api/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { waitFor } from '../kit/wait';

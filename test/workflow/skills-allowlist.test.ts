@@ -5,15 +5,15 @@
  * allowlist of the tree's provider holds for every way a child's model is chosen (the call,
  * a named agent's frontmatter, a skill's frontmatter, a fork inheriting its parent's model).
  */
-import type { AgentDefinition } from '../../src/shared/agents';
-import { textOf } from '../../src/shared/anthropic';
-import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/constants';
+import type { AgentDefinition } from '../../src/shared/agents/agents';
+import { textOf } from '../../src/shared/messages-api/anthropic';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../src/shared/wire/constants';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { waitFor } from '../kit/wait';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';
-import { builtinModelAllowlist } from '../../src/shared/spawn-defaults';
+import { builtinModelAllowlist } from '../../src/shared/tree/spawn-defaults';
 
 let h: Harness;
 beforeAll(async () => {

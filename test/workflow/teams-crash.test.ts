@@ -4,8 +4,8 @@
  * own process that is SIGKILLed twice mid-relay, while lead and teammates continue as new every
  * two turns. Every message is delivered exactly once, in order per sender, and counted once.
  */
-import type { MessageParam } from '../../src/shared/anthropic';
-import { blocksOf } from '../../src/shared/anthropic';
+import type { MessageParam } from '../../src/shared/messages-api/anthropic';
+import { blocksOf } from '../../src/shared/messages-api/anthropic';
 import { ForkflowClient } from '../../src/client';
 import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
 import { startWorkerProcess } from '../kit/processes';

@@ -6,7 +6,7 @@
  * counted in the root's ledger. Hostile calls get clear tool errors and start nothing; a
  * message forged from outside the tree is dropped.
  */
-import { textOf } from '../../src/shared/anthropic';
+import { textOf } from '../../src/shared/messages-api/anthropic';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { script, toolResultsIn, toolStep } from '../kit/tree';

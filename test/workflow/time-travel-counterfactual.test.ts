@@ -12,10 +12,10 @@ import { InvalidForkInputError } from '../../src/client';
 import type { RequestLogEntry } from '../../src/offline';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
-import type { ForkInputJson } from '../../src/shared/fork-input';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
 import { bodyOf } from '../kit/requests';
 import { lastSeq, requestOfTurn, requestsEndingWith, requestsWith } from '../kit/time-travel';
-import { blocksOf } from '../../src/shared/anthropic';
+import { blocksOf } from '../../src/shared/messages-api/anthropic';
 import { script, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
 

@@ -8,8 +8,8 @@
  * agent with skipTranscript streams no text, input, result or reply.
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { textOf } from '../../src/shared/anthropic';
-import { tokensCharged } from '../../src/shared/budget';
+import { textOf } from '../../src/shared/messages-api/anthropic';
+import { tokensCharged } from '../../src/shared/tree/budget';
 import { startHarness, type Harness } from '../kit/env';
 import { recordHistory } from '../kit/histories';
 import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../kit/tree';

@@ -4,15 +4,15 @@
  * that never disappears (trimmed and resumed agents included). Every claim is checked
  * against the offline model's own request log, not against the ledger that enforces it.
  */
-import type { BatchUsage, Usage } from '../../src/shared/anthropic';
-import { textOf, ZERO_USAGE } from '../../src/shared/anthropic';
-import { tokensCharged } from '../../src/shared/budget';
+import type { BatchUsage, Usage } from '../../src/shared/messages-api/anthropic';
+import { textOf, ZERO_USAGE } from '../../src/shared/messages-api/anthropic';
+import { tokensCharged } from '../../src/shared/tree/budget';
 import type { RequestLogEntry } from '../../src/offline';
 import { startHarness, type Harness } from '../kit/env';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { script, toolResultsIn, toolStep } from '../kit/tree';
-import type { ForkInputJson } from '../../src/shared/fork-input';
+import type { ForkInputJson } from '../../src/shared/wire/fork-input';
 import { temporal } from '@temporalio/proto';
 import { grantsIn, rootHistory, signalArg } from '../../bench/tree/history';
 

@@ -5,7 +5,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { ForkflowClient } from '../../src/client';
-import { canonicalJson, utf8Length } from '../../src/shared/hash';
+import { canonicalJson, utf8Length } from '../../src/shared/base/hash';
 import { startHarness, uniqueTaskQueue, type Harness } from '../kit/env';
 import { startWorkerProcess } from '../kit/processes';
 import { bodyOf } from '../kit/requests';

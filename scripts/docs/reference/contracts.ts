@@ -5,9 +5,9 @@
  * and the signal and update inputs), and where the status and result shapes are described.
  */
 import { z } from 'zod';
-import { forkInputJsonSchema } from '../../../src/shared/fork-input';
+import { forkInputJsonSchema } from '../../../src/shared/wire/fork-input';
 import { dreamConfigJsonSchema } from '../../../src/shared/dream/config';
-import { providersConfigSchema } from '../../../src/shared/providers';
+import { providersConfigSchema } from '../../../src/shared/providers/providers';
 import { serviceContractJsonSchemas } from '../../../src/shared/tools/service-contract';
 import { evalSpecSchema } from '../../../src/testing/eval/spec';
 import { MESSAGE_SCHEMAS } from '../inputs';
@@ -21,9 +21,9 @@ export function schemaFiles(): { file: string; what: string; printedBy: string; 
     { file: 'fork-input.json', what: "`forkWorkflow`'s input ([fields](fork-input.md))", printedBy: '`forkflow schema`', json: forkInputJsonSchema() },
     { file: 'service-contract.json', what: 'the `forkflow.callTool` and `forkflow.hook` activities a service serves: call, result, hook call and answer', printedBy: '`forkflow schema --contract`', json: serviceContractJsonSchemas() },
     { file: 'dream-config.json', what: "`autoDreamWorkflow`'s input", printedBy: '`forkflow dream schema`', json: dreamConfigJsonSchema() },
-    { file: 'providers.json', what: '`FORKFLOW_PROVIDERS` / `FORKFLOW_PROVIDERS_FILE`: the provider list', printedBy: '(src/shared/providers.ts)', json: draft7(providersConfigSchema) },
+    { file: 'providers.json', what: '`FORKFLOW_PROVIDERS` / `FORKFLOW_PROVIDERS_FILE`: the provider list', printedBy: '(src/shared/providers/providers.ts)', json: draft7(providersConfigSchema) },
     { file: 'eval-spec.json', what: '`forkflow eval <spec>` / `runEval(spec)`', printedBy: '(src/testing/eval/spec.ts)', json: draft7(evalSpecSchema) },
-    { file: 'message-inputs.json', what: 'the inputs of the signals and updates the workflows validate, by name', printedBy: '(src/shared/messages.ts, interrupt.ts)', json: Object.fromEntries(Object.entries(MESSAGE_SCHEMAS).map(([name, schema]) => [name, draft7(schema)])) },
+    { file: 'message-inputs.json', what: 'the inputs of the signals and updates the workflows validate, by name', printedBy: '(src/shared/wire/messages.ts, interrupt.ts)', json: Object.fromEntries(Object.entries(MESSAGE_SCHEMAS).map(([name, schema]) => [name, draft7(schema)])) },
   ];
 }
 
@@ -38,7 +38,7 @@ export function contractsPage(): string {
     [
       '## Status and result',
       '',
-      `The \`status\` query answers a ${code('ForkStatus')} and a fork's workflow returns a ${code('ForkResult')} (a failed fork fails its workflow with \`ForkFailed\`, that result in \`details[0]\`): TypeScript interfaces of src/shared/status.ts, every field described in the API reference ([ForkStatus](api/forkflow.md#forkstatus), [ForkResult](api/forkflow.md#forkresult)). The live stream's events are zod-validated (\`streamEventSchema\`, \`v: 1\`): [StreamEvent](api/forkflow.md#streamevent). Signal, query and update names and argument types: [messages.md](messages.md).`,
+      `The \`status\` query answers a ${code('ForkStatus')} and a fork's workflow returns a ${code('ForkResult')} (a failed fork fails its workflow with \`ForkFailed\`, that result in \`details[0]\`): TypeScript interfaces of src/shared/wire/status.ts, every field described in the API reference ([ForkStatus](api/forkflow.md#forkstatus), [ForkResult](api/forkflow.md#forkresult)). The live stream's events are zod-validated (\`streamEventSchema\`, \`v: 1\`): [StreamEvent](api/forkflow.md#streamevent). Signal, query and update names and argument types: [messages.md](messages.md).`,
       '',
     ].join('\n'),
   ].join('\n');

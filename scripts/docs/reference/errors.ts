@@ -1,7 +1,7 @@
 /**
  * docs/reference/errors.md: the errors a user of forkflow meets, from the code: the client's
  * named error classes (what `forkflow` exports whose name ends in `Error`, with their TSDoc),
- * the business failures workflows raise (src/shared/failures.ts `FAILURE`), the failure types
+ * the business failures workflows raise (src/shared/wire/failures.ts `FAILURE`), the failure types
  * activities and workers raise (found by failure-scan.ts), and the CLI's exit codes.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -53,13 +53,13 @@ function exportedErrors(entry: string, root = ROOT): ErrorClass[] {
 
 export function errorsPage(): string {
   const classes = exportedErrors('src/client/index.ts');
-  const failures = constTable('src/shared/failures.ts', 'FAILURE');
+  const failures = constTable('src/shared/wire/failures.ts', 'FAILURE');
   const raised = raisedFailures(['activities', 'worker', 'workflows', 'gateway', 'payloads']);
   const exits = constTable('src/cli/exit.ts', 'EXIT');
   return [
     generatedHeader(
       'Errors',
-      'the code: the error classes `forkflow` exports, src/shared/failures.ts, the ApplicationFailure types raised in src/, src/cli/exit.ts',
+      'the code: the error classes `forkflow` exports, src/shared/wire/failures.ts, the ApplicationFailure types raised in src/, src/cli/exit.ts',
       'What can go wrong, by name. The client throws named errors (check with `instanceof` or the `is*` helpers); a workflow that fails does so with an `ApplicationFailure` whose `type` is one of the business failures below (non-retryable, details in `details[0]`); activities classify what they meet into failure types that Temporal retries or not. How each is handled: [Crashes and durability](../guides/crashes.md), [Fork from a service](../guides/fork-from-a-service.md).',
     ),
     `## Client errors (\`forkflow\`)\n\n${table(['error', 'extends', 'when'], classes.map((c) => [code(c.name), c.extends ? code(c.extends) : '', c.doc || `(${c.file})`]))}\n`,

@@ -11,7 +11,7 @@ const TITLES: Record<MessageKind, string> = { signal: 'Signals', query: 'Queries
 
 export function messagesPage(): string {
   const defs = messageDefinitions();
-  const types = constTable('src/shared/constants.ts', 'WORKFLOW_TYPES');
+  const types = constTable('src/shared/wire/constants.ts', 'WORKFLOW_TYPES');
   const sections = (['signal', 'update', 'query'] as MessageKind[]).map((kind) => {
     const rows = defs
       .filter((d) => d.kind === kind)
@@ -28,7 +28,7 @@ export function messagesPage(): string {
   return [
     generatedHeader(
       'Workflow types, signals, queries and updates',
-      'the definitions in src/shared/ (`defineSignal`, `defineQuery`, `defineUpdate`) and src/shared/constants.ts',
+      'the definitions in src/shared/ (`defineSignal`, `defineQuery`, `defineUpdate`) and src/shared/wire/constants.ts',
       'The names are the public contract: other SDKs and the `temporal` CLI send them by name (`temporal workflow signal --name sendMessage --input \'…\'`). Types are as the TypeScript definitions write them; the `forkflow` package exports the public ones ([API reference](api/forkflow.md)). Those marked *Internal* are forkflow\'s own traffic between its workflows and activities. An input the workflow validates and refuses never fails the workflow: an update is rejected, a signal\'s refusal is kept in `status.rejectedSignals`.',
     ),
     `## Workflow types\n\n${table(['type', 'key', 'description'], types.map((t) => [code(t.value), code(t.key), t.doc || '—']))}\n`,

@@ -1,8 +1,8 @@
 /**
  * docs/reference/settings.md: every environment variable forkflow reads, from the one table
- * the code reads them through (src/shared/env-settings.ts), grouped as the table groups them.
+ * the code reads them through (src/shared/wire/env-settings.ts), grouped as the table groups them.
  */
-import { ENV_GROUPS, ENV_SETTINGS, type EnvSettingSpec } from '../../../src/shared/env-settings';
+import { ENV_GROUPS, ENV_SETTINGS, type EnvSettingSpec } from '../../../src/shared/wire/env-settings';
 import { code, generatedHeader, table } from './render';
 
 const READERS: Record<string, string> = {
@@ -29,7 +29,7 @@ export function settingsPage(): string {
   return [
     generatedHeader(
       'Settings and environment variables',
-      'src/shared/env-settings.ts, the table the code reads its variables through',
+      'src/shared/wire/env-settings.ts, the table the code reads its variables through',
       'Every variable forkflow reads. A flag, where there is one, wins over its variable. The worker\'s programmatic options (`createForkflowWorker`, `ForkflowWorkerOptions`) are in the [API reference](api/forkflow/worker.md); the commands\' flags in the [CLI reference](cli.md). Deployment advice: [Production](../guides/production.md), [Performance](../guides/performance.md).',
     ),
     ...sections,

@@ -20,10 +20,10 @@ import {
   toolNameSchema,
   type AgentDefinition,
   type AgentProblem,
-} from '../../shared/agents';
-import { DEFAULTS } from '../../shared/constants';
+} from '../../shared/agents/agents';
+import { DEFAULTS } from '../../shared/wire/constants';
 import { parseList, preview, type ListKind, type Report } from './lists';
-import { plainIssues } from '../../shared/plain-issues';
+import { plainIssues } from '../../shared/base/plain-issues';
 import { dropUnhonoured } from './honoured';
 import { systemPromptOf } from './prompt-field';
 

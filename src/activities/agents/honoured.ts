@@ -3,10 +3,10 @@
  * each one it cannot (seed 001: a Claude Code agent file must not behave differently in
  * silence). A field reported here is removed from the definition, so nothing downstream
  * pretends to honour it, unless a tree may still honour it (a model alias its provider
- * catalogue maps: src/shared/agent-provider.ts `definitionModel`). Pure: works on the fields `buildDefinition` has already checked.
+ * catalogue maps: src/shared/providers/agent-provider.ts `definitionModel`). Pure: works on the fields `buildDefinition` has already checked.
  */
-import type { AgentProblem } from '../../shared/agents';
-import { FORK_COMMAND_FIELDS, NAMED_AGENT_UNHONOURED } from '../../shared/agent-honoured';
+import type { AgentProblem } from '../../shared/agents/agents';
+import { FORK_COMMAND_FIELDS, NAMED_AGENT_UNHONOURED } from '../../shared/agents/agent-honoured';
 import type { Report } from './lists';
 
 /** Fields whose loss must not go unnoticed at run time: a command carrying them is not loaded (fails closed). */

@@ -4,7 +4,7 @@
  * entry does not cost the whole list.
  */
 import type { z } from 'zod';
-import type { AgentProblem } from '../../shared/agents';
+import type { AgentProblem } from '../../shared/agents/agents';
 
 /** Records a problem for the file being built. */
 export type Report = (problem: Omit<AgentProblem, 'file'>) => void;

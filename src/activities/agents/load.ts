@@ -5,8 +5,8 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { compareCodeUnits, type AgentDefinition, type AgentLoadResult, type AgentProblem } from '../../shared/agents';
-import { resolveSkill } from '../../shared/agent-skills';
+import { compareCodeUnits, type AgentDefinition, type AgentLoadResult, type AgentProblem } from '../../shared/agents/agents';
+import { resolveSkill } from '../../shared/agents/agent-skills';
 import { AgentDirectoryError } from './errors';
 import { buildDefinition } from './fields';
 import { splitFrontmatter } from './frontmatter';

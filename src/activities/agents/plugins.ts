@@ -10,8 +10,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { agentNameSchema, type AgentDefinition, type AgentLoadResult, type AgentProblem } from '../../shared/agents';
-import { plainIssues } from '../../shared/plain-issues';
+import { agentNameSchema, type AgentDefinition, type AgentLoadResult, type AgentProblem } from '../../shared/agents/agents';
+import { plainIssues } from '../../shared/base/plain-issues';
 import { AgentDirectoryError } from './errors';
 import { readAgentDirectory } from './load';
 

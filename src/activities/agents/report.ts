@@ -8,7 +8,7 @@ import {
   summarizeAgentTools,
   type AgentLoadResult,
   type AgentProblem,
-} from '../../shared/agents';
+} from '../../shared/agents/agents';
 
 export interface AgentReport {
   /** Column headings: name, model, tools, color, source. */

@@ -6,7 +6,7 @@
  * (plugins.ts): their agents carry the plugin's namespace, so they replace only another
  * plugin's of the same name. The only built-in agent, general-purpose, is not a file.
  */
-import type { AgentDefinition, AgentLoadResult } from '../../shared/agents';
+import type { AgentDefinition, AgentLoadResult } from '../../shared/agents/agents';
 import { readAgentDirectory, withCheckedSkills } from './load';
 import { readPluginAgents } from './plugins';
 

@@ -3,8 +3,8 @@
  * session, tool calls and results abbreviated, fork boilerplate dropped, each file capped
  * (head and tail kept: a session's outcome is at its end), and an INDEX.md listing them.
  */
-import { blocksOf, type ContentBlock, type MessageParam } from '../../shared/anthropic';
-import { FORK_TAG } from '../../shared/fork-messages';
+import { blocksOf, type ContentBlock, type MessageParam } from '../../shared/messages-api/anthropic';
+import { FORK_TAG } from '../../shared/prefix/fork-messages';
 
 /** What the index and a file's header say about a session (from visibility). */
 export interface SessionMeta {

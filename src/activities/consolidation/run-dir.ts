@@ -6,7 +6,7 @@
  */
 import { chmod, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { FAILURE, failure } from '../../shared/failures';
+import { FAILURE, failure } from '../../shared/wire/failures';
 import { isInside } from '../tools/paths';
 import type { MemoryManifest } from './memory-diff';
 

@@ -7,10 +7,10 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { MessageParam } from '../../shared/anthropic';
+import type { MessageParam } from '../../shared/messages-api/anthropic';
 import { runKeyOf, sessionsQuery } from '../../shared/dream/names';
-import { pageBytesFor, transcriptPageQuery } from '../../shared/messages';
-import { SA } from '../../shared/search-attributes';
+import { pageBytesFor, transcriptPageQuery } from '../../shared/wire/messages';
+import { SA } from '../../shared/wire/search-attributes';
 import { firstLineOf, renderIndex, renderSession, type IndexEntry, type SessionMeta } from './render';
 
 /** Listing stops here: a scope with more sessions than this since its last consolidation is summarised from the newest. */

@@ -11,7 +11,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { toMs } from '../../shared/duration';
+import { toMs } from '../../shared/base/duration';
 import { isHttpServer, MCP_DEFAULTS, type McpServerConfig, type McpServerRecord, type McpStdioServer } from '../../shared/tools/mcp';
 import type { McpCallInput, McpCallResult, McpCloseInput, McpOpenInput } from '../../shared/tools/mcp-io';
 import { startHeartbeat } from '../heartbeat';

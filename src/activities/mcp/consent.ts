@@ -15,7 +15,7 @@
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { canonicalJson } from '../../shared/hash';
+import { canonicalJson } from '../../shared/base/hash';
 import type { McpStdioServer } from '../../shared/tools/mcp';
 import { CONSENT_SETTINGS, type McpCommandRule, type OperatorConsent } from '../consent';
 import { literalArgument, McpConfigVariableError } from './env';

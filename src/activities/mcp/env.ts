@@ -1,4 +1,4 @@
-import { envSetting } from '../../shared/env-settings';
+import { envSetting } from '../../shared/wire/env-settings';
 /**
  * `${VAR}` and `${VAR:-default}` in an MCP server's env, headers and URL, expanded on the
  * worker from its own environment: a token need not be written into a fork's input (and so

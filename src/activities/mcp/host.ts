@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection } from '@temporalio/worker';
-import { hashJson } from '../../shared/hash';
+import { hashJson } from '../../shared/base/hash';
 import type { McpHttpServer } from '../../shared/tools/mcp';
 import { connectMcp, type McpConnection } from './connect';
 

@@ -1,13 +1,13 @@
 /**
  * An MCP server's progress notifications on the agent's live stream (`tool-progress`), sent
- * by the `streamLive` query with the call's lane (src/shared/stream-events.ts), so nothing
+ * by the `streamLive` query with the call's lane (src/shared/streams/stream-events.ts), so nothing
  * of it reaches history. Sent only while someone watches (asked once, then again at most
  * once a second); one query in flight at a time, the newest progress replacing any older
  * one waiting. Progress never fails a call: a query that fails stops the progress, no more.
  */
 import { Context } from '@temporalio/activity';
-import { streamLiveQuery, streamWatchedQuery } from '../../shared/messages';
-import { MAX_LIVE_ATTEMPT, TOOL_PROGRESS_PER_ATTEMPT, type PublishedStreamEvent } from '../../shared/stream-events';
+import { streamLiveQuery, streamWatchedQuery } from '../../shared/wire/messages';
+import { MAX_LIVE_ATTEMPT, TOOL_PROGRESS_PER_ATTEMPT, type PublishedStreamEvent } from '../../shared/streams/stream-events';
 
 const WATCH_CHECK_MS = 1_000;
 

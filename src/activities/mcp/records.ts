@@ -3,11 +3,11 @@
  * selects, named for the model (`mcp__<server>__<tool>`), each with its schema and
  * annotations. A list over the limit is refused whole (never cut silently); a tool the
  * provider could not take (its schema is not an object, or is past the JSON limits of
- * src/shared/limits.ts) is left out and said so.
+ * src/shared/wire/limits.ts) is left out and said so.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { hashJson } from '../../shared/hash';
-import { INPUT_LIMITS, jsonLimitIssue } from '../../shared/limits';
+import { hashJson } from '../../shared/base/hash';
+import { INPUT_LIMITS, jsonLimitIssue } from '../../shared/wire/limits';
 import { MCP_DEFAULTS, mcpIncludes, mcpToolName, type McpServerConfig, type McpServerRecord, type McpToolRecord } from '../../shared/tools/mcp';
 
 /** A tool description longer than this is cut (the whole list goes into every request). */

@@ -7,7 +7,7 @@
  * screenshot is often over a megabyte); one the API would refuse becomes a line naming why,
  * so it never reaches a request (where it would fail every later turn too).
  */
-import { imageIssue } from '../../shared/media-limits';
+import { imageIssue } from '../../shared/messages-api/media-limits';
 import type { McpCallResult } from '../../shared/tools/mcp-io';
 
 type Block = Extract<McpCallResult, { kind: 'result' }>['content'] extends infer C ? (C extends (infer B)[] ? B : never) : never;

@@ -8,7 +8,7 @@
  * fallbacks and the accounting are the same for every provider.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessagesRequest } from '../../shared/anthropic';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
 
 export type BatchRequestResult = Anthropic.Messages.Batches.MessageBatchResult;
 

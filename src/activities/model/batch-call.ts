@@ -15,7 +15,7 @@
  * fallback: the caller then makes the call interactively.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessagesRequest } from '../../shared/anthropic';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
 import { NoBatchApiError, type BatchApi } from './batch-api';
 import { BatchNotFoundError, type Batcher } from './batcher';
 import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from './response-store';

@@ -1,16 +1,16 @@
 /**
  * A model call against its budget, on the activity's side: before the request is sent its
  * bound (input counted in full, plus `max_tokens`) is fitted to what the agent has left and,
- * in a tree, to the share it holds (trees that lend shares: src/shared/tree-shares.ts) or to
+ * in a tree, to the share it holds (trees that lend shares: src/shared/tree/tree-shares.ts) or to
  * what the root reserves for it (older trees: one update per call); after it, the usage is
  * charged at the root for those older trees. call-model.ts calls these around the request.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { MessagesRequest } from '../../shared/anthropic';
-import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { estimateRequestTokens, type MediaRules } from '../../shared/request-tokens';
-import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
-import { SHARE_SHORT_FAILURE } from '../../shared/tree-shares';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
+import type { ModelCallInput, ModelCallResult } from '../../shared/wire/activity-io';
+import { estimateRequestTokens, type MediaRules } from '../../shared/messages-api/request-tokens';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree/tree-ledger';
+import { SHARE_SHORT_FAILURE } from '../../shared/tree/tree-shares';
 import type { LedgerClient } from '../tree';
 
 function budgetExhausted(turn: number, why: string): ApplicationFailure {
@@ -51,7 +51,7 @@ export async function withinBudget(deps: { ledger?: LedgerClient }, input: Model
 }
 
 /**
- * A call of an agent that holds a share of its tree's budget (src/shared/tree-shares.ts): its
+ * A call of an agent that holds a share of its tree's budget (src/shared/tree/tree-shares.ts): its
  * bound (input counted in full, plus `max_tokens`) must fit the share, or the call is not made
  * and the agent asks its root for more (`TreeShareShort`, with what it needs and wants). After
  * that ask (`final`) a call that fits its need goes on with `max_tokens` lowered to the share.

@@ -8,21 +8,21 @@ import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { MessagesRequest } from '../../shared/anthropic';
-import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER } from '../../shared/model-gateway';
-import { buildMessagesRequest } from '../../shared/request';
-import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/cache-break';
-import { keepAliveMaxTokens, ttlMsAt } from '../../shared/cache-warmth';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
+import type { ModelCallInput, ModelCallResult } from '../../shared/wire/activity-io';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER } from '../../shared/providers/model-gateway';
+import { buildMessagesRequest } from '../../shared/messages-api/request';
+import { lastBreakpointTtl, requestFacts, type RequestFacts } from '../../shared/prefix/cache-break';
+import { keepAliveMaxTokens, ttlMsAt } from '../../shared/prefix/cache-warmth';
 import { chainUnmarkedNative } from '../node-hash';
 import type { ConversationSource } from '../conversation';
 import { startHeartbeat } from '../heartbeat';
 import { capAttempts, classifyModelError } from './errors';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
-import { estimateRequestTokens } from '../../shared/request-tokens';
+import { estimateRequestTokens } from '../../shared/messages-api/request-tokens';
 import { checkMedia, mediaRulesOf } from './media-check';
 import { viewMessages } from '../../shared/context/view';
-import type { BlockPosition } from '../../shared/fork-messages';
+import type { BlockPosition } from '../../shared/prefix/fork-messages';
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { charged, withinBudget } from './budget-fit';
 import type { LedgerClient } from '../tree';
@@ -170,7 +170,7 @@ export function createModelActivities(deps: ModelDeps) {
           requestTokens = await measureRequest(anthropic, prepared, input.context, counting, ctx.cancellationSignal, rules);
           checkFits(input.turn, requestTokens, input.context, counting);
         }
-        // A fallback's model (src/shared/failover.ts): the same request, asked of another model.
+        // A fallback's model (src/shared/providers/failover.ts): the same request, asked of another model.
         const body = await withinBudget(deps, input, input.model ? { ...prepared.body, model: input.model } : prepared.body, rules);
         if (!handed && deps.responses && key) handing = deps.responses.putRequest(key, body).catch(() => undefined);
         progress.phase = 'calling model';

@@ -12,22 +12,22 @@ import { withoutUnsignedThinking } from './providers/reasoning';
 import { randomBytes } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { textOf, type MessageParam } from '../../shared/anthropic';
-import type { CompactionCallInput, CompactionCallResult, ModelCallResult } from '../../shared/activity-io';
+import { textOf, type MessageParam } from '../../shared/messages-api/anthropic';
+import type { CompactionCallInput, CompactionCallResult, ModelCallResult } from '../../shared/wire/activity-io';
 import { compactionRequestBlock } from '../../shared/context/summary';
 import { viewMessages } from '../../shared/context/view';
-import { buildMessagesRequest } from '../../shared/request';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER } from '../../shared/model-gateway';
+import { buildMessagesRequest } from '../../shared/messages-api/request';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER } from '../../shared/providers/model-gateway';
 import { startHeartbeat } from '../heartbeat';
 import { recordModelFailure, recordModelSuccess } from '../metrics';
 import { callKeyDigest, cancelAtGateway, keep, kept, toParamBlock, type ModelDeps } from './call-model';
 import { checkFits, measureRequest, replyUsage, withContext } from './context';
 import { capAttempts, classifyModelError } from './errors';
 import type { CallKey } from './response-store';
-import type { MessagesRequest } from '../../shared/anthropic';
-import { estimateRequestTokens } from '../../shared/request-tokens';
-import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
-import { SHARE_SHORT_FAILURE } from '../../shared/tree-shares';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
+import { estimateRequestTokens } from '../../shared/messages-api/request-tokens';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree/tree-ledger';
+import { SHARE_SHORT_FAILURE } from '../../shared/tree/tree-shares';
 
 export type CompactionDeps = Pick<ModelDeps, 'anthropic' | 'providers' | 'conversations' | 'responses' | 'stopping' | 'gateway' | 'ledger' | 'countTokens'>;
 
@@ -46,7 +46,7 @@ async function summaryRequest(deps: CompactionDeps, input: CompactionCallInput) 
 }
 
 /**
- * In a tree that lends budget shares (src/shared/tree-shares.ts) the summary's bound (its input
+ * In a tree that lends budget shares (src/shared/tree/tree-shares.ts) the summary's bound (its input
  * counted in full, plus its `max_tokens`) must fit the share the agent holds: otherwise no call
  * is made and the agent asks its root for more (`TreeShareShort`). A summary is never cut short.
  */

@@ -8,13 +8,13 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { MessagesRequest, Usage } from '../../shared/anthropic';
+import type { MessagesRequest, Usage } from '../../shared/messages-api/anthropic';
 import { CONTEXT_FAILURE, type ContextCallSpec, type ProviderCompaction } from '../../shared/context/call';
 import { betaFor, COMPACT_BETA } from '../../shared/context/edits';
 import { hasCompactionBlock } from '../../shared/context/summary';
 import { promptTooLongMessage } from '../../shared/context/windows';
-import { estimateRequestTokens, type MediaRules } from '../../shared/request-tokens';
-import type { ModelCallResult } from '../../shared/activity-io';
+import { estimateRequestTokens, type MediaRules } from '../../shared/messages-api/request-tokens';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
 
 /** A request as sent: its body and the beta headers it needs (none: the plain Messages API). */
 export interface SentRequest {

@@ -10,7 +10,7 @@ import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { CONTEXT_FAILURE } from '../../shared/context/call';
 import { parsePromptTooLong } from '../../shared/context/windows';
-import { isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../shared/failover';
+import { isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../shared/providers/failover';
 
 const NON_RETRYABLE = new Set([400, 401, 403, 404, 413, 422]);
 
@@ -105,7 +105,7 @@ export function isBusy(failure: ApplicationFailure): boolean {
 /**
  * The failure to throw from attempt `attempt`: non-retryable once a non-busy error used up its
  * attempts. A call with a fallback (`failover`) gives up on an outage after `afterAttempts`,
- * as {@link MODEL_UNAVAILABLE_FAILURE}, for the workflow to move it (src/shared/failover.ts).
+ * as {@link MODEL_UNAVAILABLE_FAILURE}, for the workflow to move it (src/shared/providers/failover.ts).
  */
 export function capAttempts(failure: ApplicationFailure, attempt: number, failover?: { afterAttempts: number; provider?: string; model: string }): ApplicationFailure {
   if (failover && !failure.nonRetryable && isOutage(failure) && attempt >= failover.afterAttempts) {

@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import type { MessagesRequest } from '../../shared/anthropic';
-import type { ModelCallResult } from '../../shared/activity-io';
-import { CALL_PROOF_HEADER, CANCEL_PATH_PREFIX } from '../../shared/model-gateway';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
+import { CALL_PROOF_HEADER, CANCEL_PATH_PREFIX } from '../../shared/providers/model-gateway';
 import { requestDigest, type CallKey, type ResponseStore } from './response-store';
 
 /** The gateway's name for a call: the same on every attempt of it, and nothing else. */

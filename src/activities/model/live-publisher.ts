@@ -5,7 +5,7 @@
  * `attempt-abandoned`), so a subscriber drops what the earlier attempt streamed.
  *
  * They go by the `streamLive` query, which the workflow answers by keeping them in memory for
- * readers: nothing of it reaches history (src/shared/stream-events.ts). A query still costs the
+ * readers: nothing of it reaches history (src/shared/streams/stream-events.ts). A query still costs the
  * workflow's worker an activation, so deltas are sent only while someone watches: the
  * workflow's `streamWatched` query, asked at the start (at most once a WATCH_CHECK_MS per fork
  * while it is unwatched, see lastAsked), and again every WATCH_CHECK_MS until it says yes; what the call streamed before that is sent coalesced the
@@ -17,9 +17,9 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Context } from '@temporalio/activity';
-import type { MessageParam } from '../../shared/anthropic';
-import { LIVE_SEQ_PER_ATTEMPT, MAX_LIVE_ATTEMPT, STREAM_READ_MAX_BACKOFF_MS, type PublishedStreamEvent, type StreamLiveAck, type StreamLiveInput } from '../../shared/stream-events';
-import { streamLiveQuery, streamWatchedQuery } from '../../shared/messages';
+import type { MessageParam } from '../../shared/messages-api/anthropic';
+import { LIVE_SEQ_PER_ATTEMPT, MAX_LIVE_ATTEMPT, STREAM_READ_MAX_BACKOFF_MS, type PublishedStreamEvent, type StreamLiveAck, type StreamLiveInput } from '../../shared/streams/stream-events';
+import { streamLiveQuery, streamWatchedQuery } from '../../shared/wire/messages';
 
 export interface LiveStreamOptions {
   /** Publish deltas at all (default true). The fork's `stream: false` turns one fork off. */

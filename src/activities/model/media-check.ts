@@ -1,15 +1,15 @@
 /**
  * The last check of a request's images and documents before it leaves: one the API would
- * refuse (src/shared/media-limits.ts: over 5 MB, over 8000 px, not its named format, an
+ * refuse (src/shared/messages-api/media-limits.ts: over 5 MB, over 8000 px, not its named format, an
  * encrypted PDF, too many PDF pages) fails the call at once, non-retryable, naming the block
  * the way the API would (`messages.3.content.0.content.1`) and why. Tool results and fork
  * inputs are checked where they enter a conversation; this catches what came another way
  * (a snapshot taken elsewhere, a hook's rewrite) without paying for a 400.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { MessagesRequest } from '../../shared/anthropic';
-import { describeMediaIssues, requestMediaIssues } from '../../shared/media-limits';
-import type { MediaRules } from '../../shared/media-tokens';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
+import { describeMediaIssues, requestMediaIssues } from '../../shared/messages-api/media-limits';
+import type { MediaRules } from '../../shared/messages-api/media-tokens';
 
 /** The failure type of a request refused for its media. */
 export const MEDIA_REFUSED = 'MediaRefused';

@@ -1,6 +1,6 @@
 /** A reply's content blocks as the request params the next request sends back. */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock } from '../../shared/anthropic';
+import type { ContentBlock } from '../../shared/messages-api/anthropic';
 
 type ResponseBlock = Anthropic.Messages.ContentBlock;
 

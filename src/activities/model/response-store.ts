@@ -23,11 +23,11 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ModelCallResult } from '../../shared/activity-io';
-import type { MessagesRequest } from '../../shared/anthropic';
-import { openEntry, sealEntry, type PrivateStore } from '../../shared/private-store';
-import { usageSchema } from '../../shared/tree-ledger';
-import { requestFactsSchema } from '../../shared/cache-break';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
+import type { MessagesRequest } from '../../shared/messages-api/anthropic';
+import { openEntry, sealEntry, type PrivateStore } from '../../shared/wire/private-store';
+import { usageSchema } from '../../shared/tree/tree-ledger';
+import { requestFactsSchema } from '../../shared/prefix/cache-break';
 
 /** Which call a response belongs to: retries of one call share all of it. */
 export interface CallKey {

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { SHELL_TASK_ID } from '../../shared/shell-tasks';
+import { SHELL_TASK_ID } from '../../shared/tools/shell-tasks';
 import { defaultStateDir } from '../tools/sandbox';
 
 /** The directory every agent's task directories are under (default: `<state dir>/shell-tasks`). */

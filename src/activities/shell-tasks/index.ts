@@ -5,8 +5,8 @@
  * watch.ts), `readShellTask` (its output so far, for TaskOutput and Read) and `stopShellTask`.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { ReadShellTaskInput, ReadShellTaskResult, StartShellTaskInput, StartShellTaskResult, StopShellTaskInput, WatchShellTaskInput, WatchShellTaskResult } from '../../shared/shell-tasks';
-import { SHELL_TASK_LIMITS } from '../../shared/shell-tasks';
+import type { ReadShellTaskInput, ReadShellTaskResult, StartShellTaskInput, StartShellTaskResult, StopShellTaskInput, WatchShellTaskInput, WatchShellTaskResult } from '../../shared/tools/shell-tasks';
+import { SHELL_TASK_LIMITS } from '../../shared/tools/shell-tasks';
 import { startHeartbeat } from '../heartbeat';
 import { toolContextOf, workspacePolicyOf, type ToolDeps } from '../run-tool';
 import { BadShellTaskIdError, defaultShellTaskDir, outputBytes, outputTail, readExit, readMeta, taskFiles } from './files';

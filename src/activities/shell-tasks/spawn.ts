@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import type { StartShellTaskResult } from '../../shared/shell-tasks';
+import type { StartShellTaskResult } from '../../shared/tools/shell-tasks';
 import { argvFor, authorizeShell, plan, type RunnablePlan } from '../tools/bash';
 import { gitProgramsRefusal } from '../tools/git-guard';
 import { callCgroup, SANDBOX_HOME, type CallCgroup } from '../tools/sandbox';

@@ -7,8 +7,8 @@
  * the limits) stop it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ShellEnding, WatchShellTaskResult } from '../../shared/shell-tasks';
-import { SHELL_TASK_LIMITS } from '../../shared/shell-tasks';
+import type { ShellEnding, WatchShellTaskResult } from '../../shared/tools/shell-tasks';
+import { SHELL_TASK_LIMITS } from '../../shared/tools/shell-tasks';
 import { groupAlive, terminateGroup } from '../tools/process-group';
 import { releaseCgroup } from '../tools/sandbox';
 import { outputBytes, outputTail, readExit, readMeta, type TaskFiles, type TaskMeta } from './files';

@@ -2,15 +2,15 @@
  * Read of an image or a PDF (as Claude Code's Read does): `.png`, `.jpg`/`.jpeg`, `.gif` and
  * `.webp` come back as an image block, `.pdf` as a document block (`pages`: some of its
  * pages, pdf-subset.ts), so the model sees the file itself. Within the API's limits
- * (src/shared/media-limits.ts): a file the API would refuse (over 5 MB of base64, over
+ * (src/shared/messages-api/media-limits.ts): a file the API would refuse (over 5 MB of base64, over
  * 8000 px, not the format its name says and no other it takes, an encrypted PDF, more pages
  * than a request takes) is refused by name with what to do instead. The caller (read.ts) has
  * already confined the path and opened the file; this reads the open descriptor.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { imageInfo } from '../../shared/image-size';
-import { imageIssue, MEDIA_LIMITS } from '../../shared/media-limits';
-import { pdfFacts } from '../../shared/pdf-pages';
+import { imageInfo } from '../../shared/messages-api/image-size';
+import { imageIssue, MEDIA_LIMITS } from '../../shared/messages-api/media-limits';
+import { pdfFacts } from '../../shared/messages-api/pdf-pages';
 import type { ReadInput } from '../../shared/tools/schemas';
 import { fail } from './outcome';
 import { selectPages } from './pdf-subset';

@@ -5,7 +5,7 @@
  * `ToolOutcome`) may cross the activity boundary as they are.
  */
 
-import type { ToolResultContentBlock } from '../../shared/activity-io';
+import type { ToolResultContentBlock } from '../../shared/wire/activity-io';
 import type { ShellContainment, ShellSandboxContext } from './sandbox/shell-context';
 import type { FsView } from './sandbox/view';
 

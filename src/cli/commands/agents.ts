@@ -5,15 +5,15 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_OUTAGE_DEADLINE_MS, ForkflowClient, isEncryptionKeyError, isStorageConfigError, TemporalUnavailableError, type ForkParams, type ForkResult, type OutageRetry } from '../../client';
-import { textOf } from '../../shared/anthropic';
-import type { ForkStatus } from '../../shared/status';
-import { durationSchema, toMs } from '../../shared/duration';
+import { textOf } from '../../shared/messages-api/anthropic';
+import type { ForkStatus } from '../../shared/wire/status';
+import { durationSchema, toMs } from '../../shared/base/duration';
 import { serviceContractJsonSchemas } from '../../shared/tools/service-contract';
-import { forkInputJsonSchema } from '../../shared/fork-input';
+import { forkInputJsonSchema } from '../../shared/wire/fork-input';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
 import { addPointOptions, lineageRows, pointParams, type PointFlags } from './point-flags';
-import { envSetting } from '../../shared/env-settings';
+import { envSetting } from '../../shared/wire/env-settings';
 
 export interface GlobalOptions {
   address?: string;

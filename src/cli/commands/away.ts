@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { awaySummary } from '../../client';
-import { durationSchema, toMs } from '../../shared/duration';
+import { durationSchema, toMs } from '../../shared/base/duration';
 import { CliError, EXIT } from '../exit';
 import { printJson } from '../output';
 import type { GlobalOptions } from './agents';

@@ -11,7 +11,7 @@ import { encrypts, forkflowDataConverter } from '../../payloads/data-converter';
 import { exposureWarning, newToken, TOKEN_PATTERN } from '../../payloads/endpoint-guard';
 import { CliError, EXIT } from '../exit';
 import { portOption, untilSignal } from './serve';
-import { envSetting } from '../../shared/env-settings';
+import { envSetting } from '../../shared/wire/env-settings';
 
 function originOption(value: string, previous: string[] | undefined): string[] {
   let url: URL;

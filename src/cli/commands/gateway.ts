@@ -12,10 +12,10 @@ import { ModelGateway } from '../../gateway/gateway';
 import { isPrivateDirError } from '../../gateway/private-dir';
 import { openWorkerStore } from '../../worker/private-stores';
 import { InvalidProvidersError, providersFromEnv } from '../../worker/providers';
-import { providerNameSchema } from '../../shared/model-allowlist';
+import { providerNameSchema } from '../../shared/providers/model-allowlist';
 import { CliError, EXIT } from '../exit';
 import { portOption, untilSignal } from './serve';
-import { envSetting } from '../../shared/env-settings';
+import { envSetting } from '../../shared/wire/env-settings';
 
 const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
 

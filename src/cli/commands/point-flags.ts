@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ForkParams, PointOptions } from '../../client';
-import type { ForkStatus } from '../../shared/status';
+import type { ForkStatus } from '../../shared/wire/status';
 import { CliError, EXIT } from '../exit';
 
 /** `fork`'s flags that concern a point of another agent. */

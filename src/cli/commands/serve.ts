@@ -26,7 +26,7 @@ import { createProviderClients, providersFromEnv } from '../../worker/providers'
 import { createForkflowWorker, createModelWorker, createWorkspaceWorker } from '../../worker/worker';
 import { DEFAULT_WEB_PORT, startWebView, type WebView } from '../web/server';
 import { withClient, type GlobalOptions } from './agents';
-import { envSetting } from '../../shared/env-settings';
+import { envSetting } from '../../shared/wire/env-settings';
 
 /** Resolves when the process is asked to stop (Ctrl-C or SIGTERM). */
 export function untilSignal(): Promise<string> {

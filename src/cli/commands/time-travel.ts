@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ForkflowClient, RetryOptions } from '../../client';
-import { durationSchema } from '../../shared/duration';
+import { durationSchema } from '../../shared/base/duration';
 import { evalSpecSchema, evalTable, runEval, type EvalReport } from '../../testing/eval';
 import { CliError, EXIT } from '../exit';
 import { printJson, table } from '../output';

@@ -6,8 +6,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatAgentReport, loadAgentSources } from '../../activities/agents';
-import type { AgentDefinition } from '../../shared/agents';
-import type { Usage } from '../../shared/anthropic';
+import type { AgentDefinition } from '../../shared/agents/agents';
+import type { Usage } from '../../shared/messages-api/anthropic';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
 import { withClient, type GlobalOptions } from './agents';

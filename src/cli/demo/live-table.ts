@@ -3,7 +3,7 @@
  * when something changes otherwise (CI logs stay readable).
  */
 import logUpdate from 'log-update';
-import type { ForkStatus } from '../../shared/status';
+import type { ForkStatus } from '../../shared/wire/status';
 import { table } from '../output';
 
 function k(n: number): string {

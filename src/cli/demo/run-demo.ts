@@ -6,8 +6,8 @@
  * server (tools-demo.ts).
  */
 import type { ForkflowClient, ForkHandle, ForkResult } from '../../client';
-import type { ForkStatus } from '../../shared/status';
-import { isTerminal } from '../../shared/status';
+import type { ForkStatus } from '../../shared/wire/status';
+import { isTerminal } from '../../shared/wire/status';
 import { formatUsage } from '../output';
 import { LiveView, renderStatuses } from './live-table';
 import { demoScenario } from './scenario';

@@ -9,7 +9,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
 import type { OperatorConsent } from '../../activities/consent';
 import type { ForkflowClient, ForkResult } from '../../client';
-import { blocksOf } from '../../shared/anthropic';
+import { blocksOf } from '../../shared/messages-api/anthropic';
 import type { McpServers } from '../../shared/tools/mcp';
 import { createToolWorker, defineTool, toolRoutes } from '../../worker/tools';
 import { truncate } from '../output';

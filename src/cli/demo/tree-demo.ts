@@ -5,10 +5,10 @@
  * name, resumes it from its durable history.
  */
 import type { ForkflowClient, ForkResult } from '../../client';
-import { blocksOf, type MessageParam } from '../../shared/anthropic';
-import { readTaskNotification } from '../../shared/notifications';
-import type { ForkStatus } from '../../shared/status';
-import { isTerminal } from '../../shared/status';
+import { blocksOf, type MessageParam } from '../../shared/messages-api/anthropic';
+import { readTaskNotification } from '../../shared/tree/notifications';
+import type { ForkStatus } from '../../shared/wire/status';
+import { isTerminal } from '../../shared/wire/status';
 import { formatUsage, table, truncate } from '../output';
 import { LiveView, renderStatuses } from './live-table';
 import { treeScenario } from './scenario';

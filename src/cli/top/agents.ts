@@ -5,8 +5,8 @@
  * total from a count query alongside.
  */
 import type { ForkflowClient } from '../../client';
-import { WORKFLOW_TYPES } from '../../shared/constants';
-import type { AgentColor } from '../../shared/agents';
+import { WORKFLOW_TYPES } from '../../shared/wire/constants';
+import type { AgentColor } from '../../shared/agents/agents';
 
 export interface AgentGroup {
   label: string;

@@ -3,10 +3,10 @@
  * summed over task queues, workflow/activity types and workers, split only by the labels
  * an operator reads — fork state, model and outcome, token kind, tool and outcome, cache-break reason.
  */
-import { FORKFLOW_METRICS as M, TOKEN_KINDS, type TokenKind } from '../../shared/metrics';
-import { batchSavingUsd } from '../../shared/pricing';
+import { FORKFLOW_METRICS as M, TOKEN_KINDS, type TokenKind } from '../../shared/wire/metrics';
+import { batchSavingUsd } from '../../shared/providers/pricing';
 import { sumBy, total, type Sample } from './prometheus-text';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
+import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
 
 export interface LabelledCount {
   labels: Record<string, string>;
@@ -22,7 +22,7 @@ export interface MetricsSummary {
   /** The same by reason (what changed, TTL expired, or expired / unknown), most first. */
   cacheBreakReasons: LabelledCount[];
   approvals: { requested: number; decided: number; pending: number };
-  /** Tokens delivered by Message Batches (a part of `tokens`) and what they saved against interactive prices, estimated (src/shared/pricing.ts). */
+  /** Tokens delivered by Message Batches (a part of `tokens`) and what they saved against interactive prices, estimated (src/shared/providers/pricing.ts). */
   batch: { tokens: Record<TokenKind, number>; savedUsd: number };
   /**
    * Per provider (series without the label, from workers before it, count as `anthropic`): its

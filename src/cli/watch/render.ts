@@ -5,8 +5,8 @@
  * Pure: it writes through the function it is given.
  */
 import type { AgentRow } from '../../client/rows';
-import type { StreamEvent } from '../../shared/stream-events';
-import { oneLine } from '../../shared/text';
+import type { StreamEvent } from '../../shared/streams/stream-events';
+import { oneLine } from '../../shared/base/text';
 
 export class StreamRenderer {
   /** Whether the cursor is at the start of a line (so a marker line does not glue onto text). */

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ForkflowClient } from '../../client';
 import type { AgentRow } from '../../client/rows';
-import type { StreamEvent } from '../../shared/stream-events';
+import type { StreamEvent } from '../../shared/streams/stream-events';
 import { StreamRenderer, treeLines } from './render';
 
 export interface WatchOptions {

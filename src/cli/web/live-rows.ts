@@ -8,7 +8,7 @@
  * visibility's (final) numbers, and so does a row whose query fails or is late: the list
  * never waits long on a worker that cannot answer.
  */
-import { totalTokens } from '../../shared/anthropic';
+import { totalTokens } from '../../shared/messages-api/anthropic';
 import type { AgentRow, ForkStatus } from '../../client';
 
 /** A listed agent with where its counters were read. */

@@ -6,7 +6,7 @@
  * into one).
  */
 import { z } from 'zod';
-import { plainIssues } from '../../shared/plain-issues';
+import { plainIssues } from '../../shared/base/plain-issues';
 
 /** Longest agent id accepted (the fork input's own limit on `agentId`). */
 export const MAX_AGENT_ID = 200;

@@ -3,7 +3,7 @@
  * event's seq, so the browser's EventSource sends it back as `Last-Event-ID` when it
  * reconnects and the relay resumes right after it (src/cli/web/params.ts, `resumeSeq`).
  */
-import type { StreamEvent } from '../../shared/stream-events';
+import type { StreamEvent } from '../../shared/streams/stream-events';
 
 /** Where the relay reads an agent's events (ForkflowClient.stream, or a test's source). */
 export type StreamSource = (agentId: string, opts: { fromSeq?: number; signal?: AbortSignal }) => AsyncIterable<StreamEvent>;

@@ -9,8 +9,8 @@
  * models (vLLM, SGLang, DeepSeek) add to the message and its deltas, and its tokens as
  * `completion_tokens_details.reasoning_tokens` (part of `completion_tokens`).
  */
-import { estimateTextTokens } from '../../shared/tokens';
-import type { StopReason } from '../../shared/anthropic';
+import { estimateTextTokens } from '../../shared/messages-api/tokens';
+import type { StopReason } from '../../shared/messages-api/anthropic';
 import type { WireMessage, WireUsage } from '../types';
 
 /** `finish_reason` per Messages `stop_reason`. */

@@ -3,13 +3,13 @@
  * cache accounting → Message) and `POST /v1/messages/count_tokens`. They only decide the
  * reply; the server applies delays and writes it.
  */
-import type { MessageParam } from '../../shared/anthropic';
-import { estimateTextTokens } from '../../shared/tokens';
+import type { MessageParam } from '../../shared/messages-api/anthropic';
+import { estimateTextTokens } from '../../shared/messages-api/tokens';
 import type { CacheAccounting, CacheTicket, PromptCache } from '../cache';
 import { applyClearing, checkCompactionBlocks, compactEdit, contextEditsOf, DEFAULT_COMPACTION_TRIGGER, fromLastCompaction } from '../context-editing';
 import { ApiError } from '../errors';
 import { atMessageEnds, flattenRequest } from '../flatten';
-import type { MediaRules } from '../../shared/media-tokens';
+import type { MediaRules } from '../../shared/messages-api/media-tokens';
 import { conversationKey, messageId } from '../ids';
 import { promptTooLong } from '../limits';
 import { applyLimits } from '../output';

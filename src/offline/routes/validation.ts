@@ -5,7 +5,7 @@
  *
  * Validate, don't transform: the body object is returned as it is, only typed.
  */
-import { requestMediaIssues } from '../../shared/media-limits';
+import { requestMediaIssues } from '../../shared/messages-api/media-limits';
 import { z } from 'zod';
 import {
   type CacheControl,
@@ -17,7 +17,7 @@ import {
   textBlockSchema,
   thinkingConfigSchema,
   toolDefinitionSchema,
-} from '../../shared/anthropic';
+} from '../../shared/messages-api/anthropic';
 import { invalidRequest } from '../errors';
 import { countCacheMarkers, ttlOrderViolation } from '../flatten';
 
@@ -74,7 +74,7 @@ export function validateRequest(body: unknown, ctx: ValidationContext): ValidReq
 }
 
 /**
- * Images and documents the API refuses (src/shared/media-limits.ts): the first, with its
+ * Images and documents the API refuses (src/shared/messages-api/media-limits.ts): the first, with its
  * path, as the API's 400. Pages are held to the larger windows' 600 (the window is not known here).
  */
 function checkMedia(req: ValidRequest): void {

@@ -1,11 +1,11 @@
 /**
- * The scripted model's answer to forkflow's agent-summary request (src/shared/agent-summary.ts):
+ * The scripted model's answer to forkflow's agent-summary request (src/shared/agents/agent-summary.ts):
  * deterministic, from the conversation before the request, and like a real answer in kind — what
  * the agent was asked, the tool calls it has made by name, and the last thing it said.
  */
-import { blocksOf, type MessageParam } from '../../shared/anthropic';
-import { isAgentSummaryText } from '../../shared/agent-summary';
-import { FORK_TAG } from '../../shared/fork-messages';
+import { blocksOf, type MessageParam } from '../../shared/messages-api/anthropic';
+import { isAgentSummaryText } from '../../shared/agents/agent-summary';
+import { FORK_TAG } from '../../shared/prefix/fork-messages';
 import { isInstructionLine } from './parse';
 
 /** Whether the request's last user turn asks for an agent summary. */

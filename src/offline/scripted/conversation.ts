@@ -2,7 +2,7 @@
  * Reading a conversation the way the scripted model needs: where the latest user text is,
  * which step comes next, what the tools returned, and the directive's first line.
  */
-import type { ContentBlock, MessageParam } from '../../shared/anthropic';
+import type { ContentBlock, MessageParam } from '../../shared/messages-api/anthropic';
 import { isInstructionLine } from './parse';
 
 /** A string is one text block, as the API reads it. */

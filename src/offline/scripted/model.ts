@@ -3,7 +3,7 @@
  * instruction lines of the latest user text, or the default explore behaviour (Glob →
  * Read the README → report) when there are none. Pure and deterministic.
  */
-import type { MessageParam } from '../../shared/anthropic';
+import type { MessageParam } from '../../shared/messages-api/anthropic';
 import { invalidRequest } from '../errors';
 import { toolUseId } from '../ids';
 import type { ValidRequest } from '../routes/validation';

@@ -11,7 +11,7 @@
  *   goes on at the step it would have taken (`@repeat` runs re-counted, a report after a
  *   finished tool step).
  */
-import { blocksOf, type MessageParam } from '../../shared/anthropic';
+import { blocksOf, type MessageParam } from '../../shared/messages-api/anthropic';
 import { COMPACTION_REQUEST_TAG } from '../../shared/context/summary';
 import { allTextLines, directiveLine, scriptCarrier, stepsTaken } from './conversation';
 import { MAX_REPEAT, parseScript, ScriptError, type Step } from './parse';

@@ -3,9 +3,9 @@
  * part of a model call's input that says how to cut and check its request, the failures a
  * call reports when its request does not fit, and the provider compaction a reply may carry.
  * JSON-safe types only. The input and result of a forkflow compaction call, an activity's, are
- * in ../activity-io.ts with the other activities' (they hold a `ModelCallInput`).
+ * in ../wire/activity-io.ts with the other activities' (they hold a `ModelCallInput`).
  */
-import type { Usage } from '../anthropic';
+import type { Usage } from '../messages-api/anthropic';
 import type { ContextEdit } from './edits';
 import type { ContextView } from './view';
 

@@ -7,7 +7,7 @@
  * offline model validates and applies them (src/offline/context-editing.ts). Pure.
  */
 import { z } from 'zod';
-import { schemaOnce } from '../schema-once';
+import { schemaOnce } from '../base/schema-once';
 import { providerTrigger, thresholdTokens, type ContextPolicy } from './policy';
 
 /** Beta header of `compact_20260112` (server-side compaction). */

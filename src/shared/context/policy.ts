@@ -22,7 +22,7 @@
  * the transcript that forks can start from, and its cost shows as a step of its own.
  */
 import { z } from 'zod';
-import { schemaOnce } from '../schema-once';
+import { schemaOnce } from '../base/schema-once';
 
 export const CONTEXT_STRATEGIES = ['compact', 'clear-tool-results', 'off'] as const;
 export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];

@@ -3,10 +3,10 @@
  * (src/workflows/snapshot/snapshot-workflow.ts) so that every sibling starts from the same
  * summary: when that is needed, and what the recording returns. Pure.
  */
-import type { Usage } from '../anthropic';
-import type { CacheSafeParams } from '../fork-input';
-import type { PrefixRef } from '../prefix';
-import { estimateRequestTokens } from '../request-tokens';
+import type { Usage } from '../messages-api/anthropic';
+import type { CacheSafeParams } from '../wire/fork-input';
+import type { PrefixRef } from '../prefix/prefix';
+import { estimateRequestTokens } from '../messages-api/request-tokens';
 import { contextPolicyOf, thresholdTokens, type ContextManagementInput } from './policy';
 import { resolveWindow } from './windows';
 

@@ -3,9 +3,9 @@
  * optional part) and as `status` shows it. The writer is src/workflows/fork/context-keeper.ts.
  */
 import { z } from 'zod';
-import type { Usage } from '../anthropic';
-import { schemaOnce } from '../schema-once';
-import { usageSchema } from '../tree-ledger';
+import type { Usage } from '../messages-api/anthropic';
+import { schemaOnce } from '../base/schema-once';
+import { usageSchema } from '../tree/tree-ledger';
 
 const count = schemaOnce('context/state#count', () => z.number().int().min(0));
 

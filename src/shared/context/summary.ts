@@ -8,7 +8,7 @@
  * what Claude Code's compaction asks for — what was asked, what was done, files and decisions,
  * what is left — in forkflow's own wording.
  */
-import { blocksOf, type MessageParam, type TextBlock } from '../anthropic';
+import { blocksOf, type MessageParam, type TextBlock } from '../messages-api/anthropic';
 
 /** The tag around the summary request (the offline model recognises it: src/offline/scripted/summary.ts). */
 export const COMPACTION_REQUEST_TAG = 'forkflow-compaction-request';

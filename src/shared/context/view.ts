@@ -6,9 +6,9 @@
  * whole and append-only (transcripts, forks by reference, digests); only requests are cut.
  * Pure: the model activity and the workflow compute the same thing.
  */
-import { blocksOf, type ContentBlock, type MessageParam } from '../anthropic';
-import { blockTokens, type MediaRules } from '../request-tokens';
-import { MESSAGE_OVERHEAD_TOKENS } from '../tokens';
+import { blocksOf, type ContentBlock, type MessageParam } from '../messages-api/anthropic';
+import { blockTokens, type MediaRules } from '../messages-api/request-tokens';
+import { MESSAGE_OVERHEAD_TOKENS } from '../messages-api/tokens';
 import { CLEARED_TOOL_RESULT } from './edits';
 
 /** Where a request's messages start and what it clears (global message indexes). */

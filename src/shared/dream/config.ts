@@ -4,10 +4,10 @@
  * workflow itself. JSON-safe and workflow-safe (no I/O, no clock).
  */
 import { z } from 'zod';
-import { durationSchema, toMs } from '../duration';
-import { DELIVERY_MODES } from '../agents';
-import { describeIssues, type Validated } from '../fork-input';
-import { schemaOnce } from '../schema-once';
+import { durationSchema, toMs } from '../base/duration';
+import { DELIVERY_MODES } from '../agents/agents';
+import { describeIssues, type Validated } from '../wire/fork-input';
+import { schemaOnce } from '../base/schema-once';
 
 /**
  * A memory scope names a memory directory and the agent runs that feed it. It becomes part of

@@ -4,7 +4,7 @@
  * causes, or null to let the run through. The lock is not here: it needs Temporal.
  * Workflow-safe: times are passed in.
  */
-import { toMs } from '../duration';
+import { toMs } from '../base/duration';
 import type { DreamConfig } from './config';
 
 const HOUR_MS = 3_600_000;

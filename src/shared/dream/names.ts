@@ -3,7 +3,7 @@
  * Schedule id, query sources that mark forkflow's own memory forks, and the visibility
  * queries that find a scope's sessions. Workflow-safe.
  */
-import { WORKFLOW_TYPES } from '../constants';
+import { WORKFLOW_TYPES } from '../wire/constants';
 import { memoryScopeSchema } from './config';
 
 /** Query source of consolidation forks: they are not sessions and are not counted as such. */

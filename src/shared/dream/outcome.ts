@@ -4,9 +4,9 @@
  * `escape_audit_failed` rolled the "last consolidated" time back so the next run retries.
  * Workflow-safe.
  */
-import type { Usage } from '../anthropic';
-import type { PathEscapeReport } from '../activity-io';
-import type { ForkResult, StopReason, TerminalStatus } from '../status';
+import type { Usage } from '../messages-api/anthropic';
+import type { PathEscapeReport } from '../wire/activity-io';
+import type { ForkResult, StopReason, TerminalStatus } from '../wire/status';
 
 /** The gate that stopped a run, cheapest first. */
 export type DreamGate = 'disabled' | 'time' | 'throttle' | 'sessions';

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { memoryScopeSchema } from './config';
-import { schemaOnce } from '../schema-once';
+import { schemaOnce } from '../base/schema-once';
 
 const isoTime = schemaOnce('dream/state#isoTime', () => z.iso.datetime({ offset: true }));
 

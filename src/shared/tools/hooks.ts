@@ -7,8 +7,8 @@
  * Pure and workflow-safe.
  */
 import { z } from 'zod';
-import { durationSchema } from '../duration';
-import { schemaOnce } from '../schema-once';
+import { durationSchema } from '../base/duration';
+import { schemaOnce } from '../base/schema-once';
 import { patternCovers, toolPatternSchema } from './routes';
 import type { HookEvent } from './service-contract';
 

@@ -8,10 +8,10 @@
  * the recorded list, the same bytes on every turn and replay.
  */
 import { z } from 'zod';
-import type { ToolDefinition } from '../anthropic';
-import { durationSchema } from '../duration';
-import { hashJson } from '../hash';
-import { schemaOnce } from '../schema-once';
+import type { ToolDefinition } from '../messages-api/anthropic';
+import { durationSchema } from '../base/duration';
+import { hashJson } from '../base/hash';
+import { schemaOnce } from '../base/schema-once';
 import { patternCovers } from './routes';
 
 /** Server names: they become part of tool names, so plain, and never with `__` (the separator). */

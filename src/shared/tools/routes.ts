@@ -7,9 +7,9 @@
  * Pure and workflow-safe: the tool table (./table.ts) reads them for every call.
  */
 import { z } from 'zod';
-import { toolDefinitionSchema } from '../anthropic';
-import { durationSchema, toMs } from '../duration';
-import { schemaOnce } from '../schema-once';
+import { toolDefinitionSchema } from '../messages-api/anthropic';
+import { durationSchema, toMs } from '../base/duration';
+import { schemaOnce } from '../base/schema-once';
 
 /** A tool name as the provider accepts it, or a prefix of one ending in `*` (`crm_*`, `*`). */
 export const toolPatternSchema = schemaOnce('tools/routes#toolPatternSchema', () =>

@@ -4,8 +4,8 @@
  * Workflow-safe (the workflow offers these definitions when a fork has no snapshot).
  */
 import { z } from 'zod';
-import type { ToolDefinition } from '../anthropic';
-import { schemaOnce } from '../schema-once';
+import type { ToolDefinition } from '../messages-api/anthropic';
+import { schemaOnce } from '../base/schema-once';
 
 const filePath = z
   .string()

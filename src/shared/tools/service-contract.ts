@@ -17,7 +17,7 @@
  * Pure and workflow-safe.
  */
 import { z } from 'zod';
-import { schemaOnce } from '../schema-once';
+import { schemaOnce } from '../base/schema-once';
 
 /** The activity type of a routed tool call (register it under exactly this name). */
 export const SERVICE_TOOL_ACTIVITY = 'forkflow.callTool';

@@ -2,14 +2,14 @@
  * One tool table per agent: for every tool name the agent may call, where the call is
  * carried out and what it is (read-only? safe to run twice? what can it change?). The tool
  * round (src/workflows/fork/tool-round.ts) consults it for every call, and the permission
- * model (src/shared/permissions.ts) decides from these traits alone, so a built-in tool, a
+ * model (src/shared/tools/permissions.ts) decides from these traits alone, so a built-in tool, a
  * service's routed tool and an MCP server's tool are judged by the same rules.
  *
  * Pure and workflow-safe: the table is derived from the fork's input (and, for tools whose
  * list is fetched, from what was recorded), the same on every replay.
  */
-import { isSubAgentTool, LIST_AGENTS } from '../agent-tools';
-import { ANSWER_APPROVAL } from '../parent-approvals';
+import { isSubAgentTool, LIST_AGENTS } from '../tree/agent-tools';
+import { ANSWER_APPROVAL } from '../tree/parent-approvals';
 import { mcpToolNature, type McpServerRecord } from './mcp';
 import { routeFor, type Route } from './routes';
 import { isBuiltinTool, type BuiltinToolName } from './schemas';

@@ -5,9 +5,9 @@
  * report object itself) and as a table for people.
  */
 import Table from 'cli-table3';
-import type { Usage } from '../../shared/anthropic';
-import type { StopReason } from '../../shared/status';
-import type { CounterfactualPart } from '../../shared/time-travel';
+import type { Usage } from '../../shared/messages-api/anthropic';
+import type { StopReason } from '../../shared/wire/status';
+import type { CounterfactualPart } from '../../shared/prefix/time-travel';
 
 /** How a case ended; `not_run`: the budget stopped the run before it; `error`: it could not run. */
 export type CaseOutcome = 'completed' | 'max_turns' | 'budget_exhausted' | 'failed' | 'killed' | 'timeout' | 'not_run' | 'error';

@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 import type { ForkflowClient, ForkResult } from '../../client';
 import { InvalidInputError } from '../../client';
 import { inheritedBy, runsAs, startFrom } from '../../client/time-travel';
-import { tokensCharged } from '../../shared/budget';
-import { estimateCostUsd } from '../../shared/pricing';
-import { usageSince, type TurnPoint } from '../../shared/time-travel';
-import type { Usage } from '../../shared/anthropic';
+import { tokensCharged } from '../../shared/tree/budget';
+import { estimateCostUsd } from '../../shared/providers/pricing';
+import { usageSince, type TurnPoint } from '../../shared/prefix/time-travel';
+import type { Usage } from '../../shared/messages-api/anthropic';
 import { evalSpecSchema, type EvalCase, type EvalSpec, type EvalSpecInput } from './spec';
 import { tokensOf, totalTokens, type CaseOutcome, type CaseReport, type EvalReport, type OriginalContinuation } from './report';
 

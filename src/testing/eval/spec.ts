@@ -5,7 +5,7 @@
  * anything starts.
  */
 import { z } from 'zod';
-import { systemParamSchema, thinkingConfigSchema, toolDefinitionSchema } from '../../shared/anthropic';
+import { systemParamSchema, thinkingConfigSchema, toolDefinitionSchema } from '../../shared/messages-api/anthropic';
 
 export const evalCaseSchema = z.strictObject({
   /** Names the case in the report (unique in the spec). */

@@ -10,8 +10,8 @@ import { DEFAULT_FORK_TIMEOUT, validateDreamConfig, type DreamConfig, type Dream
 import { enabledGate, sessionsGate, throttleGate, timeGate, type GateSkip } from '../../shared/dream/gates';
 import type { DreamOutcome, DreamRunInfo } from '../../shared/dream/outcome';
 import type { DreamStateView } from '../../shared/dream/state';
-import { FAILURE, invalid as invalidFailure } from '../../shared/failures';
-import { SA } from '../../shared/search-attributes';
+import { FAILURE, invalid as invalidFailure } from '../../shared/wire/failures';
+import { SA } from '../../shared/wire/search-attributes';
 import { workflowNow } from '../clock';
 import { dreamFiles, dreamTemporal } from './activities';
 import { consolidate } from './consolidate';

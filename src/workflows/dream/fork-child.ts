@@ -14,16 +14,16 @@ import {
   workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import { WORKFLOW_TYPES } from '../../shared/constants';
+import { WORKFLOW_TYPES } from '../../shared/wire/constants';
 import type { DreamConfig } from '../../shared/dream/config';
 import { staleAfterMs } from '../../shared/dream/gates';
 import { DREAM_FORK_LABEL, DREAM_QUERY_SOURCE, dreamLockId } from '../../shared/dream/names';
 import type { ForkEnd } from '../../shared/dream/outcome';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { forkResultOf } from '../../shared/failures';
-import { HIDDEN_MEMO } from '../../shared/hidden-memo';
-import { SA } from '../../shared/search-attributes';
-import type { ForkResult } from '../../shared/status';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import { forkResultOf } from '../../shared/wire/failures';
+import { HIDDEN_MEMO } from '../../shared/wire/hidden-memo';
+import { SA } from '../../shared/wire/search-attributes';
+import type { ForkResult } from '../../shared/wire/status';
 
 type ForkWorkflowFn = (input: ForkInputJson) => Promise<ForkResult>;
 export type ForkChild = ChildWorkflowHandle<ForkWorkflowFn>;

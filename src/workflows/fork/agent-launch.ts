@@ -6,17 +6,17 @@
  * way of reporting a child's outcome to the model.
  */
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
-import type { ToolResultBlock } from '../../shared/anthropic';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import { INHERIT_MODEL, type AgentDefinition } from '../../shared/agents';
-import { agentTypeDenied, permittedAgents } from '../../shared/agent-access';
-import { toMs } from '../../shared/duration';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { modelRefusal, type ModelSource } from '../../shared/model-allowlist';
-import { forkRecursionGuard } from '../../shared/recursion';
-import { agentProvider, childProvider } from '../../shared/agent-provider';
-import { confineCwd } from '../../shared/workspace-path';
-import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
+import type { ToolResultBlock } from '../../shared/messages-api/anthropic';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import { INHERIT_MODEL, type AgentDefinition } from '../../shared/agents/agents';
+import { agentTypeDenied, permittedAgents } from '../../shared/tools/agent-access';
+import { toMs } from '../../shared/base/duration';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import { modelRefusal, type ModelSource } from '../../shared/providers/model-allowlist';
+import { forkRecursionGuard } from '../../shared/prefix/recursion';
+import { agentProvider, childProvider } from '../../shared/providers/agent-provider';
+import { confineCwd } from '../../shared/tree/workspace-path';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree/tree-input';
 import { tree } from '../activities';
 import { prefixRefOf } from '../conversation-queries';
 import type { ForkAgent } from './agent';
@@ -32,9 +32,9 @@ import { backgroundOff } from './background-switch';
 import { admitChild, withdrawChild } from './tree-authority';
 import { callTokensFor } from './tree-shares';
 import { teammateChildInput } from './team-input';
-import { childComms } from '../../shared/team';
+import { childComms } from '../../shared/tree/team';
 import { withControls } from './spawn-controls';
-import type { AdmitResult } from '../../shared/tree-ledger';
+import type { AdmitResult } from '../../shared/tree/tree-ledger';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
 export const SKILL_TYPE_PREFIX = 'skill:';
@@ -57,7 +57,7 @@ function skillModelProblem(agent: ForkAgent, skill: AgentDefinition, wanted: str
 
 /**
  * With a provider catalogue (`subAgents.providers`): the child's provider and model resolve
- * there (src/shared/agent-provider.ts), a fork stays on its parent's.
+ * there (src/shared/providers/agent-provider.ts), a fork stays on its parent's.
  */
 function providerProblem(agent: ForkAgent, config: SubAgentsConfig & { providers: NonNullable<SubAgentsConfig['providers']> }, input: AgentToolInput, launch: Launch): string | undefined {
   const definition = launch.kind === 'spawn' ? launch.definition : undefined;
@@ -225,7 +225,7 @@ export async function admitted(agent: ForkAgent, id: string, childInput: ForkInp
     return { refused: `The tree's root did not answer the admission of ${id}, so it was not started (${messageOf(err)}). Try again later, or do the work yourself.` };
   }
   if (!admission.ok) return { refused: admission.reason };
-  // In a tree that lends budget shares, the child starts with the share its admission lent (src/shared/tree-shares.ts).
+  // In a tree that lends budget shares, the child starts with the share its admission lent (src/shared/tree/tree-shares.ts).
   const share = admission.share !== undefined ? { treeShare: { tokens: admission.share } } : {};
   return { input: { ...childInput, treeLedger: true, budget: { ...childInput.budget, maxTokens: admission.budget }, ...share } };
 }

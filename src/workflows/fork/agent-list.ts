@@ -1,16 +1,16 @@
 /**
- * The ListAgents tool (src/shared/agent-list.ts): the caller's own sub-agents from its child
+ * The ListAgents tool (src/shared/tree/agent-list.ts): the caller's own sub-agents from its child
  * table, timed by the workflow's clock. Running children's turns, tool uses and tokens live in
  * their own workflows: one local activity asks them (a workflow cannot query another); a list
  * with no running child schedules nothing. A teammate's list also shows its team, from the
  * root's ledger (another local activity).
  */
 import { isCancellation } from '@temporalio/workflow';
-import type { ChildCounters, TeamMemberFacts } from '../../shared/activity-io';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentList, childrenToAsk, shownRecords, teamView, type TeamView } from '../../shared/agent-list';
-import { LIST_AGENTS, listAgentsToolInput } from '../../shared/agent-tools';
-import { describeIssues } from '../../shared/fork-input';
+import type { ChildCounters, TeamMemberFacts } from '../../shared/wire/activity-io';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { agentList, childrenToAsk, shownRecords, teamView, type TeamView } from '../../shared/tree/agent-list';
+import { LIST_AGENTS, listAgentsToolInput } from '../../shared/tree/agent-tools';
+import { describeIssues } from '../../shared/wire/fork-input';
 import { progress } from '../activities';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';

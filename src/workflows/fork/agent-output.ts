@@ -1,6 +1,6 @@
 /**
  * What a parent sees of its sub-agents' output. Their output files (seed 001's `outputFile`;
- * src/shared/agent-output.ts): the path
+ * src/shared/tree/agent-output.ts): the path
  * `async_launched`, `remote_launched` and a background child's notification carry, and the
  * `Read` of such a path, which this workflow answers itself: for one of its own children, from
  * the child's workflow (a query, by a local activity: durable, on any worker); for anything
@@ -9,9 +9,9 @@
  * outcome view carries (seed 001's `completed`: `totalTokens`; not its wall-time duration, see outcomeTotals).
  */
 import { ActivityFailure, isCancellation, patched } from '@temporalio/workflow';
-import { totalTokens, type ToolResultBlock, type ToolUseBlock } from '../../shared/anthropic';
-import { agentOutputFile, AGENT_OUTPUT_ROOT, isAgentOutputPath } from '../../shared/agent-output';
-import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
+import { totalTokens, type ToolResultBlock, type ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { agentOutputFile, AGENT_OUTPUT_ROOT, isAgentOutputPath } from '../../shared/tree/agent-output';
+import type { ChildOutcome, ChildRecord } from '../../shared/tree/tree-input';
 import { agentOutput } from '../activities';
 import type { ForkAgent } from './agent';
 import { errorResult, okResult } from './tool-results';

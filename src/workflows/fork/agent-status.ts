@@ -1,14 +1,14 @@
 /**
- * What an agent's `status` query answers (src/shared/status.ts): its state and counters, its
+ * What an agent's `status` query answers (src/shared/wire/status.ts): its state and counters, its
  * tree (the ledger at a root), what it is doing and waiting for. Read from the agent's parts;
  * writes nothing.
  */
-import { cacheHitRatio } from '../../shared/anthropic';
-import { tokensCharged } from '../../shared/budget';
-import { failoverStatus } from '../../shared/failover';
-import { isTerminal, type ForkStatus } from '../../shared/status';
-import type { ChildRecord } from '../../shared/tree-input';
-import { leftFor, ledgerTotals, ledgerView } from '../../shared/tree-ledger';
+import { cacheHitRatio } from '../../shared/messages-api/anthropic';
+import { tokensCharged } from '../../shared/tree/budget';
+import { failoverStatus } from '../../shared/providers/failover';
+import { isTerminal, type ForkStatus } from '../../shared/wire/status';
+import type { ChildRecord } from '../../shared/tree/tree-input';
+import { leftFor, ledgerTotals, ledgerView } from '../../shared/tree/tree-ledger';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { failoverChainOf } from './failover-routes';

@@ -8,20 +8,20 @@
  * worktree — the opening names the worktree's path.
  */
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { type MessageParam, type TextBlock, type Usage } from '../../shared/anthropic';
-import { DEFAULTS } from '../../shared/constants';
-import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
-import type { ForkInput } from '../../shared/fork-input';
-import type { BlockPosition } from '../../shared/fork-messages';
-import type { MemoryScope, WorktreeRef } from '../../shared/activity-io';
-import { CARRIED_STATE_VERSION, type CarriedState } from '../../shared/carried-state';
-import type { ChildRecord } from '../../shared/tree-input';
-import type { ContextSummary, PrefixRef, RunRef } from '../../shared/prefix';
-import type { RequestContext, SendMessageArgs } from '../../shared/messages';
-import type { ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/status';
-import type { CacheBreak } from '../../shared/cache-break';
-import { estimateCostUsd } from '../../shared/pricing';
-import { ledgerTotals, type TreeLedger } from '../../shared/tree-ledger';
+import { type MessageParam, type TextBlock, type Usage } from '../../shared/messages-api/anthropic';
+import { DEFAULTS } from '../../shared/wire/constants';
+import { chainDigest, EMPTY_DIGEST } from '../../shared/base/hash';
+import type { ForkInput } from '../../shared/wire/fork-input';
+import type { BlockPosition } from '../../shared/prefix/fork-messages';
+import type { MemoryScope, WorktreeRef } from '../../shared/wire/activity-io';
+import { CARRIED_STATE_VERSION, type CarriedState } from '../../shared/wire/carried-state';
+import type { ChildRecord } from '../../shared/tree/tree-input';
+import type { ContextSummary, PrefixRef, RunRef } from '../../shared/prefix/prefix';
+import type { RequestContext, SendMessageArgs } from '../../shared/wire/messages';
+import type { ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/wire/status';
+import type { CacheBreak } from '../../shared/prefix/cache-break';
+import { estimateCostUsd } from '../../shared/providers/pricing';
+import { ledgerTotals, type TreeLedger } from '../../shared/tree/tree-ledger';
 import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
@@ -33,17 +33,17 @@ import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 import { CacheWatch } from './cache-break';
 import { CacheWarmth } from './cache-warmth';
-import type { CarriedWarmth } from '../../shared/cache-warmth';
+import type { CarriedWarmth } from '../../shared/prefix/cache-warmth';
 import type { LiveStream } from './live-stream';
 import { ToolTable } from '../../shared/tools/table';
 import { ContextKeeper } from './context-keeper';
 import { resolveWindow, windowRefusal } from '../../shared/context/windows';
-import { FAILURE, failure } from '../../shared/failures';
-import type { TurnCall } from '../../shared/time-travel';
+import { FAILURE, failure } from '../../shared/wire/failures';
+import type { TurnCall } from '../../shared/prefix/time-travel';
 import { TurnIndex } from './turn-index';
 import { McpState } from './mcp-state';
 import { TurnControl } from './turn-control';
-import { FailoverBook } from '../../shared/failover';
+import { FailoverBook } from '../../shared/providers/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
 import { TeamState } from './team-state';
 import type { ShareBook } from './share-book';
@@ -126,7 +126,7 @@ export class ForkAgent {
   private conversation?: OpenConversation;
 
   /**
-   * `default` asks before a change (src/shared/permissions.ts). Decided once, when the run
+   * `default` asks before a change (src/shared/tools/permissions.ts). Decided once, when the run
    * starts: runs recorded before (and running when this shipped) treat `default` as
    * `acceptEdits`, and carry that on as `acceptEdits` when they continue as new (continuation.ts).
    */

@@ -6,7 +6,7 @@
  * continue-as-new read it through `length` and `pending()`. Never carried: a run continues as
  * new only with none open, and a late decision after that is refused as unknown.
  */
-import type { PendingApproval } from '../../shared/tree-input';
+import type { PendingApproval } from '../../shared/tree/tree-input';
 
 type Decision = NonNullable<PendingApproval['decision']>;
 

@@ -8,13 +8,13 @@
  * as a message (seed 001's orphaned permission response): the call is not run by it.
  */
 import { condition, log, setHandler, sleep, type ApplicationFailure } from '@temporalio/workflow';
-import type { ToolUseBlock } from '../../shared/anthropic';
-import { toMs } from '../../shared/duration';
-import { FAILURE, failure, invalid } from '../../shared/failures';
-import { describeIssues } from '../../shared/fork-input';
-import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/messages';
-import { clip } from '../../shared/text';
-import type { PendingApproval } from '../../shared/tree-input';
+import type { ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { toMs } from '../../shared/base/duration';
+import { FAILURE, failure, invalid } from '../../shared/wire/failures';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/wire/messages';
+import { clip } from '../../shared/base/text';
+import type { PendingApproval } from '../../shared/tree/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { setState } from './visibility';

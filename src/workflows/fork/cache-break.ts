@@ -1,13 +1,13 @@
 /**
- * Cache-break watch on every model call of an agent (the rules: src/shared/cache-break.ts).
+ * Cache-break watch on every model call of an agent (the rules: src/shared/prefix/cache-break.ts).
  * This class is the only writer of the agent's cache-break state: the latest break, how many
  * there were, and the previous request a later call is judged against. That state crosses
  * continue-as-new and resumes (carried state `cache`), so counts and the expectation survive.
  */
 import { log } from '@temporalio/workflow';
-import type { Usage } from '../../shared/anthropic';
-import type { ModelCallResult } from '../../shared/activity-io';
-import { COMPACTED, diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type CacheBreak, type CarriedCache, type Diagnosis, type PreviousRequest, type SnapshotHashes } from '../../shared/cache-break';
+import type { Usage } from '../../shared/messages-api/anthropic';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
+import { COMPACTED, diagnoseFirstTurn, diagnoseLaterTurn, previousRequest, type CacheBreak, type CarriedCache, type Diagnosis, type PreviousRequest, type SnapshotHashes } from '../../shared/prefix/cache-break';
 import { workflowNow } from '../clock';
 import { cacheBroke } from '../metrics';
 import type { ForkSetup } from './setup';

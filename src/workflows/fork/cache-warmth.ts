@@ -1,12 +1,12 @@
 /**
  * What a fork knows about keeping its prompt cache warm while it waits (cacheWhileWaiting;
- * the rules are in src/shared/cache-warmth.ts): its policy, the last model call a keep-alive
+ * the rules are in src/shared/prefix/cache-warmth.ts): its policy, the last model call a keep-alive
  * would repeat, and the waits in progress. This class is the only writer; the turn loop
  * reports each model call, and keep-alive.ts runs the waits.
  */
-import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { CACHE_TTL_MS } from '../../shared/cache-break';
-import { keepAliveDueAt, ttlFor, type CacheWhileWaiting, type CarriedWarmth } from '../../shared/cache-warmth';
+import type { ModelCallInput, ModelCallResult } from '../../shared/wire/activity-io';
+import { CACHE_TTL_MS } from '../../shared/prefix/cache-break';
+import { keepAliveDueAt, ttlFor, type CacheWhileWaiting, type CarriedWarmth } from '../../shared/prefix/cache-warmth';
 
 interface LastCall {
   /** The input of the last model call, as a keep-alive repeats it. */

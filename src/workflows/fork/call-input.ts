@@ -6,9 +6,9 @@
  * same way for the turn's model call and for a compaction before it.
  */
 import { workflowInfo } from '@temporalio/workflow';
-import { INLINE_TAIL_BYTES, type ModelCallInput } from '../../shared/activity-io';
-import { canonicalJson, utf8Length } from '../../shared/hash';
-import { remainingTokens } from '../../shared/budget';
+import { INLINE_TAIL_BYTES, type ModelCallInput } from '../../shared/wire/activity-io';
+import { canonicalJson, utf8Length } from '../../shared/base/hash';
+import { remainingTokens } from '../../shared/tree/budget';
 import { withTreeToken } from './tree-authority';
 import { callShare } from './tree-shares';
 import type { ForkAgent } from './agent';

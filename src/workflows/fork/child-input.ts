@@ -6,30 +6,30 @@
  *   definition allows, and sub-agent tools only when nested spawning is on.
  * Pure and deterministic, so a resumed child is rebuilt with the same configuration.
  */
-import { agentProvider, allowlistOf, childProvider } from '../../shared/agent-provider';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/agent-tools';
-import type { AgentDefinition } from '../../shared/agents';
-import { agentMcpServers, agentToolsFor, applyToolAccess, permittedAgents } from '../../shared/agent-access';
-import { definitionMemory, withMemoryTools } from '../../shared/agent-memory';
-import { withPreloadedSkills } from '../../shared/agent-skills';
+import { agentProvider, allowlistOf, childProvider } from '../../shared/providers/agent-provider';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import { controlOptions, sendMessageTool, subAgentToolDefinitions } from '../../shared/tree/agent-tools';
+import type { AgentDefinition } from '../../shared/agents/agents';
+import { agentMcpServers, agentToolsFor, applyToolAccess, permittedAgents } from '../../shared/tools/agent-access';
+import { definitionMemory, withMemoryTools } from '../../shared/agents/agent-memory';
+import { withPreloadedSkills } from '../../shared/agents/agent-skills';
 import { mergeHooks } from '../../shared/tools/hooks';
 import { mcpServerOf } from '../../shared/tools/mcp';
 import { routeFor } from '../../shared/tools/routes';
-import { isSubAgentTool } from '../../shared/agent-tools';
-import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
-import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { childPermissionMode } from '../../shared/permissions';
-import { confineCwd } from '../../shared/workspace-path';
-import type { PrefixRef } from '../../shared/prefix';
-import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
+import { isSubAgentTool } from '../../shared/tree/agent-tools';
+import { childBudget, parseForkBudgetPolicy, remainingTokens } from '../../shared/tree/budget';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/wire/constants';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import { childPermissionMode } from '../../shared/tools/permissions';
+import { confineCwd } from '../../shared/tree/workspace-path';
+import type { PrefixRef } from '../../shared/prefix/prefix';
+import { DEFAULT_SYSTEM_PROMPT } from '../../shared/agents/prompts';
 import { isBuiltinTool, toolDefinition, type BuiltinToolName } from '../../shared/tools/schemas';
 import { textOnlyRead } from './media-rules';
-import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
-import { subtractUsage, ZERO_USAGE } from '../../shared/anthropic';
-import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/carried-state';
-import { estimateCostUsd } from '../../shared/pricing';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree/tree-input';
+import { subtractUsage, ZERO_USAGE } from '../../shared/messages-api/anthropic';
+import { CARRIED_STATE_VERSION, type CarriedStateInput, type FoldedUsage } from '../../shared/wire/carried-state';
+import { estimateCostUsd } from '../../shared/providers/pricing';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverForChild } from './failover-routes';
 import { cataloguedAsk, uncataloguedModel } from './spawn-model';
@@ -172,7 +172,7 @@ export function forkChildInput(agent: ForkAgent, input: AgentToolInput, config: 
     ...windowFor(agent, agent.summary.model),
     ...workspaceFor(agent, input, config),
     ...(agent.input.requiredMcpServers ? { requiredMcpServers: agent.input.requiredMcpServers } : {}),
-    // It has no provider catalogue: its fallbacks come with it (src/shared/failover.ts).
+    // It has no provider catalogue: its fallbacks come with it (src/shared/providers/failover.ts).
     ...failoverForChild(agent, failoverChainOf(agent)[0]!),
   };
 }

@@ -5,9 +5,9 @@
  * start and end; everything else reads `all`, `running` and `find`.
  */
 import type { CancellationScope } from '@temporalio/workflow';
-import { addUsage, ZERO_USAGE } from '../../shared/anthropic';
-import type { FoldedUsage } from '../../shared/carried-state';
-import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
+import { addUsage, ZERO_USAGE } from '../../shared/messages-api/anthropic';
+import type { FoldedUsage } from '../../shared/wire/carried-state';
+import type { ChildOutcome, ChildRecord } from '../../shared/tree/tree-input';
 
 /** Live handle of a running child (not state: rebuilt by replay, never carried). */
 export interface ChildRuntime {

@@ -14,7 +14,7 @@
  * the carried running records as adopted: it waits for their report, and stops or cancels them
  * by workflow id.
  */
-import { colorMemo } from '../../shared/agent-color';
+import { colorMemo } from '../../shared/agents/agent-color';
 import {
   CancellationScope,
   ChildWorkflowFailure,
@@ -28,23 +28,23 @@ import {
   workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import { totalTokens, ZERO_USAGE } from '../../shared/anthropic';
-import { forkResultOf } from '../../shared/failures';
-import { describeIssues } from '../../shared/fork-input';
-import { childOutcomeReportSchema, childOutcomeSignal } from '../../shared/messages';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { firstLine } from '../../shared/text';
-import { renderTaskNotification } from '../../shared/notifications';
-import { COMMAND_USE_PREFIX, commandPrompt } from '../../shared/typed-command';
-import { SA } from '../../shared/search-attributes';
-import type { ForkResult } from '../../shared/status';
-import type { ChildOutcome, ChildRecord } from '../../shared/tree-input';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import { totalTokens, ZERO_USAGE } from '../../shared/messages-api/anthropic';
+import { forkResultOf } from '../../shared/wire/failures';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { childOutcomeReportSchema, childOutcomeSignal } from '../../shared/wire/messages';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import { firstLine } from '../../shared/base/text';
+import { renderTaskNotification } from '../../shared/tree/notifications';
+import { COMMAND_USE_PREFIX, commandPrompt } from '../../shared/agents/typed-command';
+import { SA } from '../../shared/wire/search-attributes';
+import type { ForkResult } from '../../shared/wire/status';
+import type { ChildOutcome, ChildRecord } from '../../shared/tree/tree-input';
 import { isoNow } from '../clock';
 import type { ForkAgent } from './agent';
 import type { ForkWorkflowFn } from './signature';
 import { childEnded, dropSignal, treeTokenOf, withTreeToken } from './tree-authority';
-import { undecodableReason } from '../../shared/undecodable';
+import { undecodableReason } from '../../shared/wire/undecodable';
 import { outputFileOf } from './agent-output';
 
 /** Result texts kept on record are capped: the record crosses continue-as-new. */

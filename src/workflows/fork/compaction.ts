@@ -14,8 +14,8 @@
  * (and copies of the kept turns) and moves where requests start. The transcript keeps it all.
  */
 import { ActivityFailure, ApplicationFailure, deprecatePatch, isCancellation, log } from '@temporalio/workflow';
-import { ZERO_USAGE, type Usage } from '../../shared/anthropic';
-import type { ModelCallResult } from '../../shared/activity-io';
+import { ZERO_USAGE, type Usage } from '../../shared/messages-api/anthropic';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
 import { CONTEXT_FAILURE } from '../../shared/context/call';
 import { compactsOnTooLong } from '../../shared/context/policy';
 import type { CompactionReason } from '../../shared/context/state';

@@ -7,16 +7,16 @@
  * model call's input and forks read. It crosses runs (carried state `context`), and forks
  * take its cut (PrefixRef `window`).
  */
-import { totalInputTokens, ZERO_USAGE, addUsage, type MessageParam, type Usage } from '../../shared/anthropic';
-import type { ModelCallResult } from '../../shared/activity-io';
+import { totalInputTokens, ZERO_USAGE, addUsage, type MessageParam, type Usage } from '../../shared/messages-api/anthropic';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
 import type { ContextCallSpec } from '../../shared/context/call';
 import { providerEdits } from '../../shared/context/edits';
 import { contextPolicyOf, forkflowCompacts, policyName, thresholdTokens, type ContextManagementInput, type ContextPolicy } from '../../shared/context/policy';
 import { BOUNDARIES_KEPT, type CarriedContext, type ContextBoundary, type ContextStatus } from '../../shared/context/state';
 import { messageTokens } from '../../shared/context/view';
 import { resolveWindow, type ResolvedWindow } from '../../shared/context/windows';
-import type { PrefixRef } from '../../shared/prefix';
-import { estimateCostUsd } from '../../shared/pricing';
+import type { PrefixRef } from '../../shared/prefix/prefix';
+import { estimateCostUsd } from '../../shared/providers/pricing';
 import { mediaRulesFor } from './media-rules';
 
 /** Where the window of a model comes from until the conversation is open. */

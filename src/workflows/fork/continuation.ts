@@ -11,11 +11,11 @@
  * turn boundary, and a wait adds only the decision and its timer to history.
  */
 import { allHandlersFinished, condition, deprecatePatch, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
-import type { ForkInputJson } from '../../shared/fork-input';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
 import { prefixRefOf } from '../conversation-queries';
 import { conversation } from '../activities';
-import { EMPTY_DIGEST } from '../../shared/hash';
-import type { HeldConversation } from '../../shared/tree-input';
+import { EMPTY_DIGEST } from '../../shared/base/hash';
+import type { HeldConversation } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 import { canOutliveRun } from './children';
 import type { ForkWorkflowFn } from './signature';

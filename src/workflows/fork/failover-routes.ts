@@ -1,16 +1,16 @@
 /**
- * Where an agent's model calls may go (src/shared/failover.ts): its provider and model, then
+ * Where an agent's model calls may go (src/shared/providers/failover.ts): its provider and model, then
  * their fallbacks, from its tree's catalogue (`subAgents.providers`) or, for a sub-agent
  * without one, from its own input (`failover`); the failover settings that apply; what a
  * sub-agent is given; and a model's configured price on a provider. Reads a narrow view of the
  * agent, so the agent and the failover driver both use it without an import circle.
  */
-import { agentProvider, priceOf } from '../../shared/agent-provider';
-import { FAILOVER_DEFAULTS, failoverChain, failoverSettings, type Route } from '../../shared/failover';
-import type { ForkInput } from '../../shared/fork-input';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
-import type { Price } from '../../shared/pricing';
-import type { FailoverSettings } from '../../shared/providers';
+import { agentProvider, priceOf } from '../../shared/providers/agent-provider';
+import { FAILOVER_DEFAULTS, failoverChain, failoverSettings, type Route } from '../../shared/providers/failover';
+import type { ForkInput } from '../../shared/wire/fork-input';
+import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
+import type { Price } from '../../shared/providers/pricing';
+import type { FailoverSettings } from '../../shared/providers/providers';
 
 /** What these rules read of an agent. */
 export interface RoutesView {

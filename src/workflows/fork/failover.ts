@@ -1,5 +1,5 @@
 /**
- * Failover of an agent's model calls (src/shared/failover.ts has the rules and the state):
+ * Failover of an agent's model calls (src/shared/providers/failover.ts has the rules and the state):
  * a call starts on the candidate the agent's state says (the primary, or a fallback while
  * its cooldown runs); a call that the activity gave up on as unavailable is made again on the
  * next candidate. Each switch is a new activity in history with its provider and model in its
@@ -9,9 +9,9 @@
  * exactly as before: same input, same commands.
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import { MODEL_UNAVAILABLE_FAILURE, type Route } from '../../shared/failover';
-import { estimateCostUsd } from '../../shared/pricing';
+import type { ModelCallInput, ModelCallResult } from '../../shared/wire/activity-io';
+import { MODEL_UNAVAILABLE_FAILURE, type Route } from '../../shared/providers/failover';
+import { estimateCostUsd } from '../../shared/providers/pricing';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';
 import { failoverChainOf, failoverSettingsOf, priceOn } from './failover-routes';

@@ -4,9 +4,9 @@
  * recorded with the first rules must keep them, so the seed's rules are patched in.
  */
 import { patched } from '@temporalio/workflow';
-import { FORK_QUERY_SOURCE } from '../../shared/constants';
-import { FORK_RULES_VERSION, type OpeningOptions } from '../../shared/fork-messages';
-import type { ForkInput } from '../../shared/fork-input';
+import { FORK_QUERY_SOURCE } from '../../shared/wire/constants';
+import { FORK_RULES_VERSION, type OpeningOptions } from '../../shared/prefix/fork-messages';
+import type { ForkInput } from '../../shared/wire/fork-input';
 
 /** Before this patch a fork was told to commit only when asked and to keep its report "short" (seed 003: commit, under 500 words). */
 export const FORK_RULES_PATCH = 'forkflow-fork-rules-2';

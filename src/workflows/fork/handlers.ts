@@ -4,10 +4,10 @@
  * payload is recorded in `status.rejectedSignals` and the fork carries on.
  */
 import { setHandler } from '@temporalio/workflow';
-import { describeIssues } from '../../shared/fork-input';
-import { sendMessageSchema, sendMessageSignal, statusQuery } from '../../shared/messages';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { sendMessageSchema, sendMessageSignal, statusQuery } from '../../shared/wire/messages';
 import { statusOf } from './agent-status';
-import { undecodableReason } from '../../shared/undecodable';
+import { undecodableReason } from '../../shared/wire/undecodable';
 import { registerConversationQueries } from '../conversation-queries';
 import type { ForkAgent } from './agent';
 import { dropSignal } from './tree-authority';

@@ -15,10 +15,10 @@
  * Sub-agent tools (Agent, SendMessage…) are not hooked.
  */
 import { isCancellation } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { toMs } from '../../shared/duration';
-import { INPUT_LIMITS, jsonLimitIssue } from '../../shared/limits';
-import { plainIssues } from '../../shared/plain-issues';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { toMs } from '../../shared/base/duration';
+import { INPUT_LIMITS, jsonLimitIssue } from '../../shared/wire/limits';
+import { plainIssues } from '../../shared/base/plain-issues';
 import { HOOK_DEFAULTS, hooksFor, type HookEntry } from '../../shared/tools/hooks';
 import { SERVICE_CONTRACT_VERSION, SERVICE_HOOK_ACTIVITY, serviceHookAnswerSchema, type HookEvent, type ServiceHookAnswer, type ServiceHookCall } from '../../shared/tools/service-contract';
 import { service } from '../activities';

@@ -3,9 +3,9 @@
  * boundary, then enter the conversation `now` first, then `next`, then `later`, each in
  * arrival order. Plain JSON state (an array and a counter), so it crosses continue-as-new.
  */
-import type { TextBlock } from '../../shared/anthropic';
-import type { SendMessageArgs } from '../../shared/messages';
-import type { Priority, QueuedMessage } from '../../shared/tree-input';
+import type { TextBlock } from '../../shared/messages-api/anthropic';
+import type { SendMessageArgs } from '../../shared/wire/messages';
+import type { Priority, QueuedMessage } from '../../shared/tree/tree-input';
 import { isoNow } from '../clock';
 
 const RANK: Record<Priority, number> = { now: 0, next: 1, later: 2 };

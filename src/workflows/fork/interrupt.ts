@@ -6,10 +6,10 @@
  * an interruption left behind (turn-loop.ts); tool calls it stopped are answered here.
  */
 import { condition, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
-import type { SendMessageInterruptingInput } from '../../shared/agent-tools';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { FAILURE, failure, invalid } from '../../shared/failures';
-import { describeIssues } from '../../shared/fork-input';
+import type { SendMessageInterruptingInput } from '../../shared/tree/agent-tools';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { FAILURE, failure, invalid } from '../../shared/wire/failures';
+import { describeIssues } from '../../shared/wire/fork-input';
 import {
   backgroundChildArgsSchema,
   backgroundChildUpdate,
@@ -20,8 +20,8 @@ import {
   type BackgroundChildArgs,
   type InterruptAnswer,
   type InterruptArgs,
-} from '../../shared/interrupt';
-import type { ChildRecord } from '../../shared/tree-input';
+} from '../../shared/tree/interrupt';
+import type { ChildRecord } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 import { errorResult, jsonResult } from './tool-results';
 import { publishProgress } from './visibility';

@@ -7,10 +7,10 @@
  * - a named agent with a memory (definition `memory`) has its index read into its system prompt.
  */
 import { ActivityFailure, workflowInfo } from '@temporalio/workflow';
-import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/activity-io';
-import { memoryPromptOf } from '../../shared/agent-memory';
-import { FAILURE, failure } from '../../shared/failures';
-import type { ForkInput } from '../../shared/fork-input';
+import type { PathEscapeReport, WorktreeRef, WorktreeResult } from '../../shared/wire/activity-io';
+import { memoryPromptOf } from '../../shared/agents/agent-memory';
+import { FAILURE, failure } from '../../shared/wire/failures';
+import type { ForkInput } from '../../shared/wire/fork-input';
 import { isolation } from '../activities';
 import type { ForkAgent } from './agent';
 

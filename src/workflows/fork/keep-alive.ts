@@ -7,8 +7,8 @@
  * this module replay unchanged.
  */
 import { isCancellation, log, sleep } from '@temporalio/workflow';
-import type { ModelCallResult } from '../../shared/activity-io';
-import { budgetExhausted } from '../../shared/budget';
+import type { ModelCallResult } from '../../shared/wire/activity-io';
+import { budgetExhausted } from '../../shared/tree/budget';
 import { keepAliveModel, modelQueueOf } from '../activities';
 import { budgetOf } from './call-input';
 import { spending } from './tree-shares';

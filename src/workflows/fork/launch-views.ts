@@ -5,7 +5,7 @@
  * added it: tool results are in recorded conversations, so recorded runs keep their bytes.
  */
 import { patched } from '@temporalio/workflow';
-import type { ChildRecord } from '../../shared/tree-input';
+import type { ChildRecord } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 import { launchedOutputFields, outcomeTotals } from './agent-output';
 

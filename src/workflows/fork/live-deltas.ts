@@ -5,7 +5,7 @@
  * reads them, so replay without them is the same run). ./live-stream.ts hosts them beside the
  * recorded log; ./stream-read.ts merges both for a reader.
  */
-import { LIVE_EVENT_TYPES, LIVE_SEQ_PER_ATTEMPT, liveSeq, type StreamLiveInput } from '../../shared/stream-events';
+import { LIVE_EVENT_TYPES, LIVE_SEQ_PER_ATTEMPT, liveSeq, type StreamLiveInput } from '../../shared/streams/stream-events';
 
 /** Live events kept for readers: at most this many characters of them (oldest dropped first), and only of the last two turns. */
 const LIVE_KEPT_CHARS = 2_000_000;

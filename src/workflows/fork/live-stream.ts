@@ -1,5 +1,5 @@
 /**
- * The agent's live stream (issue 15), hosted by the fork workflow; src/shared/stream-events.ts
+ * The agent's live stream (issue 15), hosted by the fork workflow; src/shared/streams/stream-events.ts
  * says what travels on it and how seqs are made.
  *
  * - Recorded events (final tool calls, tool results, delivered messages, turn ends, `done`)
@@ -21,8 +21,8 @@ import { ApplicationFailure, condition, setHandler, workflowInfo } from '@tempor
 import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
 import { z } from 'zod';
-import { describeIssues } from '../../shared/fork-input';
-import { streamLiveQuery, streamReadQuery, streamWatchedQuery } from '../../shared/messages';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { streamLiveQuery, streamReadQuery, streamWatchedQuery } from '../../shared/wire/messages';
 import {
   STREAM_REPLY_CHARS,
   STREAM_TOPIC,
@@ -35,10 +35,10 @@ import {
   type StreamReadInput,
   type StreamReadResult,
   type StreamUsage,
-} from '../../shared/stream-events';
-import type { QueuedMessage } from '../../shared/tree-input';
+} from '../../shared/streams/stream-events';
+import type { QueuedMessage } from '../../shared/tree/tree-input';
 import { workflowNow } from '../clock';
-import { schemaOnce } from '../../shared/schema-once';
+import { schemaOnce } from '../../shared/base/schema-once';
 import { LiveDeltas } from './live-deltas';
 import { withoutContent, type Body } from './stream-body';
 import { readPage, type RecordedLog } from './stream-read';
@@ -247,7 +247,7 @@ export class LiveStream {
     this.publish({ type: 'compaction', turn, ...c });
   }
 
-  /** Calls moved to another provider and model, or back (src/shared/failover.ts). */
+  /** Calls moved to another provider and model, or back (src/shared/providers/failover.ts). */
   failover(turn: number, f: { from: { provider: string; model: string }; to: { provider: string; model: string }; reason: string; until?: number }): void {
     this.publish({ type: 'failover', turn, ...f });
   }

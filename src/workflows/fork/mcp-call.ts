@@ -11,12 +11,12 @@
  *   started again.
  */
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { ToolUseBlock } from '../../shared/anthropic';
-import { toMs } from '../../shared/duration';
+import type { ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { toMs } from '../../shared/base/duration';
 import { isHttpServer, MCP_DEFAULTS } from '../../shared/tools/mcp';
 import { MCP_MAX_RESULT_BYTES, type McpCallResult } from '../../shared/tools/mcp-io';
 import type { ToolTraits } from '../../shared/tools/table';
-import { ACTIVITY_PROFILES } from '../../shared/constants';
+import { ACTIVITY_PROFILES } from '../../shared/wire/constants';
 import { mcp } from '../activities';
 import type { ForkAgent } from './agent';
 import { callFailure, seconds } from './call-failures';

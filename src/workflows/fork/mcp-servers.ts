@@ -7,9 +7,9 @@
  * `mcpServers` schedules nothing here.
  */
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { ToolDefinition } from '../../shared/anthropic';
-import { toMs } from '../../shared/duration';
-import { FAILURE, failure } from '../../shared/failures';
+import type { ToolDefinition } from '../../shared/messages-api/anthropic';
+import { toMs } from '../../shared/base/duration';
+import { FAILURE, failure } from '../../shared/wire/failures';
 import { isHttpServer, MCP_DEFAULTS, mcpToolDefinition, requiredServers, type McpServerConfig, type McpServerRecord } from '../../shared/tools/mcp';
 import { mcp } from '../activities';
 import type { ForkAgent } from './agent';

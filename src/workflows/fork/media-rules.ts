@@ -2,13 +2,13 @@
  * Which rules the workflow's token estimates count images and documents by. Runs recorded
  * while they were counted as their JSON text (a 4.5 MB PNG as about 1.5 million tokens) may
  * have compacted, or not, on that count; they replay with it. Everything else counts them by
- * the provider's published rules (src/shared/media-tokens.ts). The workflow does not know its
+ * the provider's published rules (src/shared/messages-api/media-tokens.ts). The workflow does not know its
  * provider's kind (the worker's config does), so it counts by Anthropic's; the model activity
  * measures with the right provider's before a request is sent.
  */
 import { patched } from '@temporalio/workflow';
-import { blocksOf, type MessageParam } from '../../shared/anthropic';
-import { holdsMedia, type MediaRules } from '../../shared/media-tokens';
+import { blocksOf, type MessageParam } from '../../shared/messages-api/anthropic';
+import { holdsMedia, type MediaRules } from '../../shared/messages-api/media-tokens';
 
 /** The rules for estimating `messages`: Anthropic's when they hold an image or a document. */
 export function mediaRulesFor(messages: readonly MessageParam[]): MediaRules {

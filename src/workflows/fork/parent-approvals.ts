@@ -1,17 +1,17 @@
 /**
- * The workflow side of src/shared/parent-approvals.ts: a `bubble` child tells its parent that a
+ * The workflow side of src/shared/tree/parent-approvals.ts: a `bubble` child tells its parent that a
  * call waits (askParent), the parent queues the request to its model, moving a sync child it
  * waits on to the background so that its model can answer at all (registerPermissionRequests),
  * and the parent's AnswerApproval call sends the child its decision (answerApprovalCall).
  * Nothing here fails an agent: a parent that is gone leaves the request to operators.
  */
 import { getExternalWorkflowHandle, isCancellation, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { describeIssues } from '../../shared/fork-input';
-import { approvalDecisionSignal, permissionRequestSignal } from '../../shared/messages';
-import { answerApprovalToolInput, permissionRequestSchema, renderPermissionRequest } from '../../shared/parent-approvals';
-import type { PendingApproval } from '../../shared/tree-input';
-import { undecodableReason } from '../../shared/undecodable';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { approvalDecisionSignal, permissionRequestSignal } from '../../shared/wire/messages';
+import { answerApprovalToolInput, permissionRequestSchema, renderPermissionRequest } from '../../shared/tree/parent-approvals';
+import type { PendingApproval } from '../../shared/tree/tree-input';
+import { undecodableReason } from '../../shared/wire/undecodable';
 import type { ForkAgent } from './agent';
 import { errorResult, jsonResult } from './tool-results';
 import { dropSignal, treeTokenOf, withTreeToken } from './tree-authority';

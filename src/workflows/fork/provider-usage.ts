@@ -7,10 +7,10 @@
  * without it (its status then lists no providers).
  */
 import { patched } from '@temporalio/workflow';
-import { cacheHitRatio, type Usage } from '../../shared/anthropic';
-import { agentProvider } from '../../shared/agent-provider';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
-import type { ProviderUsage } from '../../shared/status';
+import { cacheHitRatio, type Usage } from '../../shared/messages-api/anthropic';
+import { agentProvider } from '../../shared/providers/agent-provider';
+import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
+import type { ProviderUsage } from '../../shared/wire/status';
 import type { ForkAgent } from './agent';
 
 /** Marks runs that count usage per provider. */

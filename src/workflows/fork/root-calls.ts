@@ -1,17 +1,17 @@
 /**
- * Requests to a tree's root by signal, in a tree that lends budget shares (src/shared/tree-calls.ts
+ * Requests to a tree's root by signal, in a tree that lends budget shares (src/shared/tree/tree-calls.ts
  * says why): an agent below the root asks it to admit a child or route a peer message, and
  * waits in its own workflow for the answer. The root answers each request once, by signal, in
  * the order it takes them; the rules are the ledger's own (admission, routes, the admission's share).
  */
 import { condition, getExternalWorkflowHandle, isCancellation, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { describeIssues } from '../../shared/fork-input';
-import { treeAnswerSignal, treeRequestSignal } from '../../shared/messages';
-import { routeMessage, type RouteRequest, type RouteResult } from '../../shared/team-ledger';
-import { treeRequestSchema, type TreeAnswer } from '../../shared/tree-calls';
-import { admit, capabilityIssue, type AdmitRequest, type AdmitResult, type TreeLedger } from '../../shared/tree-ledger';
-import { admissionShare, lendsShares, withdrawShare } from '../../shared/tree-shares';
-import { undecodableReason } from '../../shared/undecodable';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { treeAnswerSignal, treeRequestSignal } from '../../shared/wire/messages';
+import { routeMessage, type RouteRequest, type RouteResult } from '../../shared/tree/team-ledger';
+import { treeRequestSchema, type TreeAnswer } from '../../shared/tree/tree-calls';
+import { admit, capabilityIssue, type AdmitRequest, type AdmitResult, type TreeLedger } from '../../shared/tree/tree-ledger';
+import { admissionShare, lendsShares, withdrawShare } from '../../shared/tree/tree-shares';
+import { undecodableReason } from '../../shared/wire/undecodable';
 import type { ForkAgent } from './agent';
 import { deliver, registerAnswerHandler } from './tree-shares';
 

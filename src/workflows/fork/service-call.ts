@@ -14,16 +14,16 @@
  *   saying so.
  */
 import { isCancellation, sleep } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { utf8Length } from '../../shared/hash';
-import { plainIssues } from '../../shared/plain-issues';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { utf8Length } from '../../shared/base/hash';
+import { plainIssues } from '../../shared/base/plain-issues';
 import { attemptPolicy, type Route } from '../../shared/tools/routes';
 import { SERVICE_CONTRACT_VERSION, SERVICE_TOOL_ACTIVITY, serviceToolResultSchema, type ServiceToolCall, type ServiceToolResult } from '../../shared/tools/service-contract';
 import { service } from '../activities';
 import type { ForkAgent } from './agent';
 import { callFailure, seconds } from './call-failures';
 import { errorResult } from './tool-results';
-import { imageIssue } from '../../shared/media-limits';
+import { imageIssue } from '../../shared/messages-api/media-limits';
 
 export type ToolOutcome = { block: ToolResultBlock; outcome: 'ok' | 'error' };
 
@@ -57,7 +57,7 @@ function checked(use: ToolUseBlock, route: Route, raw: unknown): ToolOutcome {
 }
 
 /**
- * A result's images the API would refuse (src/shared/media-limits.ts) as a line naming why:
+ * A result's images the API would refuse (src/shared/messages-api/media-limits.ts) as a line naming why:
  * sent on, one would fail this turn's request and every later one. The patch is asked only
  * when there is such an image, so other runs' histories carry no marker.
  */

@@ -2,35 +2,35 @@
  * From a validated fork input to the fork's request context and opening conversation:
  * - a parent snapshot inline (the prefix is recorded once, in this fork's input),
  * - a parent by reference (zero-copy: the prefix stays in the run that recorded it), which may
- *   be a point of the parent's past (src/shared/time-travel.ts) and may be a replay (no opening:
+ *   be a point of the parent's past (src/shared/prefix/time-travel.ts) and may be a replay (no opening:
  *   the fork goes on as the parent would have),
  * - or no parent yet (the fork's own system prompt and tools).
  * A fork never overrides what the cache is keyed on — that is an error, not a silent change —
  * unless it says it is a counterfactual fork: then it holds its own context (the parent's with
  * the overrides) and records which parts changed.
  */
-import { withMemorySection } from '../../shared/agent-memory';
-import { allowlistOf } from '../../shared/agent-provider';
-import { permittedAgents } from '../../shared/agent-access';
-import type { MessageParam, ToolDefinition } from '../../shared/anthropic';
-import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/constants';
-import { controlOptions, subAgentToolDefinitions } from '../../shared/agent-tools';
-import { FAILURE, failure } from '../../shared/failures';
-import type { CacheSafeParams, ForkInput } from '../../shared/fork-input';
-import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions, type OpeningRecipe } from '../../shared/fork-messages';
-import { chainDigest, EMPTY_DIGEST, hashJson } from '../../shared/hash';
-import type { HeldConversation } from '../../shared/tree-input';
-import type { RequestContext } from '../../shared/messages';
-import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/prefix';
-import { DEFAULT_SYSTEM_PROMPT } from '../../shared/prompts';
-import { requestContextOf, snapshotHashes } from '../../shared/snapshot';
+import { withMemorySection } from '../../shared/agents/agent-memory';
+import { allowlistOf } from '../../shared/providers/agent-provider';
+import { permittedAgents } from '../../shared/tools/agent-access';
+import type { MessageParam, ToolDefinition } from '../../shared/messages-api/anthropic';
+import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/wire/constants';
+import { controlOptions, subAgentToolDefinitions } from '../../shared/tree/agent-tools';
+import { FAILURE, failure } from '../../shared/wire/failures';
+import type { CacheSafeParams, ForkInput } from '../../shared/wire/fork-input';
+import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions, type OpeningRecipe } from '../../shared/prefix/fork-messages';
+import { chainDigest, EMPTY_DIGEST, hashJson } from '../../shared/base/hash';
+import type { HeldConversation } from '../../shared/tree/tree-input';
+import type { RequestContext } from '../../shared/wire/messages';
+import type { ContextSummary, PrefixRef, RequestHashes } from '../../shared/prefix/prefix';
+import { DEFAULT_SYSTEM_PROMPT } from '../../shared/agents/prompts';
+import { requestContextOf, snapshotHashes } from '../../shared/prefix/snapshot';
 import { contextSummaryOf } from '../conversation-queries';
 import { renderQueuedMessage } from './inbox';
 import { READ_ONLY_TOOLS, toolDefinition, toolInputSchemas, type BuiltinToolName } from '../../shared/tools/schemas';
 import { textOnlyRead } from './media-rules';
-import { cacheKeyComponents } from '../../shared/cache-key';
-import { changedParts, resumable, type CounterfactualPart } from '../../shared/time-travel';
-import { blocksOf } from '../../shared/anthropic';
+import { cacheKeyComponents } from '../../shared/prefix/cache-key';
+import { changedParts, resumable, type CounterfactualPart } from '../../shared/prefix/time-travel';
+import { blocksOf } from '../../shared/messages-api/anthropic';
 
 /** What an agent brings besides its input: its MCP servers' tools, and context its SubagentStart hooks add. */
 export interface SetupExtras {
@@ -40,7 +40,7 @@ export interface SetupExtras {
   startContext?: string;
   /** The parent's request context, read beforehand for a counterfactual fork by reference. */
   parentContext?: RequestContext;
-  /** A named agent's memory (src/shared/agent-memory.ts), appended to its own system prompt. */
+  /** A named agent's memory (src/shared/agents/agent-memory.ts), appended to its own system prompt. */
   memorySection?: string;
 }
 

@@ -1,11 +1,11 @@
 /**
- * An agent's own side of its budget share (src/shared/tree-shares.ts): what it holds, what its
+ * An agent's own side of its budget share (src/shared/tree/tree-shares.ts): what it holds, what its
  * calls in flight may still charge of it, what it spent since it last told its root, and the
  * ask it waits on. Plain state, no I/O: src/workflows/fork/tree-shares.ts drives it and sends
  * the messages. Carried across continue-as-new (never with a call in flight or an ask open).
  */
-import type { Usage } from '../../shared/anthropic';
-import { addCall, NO_SPEND, type Spend } from '../../shared/tree-shares';
+import type { Usage } from '../../shared/messages-api/anthropic';
+import { addCall, NO_SPEND, type Spend } from '../../shared/tree/tree-shares';
 
 export interface CarriedShare {
   held: number;

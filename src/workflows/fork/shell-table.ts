@@ -6,7 +6,7 @@
  * (a new run starts its own).
  */
 import type { CancellationScope } from '@temporalio/workflow';
-import { SHELL_TASK_LIMITS, type ShellEnding, type ShellTaskRecord } from '../../shared/shell-tasks';
+import { SHELL_TASK_LIMITS, type ShellEnding, type ShellTaskRecord } from '../../shared/tools/shell-tasks';
 
 /** The live watch of a running task (rebuilt by replay, never carried). */
 export interface ShellWatch {

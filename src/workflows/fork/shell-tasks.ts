@@ -10,14 +10,14 @@
  * When the agent ends, its running tasks are stopped: nothing it started outlives it.
  */
 import { CancellationScope, condition, isCancellation, uuid4 } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import type { ToolCallInput } from '../../shared/activity-io';
-import type { TaskOutputToolInput } from '../../shared/agent-tools';
-import { TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/agent-tools';
-import { describeIssues } from '../../shared/fork-input';
-import { renderTaskNotification } from '../../shared/notifications';
-import { SHELL_TASK_LIMITS, type ShellEnding, type ShellTaskRecord, type WatchShellTaskResult } from '../../shared/shell-tasks';
-import { firstLine } from '../../shared/text';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import type { ToolCallInput } from '../../shared/wire/activity-io';
+import type { TaskOutputToolInput } from '../../shared/tree/agent-tools';
+import { TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/tree/agent-tools';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { renderTaskNotification } from '../../shared/tree/notifications';
+import { SHELL_TASK_LIMITS, type ShellEnding, type ShellTaskRecord, type WatchShellTaskResult } from '../../shared/tools/shell-tasks';
+import { firstLine } from '../../shared/base/text';
 import { bashInput } from '../../shared/tools/schemas';
 import { shellTasks, shellWatch } from '../activities';
 import { isoNow } from '../clock';

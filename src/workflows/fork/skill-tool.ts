@@ -5,11 +5,11 @@
  * lists the skills there are. Everything else (refusals, limits, routing, budgets) is the
  * Agent tool's, through agent-launch.ts.
  */
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { forkSkills, skillToolInput } from '../../shared/agent-tools';
-import { describeIssues } from '../../shared/fork-input';
-import type { SubAgentsConfig } from '../../shared/tree-input';
-import { permittedAgents } from '../../shared/agent-access';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { forkSkills, skillToolInput } from '../../shared/tree/agent-tools';
+import { describeIssues } from '../../shared/wire/fork-input';
+import type { SubAgentsConfig } from '../../shared/tree/tree-input';
+import { permittedAgents } from '../../shared/tools/agent-access';
 import type { ForkAgent } from './agent';
 import { launchChild, refusal, type Launch } from './agent-launch';
 import { backgroundOff } from './background-switch';

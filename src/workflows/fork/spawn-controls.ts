@@ -1,18 +1,18 @@
 /**
  * An Agent call's own limits for its child (`subAgents.spawnControls`; rules in
- * src/shared/child-controls.ts): refused when they name tools the caller lacks or leave the
+ * src/shared/tree/child-controls.ts): refused when they name tools the caller lacks or leave the
  * child nothing, else applied to the child's input — tokens, turns and tool calls lowered to
  * what the caller has, tools narrowed to the allowed ones. A fork keeps its parent's tools
  * array (the cache needs the same bytes) and is held to the narrower set call by call; a
  * spawned child's tools array itself is narrowed. Pure, so a resumed child is rebuilt alike.
  */
-import type { ToolResultBlock } from '../../shared/anthropic';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import { applyToolAccess, type ToolAccessPolicy } from '../../shared/agent-access';
-import { parseForkBudgetPolicy, remainingTokens } from '../../shared/budget';
-import { grantLimits, narrowTools, tokensUnderPolicy, type CallerLimits, type GrantedLimits } from '../../shared/child-controls';
-import type { ForkInputJson } from '../../shared/fork-input';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ToolResultBlock } from '../../shared/messages-api/anthropic';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import { applyToolAccess, type ToolAccessPolicy } from '../../shared/tools/agent-access';
+import { parseForkBudgetPolicy, remainingTokens } from '../../shared/tree/budget';
+import { grantLimits, narrowTools, tokensUnderPolicy, type CallerLimits, type GrantedLimits } from '../../shared/tree/child-controls';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import type { SubAgentsConfig } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 
 /** Whether the call sets any of its child's limits. */

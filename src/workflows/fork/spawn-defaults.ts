@@ -5,11 +5,11 @@
  * (running sub-agents and background shell tasks). Both are absent from every recorded run,
  * so they change no path a recorded run took.
  */
-import type { SystemParam } from '../../shared/anthropic';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { EMPTY_DIGEST } from '../../shared/hash';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { SystemParam } from '../../shared/messages-api/anthropic';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import { EMPTY_DIGEST } from '../../shared/base/hash';
+import type { SubAgentsConfig } from '../../shared/tree/tree-input';
 import { conversation } from '../activities';
 import type { ForkAgent } from './agent';
 

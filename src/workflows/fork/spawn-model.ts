@@ -4,19 +4,19 @@
  * (child-input.ts), so the model the allowlist passed is the model that runs:
  * - the call's `model`, else its definition's, else its caller's (seed 001's precedence);
  * - a Claude Code alias (`sonnet`, `opus`, `haiku`) means the built-in table's id on Anthropic
- *   (src/shared/agent-provider.ts `ANTHROPIC_MODEL_ALIASES`);
- * - a tree's seed-002 spawn defaults (`spawnProvider`, `spawnModel`: src/shared/spawn-defaults.ts)
+ *   (src/shared/providers/agent-provider.ts `ANTHROPIC_MODEL_ALIASES`);
+ * - a tree's seed-002 spawn defaults (`spawnProvider`, `spawnModel`: src/shared/tree/spawn-defaults.ts)
  *   fill in what neither the call nor the definition names, with a catalogue or without.
  * Workflow code (deterministic). Its patches guarded no recorded history and were retired
  * (docs/guides/patches.md).
  */
-import { agentProvider, builtinAliasModel, definitionModel, isClaudeCodeAlias, type ProviderCatalogue } from '../../shared/agent-provider';
-import { spawnDefaultModel } from '../../shared/spawn-defaults';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents';
-import type { ModelSource } from '../../shared/model-allowlist';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import { agentProvider, builtinAliasModel, definitionModel, isClaudeCodeAlias, type ProviderCatalogue } from '../../shared/providers/agent-provider';
+import { spawnDefaultModel } from '../../shared/tree/spawn-defaults';
+import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import { INHERIT_MODEL, resolveAgentModel, type AgentDefinition } from '../../shared/agents/agents';
+import type { ModelSource } from '../../shared/providers/model-allowlist';
+import type { SubAgentsConfig } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 
 /** The model a named agent's definition asks for as this tree reads it (definitionModel). */

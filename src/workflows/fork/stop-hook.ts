@@ -5,7 +5,7 @@
  */
 import { hooksFor } from '../../shared/tools/hooks';
 import { STOP_BLOCKS } from '../../shared/tools/service-contract';
-import type { StopReason } from '../../shared/status';
+import type { StopReason } from '../../shared/wire/status';
 import type { ForkAgent } from './agent';
 import { stopHook } from './hooks';
 import { deliverWakingMessages, runTurns } from './turn-loop';

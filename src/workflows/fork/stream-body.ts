@@ -1,9 +1,9 @@
 /**
  * The events the live stream records, as its publisher (./live-stream.ts) writes them, and what
  * is left of one when the agent's content is not served (skipTranscript): the facts stay, the
- * words go. src/shared/stream-events.ts defines the events themselves.
+ * words go. src/shared/streams/stream-events.ts defines the events themselves.
  */
-import type { PublishedStreamEvent } from '../../shared/stream-events';
+import type { PublishedStreamEvent } from '../../shared/streams/stream-events';
 
 /** An event body as a publisher here writes it: `v` and `agentId` are added. */
 export type Body = PublishedStreamEvent extends infer E ? (E extends PublishedStreamEvent ? Omit<E, 'v' | 'agentId'> : never) : never;

@@ -4,7 +4,7 @@
  * nothing is recorded; ./live-stream.ts registers it.
  */
 import { defaultPayloadConverter } from '@temporalio/workflow';
-import { firstOffsetFrom, recordedSeq, STREAM_TOPIC } from '../../shared/stream-events';
+import { firstOffsetFrom, recordedSeq, STREAM_TOPIC } from '../../shared/streams/stream-events';
 
 /** One `streamRead` answer carries at most this many events, or about this many characters. */
 const READ_MAX_EVENTS = 2_000;

@@ -5,14 +5,14 @@
  * on; nothing here throws for something the model did.
  */
 import { deprecatePatch, getExternalWorkflowHandle, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import type { ChildProgress } from '../../shared/activity-io';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS, LIST_AGENTS } from '../../shared/agent-tools';
-import { sendMessageSignal } from '../../shared/messages';
-import { isMember } from '../../shared/tree-ledger';
-import { describeIssues } from '../../shared/fork-input';
-import { forkRecursionGuard } from '../../shared/recursion';
-import type { ChildRecord, SubAgentsConfig } from '../../shared/tree-input';
+import type { ChildProgress } from '../../shared/wire/activity-io';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS, LIST_AGENTS } from '../../shared/tree/agent-tools';
+import { sendMessageSignal } from '../../shared/wire/messages';
+import { isMember } from '../../shared/tree/tree-ledger';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { forkRecursionGuard } from '../../shared/prefix/recursion';
+import type { ChildRecord, SubAgentsConfig } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 import { admitted, childInputFor, launchChild, launchOf, outcomeView, placedBy, refusal, startAdmitted, type Launch } from './agent-launch';
 import { childIdFor, resumeOf } from './child-input';
@@ -23,12 +23,12 @@ import { errorResult, jsonResult } from './tool-results';
 import { condition } from '@temporalio/workflow';
 import { whileWaiting } from './keep-alive';
 import { progress } from '../activities';
-import type { AgentToolInput, SendMessageCallInput, SendMessageInterruptingInput } from '../../shared/agent-tools';
+import type { AgentToolInput, SendMessageCallInput, SendMessageInterruptingInput } from '../../shared/tree/agent-tools';
 import { controlsRefusal, grantOf, hasControls, withGrant } from './spawn-controls';
 import { listAgentsCall } from './agent-list';
-import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
+import { ANSWER_APPROVAL } from '../../shared/tree/parent-approvals';
 import { answerApprovalCall } from './parent-approvals';
-import { BROADCAST } from '../../shared/team-ledger';
+import { BROADCAST } from '../../shared/tree/team-ledger';
 import { PEER_MESSAGES_PATCH, peerSend } from './team-messages';
 import { teammateCall, teammateSpawnRefusal } from './team-spawn';
 import { interruptingSend } from './interrupt';

@@ -4,7 +4,7 @@
  * whether the turn limit was reached. This class is its only writer: the turn loop records
  * model calls, tool rounds count tool calls; the status, stop conditions and results read.
  */
-import { addUsage, textOf, ZERO_USAGE, type MessageParam, type Usage } from '../../shared/anthropic';
+import { addUsage, textOf, ZERO_USAGE, type MessageParam, type Usage } from '../../shared/messages-api/anthropic';
 
 /** Keep-alive calls (cacheWhileWaiting `keep-alive`) and their usage, which `usage` includes. */
 export interface KeepAliveTally {

@@ -6,8 +6,8 @@
  * Everything else is queued for the model like any message.
  */
 import { patched } from '@temporalio/workflow';
-import type { SendMessageArgs } from '../../shared/messages';
-import { PLAN_APPROVAL_RESPONSE, SHUTDOWN_REQUEST } from '../../shared/team';
+import type { SendMessageArgs } from '../../shared/wire/messages';
+import { PLAN_APPROVAL_RESPONSE, SHUTDOWN_REQUEST } from '../../shared/tree/team';
 import type { ForkAgent } from './agent';
 import { PEER_MESSAGES_PATCH } from './team-messages';
 import { treeTokenOf } from './tree-authority';

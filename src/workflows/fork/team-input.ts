@@ -2,11 +2,11 @@
  * A teammate's fork input, built from its lead's Agent call (team-spawn.ts starts it; agent-launch.ts
  * builds it for admission). Apart from team-spawn.ts, which uses agent-launch.ts, so the two do not import each other.
  */
-import { isSubAgentTool, listAgentsTool, sendMessageTool, type AgentToolInput } from '../../shared/agent-tools';
-import type { AgentDefinition } from '../../shared/agents';
-import type { ForkInputJson } from '../../shared/fork-input';
-import { teammateComms } from '../../shared/team';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import { isSubAgentTool, listAgentsTool, sendMessageTool, type AgentToolInput } from '../../shared/tree/agent-tools';
+import type { AgentDefinition } from '../../shared/agents/agents';
+import type { ForkInputJson } from '../../shared/wire/fork-input';
+import { teammateComms } from '../../shared/tree/team';
+import type { SubAgentsConfig } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 import { spawnChildInput } from './child-input';
 

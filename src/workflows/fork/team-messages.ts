@@ -1,7 +1,7 @@
 /**
  * Peer messages: SendMessage from any agent of a tree to any other, by name or id, and to a
  * whole team (`*`). The tree's root resolves the address and counts the message in its ledger
- * (src/shared/team-ledger.ts; locally at the root, by a local activity elsewhere), then the
+ * (src/shared/tree/team-ledger.ts; locally at the root, by a local activity elsewhere), then the
  * sender signals each receiver itself, in order. Every message carries the tree's capability,
  * so a receiver can tell a message of its own tree (whose `from` is true) from anything else.
  *
@@ -10,11 +10,11 @@
  * which continue-as-new carries, and hands it to its model at its next turn boundary.
  */
 import { getExternalWorkflowHandle, isCancellation } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import type { SendMessageCallInput } from '../../shared/agent-tools';
-import { sendMessageSignal, type SendMessageArgs } from '../../shared/messages';
-import { routeMessage, type RouteRequest, type RouteResult, type RouteTarget } from '../../shared/team-ledger';
-import { clip } from '../../shared/text';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import type { SendMessageCallInput } from '../../shared/tree/agent-tools';
+import { sendMessageSignal, type SendMessageArgs } from '../../shared/wire/messages';
+import { routeMessage, type RouteRequest, type RouteResult, type RouteTarget } from '../../shared/tree/team-ledger';
+import { clip } from '../../shared/base/text';
 import { tree } from '../activities';
 import type { ForkAgent } from './agent';
 import { errorResult, jsonResult } from './tool-results';

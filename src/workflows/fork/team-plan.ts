@@ -7,12 +7,12 @@
  * the call is not run and the model reads why. Read-only calls never wait.
  */
 import { condition } from '@temporalio/workflow';
-import type { ToolUseBlock } from '../../shared/anthropic';
-import { toMs } from '../../shared/duration';
-import { canonicalJson } from '../../shared/hash';
-import { LEAD } from '../../shared/team-ledger';
-import { PLAN_APPROVAL_REQUEST, planApprovalResponseSchema } from '../../shared/team';
-import { clip } from '../../shared/text';
+import type { ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { toMs } from '../../shared/base/duration';
+import { canonicalJson } from '../../shared/base/hash';
+import { LEAD } from '../../shared/tree/team-ledger';
+import { PLAN_APPROVAL_REQUEST, planApprovalResponseSchema } from '../../shared/tree/team';
+import { clip } from '../../shared/base/text';
 import type { ToolTraits } from '../../shared/tools/table';
 import type { ForkAgent } from './agent';
 import { whileWaiting } from './keep-alive';

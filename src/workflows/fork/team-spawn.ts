@@ -7,10 +7,10 @@
  * it waits for messages (subAgents.teammateIdle) until its lead's `shutdown_request`.
  */
 import { workflowInfo } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import type { AgentToolInput } from '../../shared/agent-tools';
-import { leadComms } from '../../shared/team';
-import type { SubAgentsConfig } from '../../shared/tree-input';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import type { AgentToolInput } from '../../shared/tree/agent-tools';
+import { leadComms } from '../../shared/tree/team';
+import type { SubAgentsConfig } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';
 import { admitted, refusal, startAdmitted } from './agent-launch';
 import { backgroundOff, backgroundRefusal } from './background-switch';

@@ -1,17 +1,17 @@
 /**
- * Time travel inside a fork's first run (src/shared/time-travel.ts): before set-up, the point
+ * Time travel inside a fork's first run (src/shared/prefix/time-travel.ts): before set-up, the point
  * a `from` input names is resolved (an activity; its result is the reference, a few hundred
  * bytes, whatever the turn) and a counterfactual fork reads its parent's request context;
  * after set-up, the fork's lineage is recorded for status, result and search attributes. A
  * retried tree root takes its ledger back to the turn it retries from.
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { FAILURE, failure } from '../../shared/failures';
-import type { CarriedState } from '../../shared/carried-state';
-import type { ForkInput } from '../../shared/fork-input';
-import type { RequestContext } from '../../shared/messages';
-import { retryRoot } from '../../shared/tree-ledger';
-import { lendsShares, retrySharesOf } from '../../shared/tree-shares';
+import { FAILURE, failure } from '../../shared/wire/failures';
+import type { CarriedState } from '../../shared/wire/carried-state';
+import type { ForkInput } from '../../shared/wire/fork-input';
+import type { RequestContext } from '../../shared/wire/messages';
+import { retryRoot } from '../../shared/tree/tree-ledger';
+import { lendsShares, retrySharesOf } from '../../shared/tree/tree-shares';
 import { timeTravel } from '../activities';
 import type { ForkAgent } from './agent';
 import type { ForkSetup } from './setup';

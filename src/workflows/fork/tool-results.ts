@@ -1,5 +1,5 @@
 /** tool_result blocks as the model receives them: data, with `is_error` for what it should act on. */
-import type { ToolResultBlock } from '../../shared/anthropic';
+import type { ToolResultBlock } from '../../shared/messages-api/anthropic';
 
 export function errorResult(toolUseId: string, message: string): ToolResultBlock {
   return { type: 'tool_result', tool_use_id: toolUseId, content: message, is_error: true };

@@ -1,7 +1,7 @@
 /**
  * One tool round: every tool_use of an assistant turn becomes a tool_result, in order.
  * Each call is looked up in the agent's tool table (src/shared/tools/table.ts) and decided
- * by the permission model (src/shared/permissions.ts): pure, no activity needed to say no.
+ * by the permission model (src/shared/tools/permissions.ts): pure, no activity needed to say no.
  * Allowed calls run where the table says: built-in tools as activities on the workspace's
  * task queue, a service's routed tools on its queue (service-call.ts), MCP tools on the
  * worker holding the server's session (mcp-call.ts), sub-agent tools in the workflow itself.
@@ -10,11 +10,11 @@
  * propagates.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/anthropic';
-import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/activity-io';
-import { canonicalJson, utf8Length } from '../../shared/hash';
-import { applyToolAccess } from '../../shared/agent-access';
-import { decideCall, type CallDecision, type CallPolicy } from '../../shared/permissions';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
+import { INLINE_TOOL_INPUT_BYTES, type ToolCallInput, type ToolCallResult } from '../../shared/wire/activity-io';
+import { canonicalJson, utf8Length } from '../../shared/base/hash';
+import { applyToolAccess } from '../../shared/tools/agent-access';
+import { decideCall, type CallDecision, type CallPolicy } from '../../shared/tools/permissions';
 import type { ToolTraits } from '../../shared/tools/table';
 import { awaitApproval } from './approvals';
 import { hooksFor } from '../../shared/tools/hooks';
@@ -23,8 +23,8 @@ import { runMcpTool } from './mcp-call';
 import { runServiceTool } from './service-call';
 import { runSubAgentTool } from './sub-agent-tools';
 import { listAgentsOffered } from './agent-list';
-import { LIST_AGENTS } from '../../shared/agent-tools';
-import { ANSWER_APPROVAL } from '../../shared/parent-approvals';
+import { LIST_AGENTS } from '../../shared/tree/agent-tools';
+import { ANSWER_APPROVAL } from '../../shared/tree/parent-approvals';
 import { readOwnOutput, startBackgroundShell, wantsBackground } from './shell-tasks';
 import { userMemoryOf } from './user-memory';
 import { readAgentOutput, readsAgentOutput } from './agent-output';
@@ -34,7 +34,7 @@ import { errorResult } from './tool-results';
 import { guardCall } from './interrupt';
 import { localTools, tools } from '../activities';
 import type { ForkAgent } from './agent';
-import type { ToolCallOutcome } from '../../shared/metrics';
+import type { ToolCallOutcome } from '../../shared/wire/metrics';
 import { toolCalled } from '../metrics';
 
 /** Histories from before read tools ran as local activities replay on the old path. */

@@ -1,5 +1,5 @@
 /**
- * The tree ledger inside workflows (src/shared/tree-ledger.ts holds the rules). A tree's root
+ * The tree ledger inside workflows (src/shared/tree/tree-ledger.ts holds the rules). A tree's root
  * keeps the ledger and serves it by update — admission of sub-agents, a reservation before
  * every model call in the tree and its charge after — so limits and budgets are counted by
  * one authority, exactly, with no visibility lag. Every other agent of the tree reaches it
@@ -10,12 +10,12 @@
  * with `patched(TREE_LEDGER_PATCH)`, before any command it changes.
  */
 import { CancellationScope, getExternalWorkflowHandle, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
-import { describeIssues } from '../../shared/fork-input';
-import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../../shared/messages';
-import { routeMessage, routeRequestSchema } from '../../shared/team-ledger';
-import { undecodableReason } from '../../shared/undecodable';
-import { priceOf } from '../../shared/agent-provider';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../../shared/wire/messages';
+import { routeMessage, routeRequestSchema } from '../../shared/tree/team-ledger';
+import { undecodableReason } from '../../shared/wire/undecodable';
+import { priceOf } from '../../shared/providers/agent-provider';
+import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
 import {
   admitRequestSchema,
   agentEndedSchema,
@@ -30,8 +30,8 @@ import {
   type AdmitRequest,
   type AdmitResult,
   type TreeLedger,
-} from '../../shared/tree-ledger';
-import { endedShare, lendsShares, withdrawShare } from '../../shared/tree-shares';
+} from '../../shared/tree/tree-ledger';
+import { endedShare, lendsShares, withdrawShare } from '../../shared/tree/tree-shares';
 import { tree } from '../activities';
 import type { ForkAgent } from './agent';
 import { admitByRoot, admitHere, registerRequestHandler } from './root-calls';
@@ -62,7 +62,7 @@ export function rootLedgerFor(agent: ForkAgent): TreeLedger {
     { maxTreeRunning: config?.maxTreeRunning ?? 8, maxTreeSpawns: config?.maxTreeSpawns ?? 200 },
     patched(TREE_TOKEN_PATCH) ? uuid4() : undefined,
   );
-  // A new tree lends budget shares (src/shared/tree-shares.ts); a tree started before keeps reserving per call.
+  // A new tree lends budget shares (src/shared/tree/tree-shares.ts); a tree started before keeps reserving per call.
   lendSharesIfNew(book);
   return book;
 }
@@ -119,7 +119,7 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
   const book = () => agent.book!;
   setHandler(admitAgentUpdate, (req) => admitHere(book(), req), { validator: validatorOf(agent, admitRequestSchema, 'treeAdmitAgent') });
   setHandler(reserveTokensUpdate, (req) => reserve(book(), req), { validator: validatorOf(agent, reserveRequestSchema, 'treeReserveTokens') });
-  // Each call at its serving provider's price for its model (src/shared/agent-provider.ts `priceOf`).
+  // Each call at its serving provider's price for its model (src/shared/providers/agent-provider.ts `priceOf`).
   const catalogue = agent.input.subAgents?.providers;
   const prices = (provider: string | undefined, model: string) => priceOf(catalogue, provider ?? agent.input.subAgents?.provider ?? DEFAULT_PROVIDER, model);
   setHandler(chargeTokensUpdate, (req) => charge(book(), req, prices), { validator: validatorOf(agent, chargeRequestSchema, 'treeChargeTokens') });

@@ -1,5 +1,5 @@
 /**
- * Budget shares inside workflows (src/shared/tree-shares.ts holds the rules): a tree whose root
+ * Budget shares inside workflows (src/shared/tree/tree-shares.ts holds the rules): a tree whose root
  * started under TREE_SHARES_PATCH lends each agent a share of its budget, and the agent's
  * model calls charge that share locally — no root round trip per call. Here:
  *
@@ -14,19 +14,19 @@
  * so does a run with no share (an agent resumed by a client, not by its parent).
  */
 import { ActivityFailure, ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Usage } from '../../shared/anthropic';
-import type { ModelCallInput } from '../../shared/activity-io';
-import { tokensCharged } from '../../shared/budget';
-import { estimateRequestTokens } from '../../shared/request-tokens';
-import { describeIssues, type ForkInputJson } from '../../shared/fork-input';
-import { priceOf } from '../../shared/agent-provider';
-import { DEFAULT_PROVIDER } from '../../shared/model-allowlist';
-import { treeAnswerSignal, treeShareSignal } from '../../shared/messages';
-import type { TreeAnswer } from '../../shared/tree-calls';
-import { capabilityIssue, isMember, type PriceLookup, type TreeLedger } from '../../shared/tree-ledger';
-import { lendsShares, SHARE_SHORT_FAILURE, shareMessageSchema, startLending, takeShareMessage, NO_SPEND, type ShareEffect, type ShareMessage } from '../../shared/tree-shares';
-import { treeAnswerSchema } from '../../shared/tree-calls';
-import { undecodableReason } from '../../shared/undecodable';
+import type { Usage } from '../../shared/messages-api/anthropic';
+import type { ModelCallInput } from '../../shared/wire/activity-io';
+import { tokensCharged } from '../../shared/tree/budget';
+import { estimateRequestTokens } from '../../shared/messages-api/request-tokens';
+import { describeIssues, type ForkInputJson } from '../../shared/wire/fork-input';
+import { priceOf } from '../../shared/providers/agent-provider';
+import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
+import { treeAnswerSignal, treeShareSignal } from '../../shared/wire/messages';
+import type { TreeAnswer } from '../../shared/tree/tree-calls';
+import { capabilityIssue, isMember, type PriceLookup, type TreeLedger } from '../../shared/tree/tree-ledger';
+import { lendsShares, SHARE_SHORT_FAILURE, shareMessageSchema, startLending, takeShareMessage, NO_SPEND, type ShareEffect, type ShareMessage } from '../../shared/tree/tree-shares';
+import { treeAnswerSchema } from '../../shared/tree/tree-calls';
+import { undecodableReason } from '../../shared/wire/undecodable';
 import type { ForkAgent } from './agent';
 import { ShareBook, type CarriedShare } from './share-book';
 

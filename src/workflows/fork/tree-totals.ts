@@ -4,17 +4,17 @@
  * (trimmed, or resumed and running again) count through `folded`, so nothing a finished
  * child spent is lost. Reads a narrow view, so any module may use it without importing the agent.
  */
-import { addUsage, subtractUsage, type Usage } from '../../shared/anthropic';
-import type { FoldedUsage } from '../../shared/carried-state';
-import { estimateCostUsd, type Price } from '../../shared/pricing';
-import type { ChildRecord } from '../../shared/tree-input';
+import { addUsage, subtractUsage, type Usage } from '../../shared/messages-api/anthropic';
+import type { FoldedUsage } from '../../shared/wire/carried-state';
+import { estimateCostUsd, type Price } from '../../shared/providers/pricing';
+import type { ChildRecord } from '../../shared/tree/tree-input';
 
 export interface TreeView {
   readonly model: string;
   readonly usage: Usage;
   readonly children: readonly ChildRecord[];
   readonly folded: FoldedUsage;
-  /** Calls fallback providers served (src/shared/failover.ts): their usage is in `usage`, priced apart. */
+  /** Calls fallback providers served (src/shared/providers/failover.ts): their usage is in `usage`, priced apart. */
   readonly fallbacks?: { usage: Usage; costUsd: number };
   /** Its model's price as its provider entry configures it (absent: the built-in table). */
   readonly price?: Price;

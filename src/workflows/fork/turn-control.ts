@@ -8,7 +8,7 @@
  * to history until something in it is cancelled, so recorded runs replay unchanged.
  */
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { InterruptedDuring } from '../../shared/interrupt';
+import type { InterruptedDuring } from '../../shared/tree/interrupt';
 import { isoNow } from '../clock';
 
 /** An interruption of one turn, as asked for. */

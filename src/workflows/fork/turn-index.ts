@@ -5,7 +5,7 @@
  * writer, fed by the turn loop as each call is scheduled; nothing of it crosses runs (each run
  * answers for its own turns) or reaches history, so replays rebuild it as they go.
  */
-import type { TurnCall } from '../../shared/time-travel';
+import type { TurnCall } from '../../shared/prefix/time-travel';
 
 export class TurnIndex {
   /** By turn number (a plain object: state stays JSON-safe). */

@@ -4,14 +4,14 @@
  * conditions are small predicates checked before every model call.
  */
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
-import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf, ZERO_USAGE } from '../../shared/anthropic';
-import { interruptedCallText, interruptionNote } from '../../shared/interrupt';
-import type { ModelCallInput, ModelCallResult } from '../../shared/activity-io';
-import type { StopReason } from '../../shared/status';
+import { toolUsesOf, type ContentBlock, type ToolResultBlock, type ToolUseBlock, textOf, ZERO_USAGE } from '../../shared/messages-api/anthropic';
+import { interruptedCallText, interruptionNote } from '../../shared/tree/interrupt';
+import type { ModelCallInput, ModelCallResult } from '../../shared/wire/activity-io';
+import type { StopReason } from '../../shared/wire/status';
 import { batchModel, model, modelQueueOf } from '../activities';
 import type { ForkAgent } from './agent';
-import { budgetExhausted, remainingTokens } from '../../shared/budget';
-import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree-ledger';
+import { budgetExhausted, remainingTokens } from '../../shared/tree/budget';
+import { BUDGET_EXHAUSTED_FAILURE } from '../../shared/tree/tree-ledger';
 import { workflowNow } from '../clock';
 import { continueAsNewNow, continueWhileWaiting, shouldContinueAsNew, wantsToContinueWhileWaiting } from './continuation';
 import { runToolRound } from './tool-round';

@@ -1,17 +1,17 @@
 /**
- * Commands typed into a running conversation (src/shared/typed-command.ts says what they are):
+ * Commands typed into a running conversation (src/shared/agents/typed-command.ts says what they are):
  * the sendMessage handler queues one in the inbox, in its place among the messages, and the
  * turn loop runs it before the inbox is next delivered: the skill starts as a fork of the
  * agent under the Skill tool's refusals and limits (agent-launch.ts), and its output (or, for
  * a `background: true` skill, the word that it started) replaces the command in the queue.
  */
 import { deprecatePatch } from '@temporalio/workflow';
-import type { ToolResultBlock } from '../../shared/anthropic';
-import { forkSkills } from '../../shared/agent-tools';
-import type { ForkInput } from '../../shared/fork-input';
-import type { SendMessageArgs } from '../../shared/messages';
-import type { QueuedMessage } from '../../shared/tree-input';
-import { COMMAND_USE_PREFIX, commandTurnText, typedCommand, type TypedCommand } from '../../shared/typed-command';
+import type { ToolResultBlock } from '../../shared/messages-api/anthropic';
+import { forkSkills } from '../../shared/tree/agent-tools';
+import type { ForkInput } from '../../shared/wire/fork-input';
+import type { SendMessageArgs } from '../../shared/wire/messages';
+import type { QueuedMessage } from '../../shared/tree/tree-input';
+import { COMMAND_USE_PREFIX, commandTurnText, typedCommand, type TypedCommand } from '../../shared/agents/typed-command';
 import type { ForkAgent } from './agent';
 import { launchChild, refusal, type Launch } from './agent-launch';
 import { skillAgentInput } from './child-input';

@@ -1,11 +1,11 @@
 /**
- * The workflow side of `memory: user` (src/shared/agent-memory.ts): an agent whose definition
+ * The workflow side of `memory: user` (src/shared/agents/agent-memory.ts): an agent whose definition
  * keeps its memory in its tenant's home starts only in a tree that names its tenant, and each of
  * its tool calls names that memory so the tool worker lets Read, FileWrite and FileEdit reach it
  * (src/activities/user-memory.ts resolves where it is, from the worker's own configuration).
  */
-import type { ToolCallInput } from '../../shared/activity-io';
-import type { AgentDefinition } from '../../shared/agents';
+import type { ToolCallInput } from '../../shared/wire/activity-io';
+import type { AgentDefinition } from '../../shared/agents/agents';
 import type { ForkAgent } from './agent';
 
 /** Why this agent type may not start here: it keeps `memory: user` and the tree names no tenant. */

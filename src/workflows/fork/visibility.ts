@@ -5,9 +5,9 @@
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { totalInputTokens, totalTokens } from '../../shared/anthropic';
-import { SA } from '../../shared/search-attributes';
-import type { ForkState } from '../../shared/status';
+import { totalInputTokens, totalTokens } from '../../shared/messages-api/anthropic';
+import { SA } from '../../shared/wire/search-attributes';
+import type { ForkState } from '../../shared/wire/status';
 import type { ForkAgent } from './agent';
 
 function compact(n: number): string {

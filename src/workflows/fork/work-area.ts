@@ -5,7 +5,7 @@
  * classifier alone, or nothing). This class is its only writer; isolation.ts sets the worktree and
  * the memory directory, tool rounds record writes, and everything else reads.
  */
-import type { MemoryScope, ToolCallResult, WorktreeRef } from '../../shared/activity-io';
+import type { MemoryScope, ToolCallResult, WorktreeRef } from '../../shared/wire/activity-io';
 
 type Containment = NonNullable<ToolCallResult['containment']>;
 

@@ -7,10 +7,10 @@
  * finished agent is a client's act, `forkflow send`: a workflow cannot read another's result.)
  */
 import { getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
-import { FAILURE, failure, invalid } from '../../shared/failures';
-import { describeIssues } from '../../shared/fork-input';
-import { sendMessageSignal } from '../../shared/messages';
-import { SCHEDULE_SENDER_PREFIX, scheduledPromptInputSchema, type ScheduledPromptResult } from '../../shared/scheduled-prompt';
+import { FAILURE, failure, invalid } from '../../shared/wire/failures';
+import { describeIssues } from '../../shared/wire/fork-input';
+import { sendMessageSignal } from '../../shared/wire/messages';
+import { SCHEDULE_SENDER_PREFIX, scheduledPromptInputSchema, type ScheduledPromptResult } from '../../shared/wire/scheduled-prompt';
 
 export async function scheduledPromptWorkflow(raw: unknown): Promise<ScheduledPromptResult> {
   const parsed = scheduledPromptInputSchema.safeParse(raw);

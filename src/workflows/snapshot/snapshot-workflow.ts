@@ -11,13 +11,13 @@
  * requests start. Every sibling then starts from the same compacted prefix, byte for byte.
  */
 import { log, workflowInfo } from '@temporalio/workflow';
-import { FAILURE, invalid } from '../../shared/failures';
-import { validateSnapshot, type CacheSafeParams } from '../../shared/fork-input';
-import { chainDigest, EMPTY_DIGEST } from '../../shared/hash';
-import type { MessageParam } from '../../shared/anthropic';
+import { FAILURE, invalid } from '../../shared/wire/failures';
+import { validateSnapshot, type CacheSafeParams } from '../../shared/wire/fork-input';
+import { chainDigest, EMPTY_DIGEST } from '../../shared/base/hash';
+import type { MessageParam } from '../../shared/messages-api/anthropic';
 import type { SnapshotCompaction, SnapshotRecord } from '../../shared/context/snapshot';
-import type { PrefixRef } from '../../shared/prefix';
-import { snapshotContext } from '../../shared/snapshot';
+import type { PrefixRef } from '../../shared/prefix/prefix';
+import { snapshotContext } from '../../shared/prefix/snapshot';
 import { summaryMaxTokens, summaryMessage } from '../../shared/context/summary';
 import { recentTurnsStart } from '../../shared/context/view';
 import { compactor } from '../activities';

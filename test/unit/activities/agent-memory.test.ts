@@ -10,7 +10,7 @@ import path from 'node:path';
 import { AgentMemoryError, isFileIn, openAgentMemory } from '../../../src/activities/agent-memory';
 import { createIsolationActivities } from '../../../src/activities/isolation';
 import { userMemoryDir } from '../../../src/activities/user-memory';
-import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agent-memory';
+import { MEMORY_INDEX_BYTES, MEMORY_INDEX_LINES } from '../../../src/shared/agents/agent-memory';
 
 const fresh = (name: string) => realpathSync(mkdtempSync(path.join(tmpdir(), `forkflow-mem-${name}-`)));
 const project = { scope: 'project' as const, agent: 'notes' };

@@ -11,7 +11,7 @@ import { Batcher } from '../../../src/activities/model/batcher';
 import { anthropicBatches } from '../../../src/activities/model/batch-api';
 import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
 import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from '../../../src/activities/model/response-store';
-import type { MessagesRequest } from '../../../src/shared/anthropic';
+import type { MessagesRequest } from '../../../src/shared/messages-api/anthropic';
 import { ask, useOfflineModel } from '../offline/helpers';
 
 const MINUTE = 60_000;

@@ -19,10 +19,10 @@ import { FileResponseStore } from '../../../src/activities/model/response-store'
 import { openPrivateStore } from '../../../src/gateway/private-dir';
 import type { LedgerClient } from '../../../src/activities/tree';
 import { startOfflineModel, type OfflineModel } from '../../../src/offline';
-import type { MessageParam } from '../../../src/shared/anthropic';
-import type { CompactionCallInput, CompactionCallResult, ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import type { MessageParam } from '../../../src/shared/messages-api/anthropic';
+import type { CompactionCallInput, CompactionCallResult, ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
 import { COMPACT_BETA } from '../../../src/shared/context/edits';
-import type { ChargeRequest } from '../../../src/shared/tree-ledger';
+import type { ChargeRequest } from '../../../src/shared/tree/tree-ledger';
 import { createModelClient } from '../../../src/worker/model-client';
 import { tempDir } from '../../kit/env';
 

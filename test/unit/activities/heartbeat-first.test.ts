@@ -8,7 +8,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ConversationSource } from '../../../src/activities/conversation';
 import { createModelActivities } from '../../../src/activities/model/call-model';
-import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
 
 function gate(): { promise: Promise<void>; open(): void } {
   let open!: () => void;

@@ -6,7 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { LivePublisher } from '../../../src/activities/model/live-publisher';
-import type { StreamLiveAck, StreamLiveInput } from '../../../src/shared/stream-events';
+import type { StreamLiveAck, StreamLiveInput } from '../../../src/shared/streams/stream-events';
 
 type Send = (input: StreamLiveInput) => Promise<StreamLiveAck>;
 

@@ -1,6 +1,6 @@
 import { chainDigestNative, chainUnmarkedNative } from '../../../src/activities/node-hash';
-import { requestFacts } from '../../../src/shared/cache-break';
-import { chainDigest, EMPTY_DIGEST } from '../../../src/shared/hash';
+import { requestFacts } from '../../../src/shared/prefix/cache-break';
+import { chainDigest, EMPTY_DIGEST } from '../../../src/shared/base/hash';
 
 describe('native chained digest', () => {
   const items: unknown[] = [

@@ -13,7 +13,7 @@ import { Batcher } from '../../../src/activities/model/batcher';
 import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
 import { CHAT_BATCH_ENDPOINT, openaiBatches } from '../../../src/activities/model/providers/openai-batches';
 import type { BatchMark, CallKey, ResponseStore } from '../../../src/activities/model/response-store';
-import type { MessagesRequest } from '../../../src/shared/anthropic';
+import type { MessagesRequest } from '../../../src/shared/messages-api/anthropic';
 import { useOfflineModel } from '../offline/helpers';
 
 const MINUTE = 60_000;

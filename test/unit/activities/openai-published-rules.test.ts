@@ -16,7 +16,7 @@ import { openaiBatches } from '../../../src/activities/model/providers/openai-ba
 import { callChatCompletions } from '../../../src/activities/model/providers/openai-call';
 import { ChunkTranslator, fromChatCompletion } from '../../../src/activities/model/providers/openai-response';
 import type { BatchMark, CallKey, ResponseStore } from '../../../src/activities/model/response-store';
-import type { MessagesRequest, ToolDefinition } from '../../../src/shared/anthropic';
+import type { MessagesRequest, ToolDefinition } from '../../../src/shared/messages-api/anthropic';
 import { useOfflineModel } from '../offline/helpers';
 
 const MINUTE = 60_000;

@@ -16,9 +16,9 @@ import { toChatRequest } from '../../../src/activities/model/providers/openai-re
 import { ChunkTranslator, fromChatCompletion } from '../../../src/activities/model/providers/openai-response';
 import { withoutUnsignedThinking } from '../../../src/activities/model/providers/reasoning';
 import { startOfflineModel, type OfflineModel } from '../../../src/offline';
-import type { MessageParam, MessagesRequest } from '../../../src/shared/anthropic';
-import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
-import type { RequestContext } from '../../../src/shared/messages';
+import type { MessageParam, MessagesRequest } from '../../../src/shared/messages-api/anthropic';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
+import type { RequestContext } from '../../../src/shared/wire/messages';
 import { createProviderClients } from '../../../src/worker/providers';
 
 const base: MessagesRequest = { model: 'o4-mini', max_tokens: 64_000, messages: [{ role: 'user', content: 'hi' }] };

@@ -17,7 +17,7 @@ import { createModelActivities } from '../../../src/activities/model/call-model'
 import { FileResponseStore, type CallKey } from '../../../src/activities/model/response-store';
 import { CallStore } from '../../../src/gateway/call-store';
 import { openPrivateStore } from '../../../src/gateway/private-dir';
-import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
 import { responseStoreFromEnv, storeSealer } from '../../../src/worker/private-stores';
 import { tempDir } from '../../kit/env';
 

@@ -13,7 +13,7 @@ import type { ConversationSource } from '../../../src/activities/conversation';
 import { createModelActivities } from '../../../src/activities/model/call-model';
 import { FileResponseStore, type CallKey } from '../../../src/activities/model/response-store';
 import { openPrivateStore } from '../../../src/gateway/private-dir';
-import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
 import { tempDir } from '../../kit/env';
 
 const key = (over: Partial<CallKey> = {}): CallKey => ({ namespace: 'default', workflowId: 'wf', runId: 'run-1', activityId: '3', turn: 2, ...over });

@@ -5,7 +5,7 @@
  * and a read that failed is tried again.
  */
 import { SnapshotInputs, type ReadStartInput } from '../../../src/activities/snapshot-inputs';
-import { WORKFLOW_TYPES } from '../../../src/shared/constants';
+import { WORKFLOW_TYPES } from '../../../src/shared/wire/constants';
 import { bigSnapshot } from '../../kit/snapshots';
 
 const run = (workflowId: string) => ({ workflowId, runId: `${workflowId}-run` });

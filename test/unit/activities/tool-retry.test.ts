@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ConversationSource } from '../../../src/activities/conversation';
 import { createToolActivities, rerunnable, TOOL_FAILURE_ATTEMPTS } from '../../../src/activities/run-tool';
-import type { ToolCallInput, ToolCallResult } from '../../../src/shared/activity-io';
+import type { ToolCallInput, ToolCallResult } from '../../../src/shared/wire/activity-io';
 import { tempDir } from '../../kit/env';
 
 const workspace = { kind: 'workspace' } as const;

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { formatAgentReport, loadAgentDefinitions } from '../../../src/activities/agents';
-import type { AgentDefinition, AgentLoadResult } from '../../../src/shared/agents';
+import type { AgentDefinition, AgentLoadResult } from '../../../src/shared/agents/agents';
 import { runForkflow } from '../../kit/processes';
 
 const FIXTURES = path.join(__dirname, '..', '..', 'fixtures', 'claude-agents');
@@ -32,9 +32,9 @@ describe('Claude Code agent files', () => {
   it('keeps every field it honours, as written', () => {
     expect(loaded.agents.map((a) => a.name).sort()).toEqual(['cloud-builder', 'code-reviewer', 'json-style', 'personal-notes', 'release-notes', 'review-checklist', 'test-runner']);
     expect(agent('code-reviewer')).toMatchObject({ tools: ['Read', 'Grep', 'Glob'], permissionMode: 'acceptEdits', background: true, maxTurns: 8, memory: 'project' });
-    // memory: user is kept: it lives in the home of the tree's tenant (src/shared/agent-memory.ts).
+    // memory: user is kept: it lives in the home of the tree's tenant (src/shared/agents/agent-memory.ts).
     expect(agent('personal-notes')).toHaveProperty('memory', 'user');
-    // A model alias is reported and kept: a tree's provider catalogue maps it (src/shared/agent-provider.ts).
+    // A model alias is reported and kept: a tree's provider catalogue maps it (src/shared/providers/agent-provider.ts).
     expect(agent('code-reviewer')).toHaveProperty('model', 'sonnet');
     expect(agent('test-runner')).toMatchObject({
       tools: ['Read', 'Grep', 'Glob', 'Bash'],

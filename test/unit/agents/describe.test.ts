@@ -1,5 +1,5 @@
 /** The Agent tool's list of named agents: exact, order-independent bytes for the prompt cache. */
-import { describeAgentsForTool, type AgentDefinition } from '../../../src/shared/agents';
+import { describeAgentsForTool, type AgentDefinition } from '../../../src/shared/agents/agents';
 
 const agent = (name: string, description: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
   name,

@@ -2,8 +2,8 @@
  * Field-by-field validation: a bad optional field is reported and left out while the agent
  * still loads; tool fields that cannot be read fail closed.
  */
-import { AGENT_COLORS, EFFORT_LEVELS, ISOLATION_MODES, MEMORY_SCOPES, PERMISSION_MODES } from '../../../src/shared/agents';
-import { agentToolsFor } from '../../../src/shared/agent-access';
+import { AGENT_COLORS, EFFORT_LEVELS, ISOLATION_MODES, MEMORY_SCOPES, PERMISSION_MODES } from '../../../src/shared/agents/agents';
+import { agentToolsFor } from '../../../src/shared/tools/agent-access';
 import { loadAgentDefinitions } from '../../../src/activities/agents';
 import { agentFile, agentsDir, loadOne, withBasics, type TempDir } from './kit';
 

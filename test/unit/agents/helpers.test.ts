@@ -1,6 +1,6 @@
 /** The pure helpers: model precedence, tool access policies and an agent's tool set. */
-import { resolveAgentModel, summarizeAgentTools } from '../../../src/shared/agents';
-import { agentToolsFor, applyToolAccess, parseToolAccessPolicy, type ToolAccessPolicy } from '../../../src/shared/agent-access';
+import { resolveAgentModel, summarizeAgentTools } from '../../../src/shared/agents/agents';
+import { agentToolsFor, applyToolAccess, parseToolAccessPolicy, type ToolAccessPolicy } from '../../../src/shared/tools/agent-access';
 
 describe('resolveAgentModel', () => {
   const parentModel = 'parent-model';

@@ -6,10 +6,10 @@
  */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { inlineDefinitionProblems } from '../../../src/shared/agent-honoured';
-import type { AgentDefinition } from '../../../src/shared/agents';
-import { colorOfMemo, COLOR_MEMO_KEY } from '../../../src/shared/agent-color';
-import { describeIssues, forkInputSchema } from '../../../src/shared/fork-input';
+import { inlineDefinitionProblems } from '../../../src/shared/agents/agent-honoured';
+import type { AgentDefinition } from '../../../src/shared/agents/agents';
+import { colorOfMemo, COLOR_MEMO_KEY } from '../../../src/shared/agents/agent-color';
+import { describeIssues, forkInputSchema } from '../../../src/shared/wire/fork-input';
 import { startMemo, toAgentRow } from '../../../src/client/rows';
 import { renderTop } from '../../../src/cli/top/render';
 import { treeLines } from '../../../src/cli/watch/render';

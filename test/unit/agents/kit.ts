@@ -3,7 +3,7 @@
  * shorthand for writing one markdown agent file into it.
  */
 import { loadAgentDefinitions } from '../../../src/activities/agents';
-import type { AgentDefinition, AgentLoadResult } from '../../../src/shared/agents';
+import type { AgentDefinition, AgentLoadResult } from '../../../src/shared/agents/agents';
 import { tempDir, type TempDir } from '../tools/kit';
 
 export type { TempDir };

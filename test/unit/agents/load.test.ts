@@ -7,7 +7,7 @@ import {
   isAgentDirectoryError,
   loadAgentDefinitions,
 } from '../../../src/activities/agents';
-import { agentDefinitionSchema } from '../../../src/shared/agents';
+import { agentDefinitionSchema } from '../../../src/shared/agents/agents';
 import { agentFile, agentsDir, loadOne, withBasics, type TempDir } from './kit';
 
 let dir: TempDir;

@@ -1,7 +1,7 @@
-/** Skills preloaded into a named agent's prompt (src/shared/agent-skills.ts) and TaskStop's legacy `shell_id`. */
-import { resolveSkill, withPreloadedSkills } from '../../../src/shared/agent-skills';
-import { taskStopCallInput } from '../../../src/shared/agent-tools';
-import type { AgentDefinition } from '../../../src/shared/agents';
+/** Skills preloaded into a named agent's prompt (src/shared/agents/agent-skills.ts) and TaskStop's legacy `shell_id`. */
+import { resolveSkill, withPreloadedSkills } from '../../../src/shared/agents/agent-skills';
+import { taskStopCallInput } from '../../../src/shared/tree/agent-tools';
+import type { AgentDefinition } from '../../../src/shared/agents/agents';
 
 const command = (name: string, body: string): AgentDefinition => ({ name, description: `The ${name} command.`, context: 'fork', systemPrompt: body, sourceFile: `${name}.md` });
 const named: AgentDefinition = { name: 'review', description: 'A named agent, not a skill.', systemPrompt: 'x', sourceFile: 'review.md' };

@@ -2,8 +2,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadAgentSources, PluginError } from '../../../src/activities/agents';
-import { agentMemorySchema, definitionMemory } from '../../../src/shared/agent-memory';
-import { agentDefinitionSchema } from '../../../src/shared/agents';
+import { agentMemorySchema, definitionMemory } from '../../../src/shared/agents/agent-memory';
+import { agentDefinitionSchema } from '../../../src/shared/agents/agents';
 import { agentFile, agentsDir, withBasics, type TempDir } from './kit';
 
 let user: TempDir;

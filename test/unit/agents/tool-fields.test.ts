@@ -4,7 +4,7 @@
  * is left out (the agent has fewer tools), a bad hooks or requiredMcpServers skips the agent
  * (a policy must not silently go missing). What a named child then gets from its caller.
  */
-import { agentMcpServers } from '../../../src/shared/agent-access';
+import { agentMcpServers } from '../../../src/shared/tools/agent-access';
 import { agentsDir, loadOne, withBasics, type TempDir } from './kit';
 
 let dir: TempDir;

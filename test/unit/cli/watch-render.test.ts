@@ -4,7 +4,7 @@
  */
 import type { AgentRow } from '../../../src/client/rows';
 import { StreamRenderer, treeLines } from '../../../src/cli/watch/render';
-import { parseStreamEvent } from '../../../src/shared/stream-events';
+import { parseStreamEvent } from '../../../src/shared/streams/stream-events';
 
 function rendered(events: Record<string, unknown>[]): string {
   let out = '';

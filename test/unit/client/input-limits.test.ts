@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ForkflowClient, InvalidForkInputError } from '../../../src/client';
 import { forkflowDataConverter } from '../../../src/payloads/data-converter';
 import { fsDriverFor } from '../../../src/payloads/storage';
-import { MAX_PROMPT_CHARS } from '../../../src/shared/limits';
+import { MAX_PROMPT_CHARS } from '../../../src/shared/wire/limits';
 
 const blobs = mkdtempSync(join(tmpdir(), 'forkflow-limits-'));
 let connection: Connection;

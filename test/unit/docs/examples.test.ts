@@ -54,7 +54,7 @@ describe('the docs as they are', () => {
 
 describe('each check fails on what it is for', () => {
   test('links: a missing file, a missing anchor, a path in code or prose that does not exist', () => {
-    const made = page(['# Title', '', 'See [a](guides/nope.md), [b](../README.md#nope), [c](#title) and `src/shared/nope.ts`.', '', 'As src/shared/gone.ts says (and src/shared/fork-input.ts).', '']);
+    const made = page(['# Title', '', 'See [a](guides/nope.md), [b](../README.md#nope), [c](#title) and `src/shared/nope.ts`.', '', 'As src/shared/gone.ts says (and src/shared/wire/fork-input.ts).', '']);
     const problems = linkProblems([...docs, made]).filter((p) => p.startsWith('docs/made-up.md'));
     expect(problems).toEqual([
       'docs/made-up.md:3: link guides/nope.md: docs/guides/nope.md does not exist',

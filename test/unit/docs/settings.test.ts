@@ -1,16 +1,16 @@
 /**
- * The environment table (src/shared/env-settings.ts) is the one list of forkflow's variables:
+ * The environment table (src/shared/wire/env-settings.ts) is the one list of forkflow's variables:
  * src/ names no `FORKFLOW_*` variable the table lacks and reads none around its accessor, the
  * table holds no variable nothing reads, its flags are the CLI's, and the docs name no
  * variable that does not exist.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENV_SETTINGS, envSetting, type EnvSettingName } from '../../../src/shared/env-settings';
+import { ENV_SETTINGS, envSetting, type EnvSettingName } from '../../../src/shared/wire/env-settings';
 import { commands } from '../../../scripts/docs/cli';
 import { readDocs, ROOT } from '../../../scripts/docs/markdown';
 
-const TABLE = join('src', 'shared', 'env-settings.ts');
+const TABLE = join('src', 'shared', 'wire', 'env-settings.ts');
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -23,7 +23,7 @@ const sources = filesUnder('src')
   .filter((f) => f.endsWith('.ts') && f !== TABLE)
   .map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 const names = new Set<string>(Object.keys(ENV_SETTINGS));
-/** Identifiers that look like variables and are not (the metrics table of src/shared/metrics.ts). */
+/** Identifiers that look like variables and are not (the metrics table of src/shared/wire/metrics.ts). */
 const NOT_VARIABLES = new Set(['FORKFLOW_METRICS']);
 
 /** A `FORKFLOW_…` token is fine when it is a variable of the table, a known constant, or a prefix (`FORKFLOW_S3_…`) of variables. */

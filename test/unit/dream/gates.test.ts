@@ -7,7 +7,7 @@ import { enabledGate, sessionsGate, staleAfterMs, throttleGate, timeGate } from 
 import { dreamLockId, sessionsQuery } from '../../../src/shared/dream/names';
 import { verdictOf } from '../../../src/shared/dream/outcome';
 import { consolidationPrompt } from '../../../src/shared/dream/prompt';
-import type { ForkResult } from '../../../src/shared/status';
+import type { ForkResult } from '../../../src/shared/wire/status';
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-03-01T12:00:00.000Z');

@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelGateway, isWholeResponse } from '../../../src/gateway/gateway';
 import { CallStore } from '../../../src/gateway/call-store';
-import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER } from '../../../src/shared/model-gateway';
+import { CALL_KEY_HEADER, CALL_PROOF_HEADER, CANCEL_PATH_PREFIX, REPLAYED_HEADER } from '../../../src/shared/providers/model-gateway';
 import { startOfflineModel, type OfflineModel } from '../../../src/offline';
 import { waitFor } from '../../kit/wait';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ConversationSource } from '../../../src/activities/conversation';
 import { createModelActivities } from '../../../src/activities/model/call-model';
-import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
 
 let model: OfflineModel;
 let gateway: ModelGateway;

@@ -6,7 +6,7 @@ import type { MetricCounter, MetricMeter, MetricTags } from '@temporalio/common'
 import { CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { recordModelFailure, recordModelSuccess } from '../../../src/activities/metrics';
-import { FORKFLOW_METRICS, histogramBuckets, toolLabel } from '../../../src/shared/metrics';
+import { FORKFLOW_METRICS, histogramBuckets, toolLabel } from '../../../src/shared/wire/metrics';
 import { freePort } from '../../../src/worker/dev-server';
 import { formatMetricsAddress, InvalidMetricsAddressError, metricsUrl, parseMetricsAddress } from '../../../src/worker/metrics-endpoint';
 import { installRuntime, RuntimeInstallError } from '../../../src/worker/runtime';

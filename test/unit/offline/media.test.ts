@@ -1,12 +1,12 @@
 /**
  * The offline model charges images and documents what the API would (the rules of
- * src/shared/media-tokens.ts, one function with forkflow's estimate), through the real SDKs:
+ * src/shared/messages-api/media-tokens.ts, one function with forkflow's estimate), through the real SDKs:
  * Messages and count_tokens by Anthropic's rules, Chat Completions by OpenAI's tiles; and it
  * refuses what the API refuses, with the block's path.
  */
 import { APIError } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { anthropicImageTokens, openaiImageTokens, pdfPageTokens } from '../../../src/shared/media-tokens';
+import { anthropicImageTokens, openaiImageTokens, pdfPageTokens } from '../../../src/shared/messages-api/media-tokens';
 import { documentBlock, imageBlock, jpeg, pdf, png, pngOfBase64Size } from '../../kit/media';
 import { MODEL, useOfflineModel } from './helpers';
 

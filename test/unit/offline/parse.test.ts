@@ -2,8 +2,8 @@
  * Pure pieces of the scripted model: the instruction parser, reading the conversation
  * (latest user text, steps, the directive's first line) and the report helpers.
  */
-import type { MessageParam } from '../../../src/shared/anthropic';
-import { directiveText } from '../../../src/shared/fork-messages';
+import type { MessageParam } from '../../../src/shared/messages-api/anthropic';
+import { directiveText } from '../../../src/shared/prefix/fork-messages';
 import { directiveLine, exchangesAfter, finishedAssistantTurns, latestUserText, withoutInstructions } from '../../../src/offline/scripted/conversation';
 import { ScriptError, parseScript } from '../../../src/offline/scripted/parse';
 import { listedPaths } from '../../../src/offline/scripted/report';

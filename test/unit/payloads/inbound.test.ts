@@ -15,7 +15,7 @@ import { coresdk } from '@temporalio/proto';
 import { EncryptionCodec } from '../../../src/payloads/codec';
 import { FsStorageDriver } from '../../../src/payloads/fs-driver';
 import { guardActivation } from '../../../src/payloads/inbound';
-import { UNDECODABLE_KEY } from '../../../src/shared/undecodable';
+import { UNDECODABLE_KEY } from '../../../src/shared/wire/undecodable';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const codec = new EncryptionCodec({ keys: [{ id: 'k1', key: randomBytes(32) }] });

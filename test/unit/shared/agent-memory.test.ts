@@ -2,8 +2,8 @@
  * A named agent's memory, the pure part: which definitions get one, where it lives, what its
  * system prompt gains and which tools it gets to keep it with.
  */
-import { agentMemoryPath, definitionMemory, memoryPromptOf, withMemorySection, withMemoryTools, MEMORY_INDEX_LINES } from '../../../src/shared/agent-memory';
-import { validateForkInput } from '../../../src/shared/fork-input';
+import { agentMemoryPath, definitionMemory, memoryPromptOf, withMemorySection, withMemoryTools, MEMORY_INDEX_LINES } from '../../../src/shared/agents/agent-memory';
+import { validateForkInput } from '../../../src/shared/wire/fork-input';
 
 describe('agent memory scopes', () => {
   it('honours project and local in the workspace, and user in the home of the tree\'s tenant (none without one)', () => {

@@ -1,4 +1,4 @@
-import { AGENT_OUTPUT_LIMITS, AGENT_OUTPUT_ROOT, agentOutputFile, isAgentOutputPath, renderAgentOutput } from '../../../src/shared/agent-output';
+import { AGENT_OUTPUT_LIMITS, AGENT_OUTPUT_ROOT, agentOutputFile, isAgentOutputPath, renderAgentOutput } from '../../../src/shared/tree/agent-output';
 
 describe('sub-agent output files', () => {
   test('a path per agent id, encoded, under the output root', () => {

@@ -2,9 +2,9 @@
  * Batch pricing: the batched part of a usage costs half of every token kind, sums and
  * differences keep that part, and a usage without one reads and prices as before.
  */
-import { addUsage, subtractUsage, ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
-import { batchSavingUsd, estimateCostUsd } from '../../../src/shared/pricing';
-import { usageSchema } from '../../../src/shared/tree-ledger';
+import { addUsage, subtractUsage, ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
+import { batchSavingUsd, estimateCostUsd } from '../../../src/shared/providers/pricing';
+import { usageSchema } from '../../../src/shared/tree/tree-ledger';
 
 const call: Usage = { inputTokens: 1000, outputTokens: 500, cacheReadInputTokens: 20_000, cacheCreationInputTokens: 3000, cacheCreation1hInputTokens: 1000 };
 const { batch: _none, ...plain } = call;

@@ -2,7 +2,7 @@
  * Fork budget policies (equal, remaining, proportional, fixed:N; unreadable → equal with a
  * warning), a child's token budget under each, and the exhaustion predicate.
  */
-import type { Usage } from '../../../src/shared/anthropic';
+import type { Usage } from '../../../src/shared/messages-api/anthropic';
 import {
   budgetExhausted,
   budgetSchema,
@@ -13,7 +13,7 @@ import {
   remainingTokens,
   tokensCharged,
   type ForkBudgetPolicy,
-} from '../../../src/shared/budget';
+} from '../../../src/shared/tree/budget';
 
 const usage = (inputTokens: number, cacheReadInputTokens: number, cacheCreationInputTokens: number, outputTokens: number): Usage => ({
   inputTokens,

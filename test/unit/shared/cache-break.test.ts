@@ -3,7 +3,7 @@
  * its whole input, later turns against what the previous call left cached), and why (what
  * changed between the two requests; TTL expiry only when nothing did and the TTL passed).
  */
-import type { MessageParam, MessagesRequest, Usage } from '../../../src/shared/anthropic';
+import type { MessageParam, MessagesRequest, Usage } from '../../../src/shared/messages-api/anthropic';
 import {
   CACHE_TTL_MS,
   diagnoseFirstTurn,
@@ -14,10 +14,10 @@ import {
   TTL_EXPIRED,
   UNKNOWN_CACHE_BREAK,
   type RequestFacts,
-} from '../../../src/shared/cache-break';
-import type { RequestContext } from '../../../src/shared/messages';
-import { buildMessagesRequest } from '../../../src/shared/request';
-import { snapshotHashes } from '../../../src/shared/snapshot';
+} from '../../../src/shared/prefix/cache-break';
+import type { RequestContext } from '../../../src/shared/wire/messages';
+import { buildMessagesRequest } from '../../../src/shared/messages-api/request';
+import { snapshotHashes } from '../../../src/shared/prefix/snapshot';
 import { assistant, text, TOOLS, user } from './kit';
 
 const ctx: RequestContext = { model: 'claude-sonnet-4-6', system: 'You are careful.', tools: TOOLS, maxTokens: 100, cacheKeyHash: 'k' };

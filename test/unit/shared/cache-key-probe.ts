@@ -3,7 +3,7 @@
  * prints their `cacheKeyHash`, so the test can compare hashes computed in separate processes.
  */
 import { readFileSync } from 'node:fs';
-import { cacheKeyHash, type CacheKeyParts } from '../../../src/shared/cache-key';
+import { cacheKeyHash, type CacheKeyParts } from '../../../src/shared/prefix/cache-key';
 
 const parts = JSON.parse(readFileSync(0, 'utf8')) as CacheKeyParts;
 process.stdout.write(`${cacheKeyHash(parts)}\n`);

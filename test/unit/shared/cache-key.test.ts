@@ -5,9 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { SystemParam } from '../../../src/shared/anthropic';
-import { cacheKeyHash, messagePrefixHash, type CacheKeyParts } from '../../../src/shared/cache-key';
-import { fromParentRequest } from '../../../src/shared/snapshot';
+import type { SystemParam } from '../../../src/shared/messages-api/anthropic';
+import { cacheKeyHash, messagePrefixHash, type CacheKeyParts } from '../../../src/shared/prefix/cache-key';
+import { fromParentRequest } from '../../../src/shared/prefix/snapshot';
 import { parentBody, text, toolResult, TOOLS, user } from './kit';
 
 const probe = join(__dirname, 'cache-key-probe.ts');

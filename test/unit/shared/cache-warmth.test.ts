@@ -4,16 +4,16 @@
  * bytes otherwise; keep-alive timing and max_tokens; 1-hour writes priced 2×; usage sums
  * keeping the 1h part apart; the option's validation.
  */
-import { addUsage, subtractUsage, ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
-import { CACHE_TTL_MS, lastBreakpointTtl } from '../../../src/shared/cache-break';
-import { KEEP_ALIVE_AT, keepAliveDueAt, keepAliveMaxTokens, ttlFor, ttlMsAt } from '../../../src/shared/cache-warmth';
-import { validateForkInput } from '../../../src/shared/fork-input';
-import type { RequestContext } from '../../../src/shared/messages';
-import { estimateCostUsd } from '../../../src/shared/pricing';
-import { buildMessagesRequest } from '../../../src/shared/request';
-import { charge, chargeRequestSchema, ledgerView, newLedger } from '../../../src/shared/tree-ledger';
-import type { ModelCallInput, ModelCallResult } from '../../../src/shared/activity-io';
-import { parseCarriedState } from '../../../src/shared/carried-state';
+import { addUsage, subtractUsage, ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
+import { CACHE_TTL_MS, lastBreakpointTtl } from '../../../src/shared/prefix/cache-break';
+import { KEEP_ALIVE_AT, keepAliveDueAt, keepAliveMaxTokens, ttlFor, ttlMsAt } from '../../../src/shared/prefix/cache-warmth';
+import { validateForkInput } from '../../../src/shared/wire/fork-input';
+import type { RequestContext } from '../../../src/shared/wire/messages';
+import { estimateCostUsd } from '../../../src/shared/providers/pricing';
+import { buildMessagesRequest } from '../../../src/shared/messages-api/request';
+import { charge, chargeRequestSchema, ledgerView, newLedger } from '../../../src/shared/tree/tree-ledger';
+import type { ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
+import { parseCarriedState } from '../../../src/shared/wire/carried-state';
 import { CacheWarmth } from '../../../src/workflows/fork/cache-warmth';
 import { assistant, markerPaths, text, toolResult, toolUse, TOOLS, user } from './kit';
 

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CARRIED_STATE_VERSION, parseCarriedState } from '../../../src/shared/carried-state';
+import { CARRIED_STATE_VERSION, parseCarriedState } from '../../../src/shared/wire/carried-state';
 
 const DIR = join(__dirname, '..', '..', 'fixtures', 'carried-state');
 const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();

@@ -1,15 +1,15 @@
 /**
- * The Agent call's own limits for its child (src/shared/child-controls.ts): hostile arguments
+ * The Agent call's own limits for its child (src/shared/tree/child-controls.ts): hostile arguments
  * refused by the parser, larger numbers lowered to what the caller has, tools the caller lacks
  * refused; and the sub-agent tool definitions' bytes unchanged unless a tree asks for the new
- * fields or for ListAgents (src/shared/agent-list.ts), whose rows come from the child records.
+ * fields or for ListAgents (src/shared/tree/agent-list.ts), whose rows come from the child records.
  */
 import { createHash } from 'node:crypto';
-import { agentList, childrenToAsk, LISTED_PROGRESS_MAX, shownRecords, teamView } from '../../../src/shared/agent-list';
-import { agentCallWithoutControls, agentToolInput, LIST_AGENTS, sendMessageCallInput, sendMessageCallWithInterrupt, sendMessageTool, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/agent-tools';
-import { ZERO_USAGE } from '../../../src/shared/anthropic';
-import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/child-controls';
-import type { ChildRecord } from '../../../src/shared/tree-input';
+import { agentList, childrenToAsk, LISTED_PROGRESS_MAX, shownRecords, teamView } from '../../../src/shared/tree/agent-list';
+import { agentCallWithoutControls, agentToolInput, LIST_AGENTS, sendMessageCallInput, sendMessageCallWithInterrupt, sendMessageTool, SPAWN_SYSTEM_PROMPT_MAX, subAgentToolDefinitions, type AgentToolOptions } from '../../../src/shared/tree/agent-tools';
+import { ZERO_USAGE } from '../../../src/shared/messages-api/anthropic';
+import { grantLimits, narrowTools, tokensUnderPolicy } from '../../../src/shared/tree/child-controls';
+import type { ChildRecord } from '../../../src/shared/tree/tree-input';
 
 const call = { description: 'd', prompt: 'p' };
 

@@ -4,7 +4,7 @@
  * sends (boundary and clearing), where the kept turns start, the summary message, and when a
  * snapshot is compacted for its forks.
  */
-import type { MessageParam } from '../../../src/shared/anthropic';
+import type { MessageParam } from '../../../src/shared/messages-api/anthropic';
 import { CLEARED_TOOL_RESULT, COMPACT_BETA, CONTEXT_MANAGEMENT_BETA, providerEdits } from '../../../src/shared/context/edits';
 import { contextManagementSchema, contextPolicyOf, policyName, providerTrigger, thresholdTokens } from '../../../src/shared/context/policy';
 import { snapshotCompactionFor } from '../../../src/shared/context/snapshot';

@@ -5,10 +5,10 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { capAttempts, classifyModelError, MODEL_ATTEMPTS } from '../../../src/activities/model/errors';
-import { catalogueOf, providerCatalogueSchema } from '../../../src/shared/agent-provider';
-import { ZERO_USAGE } from '../../../src/shared/anthropic';
-import { FailoverBook, failoverChain, failoverStateSchema, failoverStatus, isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../../src/shared/failover';
-import { providersConfigSchema } from '../../../src/shared/providers';
+import { catalogueOf, providerCatalogueSchema } from '../../../src/shared/providers/agent-provider';
+import { ZERO_USAGE } from '../../../src/shared/messages-api/anthropic';
+import { FailoverBook, failoverChain, failoverStateSchema, failoverStatus, isOutage, MODEL_UNAVAILABLE_FAILURE } from '../../../src/shared/providers/failover';
+import { providersConfigSchema } from '../../../src/shared/providers/providers';
 import Anthropic from '@anthropic-ai/sdk';
 
 const config = () =>

@@ -3,8 +3,8 @@
  * what one side builds, the other side reads back, and nothing else is mistaken for it.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE, failure, forkFailed, forkResultOf, invalid, isFailure, issuesOf } from '../../../src/shared/failures';
-import type { ForkResult } from '../../../src/shared/status';
+import { FAILURE, failure, forkFailed, forkResultOf, invalid, isFailure, issuesOf } from '../../../src/shared/wire/failures';
+import type { ForkResult } from '../../../src/shared/wire/status';
 
 const result = { agentId: 'a', status: 'failed', text: 'partial', error: 'provider said no', turns: 2 } as unknown as ForkResult;
 

@@ -3,11 +3,11 @@
  * first conversation looks like, and that siblings from one parent turn send the same
  * bytes up to the first byte of their directive.
  */
-import { blocksOf, type MessageParam } from '../../../src/shared/anthropic';
-import { FORK_QUERY_SOURCE } from '../../../src/shared/constants';
-import { buildForkOpening, directiveText, FORK_TAG, hasForkTag, PLACEHOLDER_RESULT } from '../../../src/shared/fork-messages';
-import { buildMessagesRequest } from '../../../src/shared/request';
-import { fromParentRequest, requestContextOf } from '../../../src/shared/snapshot';
+import { blocksOf, type MessageParam } from '../../../src/shared/messages-api/anthropic';
+import { FORK_QUERY_SOURCE } from '../../../src/shared/wire/constants';
+import { buildForkOpening, directiveText, FORK_TAG, hasForkTag, PLACEHOLDER_RESULT } from '../../../src/shared/prefix/fork-messages';
+import { buildMessagesRequest } from '../../../src/shared/messages-api/request';
+import { fromParentRequest, requestContextOf } from '../../../src/shared/prefix/snapshot';
 import { assistant, deepFreeze, parentBody, text, toolResult, toolUse, user } from './kit';
 
 const snapshot = fromParentRequest(deepFreeze(parentBody()));

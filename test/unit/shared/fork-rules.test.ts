@@ -1,6 +1,6 @@
 /** The fork worker rules an opening carries: the first rules unless it records seed 003's (version 2), also when rebuilt from its recipe. */
-import { FORK_RULES_VERSION, directiveText, openingFromRecipe } from '../../../src/shared/fork-messages';
-import { textOf } from '../../../src/shared/anthropic';
+import { FORK_RULES_VERSION, directiveText, openingFromRecipe } from '../../../src/shared/prefix/fork-messages';
+import { textOf } from '../../../src/shared/messages-api/anthropic';
 
 describe('fork rules', () => {
   it("keeps the first rules for a recorded opening and states seed 003's for version 2", () => {

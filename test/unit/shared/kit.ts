@@ -3,7 +3,7 @@
  * like a real one (mid-round, with unanswered tool calls), a seeded random conversation
  * generator for property-style tests, and inspectors for request bodies.
  */
-import type { CacheControl, ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock } from '../../../src/shared/anthropic';
+import type { CacheControl, ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock } from '../../../src/shared/messages-api/anthropic';
 
 export const text = (t: string, cache_control?: CacheControl): TextBlock => (cache_control ? { type: 'text', text: t, cache_control } : { type: 'text', text: t });
 export const toolUse = (id: string, name = 'Read', input: unknown = { path: `/src/${id}.ts` }): ToolUseBlock => ({ type: 'tool_use', id, name, input });

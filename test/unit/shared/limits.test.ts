@@ -1,12 +1,12 @@
 /**
- * The limits on JSON inputs (src/shared/limits.ts) as validation applies them: a fork input
+ * The limits on JSON inputs (src/shared/wire/limits.ts) as validation applies them: a fork input
  * or snapshot nested 5,000 deep, over the size or count limits, or with a 50 MB prompt is
  * refused by `validateForkInput` / `validateSnapshot` with the limit named, before zod or any
  * hash sees it; inputs at the limits pass. The byte-level depth scan agrees with the walk.
  */
-import { jsonLimitIssue, jsonTextDepth, MAX_BLOCKS, MAX_INPUT_CHARS, MAX_JSON_DEPTH, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS } from '../../../src/shared/limits';
-import { validateForkInput, validateSnapshot } from '../../../src/shared/fork-input';
-import { undecodable } from '../../../src/shared/undecodable';
+import { jsonLimitIssue, jsonTextDepth, MAX_BLOCKS, MAX_INPUT_CHARS, MAX_JSON_DEPTH, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS } from '../../../src/shared/wire/limits';
+import { validateForkInput, validateSnapshot } from '../../../src/shared/wire/fork-input';
+import { undecodable } from '../../../src/shared/wire/undecodable';
 
 /** `{"a":{"a":…1…}}` nested `depth` objects deep. */
 const nested = (depth: number): unknown => JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);

@@ -3,11 +3,11 @@
  * own examples, sizes read from the bytes of every format, the request estimate and the
  * offline model's accounting (one function, so the emulator charges what the API would).
  */
-import { imageInfo } from '../../../src/shared/image-size';
-import { anthropicImageTokens, anthropicResize, maxImageTokens, mediaTokens, openaiImageTokens, pdfPageTokens, PDF_PAGE } from '../../../src/shared/media-tokens';
-import { pdfFacts } from '../../../src/shared/pdf-pages';
-import { estimateRequestTokens } from '../../../src/shared/request-tokens';
-import { estimateJsonTokens } from '../../../src/shared/tokens';
+import { imageInfo } from '../../../src/shared/messages-api/image-size';
+import { anthropicImageTokens, anthropicResize, maxImageTokens, mediaTokens, openaiImageTokens, pdfPageTokens, PDF_PAGE } from '../../../src/shared/messages-api/media-tokens';
+import { pdfFacts } from '../../../src/shared/messages-api/pdf-pages';
+import { estimateRequestTokens } from '../../../src/shared/messages-api/request-tokens';
+import { estimateJsonTokens } from '../../../src/shared/messages-api/tokens';
 import { documentBlock, gif, imageBlock, jpeg, pdf, png, pngOfBase64Size, webp } from '../../kit/media';
 
 describe("Anthropic's image rule (docs: Vision, 'Calculate image costs')", () => {

@@ -3,8 +3,8 @@
  * provider catalogue maps them (or refuses the spawn by name); a tree without one maps them
  * through the built-in table on Anthropic only (S1-08), elsewhere the agent runs on its caller's model.
  */
-import { ANTHROPIC_MODEL_ALIASES, builtinAliasModel, catalogueOf, childProvider, definitionModel, isClaudeCodeAlias } from '../../../src/shared/agent-provider';
-import { providersConfigSchema } from '../../../src/shared/providers';
+import { ANTHROPIC_MODEL_ALIASES, builtinAliasModel, catalogueOf, childProvider, definitionModel, isClaudeCodeAlias } from '../../../src/shared/providers/agent-provider';
+import { providersConfigSchema } from '../../../src/shared/providers/providers';
 
 const catalogue = catalogueOf(
   providersConfigSchema.parse([

@@ -1,9 +1,9 @@
 /** Per-provider model allowlists: the list of the tree's provider decides, never a flattened union. */
-import { skillToolInput, subAgentToolDefinitions } from '../../../src/shared/agent-tools';
-import { modelAllowlistSchema, modelRefusal } from '../../../src/shared/model-allowlist';
-import { subAgentsSchema } from '../../../src/shared/tree-input';
-import { builtinModelAllowlist, FIRST_ALLOWED, spawnDefaultModel } from '../../../src/shared/spawn-defaults';
-import { ANTHROPIC_MODEL_ALIASES } from '../../../src/shared/agent-provider';
+import { skillToolInput, subAgentToolDefinitions } from '../../../src/shared/tree/agent-tools';
+import { modelAllowlistSchema, modelRefusal } from '../../../src/shared/providers/model-allowlist';
+import { subAgentsSchema } from '../../../src/shared/tree/tree-input';
+import { builtinModelAllowlist, FIRST_ALLOWED, spawnDefaultModel } from '../../../src/shared/tree/spawn-defaults';
+import { ANTHROPIC_MODEL_ALIASES } from '../../../src/shared/providers/agent-provider';
 
 const allowlist = { anthropic: ['claude-haiku-4-5', 'claude-sonnet-5-5'], bedrock: ['claude-opus-4-8'] };
 

@@ -1,10 +1,10 @@
 /**
- * A fork's network allowance (src/shared/network.ts) and the proxy's address rule
+ * A fork's network allowance (src/shared/tools/network.ts) and the proxy's address rule
  * (src/activities/tools/sandbox/net-proxy.ts): strict entries, hostile values refused or
  * never matching, and addresses checked after resolution (DNS rebinding, cloud metadata).
  */
-import { validateForkInput } from '../../../src/shared/fork-input';
-import { matchHost, networkAllowanceSchema, parseHostRule } from '../../../src/shared/network';
+import { validateForkInput } from '../../../src/shared/wire/fork-input';
+import { matchHost, networkAllowanceSchema, parseHostRule } from '../../../src/shared/tools/network';
 import { addressRefusal } from '../../../src/activities/tools/sandbox/net-proxy';
 import { bwrapArgs, planShell, SANDBOX_PROXY_DIR, type SandboxAvailability } from '../../../src/activities/tools/sandbox';
 

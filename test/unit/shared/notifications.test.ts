@@ -1,5 +1,5 @@
-import { readTaskNotification, renderTaskNotification } from '../../../src/shared/notifications';
-import { clip, firstLine, oneLine } from '../../../src/shared/text';
+import { readTaskNotification, renderTaskNotification } from '../../../src/shared/tree/notifications';
+import { clip, firstLine, oneLine } from '../../../src/shared/base/text';
 
 describe('task notifications', () => {
   const base = { taskId: 'lead.fork-1', status: 'completed' as const, totalTokens: 10, toolUses: 1, durationMs: 5 };

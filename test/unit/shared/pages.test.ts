@@ -3,8 +3,8 @@
  * external storage asks, never more whatever a caller sends, and one over-size message is a
  * page of its own.
  */
-import type { MessageParam } from '../../../src/shared/anthropic';
-import { PAGE_BYTES, STORED_PAGE_BYTES } from '../../../src/shared/messages';
+import type { MessageParam } from '../../../src/shared/messages-api/anthropic';
+import { PAGE_BYTES, STORED_PAGE_BYTES } from '../../../src/shared/wire/messages';
 import { messagesPage, type ConversationHolder } from '../../../src/workflows/conversation-queries';
 
 const message = (i: number, bytes: number): MessageParam => ({ role: i % 2 ? 'assistant' : 'user', content: `${i} ${'x'.repeat(bytes)}` });

@@ -2,7 +2,7 @@
  * The permission model and the tool table, as the tool round consults them for every call:
  * each filter and mode against each kind of tool.
  */
-import { childPermissionMode, decideCall, type CallPolicy, type PermissionMode } from '../../../src/shared/permissions';
+import { childPermissionMode, decideCall, type CallPolicy, type PermissionMode } from '../../../src/shared/tools/permissions';
 import { routeSchema } from '../../../src/shared/tools/routes';
 import { knownToolTraits, ToolTable, type ToolTraits } from '../../../src/shared/tools/table';
 

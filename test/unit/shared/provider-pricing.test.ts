@@ -4,11 +4,11 @@
  * `cached_tokens`), and the tree ledger charges each call at its serving provider's price;
  * models nobody priced keep the built-in table, to the same rounding as before.
  */
-import { catalogueOf, priceOf } from '../../../src/shared/agent-provider';
-import { ZERO_USAGE } from '../../../src/shared/anthropic';
-import { estimateCostUsd } from '../../../src/shared/pricing';
-import { providersConfigSchema } from '../../../src/shared/providers';
-import { admit, charge, newLedger } from '../../../src/shared/tree-ledger';
+import { catalogueOf, priceOf } from '../../../src/shared/providers/agent-provider';
+import { ZERO_USAGE } from '../../../src/shared/messages-api/anthropic';
+import { estimateCostUsd } from '../../../src/shared/providers/pricing';
+import { providersConfigSchema } from '../../../src/shared/providers/providers';
+import { admit, charge, newLedger } from '../../../src/shared/tree/tree-ledger';
 
 const config = providersConfigSchema.parse([
   { name: 'anthropic', kind: 'anthropic', models: ['claude-sonnet-4-6'] },

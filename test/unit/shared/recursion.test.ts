@@ -1,7 +1,7 @@
 /** The recursion guard catches a fork child by its query source, by its boilerplate, or both. */
-import { FORK_QUERY_SOURCE } from '../../../src/shared/constants';
-import { buildForkOpening } from '../../../src/shared/fork-messages';
-import { forkRecursionGuard } from '../../../src/shared/recursion';
+import { FORK_QUERY_SOURCE } from '../../../src/shared/wire/constants';
+import { buildForkOpening } from '../../../src/shared/prefix/fork-messages';
+import { forkRecursionGuard } from '../../../src/shared/prefix/recursion';
 
 const forkMessages = buildForkOpening([{ role: 'user', content: 'parent says hi' }, { role: 'assistant', content: 'ok' }], 'do part one').messages;
 const plainMessages = [{ role: 'user' as const, content: 'Survey the repo.' }];

@@ -3,11 +3,11 @@
  * and its forks, never more than 4 cache markers, never sampling settings, and breakpoints
  * where siblings and later turns can reuse them.
  */
-import { blocksOf, type MessageParam, type ToolResultBlock } from '../../../src/shared/anthropic';
-import { buildForkOpening } from '../../../src/shared/fork-messages';
-import type { RequestContext } from '../../../src/shared/messages';
-import { buildMessagesRequest, INTERRUPTED_RESULT, MAX_CACHE_BREAKPOINTS, repairToolPairing } from '../../../src/shared/request';
-import { fromParentRequest, requestContextOf } from '../../../src/shared/snapshot';
+import { blocksOf, type MessageParam, type ToolResultBlock } from '../../../src/shared/messages-api/anthropic';
+import { buildForkOpening } from '../../../src/shared/prefix/fork-messages';
+import type { RequestContext } from '../../../src/shared/wire/messages';
+import { buildMessagesRequest, INTERRUPTED_RESULT, MAX_CACHE_BREAKPOINTS, repairToolPairing } from '../../../src/shared/messages-api/request';
+import { fromParentRequest, requestContextOf } from '../../../src/shared/prefix/snapshot';
 import { assistant, deepFreeze, markedBlocks, markerPaths, parentBody, randomConversation, rng, text, toolResult, toolUse, TOOLS, user } from './kit';
 
 const cc = { type: 'ephemeral' } as const;

@@ -1,5 +1,5 @@
 /**
- * Module-level schemas are built once per workflow context (src/shared/schema-once.ts). A
+ * Module-level schemas are built once per workflow context (src/shared/base/schema-once.ts). A
  * key names the schema it caches, so two call sites sharing a key would silently hand one of
  * them the other's schema: every call site's key must be its own file and constant. And a
  * schema built at module level without it, in code the workflow bundle holds, is built again
@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
-import { schemaOnce } from '../../../src/shared/schema-once';
+import { schemaOnce } from '../../../src/shared/base/schema-once';
 
 const SRC = join(__dirname, '../../../src');
 

@@ -3,18 +3,18 @@
  * (a mid-round assistant turn included), bad bodies are refused in plain words, sampling
  * settings stay out of requests and the cache key; snapshot hashes explain cache breaks.
  */
-import { cacheKeyHash } from '../../../src/shared/cache-key';
-import { buildForkOpening } from '../../../src/shared/fork-messages';
-import { SAMPLING_NOT_SENT, validateForkInput } from '../../../src/shared/fork-input';
-import { buildMessagesRequest } from '../../../src/shared/request';
-import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK } from '../../../src/shared/cache-break';
+import { cacheKeyHash } from '../../../src/shared/prefix/cache-key';
+import { buildForkOpening } from '../../../src/shared/prefix/fork-messages';
+import { SAMPLING_NOT_SENT, validateForkInput } from '../../../src/shared/wire/fork-input';
+import { buildMessagesRequest } from '../../../src/shared/messages-api/request';
+import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK } from '../../../src/shared/prefix/cache-break';
 import {
   fromParentRequest,
   InvalidSnapshotError,
   isInvalidSnapshotError,
   requestContextOf,
   snapshotHashes,
-} from '../../../src/shared/snapshot';
+} from '../../../src/shared/prefix/snapshot';
 import { deepFreeze, parentBody, text, TOOLS } from './kit';
 
 function refusal(body: unknown, opts?: { strict?: boolean }): InvalidSnapshotError {

@@ -2,8 +2,8 @@
  * Stream events (issue 15): the schemas a client parses every item with, and the assembly rule
  * that drops an abandoned attempt's deltas.
  */
-import { StreamAssembler } from '../../../src/shared/stream-assembly';
-import { firstOffsetFrom, LIVE_SEQ_PER_ATTEMPT, liveSeq, MAX_LIVE_ATTEMPT, parseStreamEvent, recordedSeq, streamPreview, STREAM_PREVIEW_CHARS, type StreamEvent } from '../../../src/shared/stream-events';
+import { StreamAssembler } from '../../../src/shared/streams/stream-assembly';
+import { firstOffsetFrom, LIVE_SEQ_PER_ATTEMPT, liveSeq, MAX_LIVE_ATTEMPT, parseStreamEvent, recordedSeq, streamPreview, STREAM_PREVIEW_CHARS, type StreamEvent } from '../../../src/shared/streams/stream-events';
 
 const at = (seq: number, e: Record<string, unknown>): StreamEvent => parseStreamEvent({ v: 1, agentId: 'a-1', ...e }, seq);
 

@@ -2,8 +2,8 @@
  * Peer message routing in the root's ledger: names resolve in the documented order, hostile
  * addresses are refused with a reason, and a message is counted once per tool call.
  */
-import { admit, newLedger, type TreeLedger } from '../../../src/shared/tree-ledger';
-import { routeMessage, rosterOf, teamOf } from '../../../src/shared/team-ledger';
+import { admit, newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { routeMessage, rosterOf, teamOf } from '../../../src/shared/tree/team-ledger';
 
 const limits = { maxTreeRunning: 20, maxTreeSpawns: 50 };
 

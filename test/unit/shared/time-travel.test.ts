@@ -4,11 +4,11 @@
  * where needed), the errors for points that cannot be had, what a counterfactual changed,
  * the fork-input rules, and a retried root's ledger.
  */
-import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
-import { forkInputJsonSchema, validateForkInput } from '../../../src/shared/fork-input';
-import type { PrefixRef, RunRef } from '../../../src/shared/prefix';
-import { changedParts, ForkPointError, resolveTurnPoint, resumable, usageSince, type PointReader, type RunEnd, type TurnPointAnswer } from '../../../src/shared/time-travel';
-import { charge, newLedger, reserve, retryRoot } from '../../../src/shared/tree-ledger';
+import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
+import { forkInputJsonSchema, validateForkInput } from '../../../src/shared/wire/fork-input';
+import type { PrefixRef, RunRef } from '../../../src/shared/prefix/prefix';
+import { changedParts, ForkPointError, resolveTurnPoint, resumable, usageSince, type PointReader, type RunEnd, type TurnPointAnswer } from '../../../src/shared/prefix/time-travel';
+import { charge, newLedger, reserve, retryRoot } from '../../../src/shared/tree/tree-ledger';
 
 const FORK = 'forkWorkflow';
 const ref = (runId: string, count: number): PrefixRef => ({

@@ -4,9 +4,9 @@
  * charged tokens under its root's budget, and idempotence of every operation (they arrive
  * by activity retries).
  */
-import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
-import { tokensCharged } from '../../../src/shared/budget';
-import { admit, agentEndedSchema, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, withdraw, WITHDRAWN_KEPT, type TreeLedger } from '../../../src/shared/tree-ledger';
+import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
+import { tokensCharged } from '../../../src/shared/tree/budget';
+import { admit, agentEndedSchema, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, withdraw, WITHDRAWN_KEPT, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadInputTokens = 0): Usage => ({ ...ZERO_USAGE, inputTokens, outputTokens, cacheReadInputTokens });
 const tree = (budget = 1000, maxTreeRunning = 5, maxTreeSpawns = 100): TreeLedger => newLedger({ agentId: 'r', model: 'claude-sonnet-4-5', budget }, { maxTreeRunning, maxTreeSpawns });

@@ -1,12 +1,12 @@
 /**
- * Budget shares on plain data (src/shared/tree-shares.ts): a share is budget nobody else is
+ * Budget shares on plain data (src/shared/tree/tree-shares.ts): a share is budget nobody else is
  * lent, so whatever members spend of theirs the tree stays inside its budget; asks are granted,
  * queued or refused; returns serve waiters first come first served; recalls go to the biggest
  * holders under the budget that binds; a budget smaller than one call's bound is split between
  * several agents; and every message's amounts are deltas, so the sums hold in any order.
  */
-import { ZERO_USAGE, type Usage } from '../../../src/shared/anthropic';
-import { admit, leftFor, ledgerTotals, newLedger, type TreeLedger } from '../../../src/shared/tree-ledger';
+import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
+import { admit, leftFor, ledgerTotals, newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
 import {
   addCall,
   admissionShare,
@@ -22,7 +22,7 @@ import {
   type ShareEffect,
   type ShareMessage,
   type Spend,
-} from '../../../src/shared/tree-shares';
+} from '../../../src/shared/tree/tree-shares';
 
 const usage = (inputTokens: number, outputTokens: number): Usage => ({ ...ZERO_USAGE, inputTokens, outputTokens });
 

@@ -2,7 +2,7 @@
  * The Agent tool's `cwd`, decided lexically in the workflow: inside the caller's workspace
  * or refused with the rule (the activities check it again canonically).
  */
-import { confineCwd, normalizePosix } from '../../../src/shared/workspace-path';
+import { confineCwd, normalizePosix } from '../../../src/shared/tree/workspace-path';
 
 test('normalizes . and .. the way a POSIX path resolves', () => {
   expect(normalizePosix('/a/./b/../c//d/')).toBe('/a/c/d');

@@ -7,7 +7,7 @@
 import { expandRecord, expandVars, McpConfigVariableError, sharedWithMcp } from '../../../src/activities/mcp/env';
 import { recordTools } from '../../../src/activities/mcp/records';
 import { mcpResultContent } from '../../../src/activities/mcp/results';
-import { forkInputSchema } from '../../../src/shared/fork-input';
+import { forkInputSchema } from '../../../src/shared/wire/fork-input';
 import { hooksFor, hooksSchema, mergeHooks } from '../../../src/shared/tools/hooks';
 import { mcpServerOf, mcpServersSchema, mcpToolName, mcpToolNature, requiredServers } from '../../../src/shared/tools/mcp';
 import { attemptPolicy, routeFor, routeSchema, routesSchema } from '../../../src/shared/tools/routes';

@@ -3,8 +3,8 @@
  * API's limits, oversize and false files refused by name, PDF pages selected by an
  * incremental update that a page count (and the token estimate) then sees.
  */
-import { mediaTokens, pdfPageTokens } from '../../../src/shared/media-tokens';
-import { pdfFacts } from '../../../src/shared/pdf-pages';
+import { mediaTokens, pdfPageTokens } from '../../../src/shared/messages-api/media-tokens';
+import { pdfFacts } from '../../../src/shared/messages-api/pdf-pages';
 import { parsePages, selectPages } from '../../../src/activities/tools/pdf-subset';
 import { gif, jpeg, packedPdf, pdf, png, pngOfBase64Size, webp } from '../../kit/media';
 import { context, run, tempDir, type TempDir } from './kit';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { DEFAULT_PROVIDERS, resolveModel } from '../../../src/shared/providers';
+import { DEFAULT_PROVIDERS, resolveModel } from '../../../src/shared/providers/providers';
 import { createProviderClients, InvalidProvidersError, providersFileProblem, providersFromEnv } from '../../../src/worker/providers';
 
 const CONFIG = [

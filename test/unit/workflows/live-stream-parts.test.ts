@@ -5,7 +5,7 @@
  * whole stream is exercised against a dev server by test/e2e/live-stream.test.ts.
  */
 import { defaultPayloadConverter } from '@temporalio/common';
-import { liveSeq, recordedSeq, STREAM_TOPIC, type StreamLiveInput } from '../../../src/shared/stream-events';
+import { liveSeq, recordedSeq, STREAM_TOPIC, type StreamLiveInput } from '../../../src/shared/streams/stream-events';
 import { LiveDeltas } from '../../../src/workflows/fork/live-deltas';
 import { readPage, type RecordedLog } from '../../../src/workflows/fork/stream-read';
 

@@ -9,7 +9,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import type { MessagesRequest } from '../../../shared/anthropic';
+import type { MessagesRequest } from '../../../shared/messages-api/anthropic';
 import { toChatRequest, UnsupportedByProvider } from './openai-request';
 import { ChunkTranslator, fromChatCompletion } from './openai-response';
 import { agentToolNames, withAgentToolNames } from './openai-tool-names';

@@ -17,7 +17,7 @@
  * function of the body, so siblings that share a Messages prefix send byte-identical Chat prefixes.
  */
 import type OpenAI from 'openai';
-import type { ContentBlock, MessageParam, MessagesRequest, SystemParam, ToolDefinition } from '../../../shared/anthropic';
+import type { ContentBlock, MessageParam, MessagesRequest, SystemParam, ToolDefinition } from '../../../shared/messages-api/anthropic';
 import { chatToolName } from './openai-tool-names';
 import { reasoningEffortOf } from './reasoning';
 

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessagesRequest } from '../../../shared/anthropic';
+import type { MessagesRequest } from '../../../shared/messages-api/anthropic';
 
 /** What OpenAI's function name allows (FunctionObject.name in its OpenAPI spec). */
 const CHAT_NAME = /^[A-Za-z0-9_-]{1,64}$/;

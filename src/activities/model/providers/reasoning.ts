@@ -12,7 +12,7 @@
  * field for earlier reasoning, and DeepSeek refuses `reasoning_content` sent back).
  */
 import type OpenAI from 'openai';
-import type { ContentBlock, MessageParam, MessagesRequest } from '../../../shared/anthropic';
+import type { ContentBlock, MessageParam, MessagesRequest } from '../../../shared/messages-api/anthropic';
 
 /** Thinking budgets (tokens) below which the Chat side asks for `low`, then `medium`; above, `high`. */
 const LOW_BELOW = 4_096;

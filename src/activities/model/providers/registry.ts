@@ -8,7 +8,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
-import type { ProviderConfig } from '../../../shared/providers';
+import type { ProviderConfig } from '../../../shared/providers/providers';
 
 export type ProviderClient = (
   | { config: ProviderConfig; kind: 'anthropic'; anthropic: Anthropic }

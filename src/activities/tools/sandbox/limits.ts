@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { envSetting } from '../../../shared/env-settings';
+import { envSetting } from '../../../shared/wire/env-settings';
 
 /** The limits of one call. */
 export interface SandboxLimits {

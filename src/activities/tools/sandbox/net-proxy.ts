@@ -1,6 +1,6 @@
 /**
  * The worker side of a sandboxed call's network: an HTTP proxy, one per Bash call of a fork
- * with a network allowance (src/shared/network.ts), listening on a unix socket in a private
+ * with a network allowance (src/shared/tools/network.ts), listening on a unix socket in a private
  * directory (0700, fresh per call) that bubblewrap binds into the sandbox, where a bridge
  * (net-bridge.ts) carries the command's loopback connections to it.
  *
@@ -26,7 +26,7 @@ import { BlockList, connect, isIP, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { matchHost, type NetworkAllowance } from '../../../shared/network';
+import { matchHost, type NetworkAllowance } from '../../../shared/tools/network';
 
 /**
  * Addresses never connected to, whatever the allowance: link-local (cloud metadata), and

@@ -15,7 +15,7 @@
  *   FORKFLOW_SANDBOX=off (the same containments), unless the fork set `requireSandbox`.
  * Otherwise a worker that cannot sandbox refuses the call, saying why.
  */
-import type { NetworkAllowance } from '../../../shared/network';
+import type { NetworkAllowance } from '../../../shared/tools/network';
 import type { WritePolicy } from '../types';
 import type { SandboxSpec } from './bwrap-args';
 import { DEFAULT_LIMITS, type ProcessCap, type SandboxLimits } from './limits';

@@ -16,7 +16,7 @@ import { delimiter, join } from 'node:path';
 import { bwrapArgs } from './bwrap-args';
 import { detectProcessCap, sweepCgroups, type ProcessCap } from './limits';
 import { othersMayEnter, systemEntries } from './view';
-import { envSetting } from '../../../shared/env-settings';
+import { envSetting } from '../../../shared/wire/env-settings';
 
 /** Whether Bash calls can have the sandbox on this worker. */
 export type SandboxAvailability =

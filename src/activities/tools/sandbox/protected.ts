@@ -9,7 +9,7 @@
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { canonicalish, toolSecrets } from './view';
-import { envSetting } from '../../../shared/env-settings';
+import { envSetting } from '../../../shared/wire/env-settings';
 
 /**
  * Where a worker keeps state of its own (the response store, the gateway's, their

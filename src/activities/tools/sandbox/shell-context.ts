@@ -4,7 +4,7 @@
  * from it), and the containment each call reports. Types only, so that the tool contract
  * (../types.ts) and the plan can both name them without importing each other.
  */
-import type { NetworkAllowance } from '../../../shared/network';
+import type { NetworkAllowance } from '../../../shared/tools/network';
 import type { SandboxLimits } from './limits';
 import type { Refusal } from './net-proxy';
 import type { SandboxAvailability } from './probe';

@@ -15,7 +15,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { envSetting } from '../../../shared/env-settings';
+import { envSetting } from '../../../shared/wire/env-settings';
 
 /** Top-level system directories (or usr-merge symlinks to them) a sandbox binds read-only. */
 export const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;

@@ -21,7 +21,7 @@ import { viewerRules } from './viewers';
 import { inspectRules } from './inspect';
 import { wrapperRules } from './wrappers';
 import { checkPsArgs, checkSensitiveWord } from '../sensitive';
-import type { ShellOptIn } from '../../../../shared/activity-io';
+import type { ShellOptIn } from '../../../../shared/wire/activity-io';
 
 /** Programs for which no argument can write or execute (checked option by option). */
 const ANY_ARGS = (
