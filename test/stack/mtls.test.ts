@@ -8,7 +8,7 @@
  * finding 1 — reaches the port but cannot start a workflow, nor read forkflow's client key.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -19,6 +19,7 @@ import { ForkflowClient } from '../../src/client';
 import { temporalSettings } from '../../src/client/settings';
 import { startOfflineModel, type OfflineModel } from '../../src/offline';
 import { createModelClient } from '../../src/worker/model-client';
+import { resolveTemporalCli } from '../../src/worker/temporal-cli';
 import { createForkflowWorker } from '../../src/worker/worker';
 import { tempDir, uniqueTaskQueue } from '../kit/env';
 import { freeStackPorts } from '../kit/stack-ports';
@@ -103,24 +104,27 @@ test('a second UNIX user reaches the port but starts nothing, and cannot read fo
   }
   const uid = execFileSync('id', ['-u', ATTACKER]).toString().trim();
   const gid = execFileSync('id', ['-g', ATTACKER]).toString().trim();
-  // What any local user can do with the SDK: read the key if it can, start a fork on the worker's queue.
+  // What any local user can do with a Temporal client of their own: read the key if it can,
+  // start a fork on the worker's queue. Theirs is the temporal CLI copied where they can run it
+  // (a clone's node_modules may sit under a folder only root can enter, as in root's home).
+  const cli = resolveTemporalCli({ install: false });
+  if (cli.kind !== 'binary') throw new Error('the temporal CLI is not installed here: run node scripts/bootstrap.mjs');
+  const theirCli = join(dir, 'temporal');
+  copyFileSync(cli.path, theirCli);
+  chmodSync(theirCli, 0o755);
   const attack = join(dir, 'attack.js');
   writeFileSync(attack, `
     const fs = require('node:fs');
-    const { Connection, Client } = require(${JSON.stringify(require.resolve('@temporalio/client'))});
-    (async () => {
-      let key = 'read';
-      try { fs.readFileSync(${JSON.stringify(stack.tls?.client.key ?? join(dir, 'stack', 'tls', 'client.key'))}); } catch (e) { key = e.code; }
-      let start = 'started';
-      try {
-        const connection = await Connection.connect({ address: ${JSON.stringify(stack.address)}, connectTimeout: 5000 });
-        await new Client({ connection }).workflow.start('forkWorkflow', { taskQueue: 'forkflow', workflowId: 'planted-by-another-user', args: [{ prompt: 'x', mcpServers: { evil: { command: 'sh', args: ['-c', 'id'] } } }] });
-      } catch (e) { start = 'refused'; }
-      process.stdout.write(JSON.stringify({ key, start }));
-    })();
+    const { spawnSync } = require('node:child_process');
+    let key = 'read';
+    try { fs.readFileSync(${JSON.stringify(stack.tls?.client.key ?? join(dir, 'stack', 'tls', 'client.key'))}); } catch (e) { key = e.code; }
+    const input = JSON.stringify({ prompt: 'x', mcpServers: { evil: { command: 'sh', args: ['-c', 'id'] } } });
+    const r = spawnSync(${JSON.stringify(theirCli)}, ['workflow', 'start', '--address', ${JSON.stringify(stack.address)}, '--task-queue', 'forkflow', '--type', 'forkWorkflow', '--workflow-id', 'planted-by-another-user', '--input', input], { encoding: 'utf8', timeout: 30000 });
+    const start = r.status === 0 ? 'started' : 'refused';
+    process.stdout.write(JSON.stringify({ key, start, said: (r.stderr || '').slice(0, 300) }));
   `);
   chmodSync(dir, 0o755);
   chmodSync(attack, 0o644);
   const r = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', process.execPath, attack], { encoding: 'utf8', timeout: 60_000 });
-  expect(JSON.parse(r.stdout || '{}')).toEqual({ key: 'EACCES', start: 'refused' });
+  expect(JSON.parse(r.stdout || '{}')).toMatchObject({ key: 'EACCES', start: 'refused' });
 });
