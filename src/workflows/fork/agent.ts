@@ -21,7 +21,8 @@ import type { RequestContext, SendMessageArgs } from '../../shared/wire/messages
 import type { ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/wire/status';
 import type { CacheBreak } from '../../shared/prefix/cache-break';
 import { estimateCostUsd } from '../../shared/providers/pricing';
-import { ledgerTotals, type TreeLedger } from '../../shared/tree/tree-ledger';
+import type { TreeLedger } from '../../shared/tree/tree-ledger';
+import { ledgerTotals } from '../../shared/tree/tree-ledger-rules';
 import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
