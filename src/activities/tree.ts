@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { WORKFLOW_TYPES } from '../shared/wire/constants';
 import { admitAgentUpdate, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../shared/wire/messages';
 import type { RouteRequest, RouteResult } from '../shared/tree/team-ledger';
-import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree/tree-ledger';
+import type { AdmitRequest, AdmitResult, ChargeRequest, ReserveRequest, ReserveResult } from '../shared/tree/tree-ledger-requests';
 import { processRootGate, type RootUpdateGate } from './root-gate';
 
 /** The ledger a tree's root keeps, reached by update. */

@@ -8,7 +8,8 @@
  */
 import { z } from 'zod';
 import { schemaOnce } from '../base/schema-once';
-import { admitRequestSchema, treeTokenSchema, type AdmitResult } from './tree-ledger';
+import { treeTokenSchema } from './tree-ledger';
+import { admitRequestSchema, type AdmitResult } from './tree-ledger-requests';
 import { routeRequestSchema, type RouteResult } from './team-ledger';
 import type { ShareAnswer } from './tree-shares';
 

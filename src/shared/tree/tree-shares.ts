@@ -31,7 +31,8 @@ import { z } from 'zod';
 import { addUsage, ZERO_USAGE, type Usage } from '../messages-api/anthropic';
 import { estimateCostUsd } from '../providers/pricing';
 import { schemaOnce } from '../base/schema-once';
-import { chain, ended, subtreeSpend, treeTokenSchema, usageSchema, withdraw, type LedgerNode, type PriceLookup, type TreeLedger } from './tree-ledger';
+import { treeTokenSchema, usageSchema, type LedgerNode, type TreeLedger } from './tree-ledger';
+import { chain, ended, subtreeSpend, withdraw, type PriceLookup } from './tree-ledger-rules';
 import type { ShareWaiter } from './tree-share-state';
 
 /** The failure type of a call whose bound does not fit the share its agent holds (details: `{ need, want }`): the agent asks for more. */

@@ -34,7 +34,7 @@ import { callTokensFor } from './tree-shares';
 import { teammateChildInput } from './team-input';
 import { childComms } from '../../shared/tree/team';
 import { withControls } from './spawn-controls';
-import type { AdmitResult } from '../../shared/tree/tree-ledger';
+import type { AdmitResult } from '../../shared/tree/tree-ledger-requests';
 
 /** A skill child's record says which skill it runs (`subagentType`), so a resume rebuilds it as one. */
 export const SKILL_TYPE_PREFIX = 'skill:';

@@ -6,22 +6,25 @@
  * The agent exists from the workflow's first line, so its handlers can be registered before
  * any await; its conversation is opened later (`open`), once a worktree fork has its
  * worktree — the opening names the worktree's path.
+ *
+ * This file keeps its identity, state and the sub-objects it owns. The open conversation
+ * (messages, base, context, digest, append) is the class it extends (agent-conversation.ts);
+ * what a run carries to the next and takes over from the one before is agent-carry.ts.
  */
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { type MessageParam, type TextBlock, type Usage } from '../../shared/messages-api/anthropic';
+import { type TextBlock, type Usage } from '../../shared/messages-api/anthropic';
 import { DEFAULTS } from '../../shared/wire/constants';
-import { chainDigest, EMPTY_DIGEST } from '../../shared/base/hash';
 import type { ForkInput } from '../../shared/wire/fork-input';
-import type { BlockPosition } from '../../shared/prefix/fork-messages';
 import type { MemoryScope, WorktreeRef } from '../../shared/wire/activity-io';
-import { CARRIED_STATE_VERSION, type CarriedState } from '../../shared/wire/carried-state';
+import type { CarriedState } from '../../shared/wire/carried-state';
 import type { ChildRecord } from '../../shared/tree/tree-input';
-import type { ContextSummary, PrefixRef, RunRef } from '../../shared/prefix/prefix';
-import type { RequestContext, SendMessageArgs } from '../../shared/wire/messages';
+import type { PrefixRef, RunRef } from '../../shared/prefix/prefix';
+import type { SendMessageArgs } from '../../shared/wire/messages';
 import type { ForkState, ForkStatus, RejectedSignal, StopReason } from '../../shared/wire/status';
 import type { CacheBreak } from '../../shared/prefix/cache-break';
 import { estimateCostUsd } from '../../shared/providers/pricing';
-import { ledgerTotals, type TreeLedger } from '../../shared/tree/tree-ledger';
+import type { TreeLedger } from '../../shared/tree/tree-ledger';
+import { ledgerTotals } from '../../shared/tree/tree-ledger-rules';
 import { isoNow } from '../clock';
 import { treeTotals } from './tree-totals';
 import { ApprovalBook } from './approval-book';
@@ -33,7 +36,6 @@ import { ChildTable } from './child-table';
 import type { ForkSetup } from './setup';
 import { CacheWatch } from './cache-break';
 import { CacheWarmth } from './cache-warmth';
-import type { CarriedWarmth } from '../../shared/prefix/cache-warmth';
 import type { LiveStream } from './live-stream';
 import { ToolTable } from '../../shared/tools/table';
 import { ContextKeeper } from './context-keeper';
@@ -47,17 +49,14 @@ import { FailoverBook } from '../../shared/providers/failover';
 import { failoverChainOf, priceOn } from './failover-routes';
 import { TeamState } from './team-state';
 import type { ShareBook } from './share-book';
+import { adoptState, CarriedRun, carryState } from './agent-carry';
+import { AgentConversation } from './agent-conversation';
 
 /** Before this patch `default` asked nothing (it was `acceptEdits`); asked only by agents in `default`. */
 export const DEFAULT_MODE_ASKS_PATCH = 'forkflow-default-mode-asks-1';
 
-/** The conversation part of the agent: what `setUpFork` decided, and the messages since. */
-interface OpenConversation {
-  readonly setup: ForkSetup;
-  readonly messages: MessageParam[];
-}
-
-export class ForkAgent {
+/** The agent; its open conversation (messages, base, context, digest…) is the part it extends (agent-conversation.ts). */
+export class ForkAgent extends AgentConversation {
   readonly agentId: string;
   readonly rootAgentId: string;
   state: ForkState = 'running';
@@ -84,8 +83,6 @@ export class ForkAgent {
   readonly window: ContextKeeper;
   /** Worktree, memory directory and written paths (owned by work-area.ts, set by isolation.ts). */
   readonly workArea = new WorkArea();
-  /** Chained digest of `messages` (see ModelCallInput.digest). */
-  digest = EMPTY_DIGEST;
   /** Messages and task notifications waiting for the next turn boundary (owned by inbox.ts). */
   readonly inbox = new Inbox();
   /** Sub-agents on record and their live handles (owned by child-table.ts, driven by children.ts). */
@@ -108,22 +105,13 @@ export class ForkAgent {
   private current?: string;
   /** Why it failed, for status and its result; set through {@link fail}. */
   private failure?: string;
-  /** Wall-clock limit as an instant (kept across continue-as-new); set through {@link startClock}. */
-  private until?: number;
-  /** Turns taken before this run started; set through {@link adopt}. */
-  private turnsBefore = 0;
-  /** Where its own messages start, as an earlier run knew it; set through {@link adopt}. */
-  private carriedOwnFrom?: number;
-  /** The previous run continued as new while waiting for its children: this run waits first (read once, by the turn loop). */
-  private resumeWait = false;
-  private resumeIdleMs?: number;
+  /** What only adopting a previous run's state sets: turns before, a wait to go on with, the deadline (owned by agent-carry.ts). */
+  readonly carried = new CarriedRun();
   readonly rejectedSignals: RejectedSignal[] = [];
   /** Its live stream; set by forkWorkflow before the first await (it needs the carried offset). */
   live!: LiveStream;
   startedAt = isoNow();
 
-  /** The conversation this run holds; absent until `open` (while a worktree is created). */
-  private conversation?: OpenConversation;
 
   /**
    * `default` asks before a change (src/shared/tools/permissions.ts). Decided once, when the run
@@ -133,6 +121,7 @@ export class ForkAgent {
   readonly defaultAsks: boolean;
 
   constructor(readonly input: ForkInput) {
+    super();
     this.defaultAsks = input.permissionMode === 'default' && patched(DEFAULT_MODE_ASKS_PATCH);
     this.agentId = input.overrides?.agentId ?? workflowInfo().workflowId;
     this.rootAgentId = input.rootAgentId ?? this.agentId;
@@ -161,47 +150,9 @@ export class ForkAgent {
     if (refusal) throw failure(FAILURE.invalidForkInput, refusal);
     this.window.configure(resolveWindow(setup.summary.model, override));
     this.window.adoptCut(setup.prefixRef?.window);
-    this.conversation = { setup, messages: [] };
-    this.digest = setup.prefixRef?.digest ?? EMPTY_DIGEST;
-    for (const message of setup.opening) this.append(message);
+    this.openConversation(setup);
   }
 
-  get opened(): boolean {
-    return this.conversation !== undefined;
-  }
-
-  private held(): OpenConversation {
-    // Only a query can get here early (the turn loop starts after `open`): say why it waits.
-    if (!this.conversation) throw new Error(`Agent ${this.agentId} is still being set up (creating its worktree): its conversation is not open yet.`);
-    return this.conversation;
-  }
-
-  /** Global index of `messages[0]`: the length of a prefix held by reference, else 0. */
-  get base(): number {
-    return this.held().setup.base;
-  }
-  get messages(): MessageParam[] {
-    return this.held().messages;
-  }
-  /** The full request context when this run holds it; by reference, only `summary`. */
-  get context(): RequestContext | undefined {
-    return this.held().setup.context;
-  }
-  get summary(): ContextSummary {
-    return this.held().setup.summary;
-  }
-  get prefixRef(): PrefixRef | undefined {
-    return this.held().setup.prefixRef;
-  }
-  get sharedPrefixEnd(): BlockPosition | undefined {
-    return this.held().setup.sharedPrefixEnd;
-  }
-  get usedParentSnapshot(): boolean {
-    return this.held().setup.usedParentSnapshot;
-  }
-  get setup(): ForkSetup {
-    return this.held().setup;
-  }
   /** Where a fork of this agent starts its requests (a compaction boundary), for PrefixRef `window`. */
   get cut(): PrefixRef['window'] {
     return this.window.cut();
@@ -213,7 +164,7 @@ export class ForkAgent {
    */
   get model(): string {
     const i = this.input;
-    return this.conversation?.setup.summary.model ?? i.model ?? i.parent?.model ?? i.parentRef?.context.model ?? i.continuation?.ref.context.model ?? DEFAULTS.model;
+    return this.openedModel ?? i.model ?? i.parent?.model ?? i.parentRef?.context.model ?? i.continuation?.ref.context.model ?? DEFAULTS.model;
   }
 
   /** Where this agent's tools act: its worktree, else the workspace root it was given. */
@@ -239,16 +190,6 @@ export class ForkAgent {
    */
   get toolQueue(): string | undefined {
     return this.worktree?.taskQueue ?? this.input.workspace?.taskQueue;
-  }
-
-  /** Length of the whole conversation, prefix included. */
-  get messageCount(): number {
-    return this.conversation ? this.conversation.setup.base + this.conversation.messages.length : 0;
-  }
-
-  append(message: MessageParam): void {
-    this.held().messages.push(message);
-    this.digest = chainDigest(this.digest, message);
   }
 
   get turns(): number {
@@ -311,19 +252,17 @@ export class ForkAgent {
   }
 
   get deadline(): number | undefined {
-    return this.until;
+    return this.carried.deadline;
   }
 
   /** Starts the wall-clock limit at `now`, unless a previous run of this agent started it already. */
   startClock(now: number, timeoutMs: number): void {
-    this.until ??= now + timeoutMs;
+    this.carried.startClock(now, timeoutMs);
   }
 
   /** True once, in a run whose predecessor continued as new while waiting for its children. */
   takeResumedWait(): boolean {
-    const resumed = this.resumeWait;
-    this.resumeWait = false;
-    return resumed;
+    return this.carried.takeResumedWait();
   }
 
   /** Keep-alive calls with their estimated cost, for status and the result (nothing before the first). */
@@ -334,9 +273,7 @@ export class ForkAgent {
 
   /** Once, in a run whose predecessor continued as new while idle: the idle time left (ms). */
   takeResumedIdle(): number | undefined {
-    const left = this.resumeIdleMs;
-    this.resumeIdleMs = undefined;
-    return left;
+    return this.carried.takeResumedIdle();
   }
 
   /** The latest cache break, if any. */
@@ -344,42 +281,9 @@ export class ForkAgent {
     return this.cache.latest;
   }
 
-  /** What a continuing run of this agent takes over. */
+  /** What a continuing run of this agent takes over (agent-carry.ts). */
   carry(): CarriedState {
-    return {
-      v: CARRIED_STATE_VERSION,
-      turns: this.turns,
-      toolUses: this.toolUses,
-      usage: this.usage,
-      budgetUsage: this.budgetUsage,
-      lastText: this.lastText,
-      startedAt: this.startedAt,
-      deadline: this.deadline,
-      inbox: [...this.inbox.entries],
-      inboxSeq: this.inbox.nextSeq,
-      children: [...this.children.all],
-      childCounter: this.children.started,
-      touched: [...this.touched],
-      maxTurnsReached: this.maxTurnsReached,
-      ...(this.book ? { ledger: this.book } : {}),
-      spawned: this.children.spawned,
-      folded: this.children.folded,
-      cache: this.cache.carry(),
-      ...(this.tally.keepAlive ? { keepAlive: this.tally.keepAlive } : {}),
-      ...(this.tally.providers ? { providers: this.tally.providers } : {}),
-      ...withWarmth(this.warmth.carry()),
-      context: this.window.carry(),
-      ...carriedLineage(this.lineage),
-      streamOffset: this.live.endOffset,
-      ...(this.live.polledAt !== undefined ? { streamPolledAt: this.live.polledAt } : {}),
-      ...withMcp(this.mcp.carry()),
-      ...withFailover(this.failover.carry()),
-      // Only agents that ever started a background shell task carry the part (earlier states stay as they were).
-      ...(this.shells.started > 0 ? { shells: { records: [...this.shells.all], counter: this.shells.started } } : {}),
-      ...withTeam(this.team.carry()),
-      ...(this.ownFrom !== undefined ? { ownFrom: this.ownFrom } : {}),
-      ...(this.shares ? { share: this.shares.carry() } : {}),
-    };
+    return carryState(this);
   }
 
   /**
@@ -388,7 +292,7 @@ export class ForkAgent {
    * up, and in a chain that began before runs carried it.
    */
   get ownFrom(): number | undefined {
-    return this.conversation?.setup.ownFrom ?? this.carriedOwnFrom;
+    return this.openedOwnFrom ?? this.carried.ownFrom;
   }
 
   /** What this run recorded of its model call of `turn` (the `turnPoint` query). */
@@ -404,32 +308,12 @@ export class ForkAgent {
 
   /** Turns taken by earlier runs of this agent (the per-run turn limit of continuation.ts counts from here). */
   get turnsAtRunStart(): number {
-    return this.turnsBefore;
+    return this.carried.turnsBefore;
   }
 
-  /** Takes over a previous run's state (continue-as-new keeps the budget; a resume keeps it too unless a new one was granted). */
+  /** Takes over a previous run's state (continue-as-new keeps the budget; a resume keeps it too unless a new one was granted; agent-carry.ts). */
   adopt(state: CarriedState, opts: { keepBudget: boolean }): void {
-    this.tally.adopt(state, opts);
-    this.turnsBefore = state.turns;
-    this.carriedOwnFrom = state.ownFrom;
-    this.resumeWait = state.waitingForChildren === true && !this.input.continuation?.message;
-    if (state.idleMs !== undefined && !this.input.continuation?.message) this.resumeIdleMs = state.idleMs;
-    this.startedAt = state.startedAt;
-    this.until = state.deadline;
-    this.inbox.adopt(state.inbox, state.inboxSeq);
-    this.children.adopt(state.children, state.childCounter, state.spawned, state.folded);
-    if (state.shells) this.shells.adopt(state.shells.records, state.shells.counter);
-    if (state.ledger && this.inTreeLedger) this.book = state.ledger;
-    this.workArea.recordWrites(state.touched);
-    this.cache.adopt(state.cache);
-    this.failover.adopt(state.failover);
-    this.window.adoptState(state.context);
-    // A continue-as-new keeps its MCP sessions; a resumed agent (its sessions closed when it ended) opens them again.
-    if (!this.input.continuation?.message) this.mcp.adopt(state.mcp);
-    // Only a continue-as-new goes on with the same wait; a resumed agent starts a new conversation turn.
-    if (!this.input.continuation?.message) this.warmth.adopt(state.warmth);
-    // A resumed teammate is at work again: only its plan approval stays.
-    this.team.adopt(this.input.continuation?.message ? { planApproved: state.team?.planApproved } : state.team);
+    adoptState(this, state, opts);
   }
 
   /**
@@ -455,28 +339,5 @@ export class ForkAgent {
 
 }
 
-/** What of its lineage a continuing run takes over (the origin is in its input). */
-function carriedLineage(l: ForkAgent['lineage']): Pick<CarriedState, 'lineage'> {
-  const { origin: _inInput, ...rest } = l;
-  return Object.keys(rest).length > 0 ? { lineage: rest } : {};
-}
-
 /** Tool notices kept for status. */
 const TOOL_NOTICES_KEPT = 20;
-
-function withMcp(mcp: CarriedState['mcp']): Pick<CarriedState, 'mcp'> {
-  return mcp ? { mcp } : {};
-}
-
-function withFailover(failover: CarriedState['failover']): Pick<CarriedState, 'failover'> {
-  return failover ? { failover } : {};
-}
-
-function withTeam(team: CarriedState['team']): Pick<CarriedState, 'team'> {
-  return team ? { team } : {};
-}
-
-function withWarmth(warmth: CarriedWarmth | undefined): Pick<CarriedState, 'warmth'> {
-  return warmth ? { warmth } : {};
-}
-

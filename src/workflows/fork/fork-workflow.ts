@@ -36,7 +36,7 @@ import { parseCarriedState, type CarriedState } from '../../shared/wire/carried-
 import { deliverWakingMessages, runTurns } from './turn-loop';
 import { continueWhileIdle, newBuildIsCurrent } from './continuation';
 import { registerLedgerHandlers, renewTokenForRetry, rootLedgerFor, usesTreeLedger } from './tree-authority';
-import { publicLedger } from '../../shared/tree/tree-ledger';
+import { publicLedger } from '../../shared/tree/tree-ledger-view';
 import { publishIdentity, setState } from './visibility';
 import { forkEnded, forkStarted } from '../metrics';
 import { LiveStream } from './live-stream';

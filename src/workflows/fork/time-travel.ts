@@ -10,7 +10,7 @@ import { FAILURE, failure } from '../../shared/wire/failures';
 import type { CarriedState } from '../../shared/wire/carried-state';
 import type { ForkInput } from '../../shared/wire/fork-input';
 import type { RequestContext } from '../../shared/wire/messages';
-import { retryRoot } from '../../shared/tree/tree-ledger';
+import { retryRoot } from '../../shared/tree/tree-ledger-rules';
 import { lendsShares, retrySharesOf } from '../../shared/tree/tree-shares';
 import { timeTravel } from '../activities';
 import type { ForkAgent } from './agent';

@@ -16,21 +16,9 @@ import { routeMessage, routeRequestSchema } from '../../shared/tree/team-ledger'
 import { undecodableReason } from '../../shared/wire/undecodable';
 import { priceOf } from '../../shared/providers/agent-provider';
 import { DEFAULT_PROVIDER } from '../../shared/providers/model-allowlist';
-import {
-  admitRequestSchema,
-  agentEndedSchema,
-  capabilityIssue,
-  charge,
-  chargeRequestSchema,
-  ended,
-  newLedger,
-  withdraw,
-  reserve,
-  reserveRequestSchema,
-  type AdmitRequest,
-  type AdmitResult,
-  type TreeLedger,
-} from '../../shared/tree/tree-ledger';
+import { capabilityIssue, newLedger, type TreeLedger } from '../../shared/tree/tree-ledger';
+import { admitRequestSchema, agentEndedSchema, chargeRequestSchema, reserveRequestSchema, type AdmitRequest, type AdmitResult } from '../../shared/tree/tree-ledger-requests';
+import { charge, ended, withdraw, reserve } from '../../shared/tree/tree-ledger-rules';
 import { endedShare, lendsShares, withdrawShare } from '../../shared/tree/tree-shares';
 import { tree } from '../activities';
 import type { ForkAgent } from './agent';

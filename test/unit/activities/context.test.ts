@@ -22,7 +22,7 @@ import { startOfflineModel, type OfflineModel } from '../../../src/offline';
 import type { MessageParam } from '../../../src/shared/messages-api/anthropic';
 import type { CompactionCallInput, CompactionCallResult, ModelCallInput, ModelCallResult } from '../../../src/shared/wire/activity-io';
 import { COMPACT_BETA } from '../../../src/shared/context/edits';
-import type { ChargeRequest } from '../../../src/shared/tree/tree-ledger';
+import type { ChargeRequest } from '../../../src/shared/tree/tree-ledger-requests';
 import { createModelClient } from '../../../src/worker/model-client';
 import { tempDir } from '../../kit/env';
 

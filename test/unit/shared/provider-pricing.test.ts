@@ -8,7 +8,8 @@ import { catalogueOf, priceOf } from '../../../src/shared/providers/agent-provid
 import { ZERO_USAGE } from '../../../src/shared/messages-api/anthropic';
 import { estimateCostUsd } from '../../../src/shared/providers/pricing';
 import { providersConfigSchema } from '../../../src/shared/providers/providers';
-import { admit, charge, newLedger } from '../../../src/shared/tree/tree-ledger';
+import { newLedger } from '../../../src/shared/tree/tree-ledger';
+import { admit, charge } from '../../../src/shared/tree/tree-ledger-rules';
 
 const config = providersConfigSchema.parse([
   { name: 'anthropic', kind: 'anthropic', models: ['claude-sonnet-4-6'] },

@@ -2,7 +2,8 @@
  * Peer message routing in the root's ledger: names resolve in the documented order, hostile
  * addresses are refused with a reason, and a message is counted once per tool call.
  */
-import { admit, newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { admit } from '../../../src/shared/tree/tree-ledger-rules';
 import { routeMessage, rosterOf, teamOf } from '../../../src/shared/tree/team-ledger';
 
 const limits = { maxTreeRunning: 20, maxTreeSpawns: 50 };

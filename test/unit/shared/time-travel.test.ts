@@ -8,7 +8,8 @@ import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthrop
 import { forkInputJsonSchema, validateForkInput } from '../../../src/shared/wire/fork-input';
 import type { PrefixRef, RunRef } from '../../../src/shared/prefix/prefix';
 import { changedParts, ForkPointError, resolveTurnPoint, resumable, usageSince, type PointReader, type RunEnd, type TurnPointAnswer } from '../../../src/shared/prefix/time-travel';
-import { charge, newLedger, reserve, retryRoot } from '../../../src/shared/tree/tree-ledger';
+import { newLedger } from '../../../src/shared/tree/tree-ledger';
+import { charge, reserve, retryRoot } from '../../../src/shared/tree/tree-ledger-rules';
 
 const FORK = 'forkWorkflow';
 const ref = (runId: string, count: number): PrefixRef => ({

@@ -6,7 +6,9 @@
  */
 import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
 import { tokensCharged } from '../../../src/shared/tree/budget';
-import { admit, agentEndedSchema, charge, ended, leftFor, ledgerTotals, newLedger, reserve, runningCount, withdraw, WITHDRAWN_KEPT, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { agentEndedSchema } from '../../../src/shared/tree/tree-ledger-requests';
+import { admit, charge, ended, leftFor, ledgerTotals, reserve, runningCount, withdraw, WITHDRAWN_KEPT } from '../../../src/shared/tree/tree-ledger-rules';
 
 const usage = (inputTokens: number, outputTokens: number, cacheReadInputTokens = 0): Usage => ({ ...ZERO_USAGE, inputTokens, outputTokens, cacheReadInputTokens });
 const tree = (budget = 1000, maxTreeRunning = 5, maxTreeSpawns = 100): TreeLedger => newLedger({ agentId: 'r', model: 'claude-sonnet-4-5', budget }, { maxTreeRunning, maxTreeSpawns });

@@ -6,7 +6,8 @@
  * several agents; and every message's amounts are deltas, so the sums hold in any order.
  */
 import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
-import { admit, leftFor, ledgerTotals, newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { newLedger, type TreeLedger } from '../../../src/shared/tree/tree-ledger';
+import { admit, leftFor, ledgerTotals } from '../../../src/shared/tree/tree-ledger-rules';
 import {
   addCall,
   admissionShare,
