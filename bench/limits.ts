@@ -13,7 +13,7 @@ import { defaultFailureConverter, defaultPayloadConverter, type LoadedDataConver
 import { coresdk } from '@temporalio/proto';
 import { EncryptionCodec } from '../src/payloads/codec';
 import { guardActivation } from '../src/payloads/inbound';
-import { validateForkInput } from '../src/shared/wire/fork-input';
+import { validateForkInput } from '../src/shared/wire/fork-input-validation';
 import { median, percentile, printTable } from './kit';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);

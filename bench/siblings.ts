@@ -12,7 +12,7 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type NativeConnection } from '@temporalio/worker';
 import type { ForkflowClient } from '../src/client';
 import type { OfflineModel } from '../src/offline';
-import type { CacheSafeParams } from '../src/shared/wire/fork-input';
+import type { CacheSafeParams } from '../src/shared/wire/cache-safe-params';
 import { percentile } from './kit';
 
 export interface SiblingLatency {

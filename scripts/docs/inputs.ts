@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { validateForkInput, validateSnapshot } from '../../src/shared/wire/fork-input';
+import { validateForkInput, validateSnapshot } from '../../src/shared/wire/fork-input-validation';
 import { approvalDecisionSchema, childOutcomeReportSchema, sendMessageSchema } from '../../src/shared/wire/messages';
 import { backgroundChildArgsSchema, interruptArgsSchema } from '../../src/shared/tree/interrupt';
 import { providersConfigSchema } from '../../src/shared/providers/providers';

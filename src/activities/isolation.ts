@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { MemoryScope, PathEscapeReport, WorktreeRef, WorktreeResult } from '../shared/wire/activity-io';
 import { agentMemorySchema, type AgentMemory, type MemoryIndex } from '../shared/agents/agent-memory';
 import { FAILURE, failure } from '../shared/wire/failures';
-import { describeIssues } from '../shared/wire/fork-input';
+import { describeIssues } from '../shared/wire/fork-input-validation';
 import { AgentMemoryError, openAgentMemory } from './agent-memory';
 import { canonicalRoots, tenantHome } from './user-memory';
 import { auditTouchedPaths } from './tools';

@@ -11,7 +11,7 @@
  */
 import type { RunRef } from '../shared/prefix/prefix';
 import { WORKFLOW_TYPES } from '../shared/wire/constants';
-import { cacheSafeParamsSchema, type CacheSafeParams } from '../shared/wire/fork-input';
+import { cacheSafeParamsSchema, type CacheSafeParams } from '../shared/wire/cache-safe-params';
 import { Lru } from './lru';
 
 /**

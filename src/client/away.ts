@@ -8,7 +8,7 @@ import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@t
 import { awayPrompt, awayRequestSchema, type AwayEvent, type AwayRequestInput, type AwaySummary } from '../shared/dream/away';
 import { AWAY_FORK_LABEL, AWAY_QUERY_SOURCE, scopeEventsQuery } from '../shared/dream/names';
 import { forkResultOf } from '../shared/wire/failures';
-import { describeIssues } from '../shared/wire/fork-input';
+import { describeIssues } from '../shared/wire/fork-input-validation';
 import { statusQuery } from '../shared/wire/messages';
 import { SA } from '../shared/wire/search-attributes';
 import type { ForkResult } from '../shared/wire/status';

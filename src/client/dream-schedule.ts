@@ -9,7 +9,7 @@ import { WORKFLOW_TYPES } from '../shared/wire/constants';
 import { dreamConfigSchema, type DreamConfigInput } from '../shared/dream/config';
 import { dreamScheduleId, scheduledDreamId } from '../shared/dream/names';
 import { durationSchema, toMs } from '../shared/base/duration';
-import { describeIssues } from '../shared/wire/fork-input';
+import { describeIssues } from '../shared/wire/fork-input-validation';
 import { SA } from '../shared/wire/search-attributes';
 import { ForkflowError, InvalidInputError } from './errors';
 

@@ -6,7 +6,7 @@
  */
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { describeIssues } from '../shared/wire/fork-input';
+import { describeIssues } from '../shared/wire/fork-input-validation';
 import {
   backgroundChildArgsSchema,
   backgroundChildUpdate,

@@ -8,7 +8,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, t
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WORKFLOW_TYPES } from '../shared/wire/constants';
 import { toMs } from '../shared/base/duration';
-import { describeIssues } from '../shared/wire/fork-input';
+import { describeIssues } from '../shared/wire/fork-input-validation';
 import { sendMessageSchema, type SendMessageArgs } from '../shared/wire/messages';
 import { promptScheduleId, promptScheduleName, promptScheduleNameSchema, scheduledPromptRunId, type ScheduledPromptInput } from '../shared/wire/scheduled-prompt';
 import { dreamScheduleSpecSchema, type DreamScheduleSpecInput } from './dream-schedule';

@@ -270,23 +270,36 @@ test('a 30-agent tree: a graph whose edges say how each child started, a timelin
   await page.goto(`${viewUrl}/#${new URLSearchParams({ agent: treeId }).toString()}`);
   await waitFor(() => settled(h.forkflow, treeId), 'the tree to settle (all but the root and its teammates done)', 240_000);
 
-  // Settled: nothing changes until WRAP_UP. Every counter the page shows must be the ledger's.
-  const live = await h.forkflow.tree(treeId);
-  const ledger = new Map(live.usage!.perAgent.map((n) => [n.agentId, n]));
-  const expected = (states: Map<string, string | undefined>) => [...ledger.values()].map((n): GraphBox => ({ agentId: n.agentId, state: states.get(n.agentId) ?? '?', turns: n.turns, tokens: totalTokens(n.usage), source: 'ledger' })).sort(byId);
+  // Settled: no agent starts or ends until WRAP_UP. Every counter the page shows must be the
+  // ledger's. In a tree that lends budget shares a member's row moves when its report reaches
+  // the root (when it asks, is recalled or ends), which may be after the tree settled: so the
+  // page is compared with the ledger as it stands, read again until both agree.
   const boxes = async () => (await graphOnPage(page)).map(({ edge: _edge, ...box }) => box).sort(byId);
-  const want = expected(new Map(live.agents.map((a) => [a.agentId, a.state])));
-  expect(want).toHaveLength(TREE_SIZE);
+  const expected = (t: Awaited<ReturnType<typeof h.forkflow.tree>>) => {
+    const states = new Map(t.agents.map((a) => [a.agentId, a.state]));
+    return t.usage!.perAgent.map((n): GraphBox => ({ agentId: n.agentId, state: states.get(n.agentId) ?? '?', turns: n.turns, tokens: totalTokens(n.usage), source: 'ledger' })).sort(byId);
+  };
   // The list: the root still runs, so visibility has no counters for it; its row reads the ledger's.
-  const rootLedger = ledger.get(treeId)!;
-  expect(rootLedger.turns).toBeGreaterThan(1);
   const rootUsage = page.locator('#agents li').filter({ has: page.getByRole('button', { name: treeId, exact: true }) }).locator('.usage').first();
-  await rootUsage.getByText(`${rootLedger.turns} turns · ${totalTokens(rootLedger.usage).toLocaleString('en-US')} tokens`, { exact: true }).waitFor();
+  const rowOf = (t: Awaited<ReturnType<typeof h.forkflow.tree>>) => {
+    const n = t.usage!.perAgent.find((a) => a.agentId === treeId)!;
+    return `${n.turns} turns · ${totalTokens(n.usage).toLocaleString('en-US')} tokens`;
+  };
+  await waitFor(async () => (await rootUsage.textContent()) === rowOf(await h.forkflow.tree(treeId)), "the root's row to read the ledger", 60_000);
   expect((await h.forkflow.list({ query: `WorkflowId = '${treeId}'` }))[0]?.turns).toBeUndefined();
   // The graph: 30 boxes, each with the ledger's turns and tokens and visibility's state; the edges
   // say how each child was started.
-  await waitFor(async () => JSON.stringify(await boxes()) === JSON.stringify(want), 'the graph to show the settled tree', 30_000).catch(() => undefined);
+  let live = await h.forkflow.tree(treeId);
+  await waitFor(async () => {
+    live = await h.forkflow.tree(treeId);
+    return JSON.stringify(await boxes()) === JSON.stringify(expected(live));
+  }, 'the graph to show the settled tree', 60_000).catch(() => undefined);
+  const want = expected(live);
+  expect(want).toHaveLength(TREE_SIZE);
+  const rootLedger = live.usage!.perAgent.find((a) => a.agentId === treeId)!;
+  expect(rootLedger.turns).toBeGreaterThan(1);
   expect(await boxes()).toEqual(want);
+  const ledger = new Map(live.usage!.perAgent.map((n) => [n.agentId, n]));
   const graph = await graphOnPage(page);
   expect(countBy(graph, (b) => b.edge?.kind ?? 'root')).toEqual({ root: 1, ...EXPECTED_EDGES });
   expect(countBy(graph.filter((b) => b.edge), (b) => b.edge!.label)).toEqual(EXPECTED_LABELS);
@@ -298,12 +311,14 @@ test('a 30-agent tree: a graph whose edges say how each child started, a timelin
   expect(bars.slice(1).map((b) => [b.agentId, b.tokens, b.cost, b.input, b.cacheRead, b.cacheWrite, b.output]).sort()).toEqual(
     [...ledger.values()].map((n) => [n.agentId, totalTokens(n.usage), n.costUsd, n.usage.inputTokens, n.usage.cacheReadInputTokens, n.usage.cacheCreationInputTokens, n.usage.outputTokens]).sort(),
   );
-  // The root's timeline: a model call per turn, its Glob, its nine sub-agents, and the wait it is in.
+  // The root's timeline: a model call per turn, its Glob, its nine sub-agents, and the wait it is
+  // in. Its turns are the root's own (its status): its ledger row counts what it has reported.
+  const rootTurns = (await h.forkflow.status(treeId)).turns;
   const timeline = await waitFor(async () => {
     const t = await timelineOnPage(page);
-    return (t.spans.wait ?? 0) > 0 && t.spans.model === rootLedger.turns ? t : undefined;
+    return (t.spans.wait ?? 0) > 0 && t.spans.model === rootTurns ? t : undefined;
   }, 'the root’s timeline with its wait', 30_000);
-  expect(timeline.spans).toMatchObject({ turn: rootLedger.turns, model: rootLedger.turns, tool: 1, child: 9 });
+  expect(timeline.spans).toMatchObject({ turn: rootTurns, model: rootTurns, tool: 1, child: 9 });
   expect(timeline.marks['child-report']).toBeGreaterThan(0);
   await shot('tree-live');
 

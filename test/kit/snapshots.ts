@@ -4,7 +4,7 @@
  * shape a parent leaves when it forks N siblings in one turn).
  */
 import type { MessageParam, ToolDefinition } from '../../src/shared/messages-api/anthropic';
-import type { CacheSafeParams } from '../../src/shared/wire/fork-input';
+import type { CacheSafeParams } from '../../src/shared/wire/cache-safe-params';
 import { toolDefinition } from '../../src/shared/tools/schemas';
 
 /** Deterministic filler text of about `bytes` bytes (≈ bytes/4 tokens by the shared estimate). */

@@ -79,9 +79,12 @@ export async function settled(forkflow: ForkflowClient, rootId: string): Promise
   const tree = await forkflow.tree(rootId);
   if (tree.agents.length !== TREE_SIZE || tree.counts.completed !== TREE_SIZE - 1 - MATES.length) return false;
   const mates = (tree.usage?.perAgent ?? []).filter((n) => n.team === TEAM);
-  if (mates.length !== MATES.length || mates.some((m) => m.turns < 1)) return false;
+  if (mates.length !== MATES.length) return false;
+  // A teammate's own status, not its ledger row: in a tree that lends budget shares a running
+  // member's row is as of its last report (when it asks, is recalled or ends), so an idle
+  // teammate's row may still read 0 turns (docs/guides/scale.md).
   const statuses = await Promise.all(mates.map((m) => forkflow.status(m.agentId)));
-  return statuses.every((s) => s.activity === undefined && s.pendingMessages === 0);
+  return statuses.every((s) => s.turns >= 1 && s.activity === undefined && s.pendingMessages === 0);
 }
 
 /** A box of the page's graph, with the edge that leads to it. */

@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withLiveCounters } from '../../src/cli/web/live-rows';
 import { totalInputTokens, totalTokens, type MessageParam } from '../../src/shared/messages-api/anthropic';
-import type { CacheSafeParams } from '../../src/shared/wire/fork-input';
+import type { CacheSafeParams } from '../../src/shared/wire/cache-safe-params';
 import { imageInfo } from '../../src/shared/messages-api/image-size';
 import { anthropicImageTokens, pdfPageTokens } from '../../src/shared/messages-api/media-tokens';
 import { toolDefinition } from '../../src/shared/tools/schemas';

@@ -5,7 +5,7 @@
  * and the signal and update inputs), and where the status and result shapes are described.
  */
 import { z } from 'zod';
-import { forkInputJsonSchema } from '../../../src/shared/wire/fork-input';
+import { forkInputJsonSchema } from '../../../src/shared/wire/fork-input-validation';
 import { dreamConfigJsonSchema } from '../../../src/shared/dream/config';
 import { providersConfigSchema } from '../../../src/shared/providers/providers';
 import { serviceContractJsonSchemas } from '../../../src/shared/tools/service-contract';

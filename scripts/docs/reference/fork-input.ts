@@ -5,7 +5,7 @@
  * snapshot, budget, sandbox, sub-agents…) get tables of their own. A field without a
  * description is an error, so a new field cannot reach users undocumented.
  */
-import { forkInputJsonSchema } from '../../../src/shared/wire/fork-input';
+import { forkInputJsonSchema } from '../../../src/shared/wire/fork-input-validation';
 import { code, defaultOf, generatedHeader, objectOf, table, typeOf, type JsonSchema } from './render';
 
 /** Fields whose own fields are listed too (the objects callers write; internal ones are not). */

@@ -9,7 +9,7 @@ import { textOf } from '../../shared/messages-api/anthropic';
 import type { ForkStatus } from '../../shared/wire/status';
 import { durationSchema, toMs } from '../../shared/base/duration';
 import { serviceContractJsonSchemas } from '../../shared/tools/service-contract';
-import { forkInputJsonSchema } from '../../shared/wire/fork-input';
+import { forkInputJsonSchema } from '../../shared/wire/fork-input-validation';
 import { CliError, EXIT } from '../exit';
 import { formatUsage, printJson, table, truncate } from '../output';
 import { addPointOptions, lineageRows, pointParams, type PointFlags } from './point-flags';

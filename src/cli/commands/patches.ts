@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { listOpenRuns, openRunsQuerySchema } from '../../client/open-runs';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { EXIT, CliError } from '../exit';
 import { printJson } from '../output';
 import { withClient, type GlobalOptions } from './agents';

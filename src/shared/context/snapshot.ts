@@ -4,7 +4,7 @@
  * summary: when that is needed, and what the recording returns. Pure.
  */
 import type { Usage } from '../messages-api/anthropic';
-import type { CacheSafeParams } from '../wire/fork-input';
+import type { CacheSafeParams } from '../wire/cache-safe-params';
 import type { PrefixRef } from '../prefix/prefix';
 import { estimateRequestTokens } from '../messages-api/request-tokens';
 import { contextPolicyOf, thresholdTokens, type ContextManagementInput } from './policy';

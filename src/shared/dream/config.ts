@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { durationSchema, toMs } from '../base/duration';
 import { DELIVERY_MODES } from '../agents/agents';
-import { describeIssues, type Validated } from '../wire/fork-input';
+import { describeIssues, type Validated } from '../wire/fork-input-validation';
 import { schemaOnce } from '../base/schema-once';
 
 /**

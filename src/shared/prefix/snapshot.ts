@@ -20,7 +20,7 @@ import {
 import { DEFAULTS } from '../wire/constants';
 import type { SnapshotHashes } from './cache-break';
 import { cacheKeyComponents, cacheKeyHash, messagePrefixHash } from './cache-key';
-import type { CacheSafeParams } from '../wire/fork-input';
+import type { CacheSafeParams } from '../wire/cache-safe-params';
 import type { RequestContext } from '../wire/messages';
 import { plainIssues } from '../base/plain-issues';
 import { MAX_CACHE_BREAKPOINTS } from '../messages-api/request';

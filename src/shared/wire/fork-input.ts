@@ -3,33 +3,25 @@
  * (`forkflow schema`) so Python/Go services and the `temporal` CLI can build it.
  */
 import { z } from 'zod';
-import {
-  messageParamSchema,
-  systemParamSchema,
-  thinkingConfigSchema,
-  toolDefinitionSchema,
-  type MessageParam,
-  type SystemParam,
-  type ThinkingConfig,
-  type ToolDefinition,
-} from '../messages-api/anthropic';
+import { messageParamSchema, systemParamSchema, thinkingConfigSchema, toolDefinitionSchema, type MessageParam } from '../messages-api/anthropic';
 import { DEFAULTS, FORK_QUERY_SOURCE } from './constants';
 import { budgetSchema, DEFAULT_MAX_TOKENS } from '../tree/budget';
 import { cacheWhileWaitingSchema } from '../prefix/cache-warmth';
 import { durationSchema } from '../base/duration';
-import { prefixRefSchema, requestHashesSchema, type RequestHashes } from '../prefix/prefix';
+import { prefixRefSchema } from '../prefix/prefix';
 import { AGENT_COLORS, DELIVERY_MODES, EFFORT_LEVELS, PERMISSION_MODES } from '../agents/agents';
 import { inlineDefinitionProblems } from '../agents/agent-honoured';
 import { agentMemorySchema, tenantSchema } from '../agents/agent-memory';
 import { continuationSchema, subAgentsSchema, toolAccessInputSchema } from '../tree/tree-input';
-import type { ProviderCatalogue } from '../providers/agent-provider';
 import { providerNameSchema } from '../providers/model-allowlist';
 import { failoverInputSchema } from '../providers/failover';
 import { forkOriginSchema, forkPointSchema, retryMarkSchema } from '../prefix/time-travel';
 import { treeTokenSchema } from '../tree/tree-ledger';
-import { INPUT_LIMITS, jsonLimitIssue, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
+import { MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS, tooLong } from './limits';
 import { schemaOnce } from '../base/schema-once';
-import { undecodableReason } from './undecodable';
+import { cacheSafeParamsSchema, type CacheSafeParams } from './cache-safe-params';
+import { definitionProviderProblem, providerProblem } from '../providers/provider-problems';
+import { permissionRuleSchema } from '../tools/permission-rules';
 import { contextManagementSchema } from '../context/policy';
 import { EXTENDED_WINDOW } from '../context/windows';
 import { routesSchema } from '../tools/routes';
@@ -38,73 +30,6 @@ import { mcpServersSchema, requiredMcpServersSchema } from '../tools/mcp';
 import { hooksSchema } from '../tools/hooks';
 import { teamInputSchema } from '../tree/team';
 import { SHELL_OPT_IN_PROGRAMS } from './activity-io';
-
-/**
- * One rule of `permissionRules.allow`: a tool name or `prefix*`. Claude Code's
- * `Tool(specifier)` form is refused by name (forkflow decides per tool; the sandbox contains Bash).
- */
-const permissionRuleSchema = schemaOnce('wire/fork-input#permissionRuleSchema', () => z.string().superRefine((v, ctx) => {
-  if (/^[A-Za-z0-9_.:-]{1,128}\*?$/.test(v)) return;
-  const specifier = /^([A-Za-z0-9_.:-]{1,128})\(.*\)$/.exec(v);
-  ctx.addIssue({
-    code: 'custom',
-    message: specifier
-      ? `"${v.slice(0, 80)}": Claude Code's Tool(specifier) rules are not supported (forkflow allows a tool or not, and Bash runs contained in the OS sandbox): allow "${specifier[1]}" instead, or keep asking for it`
-      : 'a rule is a tool name, or a prefix ending in *',
-  });
-}));
-
-/**
- * A snapshot of the parent's last model request: everything that must be byte-identical
- * for the provider's prompt cache to carry across the fork boundary.
- */
-export const cacheSafeParamsSchema = schemaOnce('wire/fork-input#cacheSafeParamsSchema', () => z.looseObject({
-  system: systemParamSchema.describe("The parent request's system prompt, as sent."),
-  tools: z.array(toolDefinitionSchema).max(MAX_TOOLS, `at most ${MAX_TOOLS} tools (MAX_TOOLS)`).describe("The parent request's tool definitions, as sent."),
-  model: z.string().min(1).describe("The parent request's model."),
-  thinking: thinkingConfigSchema.optional().describe("The parent request's extended thinking settings."),
-  toolChoice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']) }).optional().describe("The parent request's `tool_choice`."),
-  messages: z.array(messageParamSchema).max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages (MAX_MESSAGES)`).describe("The parent request's messages: the fork's prefix."),
-  maxTokens: z.number().int().positive().optional().describe("The parent's `max_tokens`; not part of the cache key."),
-  /** Sampling settings older callers may carry: never sent under API 2026-10-21, never hashed. */
-  temperature: z.number().optional().describe('Accepted from older callers; never sent, never hashed.'),
-  topP: z.number().optional().describe('Accepted from older callers; never sent, never hashed.'),
-  topK: z.number().optional().describe('Accepted from older callers; never sent, never hashed.'),
-  requestHashes: requestHashesSchema.optional().describe("Component hashes of the parent's actual request (to explain a cache break)."),
-  mcpServers: z.array(z.looseObject({})).optional().describe("The parent request's `mcp_servers` (the provider's MCP connector), sent with the fork's requests unchanged."),
-}));
-export interface CacheSafeParams {
-  system: SystemParam;
-  tools: ToolDefinition[];
-  model: string;
-  thinking?: ThinkingConfig;
-  toolChoice?: { type: 'auto' | 'any' | 'tool' | 'none'; [k: string]: unknown };
-  messages: MessageParam[];
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  requestHashes?: RequestHashes;
-  mcpServers?: Record<string, unknown>[];
-}
-
-/** Why an agent's `provider` (and `model`) cannot run under its tree's `subAgents.providers`, or undefined. */
-function providerProblem(v: { provider?: string; model?: string; subAgents?: { providers?: ProviderCatalogue } }): string | undefined {
-  const catalogue = v.subAgents?.providers;
-  if (v.provider === undefined || !catalogue) return undefined;
-  const entry = catalogue[v.provider];
-  if (!entry) return `provider "${v.provider}" is not one of subAgents.providers (${Object.keys(catalogue).join(', ')})`;
-  if (v.model === undefined || entry.models.includes(v.model)) return undefined;
-  const alias = entry.aliases[v.model];
-  return alias ? `model "${v.model}" is an alias on ${v.provider}: give the model id "${alias}"` : `model "${v.model}" is not allowed on provider "${v.provider}" (allowed: ${entry.models.join(', ')})`;
-}
-
-/** Why a named agent's `provider:` cannot run in its tree, or undefined (nothing is started with one that cannot). */
-function definitionProviderProblem(a: { name: string; provider?: string }, sub: { provider: string; providers?: ProviderCatalogue }): string | undefined {
-  if (a.provider === undefined) return undefined;
-  if (sub.providers) return a.provider in sub.providers ? undefined : `agent "${a.name}" names provider "${a.provider}", which is not one of subAgents.providers (${Object.keys(sub.providers).join(', ')})`;
-  return a.provider === sub.provider ? undefined : `agent "${a.name}" names provider "${a.provider}", but this tree runs on "${sub.provider}" and offers no other (no subAgents.providers)`;
-}
 
 /**
  * Which tools a fork may use, decided per call: `allowAll` (writes inside the workspace),
@@ -420,58 +345,3 @@ export function promptMessagesProblem(messages: readonly MessageParam[]): string
 /** The input as callers write it (defaults optional); the parent snapshot typed as the interface. */
 export type ForkInputJson = Omit<z.input<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };
 export type ForkInput = Omit<z.output<typeof forkInputSchema>, 'parent'> & { parent?: CacheSafeParams };
-
-/** zod issues as one readable line each: `path: message`. */
-export function describeIssues(error: z.ZodError): string[] {
-  return error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`);
-}
-
-export type Validated<T> = { ok: true; value: T } | { ok: false; issues: string[] };
-
-/**
- * Validates a fork input. The parent snapshot is returned as the caller's own object, not a
- * zod copy, so its bytes reach the provider unchanged (see src/shared/messages-api/anthropic.ts).
- */
-/**
- * Why forkflow sends no sampling settings (seed 004 carries temperature/topP with a fork's
- * generation config): the Messages API version it speaks (2026-10-21) refuses them, newer
- * models refuse them outright, and extended thinking fixes them; they are not part of the
- * prompt cache either. A parent snapshot's are kept as provenance only.
- */
-export const SAMPLING_NOT_SENT =
-  'forkflow sends no sampling settings: the Messages API version it speaks (2026-10-21) refuses temperature, top_p and top_k, and extended thinking fixes them. Leave it out; steer the model with its prompt or effort instead.';
-
-/** A sampling setting a caller put on the fork input itself (refused by name, not as an unknown key). */
-function samplingAsked(raw: unknown): string | undefined {
-  if (raw === null || typeof raw !== 'object') return undefined;
-  return ['temperature', 'topP', 'topK', 'top_p', 'top_k'].find((k) => Object.prototype.hasOwnProperty.call(raw, k));
-}
-
-export function validateForkInput(raw: unknown): Validated<ForkInput> {
-  // Before zod and before anything hashes it: an input its worker could not decode, or past
-  // the limits (src/shared/wire/limits.ts), is refused whole.
-  const prompt = (raw as { prompt?: unknown } | null)?.prompt;
-  if (typeof prompt === 'string' && prompt.length > MAX_PROMPT_CHARS) return { ok: false, issues: [`prompt: ${tooLong(MAX_PROMPT_CHARS, 'MAX_PROMPT_CHARS')}`] };
-  const refused = undecodableReason(raw) ?? jsonLimitIssue(raw, INPUT_LIMITS, 'the forkWorkflow input');
-  if (refused) return { ok: false, issues: [`(input): ${refused}`] };
-  const sampling = samplingAsked(raw);
-  if (sampling) return { ok: false, issues: [`${sampling}: ${SAMPLING_NOT_SENT}`] };
-  const parsed = forkInputSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
-  const parent = (raw as { parent?: CacheSafeParams }).parent;
-  return { ok: true, value: { ...parsed.data, parent } };
-}
-
-/** Validates a parent snapshot (`snapshotWorkflow`'s input): the same limits first, then its schema. */
-export function validateSnapshot(raw: unknown): Validated<CacheSafeParams> {
-  const refused = undecodableReason(raw) ?? jsonLimitIssue(raw, INPUT_LIMITS, 'the snapshot');
-  if (refused) return { ok: false, issues: [`(input): ${refused}`] };
-  const parsed = cacheSafeParamsSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, issues: describeIssues(parsed.error) };
-  return { ok: true, value: raw as CacheSafeParams };
-}
-
-/** JSON Schema of the workflow input, for other-language clients. */
-export function forkInputJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(forkInputSchema, { io: 'input', target: 'draft-7' });
-}

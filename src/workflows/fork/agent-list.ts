@@ -10,7 +10,7 @@ import type { ChildCounters, TeamMemberFacts } from '../../shared/wire/activity-
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
 import { agentList, childrenToAsk, shownRecords, teamView, type TeamView } from '../../shared/tree/agent-list';
 import { LIST_AGENTS, listAgentsToolInput } from '../../shared/tree/agent-tools';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { progress } from '../activities';
 import { workflowNow } from '../clock';
 import type { ForkAgent } from './agent';

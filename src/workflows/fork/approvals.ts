@@ -11,7 +11,7 @@ import { condition, log, setHandler, sleep, type ApplicationFailure } from '@tem
 import type { ToolUseBlock } from '../../shared/messages-api/anthropic';
 import { toMs } from '../../shared/base/duration';
 import { FAILURE, failure, invalid } from '../../shared/wire/failures';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { approvalDecisionSchema, approvalDecisionSignal, decideApprovalUpdate, type ApprovalDecision } from '../../shared/wire/messages';
 import { clip } from '../../shared/base/text';
 import type { PendingApproval } from '../../shared/tree/tree-input';

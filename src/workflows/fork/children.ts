@@ -31,7 +31,7 @@ import {
 import type { AgentToolInput } from '../../shared/tree/agent-tools';
 import { totalTokens, ZERO_USAGE } from '../../shared/messages-api/anthropic';
 import { forkResultOf } from '../../shared/wire/failures';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { childOutcomeReportSchema, childOutcomeSignal } from '../../shared/wire/messages';
 import type { ForkInputJson } from '../../shared/wire/fork-input';
 import { firstLine } from '../../shared/base/text';

@@ -4,7 +4,7 @@
  * payload is recorded in `status.rejectedSignals` and the fork carries on.
  */
 import { setHandler } from '@temporalio/workflow';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { sendMessageSchema, sendMessageSignal, statusQuery } from '../../shared/wire/messages';
 import { statusOf } from './agent-status';
 import { undecodableReason } from '../../shared/wire/undecodable';

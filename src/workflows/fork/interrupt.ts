@@ -9,7 +9,7 @@ import { condition, getExternalWorkflowHandle, isCancellation, setHandler } from
 import type { SendMessageInterruptingInput } from '../../shared/tree/agent-tools';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
 import { FAILURE, failure, invalid } from '../../shared/wire/failures';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import {
   backgroundChildArgsSchema,
   backgroundChildUpdate,

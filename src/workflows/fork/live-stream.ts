@@ -21,7 +21,7 @@ import { ApplicationFailure, condition, setHandler, workflowInfo } from '@tempor
 import { decodePayloadWire, WorkflowStream, workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import type { PollInput, PollResult, PublishInput } from '@temporalio/workflow-streams/lib/types';
 import { z } from 'zod';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { streamLiveQuery, streamReadQuery, streamWatchedQuery } from '../../shared/wire/messages';
 import {
   STREAM_REPLY_CHARS,

@@ -7,7 +7,7 @@
  */
 import { getExternalWorkflowHandle, isCancellation, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { approvalDecisionSignal, permissionRequestSignal } from '../../shared/wire/messages';
 import { answerApprovalToolInput, permissionRequestSchema, renderPermissionRequest } from '../../shared/tree/parent-approvals';
 import type { PendingApproval } from '../../shared/tree/tree-input';

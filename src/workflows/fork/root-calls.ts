@@ -5,7 +5,7 @@
  * the order it takes them; the rules are the ledger's own (admission, routes, the admission's share).
  */
 import { condition, getExternalWorkflowHandle, isCancellation, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { treeAnswerSignal, treeRequestSignal } from '../../shared/wire/messages';
 import { routeMessage, type RouteRequest, type RouteResult } from '../../shared/tree/team-ledger';
 import { treeRequestSchema, type TreeAnswer } from '../../shared/tree/tree-calls';

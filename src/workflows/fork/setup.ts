@@ -16,7 +16,8 @@ import type { MessageParam, ToolDefinition } from '../../shared/messages-api/ant
 import { DEFAULTS, FORK_QUERY_SOURCE } from '../../shared/wire/constants';
 import { controlOptions, subAgentToolDefinitions } from '../../shared/tree/agent-tools';
 import { FAILURE, failure } from '../../shared/wire/failures';
-import type { CacheSafeParams, ForkInput } from '../../shared/wire/fork-input';
+import type { ForkInput } from '../../shared/wire/fork-input';
+import type { CacheSafeParams } from '../../shared/wire/cache-safe-params';
 import { buildForkOpening, buildForkOpeningAfter, type BlockPosition, type OpeningOptions, type OpeningRecipe } from '../../shared/prefix/fork-messages';
 import { chainDigest, EMPTY_DIGEST, hashJson } from '../../shared/base/hash';
 import type { HeldConversation } from '../../shared/tree/tree-input';

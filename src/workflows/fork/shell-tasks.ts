@@ -14,7 +14,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/an
 import type { ToolCallInput } from '../../shared/wire/activity-io';
 import type { TaskOutputToolInput } from '../../shared/tree/agent-tools';
 import { TASK_OUTPUT_DEFAULT_TIMEOUT_MS } from '../../shared/tree/agent-tools';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { renderTaskNotification } from '../../shared/tree/notifications';
 import { SHELL_TASK_LIMITS, type ShellEnding, type ShellTaskRecord, type WatchShellTaskResult } from '../../shared/tools/shell-tasks';
 import { firstLine } from '../../shared/base/text';

@@ -7,7 +7,7 @@
  */
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/anthropic';
 import { forkSkills, skillToolInput } from '../../shared/tree/agent-tools';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import type { SubAgentsConfig } from '../../shared/tree/tree-input';
 import { permittedAgents } from '../../shared/tools/agent-access';
 import type { ForkAgent } from './agent';

@@ -10,7 +10,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages-api/an
 import { agentCallWithoutControls, agentToolInput, hostModeArg, sendMessageCallInput, sendMessageCallWithInterrupt, taskOutputToolInput, taskStopCallInput, TASK_OUTPUT_DEFAULT_TIMEOUT_MS, LIST_AGENTS } from '../../shared/tree/agent-tools';
 import { sendMessageSignal } from '../../shared/wire/messages';
 import { isMember } from '../../shared/tree/tree-ledger';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { forkRecursionGuard } from '../../shared/prefix/recursion';
 import type { ChildRecord, SubAgentsConfig } from '../../shared/tree/tree-input';
 import type { ForkAgent } from './agent';

@@ -10,7 +10,7 @@
  * with `patched(TREE_LEDGER_PATCH)`, before any command it changes.
  */
 import { CancellationScope, getExternalWorkflowHandle, log, patched, setHandler, uuid4 } from '@temporalio/workflow';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { admitAgentUpdate, agentEndedSignal, chargeTokensUpdate, reserveTokensUpdate, routeMessageUpdate } from '../../shared/wire/messages';
 import { routeMessage, routeRequestSchema } from '../../shared/tree/team-ledger';
 import { undecodableReason } from '../../shared/wire/undecodable';

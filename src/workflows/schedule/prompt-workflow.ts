@@ -8,7 +8,7 @@
  */
 import { getExternalWorkflowHandle, isCancellation, log } from '@temporalio/workflow';
 import { FAILURE, failure, invalid } from '../../shared/wire/failures';
-import { describeIssues } from '../../shared/wire/fork-input';
+import { describeIssues } from '../../shared/wire/fork-input-validation';
 import { sendMessageSignal } from '../../shared/wire/messages';
 import { SCHEDULE_SENDER_PREFIX, scheduledPromptInputSchema, type ScheduledPromptResult } from '../../shared/wire/scheduled-prompt';
 

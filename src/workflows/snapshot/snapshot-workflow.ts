@@ -12,7 +12,8 @@
  */
 import { log, workflowInfo } from '@temporalio/workflow';
 import { FAILURE, invalid } from '../../shared/wire/failures';
-import { validateSnapshot, type CacheSafeParams } from '../../shared/wire/fork-input';
+import { validateSnapshot } from '../../shared/wire/fork-input-validation';
+import { type CacheSafeParams } from '../../shared/wire/cache-safe-params';
 import { chainDigest, EMPTY_DIGEST } from '../../shared/base/hash';
 import type { MessageParam } from '../../shared/messages-api/anthropic';
 import type { SnapshotCompaction, SnapshotRecord } from '../../shared/context/snapshot';

@@ -3,7 +3,7 @@
  * system prompt gains and which tools it gets to keep it with.
  */
 import { agentMemoryPath, definitionMemory, memoryPromptOf, withMemorySection, withMemoryTools, MEMORY_INDEX_LINES } from '../../../src/shared/agents/agent-memory';
-import { validateForkInput } from '../../../src/shared/wire/fork-input';
+import { validateForkInput } from '../../../src/shared/wire/fork-input-validation';
 
 describe('agent memory scopes', () => {
   it('honours project and local in the workspace, and user in the home of the tree\'s tenant (none without one)', () => {

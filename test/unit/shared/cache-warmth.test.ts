@@ -7,7 +7,7 @@
 import { addUsage, subtractUsage, ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
 import { CACHE_TTL_MS, lastBreakpointTtl } from '../../../src/shared/prefix/cache-break';
 import { KEEP_ALIVE_AT, keepAliveDueAt, keepAliveMaxTokens, ttlFor, ttlMsAt } from '../../../src/shared/prefix/cache-warmth';
-import { validateForkInput } from '../../../src/shared/wire/fork-input';
+import { validateForkInput } from '../../../src/shared/wire/fork-input-validation';
 import type { RequestContext } from '../../../src/shared/wire/messages';
 import { estimateCostUsd } from '../../../src/shared/providers/pricing';
 import { buildMessagesRequest } from '../../../src/shared/messages-api/request';

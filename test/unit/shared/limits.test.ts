@@ -5,7 +5,7 @@
  * hash sees it; inputs at the limits pass. The byte-level depth scan agrees with the walk.
  */
 import { jsonLimitIssue, jsonTextDepth, MAX_BLOCKS, MAX_INPUT_CHARS, MAX_JSON_DEPTH, MAX_MESSAGES, MAX_PROMPT_CHARS, MAX_TOOLS } from '../../../src/shared/wire/limits';
-import { validateForkInput, validateSnapshot } from '../../../src/shared/wire/fork-input';
+import { validateForkInput, validateSnapshot } from '../../../src/shared/wire/fork-input-validation';
 import { undecodable } from '../../../src/shared/wire/undecodable';
 
 /** `{"a":{"a":…1…}}` nested `depth` objects deep. */

@@ -3,7 +3,7 @@
  * (src/activities/tools/sandbox/net-proxy.ts): strict entries, hostile values refused or
  * never matching, and addresses checked after resolution (DNS rebinding, cloud metadata).
  */
-import { validateForkInput } from '../../../src/shared/wire/fork-input';
+import { validateForkInput } from '../../../src/shared/wire/fork-input-validation';
 import { matchHost, networkAllowanceSchema, parseHostRule } from '../../../src/shared/tools/network';
 import { addressRefusal } from '../../../src/activities/tools/sandbox/net-proxy';
 import { bwrapArgs, planShell, SANDBOX_PROXY_DIR, type SandboxAvailability } from '../../../src/activities/tools/sandbox';

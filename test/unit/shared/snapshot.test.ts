@@ -5,7 +5,7 @@
  */
 import { cacheKeyHash } from '../../../src/shared/prefix/cache-key';
 import { buildForkOpening } from '../../../src/shared/prefix/fork-messages';
-import { SAMPLING_NOT_SENT, validateForkInput } from '../../../src/shared/wire/fork-input';
+import { SAMPLING_NOT_SENT, validateForkInput } from '../../../src/shared/wire/fork-input-validation';
 import { buildMessagesRequest } from '../../../src/shared/messages-api/request';
 import { diagnoseCacheBreak, UNKNOWN_CACHE_BREAK } from '../../../src/shared/prefix/cache-break';
 import {

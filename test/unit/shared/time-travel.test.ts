@@ -5,7 +5,7 @@
  * the fork-input rules, and a retried root's ledger.
  */
 import { ZERO_USAGE, type Usage } from '../../../src/shared/messages-api/anthropic';
-import { forkInputJsonSchema, validateForkInput } from '../../../src/shared/wire/fork-input';
+import { forkInputJsonSchema, validateForkInput } from '../../../src/shared/wire/fork-input-validation';
 import type { PrefixRef, RunRef } from '../../../src/shared/prefix/prefix';
 import { changedParts, ForkPointError, resolveTurnPoint, resumable, usageSince, type PointReader, type RunEnd, type TurnPointAnswer } from '../../../src/shared/prefix/time-travel';
 import { newLedger } from '../../../src/shared/tree/tree-ledger';
