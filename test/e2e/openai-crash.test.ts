@@ -92,9 +92,12 @@ test('SIGKILLed while a Chat Completions call is in flight: the gateway finishes
     expect(log.filter(isChatCall).map((e) => e.outcome)).toEqual(['completed', 'completed', 'completed']);
     expect(log.find((e) => e.seq === inFlight.seq)?.outcome).toBe('completed');
     expect(askedTwice(log)).toEqual([]);
-    // The gateway kept the call its worker lost and handed it to the retry.
-    expect(counts.finishedForNobody + counts.attached).toBe(1);
-    expect(counts.replayed).toBe(1);
+    // The gateway kept the call its worker lost and handed it to the retry. One lost call may
+    // count twice here (measured: finished for nobody once its first client was gone, and
+    // attached when the retry joined it before it ended): these count the gateway's events,
+    // not calls; what the provider served (above) is the exact figure.
+    expect(counts.finishedForNobody + counts.attached).toBeGreaterThanOrEqual(1);
+    expect(counts.replayed).toBeGreaterThanOrEqual(1);
     console.log(`openai mid-call crash: gateway ${JSON.stringify(counts)}`);
   } finally {
     await w.kill();
