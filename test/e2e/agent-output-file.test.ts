@@ -73,7 +73,8 @@ test('a parent Reads its background child\'s output file while it runs, across a
   expect(launched.json!.output).not.toContain('SendMessage');
 
   // The child has done its first step and waits in its second; the parent waits for it.
-  await waitFor(async () => JSON.stringify(await forkflow.transcript(CHILD)).includes('first-step-output') && (await forkflow.status(CHILD)).activity?.startsWith('tool Bash') === true, 'the child in its second Bash call');
+  // Its first result recorded (the text alone is also in its prompt and first tool call), and a Bash call running: the second.
+  await waitFor(async () => toolResultsIn(await forkflow.transcript(CHILD)).some((r) => r.text.includes('first-step-output')) && (await forkflow.status(CHILD)).activity?.startsWith('tool Bash') === true, 'the child in its second Bash call');
   await waitFor(async () => (await parent.status()).lastText === 'launched', 'the parent waiting');
 
   // The parent Reads it; a sibling in the same tree (a sync child) tries to.
