@@ -10,9 +10,10 @@ import type { RequestLogEntry } from '../../../src/offline';
 import { Batcher } from '../../../src/activities/model/batcher';
 import { anthropicBatches } from '../../../src/activities/model/batch-api';
 import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
-import { requestDigest, type BatchMark, type CallKey, type ResponseStore } from '../../../src/activities/model/response-store';
+import { requestDigest, type CallKey } from '../../../src/activities/model/response-store';
 import type { MessagesRequest } from '../../../src/shared/messages-api/anthropic';
 import { ask, useOfflineModel } from '../offline/helpers';
+import { memoryBatchStore } from '../../kit/batch-marks';
 
 const MINUTE = 60_000;
 // The provider's clock stands still at the test's start (near the worker's: a lookup by custom_id compares them).
@@ -23,24 +24,6 @@ const isCreate = (e: RequestLogEntry) => e.method === 'POST' && e.path === '/v1/
 const isCancel = (e: RequestLogEntry) => e.method === 'POST' && e.path.endsWith('/cancel');
 const customIdsOf = (e: RequestLogEntry) => (e.body as { requests: { custom_id: string }[] }).requests.map((r) => r.custom_id);
 
-/** The part of a response store a batched call uses, in memory; `lose` drops marks that carry a batch id (a worker that died before writing it). */
-function memoryStore(opts: { lose?: boolean } = {}): ResponseStore & { marks: Map<string, BatchMark> } {
-  const marks = new Map<string, BatchMark>();
-  const id = (key: CallKey, digest: string) => `${key.workflowId}/${key.turn}/${digest}`;
-  return {
-    marks,
-    get: () => Promise.resolve(undefined),
-    put: () => Promise.resolve(),
-    getRequest: () => Promise.resolve(undefined),
-    putRequest: () => Promise.resolve(),
-    settle: () => Promise.resolve(),
-    getBatch: (key, digest) => Promise.resolve(marks.get(id(key, digest))),
-    putBatch: (key, mark, digest) => {
-      if (!(opts.lose && mark.batchId)) marks.set(id(key, digest), mark);
-      return Promise.resolve();
-    },
-  };
-}
 
 const keyOf = (agent: string): CallKey => ({ namespace: 'default', workflowId: agent, runId: 'r', activityId: '1', turn: 1 });
 const body = (text: string) => ask(`@reply ${text}`) as unknown as MessagesRequest;
@@ -48,7 +31,7 @@ const never = () => false;
 
 test('calls gathered within the window go in one batch, each answered with its own reply', async () => {
   const batcher = new Batcher({ windowMs: 10 * MINUTE, maxRequests: 3, pollMs: 5 });
-  const deps: BatchCallDeps = { api: anthropicBatches(t.client), batcher, responses: memoryStore() };
+  const deps: BatchCallDeps = { api: anthropicBatches(t.client), batcher, responses: memoryBatchStore() };
   const calls = ['one', 'two', 'three'].map((text) => callViaBatch(deps, { key: keyOf(text), customId: `c-${text}`, body: body(text) }, new AbortController().signal, never, () => undefined));
   await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
   t.model.clock.advance(MINUTE);
@@ -63,7 +46,7 @@ test('calls gathered within the window go in one batch, each answered with its o
 });
 
 test('a call whose worker died between submit and record finds its batch by custom_id: submitted once', async () => {
-  const store = memoryStore({ lose: true });
+  const store = memoryBatchStore({ lose: true });
   const first = new Batcher({ windowMs: 0, pollMs: 5 });
   const aborted = new AbortController();
   const dying = callViaBatch({ api: anthropicBatches(t.client), batcher: first, responses: store }, { key: keyOf('a'), customId: 'c-a', body: body('kept') }, aborted.signal, never, () => undefined);
@@ -85,7 +68,7 @@ test('a call whose worker died between submit and record finds its batch by cust
 });
 
 test('a submit the provider refused (an HTTP error) is made again by the retry without looking for it', async () => {
-  const store = memoryStore();
+  const store = memoryBatchStore();
   t.model.faults.add({ kind: 'status', status: 500, match: isCreate });
   const call = () => callViaBatch({ api: anthropicBatches(t.client), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key: keyOf('r'), customId: 'c-r', body: body('second') }, new AbortController().signal, never, () => undefined);
   await expect(call()).rejects.toMatchObject({ status: 500 });
@@ -99,7 +82,7 @@ test('a submit the provider refused (an HTTP error) is made again by the retry w
 });
 
 test('a batch the provider does not know is submitted again once under the same custom_id, then the call falls back', async () => {
-  const store = memoryStore();
+  const store = memoryBatchStore();
   const key = keyOf('lost');
   const request = body('again');
   await store.putBatch!(key, { since: Date.now(), batchId: 'msgbatch_gone' }, requestDigest(request));

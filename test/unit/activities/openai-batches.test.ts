@@ -12,9 +12,10 @@ import type { RequestLogEntry } from '../../../src/offline';
 import { Batcher } from '../../../src/activities/model/batcher';
 import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/batch-call';
 import { CHAT_BATCH_ENDPOINT, openaiBatches } from '../../../src/activities/model/providers/openai-batches';
-import type { BatchMark, CallKey, ResponseStore } from '../../../src/activities/model/response-store';
+import type { CallKey } from '../../../src/activities/model/response-store';
 import type { MessagesRequest } from '../../../src/shared/messages-api/anthropic';
 import { useOfflineModel } from '../offline/helpers';
+import { memoryBatchStore } from '../../kit/batch-marks';
 
 const MINUTE = 60_000;
 const START = Date.now();
@@ -30,23 +31,6 @@ function uploadedLines(e: RequestLogEntry): Record<string, unknown>[] {
   return e.rawBody.split(/\r?\n/).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-function memoryStore(opts: { lose?: boolean } = {}): ResponseStore & { marks: Map<string, BatchMark> } {
-  const marks = new Map<string, BatchMark>();
-  const id = (key: CallKey, digest: string) => `${key.workflowId}/${key.turn}/${digest}`;
-  return {
-    marks,
-    get: () => Promise.resolve(undefined),
-    put: () => Promise.resolve(),
-    getRequest: () => Promise.resolve(undefined),
-    putRequest: () => Promise.resolve(),
-    settle: () => Promise.resolve(),
-    getBatch: (key, digest) => Promise.resolve(marks.get(id(key, digest))),
-    putBatch: (key, mark, digest) => {
-      if (!(opts.lose && mark.batchId)) marks.set(id(key, digest), mark);
-      return Promise.resolve();
-    },
-  };
-}
 
 const keyOf = (agent: string): CallKey => ({ namespace: 'default', workflowId: agent, runId: 'r', activityId: '1', turn: 1 });
 const body = (text: string): MessagesRequest => ({ model: 'gpt-4.1-mini', max_tokens: 256, system: 'Be brief.', messages: [{ role: 'user', content: `Go.\n@reply ${text}` }] });
@@ -55,7 +39,7 @@ const textOf = (o: Awaited<ReturnType<typeof callViaBatch>>) => (o.kind === 'mes
 
 test('calls gathered within the window go in one JSONL file and one batch, each answered with its own reply and usage', async () => {
   const batcher = new Batcher({ windowMs: 10 * MINUTE, maxRequests: 2, pollMs: 5 });
-  const deps: BatchCallDeps = { api: openaiBatches(openai()), batcher, responses: memoryStore() };
+  const deps: BatchCallDeps = { api: openaiBatches(openai()), batcher, responses: memoryBatchStore() };
   const calls = ['one', 'two'].map((text) => callViaBatch(deps, { key: keyOf(text), customId: `c-${text}`, body: body(text) }, new AbortController().signal, never, () => undefined));
   await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
   t.model.clock.advance(MINUTE);
@@ -105,7 +89,7 @@ test('calls of two models go in two batches: the Batch API runs one model per ba
 
 test('a call whose worker died between submit and record finds its batch by custom_id: submitted once', async () => {
   const client = openai();
-  const store = memoryStore({ lose: true });
+  const store = memoryBatchStore({ lose: true });
   const aborted = new AbortController();
   const dying = callViaBatch({ api: openaiBatches(client), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: store }, { key: keyOf('a'), customId: 'c-a', body: body('kept') }, aborted.signal, never, () => undefined);
   await t.model.log.waitFor((e) => isCreate(e) && e.outcome === 'completed');
@@ -142,7 +126,7 @@ test('an errored and an expired request fall back with the reason; the results a
 
 test('a provider without a Batch API: batched calls fall back at once, and it is asked once', async () => {
   t.model.faults.add({ kind: 'status', status: 404, match: isUpload });
-  const deps: BatchCallDeps = { api: openaiBatches(openai()), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: memoryStore() };
+  const deps: BatchCallDeps = { api: openaiBatches(openai()), batcher: new Batcher({ windowMs: 0, pollMs: 5 }), responses: memoryBatchStore() };
   const first = await callViaBatch(deps, { key: keyOf('n1'), customId: 'c-n1', body: body('x') }, new AbortController().signal, never, () => undefined);
   const second = await callViaBatch(deps, { key: keyOf('n2'), customId: 'c-n2', body: body('y') }, new AbortController().signal, never, () => undefined);
   expect([first, second].map((o) => o.kind)).toEqual(['fallback', 'fallback']);

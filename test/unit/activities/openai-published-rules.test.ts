@@ -15,9 +15,10 @@ import { callViaBatch, type BatchCallDeps } from '../../../src/activities/model/
 import { openaiBatches } from '../../../src/activities/model/providers/openai-batches';
 import { callChatCompletions } from '../../../src/activities/model/providers/openai-call';
 import { ChunkTranslator, fromChatCompletion } from '../../../src/activities/model/providers/openai-response';
-import type { BatchMark, CallKey, ResponseStore } from '../../../src/activities/model/response-store';
+import type { CallKey } from '../../../src/activities/model/response-store';
 import type { MessagesRequest, ToolDefinition } from '../../../src/shared/messages-api/anthropic';
 import { useOfflineModel } from '../offline/helpers';
+import { memoryBatchStore } from '../../kit/batch-marks';
 
 const MINUTE = 60_000;
 const START = Date.now();
@@ -27,30 +28,13 @@ const openai = (worker: string) => new OpenAI({ baseURL: `${t.model.url}/v1`, ap
 const isCreate = (e: RequestLogEntry) => e.method === 'POST' && e.path === '/v1/batches';
 const isCancel = (e: RequestLogEntry) => e.method === 'POST' && e.path.endsWith('/cancel');
 
-/** Batch marks kept across "workers" (what the activity's response store does). */
-function marksStore(): ResponseStore {
-  const marks = new Map<string, BatchMark>();
-  const id = (key: CallKey, digest: string) => `${key.workflowId}/${key.turn}/${digest}`;
-  return {
-    get: () => Promise.resolve(undefined),
-    put: () => Promise.resolve(),
-    getRequest: () => Promise.resolve(undefined),
-    putRequest: () => Promise.resolve(),
-    settle: () => Promise.resolve(),
-    getBatch: (key, digest) => Promise.resolve(marks.get(id(key, digest))),
-    putBatch: (key, mark, digest) => {
-      marks.set(id(key, digest), mark);
-      return Promise.resolve();
-    },
-  };
-}
 
 const keyOf = (agent: string): CallKey => ({ namespace: 'default', workflowId: agent, runId: 'r', activityId: '1', turn: 1 });
 const body = (text: string): MessagesRequest => ({ model: 'gpt-4.1-mini', max_tokens: 256, messages: [{ role: 'user', content: `Go.\n@reply ${text}` }] });
 const never = () => false;
 
 test('a retried call that first sees its batch validating (request_counts all zero) and then leaves with its worker does not cancel the batch', async () => {
-  const responses = marksStore();
+  const responses = memoryBatchStore();
   // Worker 1 submits two agents' calls in one batch; its worker then dies under agent a's call.
   const one: BatchCallDeps = { api: openaiBatches(openai('1')), batcher: new Batcher({ windowMs: 10 * MINUTE, maxRequests: 2, pollMs: 5 }), responses };
   const dying = new AbortController();
