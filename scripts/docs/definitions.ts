@@ -5,10 +5,11 @@
  * pages print these and the docs checks test names against them, so neither can drift from
  * the code.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { ROOT } from './markdown';
+import { tsFiles } from './ts-files';
 
 export type MessageKind = 'signal' | 'query' | 'update';
 
@@ -25,15 +26,6 @@ export interface MessageDefinition {
   answer?: string;
   /** Its TSDoc, flattened to one paragraph. */
   doc: string;
-}
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? tsFiles(path) : name.endsWith('.ts') ? [path] : [];
-    });
 }
 
 /** A node's TSDoc as one paragraph (tags and `*` margins dropped). */

@@ -6,10 +6,11 @@
  * both sides of `?:` and `??`; a template becomes `prefix…`). A type read from something
  * already raised (`failure.type`, a parameter) passes an existing type on and is not listed.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { ROOT } from '../markdown';
+import { tsFiles } from '../ts-files';
 
 export interface RaisedFailure {
   type: string;
@@ -23,15 +24,6 @@ function sourceOf(path: string): ts.SourceFile {
   let s = sources.get(path);
   if (!s) sources.set(path, (s = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, true)));
   return s;
-}
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? tsFiles(path) : name.endsWith('.ts') ? [path] : [];
-    });
 }
 
 /** The declaration an identifier names: a variable of the file (nearest before it), or an import followed to its file. */
