@@ -187,13 +187,14 @@ export interface ChildOutcomeReport {
   token?: string;
 }
 /**
- * What only a tree's own agents send, carrying its capability (`token`): these signals and
- * updates, and a `sendMessage` with a `token` (a peer's). With encryption keys, the inbound
- * guard (src/payloads/inbound.ts) takes them only encrypted for the agent they reach, as
+ * What only a tree's own agents send, carrying its capability (`token`): these signals (the
+ * budget shares' reports, asks, grants and recalls among them) and updates, and a
+ * `sendMessage` with a `token` (a peer's). With encryption keys, the inbound guard
+ * (src/payloads/inbound.ts) takes them only encrypted for the agent they reach, as
  * forkflow's workers write them: a capability read from history is of no use without the keys.
  */
 export const TREE_MESSAGES: { signals: readonly string[]; updates: readonly string[]; tokenField: 'token' } = {
-  signals: [agentEndedSignal.name, childOutcomeSignal.name],
+  signals: [agentEndedSignal.name, childOutcomeSignal.name, treeShareSignal.name, treeRequestSignal.name, treeAnswerSignal.name],
   updates: [admitAgentUpdate.name, reserveTokensUpdate.name, chargeTokensUpdate.name, routeMessageUpdate.name],
   tokenField: 'token',
 };
