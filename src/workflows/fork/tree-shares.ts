@@ -126,7 +126,7 @@ async function answerHere(agent: ForkAgent, answer: ShareEffect['answer']): Prom
   if (!book) return;
   if (answer.kind === 'recall') return answerRecall(agent);
   if (!book.answered(answer.id, 'tokens' in answer ? { tokens: answer.tokens } : { refused: answer.refused }) && 'tokens' in answer) {
-    // A grant of an ask no longer open: straight back.
+    // A grant of an ask no longer open (the run that asked was stopped): given back at once.
     book.held += answer.tokens;
     await report(agent, 'return');
   }
@@ -161,14 +161,7 @@ export function registerAnswerHandler(agent: ForkAgent, onRequestAnswer: (answer
     if (token !== undefined && p.data.token !== token) return agent.rejectSignal('treeAnswer', ['an answer without the capability of this agent\'s tree: only its root answers']);
     const answer = p.data;
     if (answer.kind === 'admit' || answer.kind === 'route') return onRequestAnswer(answer);
-    const book = agent.shares;
-    if (!book) return;
-    if (answer.kind === 'recall') return answerRecall(agent);
-    if (!book.answered(answer.id, 'tokens' in answer ? { tokens: answer.tokens } : { refused: answer.refused }) && 'tokens' in answer) {
-      // A grant of an ask no longer open (the run that asked was stopped): given back at once.
-      book.held += answer.tokens;
-      await report(agent, 'return');
-    }
+    await answerHere(agent, answer);
   });
 }
 
