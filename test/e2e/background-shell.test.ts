@@ -204,11 +204,14 @@ test('a task runs on across continue-as-new: the next run follows it again, its 
   const prompt = script(
     'Long.',
     toolStep('Bash', { command: 'while [ ! -e can-go ]; do sleep 0.05; done; echo across-runs', run_in_background: true }),
-    toolStep('Bash', { command: 'touch can-go' }),
     '@reply waiting',
     '@reply got it',
   );
   const handle = await forkflow.startAgent({ agentId: 'bg-runs', prompt, continueAsNew: { turnsPerRun: 1 } });
+  // The task ends only once the agent waits for it, in a later run than the one that started
+  // it (a task let end on its own could end before the agent's reply, which would then be its last).
+  await waitFor(async () => (await handle.status()).lastText === 'waiting', 'the agent waiting for its task');
+  writeFileSync(join(workspace, 'can-go'), '');
   expect(await handle.result()).toMatchObject({ status: 'completed', text: 'got it' });
   const notes = notificationsIn(await forkflow.transcript('bg-runs'));
   expect(notes).toHaveLength(1);
