@@ -6,6 +6,7 @@
  * charged at the root for those older trees. call-model.ts calls these around the request.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import type { MessagesRequest } from '../../shared/messages-api/anthropic';
 import type { ModelCallInput, ModelCallResult } from '../../shared/wire/activity-io';
 import { estimateRequestTokens, type MediaRules } from '../../shared/messages-api/request-tokens';
@@ -55,6 +56,8 @@ export async function withinBudget(deps: { ledger?: LedgerClient }, input: Model
  * bound (input counted in full, plus `max_tokens`) must fit the share, or the call is not made
  * and the agent asks its root for more (`TreeShareShort`, with what it needs and wants). After
  * that ask (`final`) a call that fits its need goes on with `max_tokens` lowered to the share.
+ * The failure is flow control, not trouble: BENIGN, so the worker logs it at debug, not as a
+ * warning with its stack (a busy tree has many), and counts no activity error for it.
  */
 function withinShare(input: ModelCallInput, body: MessagesRequest, left: number, share: { tokens: number; final?: true }, rules?: MediaRules): MessagesRequest {
   const inputTokens = estimateRequestTokens(body, rules);
@@ -62,7 +65,7 @@ function withinShare(input: ModelCallInput, body: MessagesRequest, left: number,
   const want = Math.min(inputTokens + body.max_tokens, left);
   if (want < need) throw budgetExhausted(input.turn, `this agent has ${left} tokens of its budget left, and the request alone is about ${inputTokens}`);
   if (share.tokens < need || (share.tokens < want && !share.final && !input.keepAlive)) {
-    throw ApplicationFailure.create({ message: `model call of turn ${input.turn} not made yet: this agent holds ${share.tokens} tokens of its tree's budget, and the call needs ${need} (up to ${want})`, type: SHARE_SHORT_FAILURE, nonRetryable: true, details: [{ need, want }] });
+    throw ApplicationFailure.create({ message: `model call of turn ${input.turn} not made yet: this agent holds ${share.tokens} tokens of its tree's budget, and the call needs ${need} (up to ${want})`, type: SHARE_SHORT_FAILURE, nonRetryable: true, details: [{ need, want }], category: ApplicationFailureCategory.BENIGN });
   }
   return { ...body, max_tokens: Math.min(want, share.tokens) - inputTokens };
 }
