@@ -98,6 +98,23 @@ export class ContextKeeper {
     return tokens;
   }
 
+  /**
+   * `expected`, answered again without counting while nothing it counts from has changed: the
+   * same message list, as long and ending in the same message, from the same measured request.
+   * A turn that starts many agents sizes each one's first share from it (tree-shares.ts
+   * `callTokensFor`): counting that turn's thousand Agent calls once per admission took a
+   * root's workflow task past the SDK's 5 s limit. Only for those admissions, where no message
+   * changes between asks; the rest of the loop counts afresh.
+   */
+  expectedAgain(messages: readonly MessageParam[], base: number): number | undefined {
+    const m = this.lastExpected;
+    if (m && m.messages === messages && m.length === messages.length && m.last === messages[messages.length - 1] && m.base === base && m.measured === this.s.measured && m.from === this.s.from) return m.tokens;
+    const tokens = this.expected(messages, base);
+    this.lastExpected = { messages, length: messages.length, last: messages[messages.length - 1], base, measured: this.s.measured, from: this.s.from, tokens };
+    return tokens;
+  }
+  private lastExpected?: { messages: readonly MessageParam[]; length: number; last: MessageParam | undefined; base: number; measured: CarriedContext['measured']; from: number; tokens: number | undefined };
+
   /** Whether the next request would pass the threshold where forkflow acts before it (compaction, or its own clearing). */
   overThreshold(messages: readonly MessageParam[], base: number): number | undefined {
     if (this.policy.strategy === 'off' || this.policy.by !== 'forkflow') return undefined;

@@ -253,7 +253,7 @@ export async function topUpShare(agent: ForkAgent, ownLeft: number): Promise<voi
  * request (a fork starts from it; a spawn starts smaller) and the child's `max_tokens`.
  */
 export function callTokensFor(agent: ForkAgent, child: ForkInputJson): number {
-  return (nextRequestTokens(agent) ?? 0) + (child.maxOutputTokens ?? agent.summary.maxTokens);
+  return (nextRequestTokens(agent, true) ?? 0) + (child.maxOutputTokens ?? agent.summary.maxTokens);
 }
 
 /**
@@ -261,8 +261,8 @@ export function callTokensFor(agent: ForkAgent, child: ForkInputJson): number {
  * estimated from the context and messages this run holds (a fork holding its prefix by
  * reference has neither: its call says what it needs).
  */
-function nextRequestTokens(agent: ForkAgent): number | undefined {
-  const measured = agent.window.expected(agent.messages, agent.base);
+function nextRequestTokens(agent: ForkAgent, again = false): number | undefined {
+  const measured = again ? agent.window.expectedAgain(agent.messages, agent.base) : agent.window.expected(agent.messages, agent.base);
   if (measured !== undefined) return measured;
   const context = agent.context;
   if (!context || agent.base > 0) return undefined;
