@@ -38,6 +38,7 @@ import { firstLine } from '../../shared/base/text';
 import { renderTaskNotification } from '../../shared/tree/notifications';
 import { COMMAND_USE_PREFIX, commandPrompt } from '../../shared/agents/typed-command';
 import { SA } from '../../shared/wire/search-attributes';
+import { throughStartGate } from './start-gate';
 import type { ForkResult } from '../../shared/wire/status';
 import type { ChildOutcome, ChildRecord } from '../../shared/tree/tree-input';
 import { isoNow } from '../clock';
@@ -203,12 +204,16 @@ export async function startChildAgent(
   // (turn-control.ts) leaves it running; cancelling the agent still cancels it.
   const under = agent.turnControl.children;
   const scope = new CancellationScope({ cancellable: true, ...(under ? { parent: under } : {}) });
-  const handle = await scope.run(() =>
+  const childArgs = agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id }, ...childToken(agent) } : args.input;
+  // Its input, and its prompt twice more (summary and details): what its start command carries.
+  const bytes = JSON.stringify(childArgs).length + 2 * args.agentInput.prompt.length;
+  const handle = await throughStartGate(agent, bytes, () =>
+    scope.run(() =>
     startChild<ForkWorkflowFn>('forkWorkflow', {
       workflowId: args.id,
       // The agent id travels in the input too, so the child's own ids never depend on where its history runs (replay fixtures).
       // So does the tree's capability, which its reports and ledger requests carry.
-      args: [agent.inTreeLedger ? { ...args.input, overrides: { ...args.input.overrides, agentId: args.id }, ...childToken(agent) } : args.input],
+      args: [childArgs],
       taskQueue: args.taskQueue,
       // Outliving children end with the agent by its own cancellation cascade (settleChildren), not by policy.
       parentClosePolicy: outlives ? ParentClosePolicy.ABANDON : ParentClosePolicy.REQUEST_CANCEL,
@@ -224,6 +229,7 @@ export async function startChildAgent(
         { key: SA.state, value: 'running' },
       ],
     }),
+    ),
   );
   if (outlives) {
     // Settled by its report or its result, whichever comes first; `done` once it closed.
