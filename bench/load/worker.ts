@@ -6,6 +6,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { forkflowSettings } from '../../src/worker/config';
 import { createModelClient } from '../../src/worker/model-client';
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   const address = need('BENCH_TEMPORAL_ADDRESS');
   const namespace = need('BENCH_NAMESPACE');
   const dataConverter = forkflowDataConverter();
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect(forkflowConnectionOptions({ address }));
   const client = new Client({ connection, namespace, dataConverter });
   const nativeConnection = await NativeConnection.connect({ address });
   const worker = await createForkflowWorker({

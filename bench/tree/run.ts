@@ -24,6 +24,7 @@ import { addUsage, ZERO_USAGE, type Usage } from '../../src/shared/messages-api/
 import { tokensCharged } from '../../src/shared/tree/budget';
 import { percentile } from '../kit';
 import { rootHistory, shareWaits, type ShareWaits } from './history';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 export interface TreeBenchOptions {
   address: string;
@@ -234,7 +235,7 @@ export async function runTree(o: TreeBenchOptions): Promise<TreeFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'forkflow-bench-tree-'));
   writeFileSync(join(workspace, 'small.txt'), 'one\ntwo\nthree\n');
   const model: OfflineModel = await startOfflineModel({ latencyMs: 0 });
-  const connection = await Connection.connect({ address: o.address });
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: o.address }));
   const client = new ForkflowClient(new Client({ connection, namespace: o.namespace, dataConverter: forkflowDataConverter() }), { taskQueue: o.taskQueue });
   const scan = new ErrorScan();
   const workers: WorkerProc[] = [];

@@ -14,7 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection, isGrpcServiceError, type ConnectionLike, type ConnectionOptions } from '@temporalio/client';
 import { oneLine } from '../shared/base/text';
-import { closeSafeConnectionOptions } from './closed-connection';
+import { forkflowConnectionOptions } from './connection-options';
 import { TemporalUnavailableError } from './errors';
 
 /** Five minutes: long enough for a server restart or a rolling upgrade, short enough to notice. */
@@ -193,7 +193,7 @@ export async function connectRidingOutages(options: ConnectionOptions, outage: O
   const address = options.address ?? 'localhost:7233';
   for (let attempt = 1; ; attempt += 1) {
     const connectTimeout = Math.max(1, Math.min(CONNECT_TIMEOUT_MS, deadline - Date.now()));
-    const connection = Connection.lazy(closeSafeConnectionOptions({ ...options, connectTimeout }));
+    const connection = Connection.lazy(forkflowConnectionOptions({ ...options, connectTimeout }));
     try {
       await connection.ensureConnected();
       return connection;

@@ -11,7 +11,7 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { ConversationSource, OperatorConsent } from '../activities';
 import { ForkflowClient } from '../client';
-import { closeSafeConnectionOptions } from '../client/closed-connection';
+import { forkflowConnectionOptions } from '../client/connection-options';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../offline';
 import { TASK_QUEUE } from '../shared/wire/constants';
 import { startCodecServer, type CodecServer } from '../payloads/codec-server';
@@ -82,7 +82,7 @@ export async function startDevStack(o: DevStackOptions): Promise<DevStack> {
   ]);
   const modelEndpoint = offlineModel?.url ?? o.anthropicBaseUrl ?? 'https://api.anthropic.com';
   const tls = o.existingServer?.tls;
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address, ...(tls ? { tls } : {}) }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address, ...(tls ? { tls } : {}) }));
   const temporal = new Client({ connection, namespace: server.namespace, dataConverter });
   const nativeConnection = await NativeConnection.connect({ address: server.address, ...(tls ? { tls } : {}) });
   const conversations = conversationSourceFor(temporal);

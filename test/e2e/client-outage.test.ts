@@ -13,7 +13,7 @@ import { freePort, startDevServer, type DevServer } from '../../src/worker/dev-s
 import { tempDir, testEnv, uniqueTaskQueue } from '../kit/env';
 import { startWorkerProcess } from '../kit/processes';
 import { rejectionOf } from '../kit/wait';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 jest.setTimeout(180_000);
 
@@ -55,7 +55,7 @@ test('a server outage mid fork: a pending handle.result(), status() and transcri
   const dbFile = join(dir, 'temporal.db');
   let server: DevServer = await startDevServer({ dbFile, port, headless: true, logLevel: 'error' });
   const taskQueue = uniqueTaskQueue('outage');
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   const client = new Client({ connection, namespace: server.namespace });
   // The worker in a process of its own (as in production), riding out the outage on its own.
   const worker = await startWorkerProcess({ address: server.address, taskQueue, modelUrl: model.url, workspace: dir, bundlePath: testEnv().bundlePath });
@@ -94,7 +94,7 @@ test('a server outage mid fork: a pending handle.result(), status() and transcri
 
 test('a short deadline against a stopped server: one TemporalUnavailableError that names the address', async () => {
   const server = await startDevServer({ headless: true, logLevel: 'error' });
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   const retries = new RetryLog();
   const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { outage: { deadlineMs: 1000, onRetry: retries.onRetry } });
   try {

@@ -22,7 +22,7 @@ import { comparable, crashProviders, keptRequests, requestIdOf, seeded, seedWork
 import { toolResultsIn } from '../kit/tree';
 import { soakOr } from '../kit/soak';
 import { startGatewayProcess, startModelProcess, startWorkerProcess, type GatewayProcess, type ModelProcess, type WorkerProcess } from '../kit/processes';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 jest.setTimeout(300_000);
 
@@ -171,7 +171,7 @@ test('the server stopped for 3 s and later for 30 s mid-run: every fork complete
   const port = await freePort();
   const serve = () => startDevServer({ dbFile, port, headless: true, logLevel: 'error' });
   let server: DevServer = await serve();
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   const forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
   const gateway = await startGatewayProcess(model.url, gatewayDir, crashProviders(model.url));
   const w = await worker(gateway, server.address);

@@ -16,7 +16,7 @@ import { startHarness, tempDir, uniqueTaskQueue, type Harness } from '../kit/env
 import { startWorkerProcess } from '../kit/processes';
 import { bodyOf, messageRequests } from '../kit/requests';
 import { recordHistory } from '../kit/histories';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 const script = (hold: number) =>
   ['Check the notes.', '@tool Read {"file_path":"notes.txt"}', `@sleep ${hold} @tool Grep {"pattern":"beta","output_mode":"content"}`, '@reply all done'].join('\n');
@@ -78,7 +78,7 @@ test('the dev server stopped and restarted on its database file: the fork carrie
   const model = h.model;
   model.log.clear();
   const taskQueue = uniqueTaskQueue('restart');
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   const client = new Client({ connection, namespace: server.namespace });
   const native = await NativeConnection.connect({ address: server.address });
   const worker = await createForkflowWorker({

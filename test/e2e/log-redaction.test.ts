@@ -17,7 +17,7 @@ import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { tempDir, testEnv, uniqueTaskQueue } from '../kit/env';
 import { startWorkerProcess, type WorkerProcess } from '../kit/processes';
 import { waitFor } from '../kit/wait';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 jest.setTimeout(180_000);
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
   taskQueue = uniqueTaskQueue('log-redaction');
   const { address, namespace } = testEnv();
   worker = await startWorkerProcess({ address, taskQueue, modelUrl: model.url, workspace, bundlePath, extraEnv: { ...env, FORKFLOW_LOG_LEVEL: 'DEBUG' } });
-  connection = await Connection.connect(closeSafeConnectionOptions({ address }));
+  connection = await Connection.connect(forkflowConnectionOptions({ address }));
   forkflow = new ForkflowClient(new Client({ connection, namespace, dataConverter }), { taskQueue });
 }, 180_000);
 

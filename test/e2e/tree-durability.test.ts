@@ -19,7 +19,7 @@ import { agentStep, notificationsIn, script, toolResultsIn, toolStep } from '../
 import { waitFor } from '../kit/wait';
 import { addUsage, textOf, ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
 import type { RequestLogEntry } from '../../src/offline';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 /** The first line of a request's first message (each agent's prompt starts with its tag). */
 function firstLineOf(e: RequestLogEntry): string {
@@ -75,7 +75,7 @@ test('a pending approval survives a worker SIGKILL and a dev-server restart; app
   const taskQueue = uniqueTaskQueue('approval');
   const opts = workerOpts(server.address, taskQueue, h.env.bundlePath, workspace);
   let worker = await startWorkerProcess(opts);
-  let connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  let connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   try {
     let forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
     const prompt = script('Two writes.', toolStep('FileWrite', { file_path: 'kept.txt', content: 'approved after a crash' }), toolStep('FileWrite', { file_path: 'refused.txt', content: 'no' }), '@reply finished');
@@ -86,7 +86,7 @@ test('a pending approval survives a worker SIGKILL and a dev-server restart; app
     await connection.close();
     await server.stop();
     server = await startDevServer({ dbFile, port, headless: true, logLevel: 'error' });
-    connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+    connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
     forkflow = new ForkflowClient(new Client({ connection, namespace: server.namespace }), { taskQueue });
     worker = await startWorkerProcess(opts);
 

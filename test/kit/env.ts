@@ -15,7 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ForkflowClient } from '../../src/client';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 import { NO_CONSENT } from '../../src/activities/consent';
 import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
@@ -102,7 +102,7 @@ export async function startHarness(opts: HarnessOptions): Promise<Harness> {
   const env = { ...testEnv(), ...opts.server };
   const dataConverter = opts.dataConverter ?? forkflowDataConverter();
   const model = await startOfflineModel(opts.model);
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: env.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: env.address }));
   const client = new Client({ connection, namespace: env.namespace, dataConverter });
   const taskQueue = uniqueTaskQueue(opts.name);
   const forkflow = new ForkflowClient(client, { taskQueue });

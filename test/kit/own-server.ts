@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { ForkflowClient } from '../../src/client';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
 import { startDevServer, type DevServerOptions } from '../../src/worker/dev-server';
 import { createModelClient } from '../../src/worker/model-client';
@@ -24,7 +24,7 @@ export interface OwnServer {
 export async function startOwnServer(opts: { name: string; workspaceRoot: string; server: DevServerOptions; model?: OfflineModelOptions }): Promise<OwnServer> {
   const server = await startDevServer({ headless: true, ...opts.server });
   const model = await startOfflineModel(opts.model);
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   const client = new Client({ connection, namespace: server.namespace });
   const native = await NativeConnection.connect({ address: server.address });
   const taskQueue = uniqueTaskQueue(opts.name);

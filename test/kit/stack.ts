@@ -12,7 +12,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { portsFrom } from '../../scripts/stack/config';
 import { startStack, type Stack } from '../../scripts/stack/stack';
 import { ForkflowClient } from '../../src/client';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 import { startOfflineModel, type OfflineModel, type OfflineModelOptions } from '../../src/offline';
 import { bundleForkflowWorkflows } from '../../src/worker/bundle';
 import { freePort } from '../../src/worker/dev-server';
@@ -71,7 +71,7 @@ export async function startStackHarness(name: string, opts: { model?: OfflineMod
   ]);
   const bundlePath = join(dir, 'bundle.js');
   writeFileSync(bundlePath, bundle);
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: stack.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: stack.address }));
   const client = new Client({ connection, namespace: stack.namespace });
   const taskQueue = uniqueTaskQueue(name);
   const workers: { worker: Worker; running: Promise<void>; native: NativeConnection }[] = [];

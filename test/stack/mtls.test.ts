@@ -23,7 +23,7 @@ import { resolveTemporalCli } from '../../src/worker/temporal-cli';
 import { createForkflowWorker } from '../../src/worker/worker';
 import { tempDir, uniqueTaskQueue } from '../kit/env';
 import { freeStackPorts } from '../kit/stack-ports';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 jest.setTimeout(900_000);
 
@@ -51,7 +51,7 @@ afterAll(async () => {
 /** What the frontend answers a client connecting with `options`, or why it refused. */
 async function systemInfo(options: Parameters<typeof Connection.connect>[0]): Promise<string> {
   try {
-    const connection = await Connection.connect(closeSafeConnectionOptions({ ...options, connectTimeout: 5_000 }));
+    const connection = await Connection.connect(forkflowConnectionOptions({ ...options, connectTimeout: 5_000 }));
     try {
       await connection.workflowService.getSystemInfo({});
       return 'answered';
@@ -75,7 +75,7 @@ test('forkflow\'s worker and client, configured by TEMPORAL_TLS_* alone, run a f
   Object.assign(process.env, { TEMPORAL_ADDRESS: stack.address, TEMPORAL_NAMESPACE: stack.namespace, ...clientTlsEnv(stack.tls!) });
   const settings = temporalSettings();
   expect(settings.connectionOptions.tls).toBeTruthy();
-  const connection = await Connection.connect(closeSafeConnectionOptions(settings.connectionOptions));
+  const connection = await Connection.connect(forkflowConnectionOptions(settings.connectionOptions));
   const native = await NativeConnection.connect(settings.connectionOptions);
   const client = new Client({ connection, namespace: settings.namespace });
   const taskQueue = uniqueTaskQueue('mtls');

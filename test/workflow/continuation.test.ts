@@ -22,7 +22,7 @@ import { E, historyEvents, typesOf } from '../kit/history-order';
 import { recordCarriedState, recordHistory, startInputOf } from '../kit/histories';
 import { script, toolStep } from '../kit/tree';
 import { rejectionOf } from '../kit/wait';
-import { closeSafeConnectionOptions } from '../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 let h: Harness;
 beforeAll(async () => {
@@ -35,7 +35,7 @@ const TURNS = 16;
 
 test('an agent continued as new carries its state (v: 1) and ends with the totals of one run', async () => {
   const server: DevServer = await startDevServer({ headless: true, logLevel: 'error', dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 60 } });
-  const connection = await Connection.connect(closeSafeConnectionOptions({ address: server.address }));
+  const connection = await Connection.connect(forkflowConnectionOptions({ address: server.address }));
   const client = new Client({ connection, namespace: server.namespace });
   const native = await NativeConnection.connect({ address: server.address });
   const taskQueue = uniqueTaskQueue('can');

@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import type { LogLevel } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
-import { closeSafeConnectionOptions } from '../../client/closed-connection';
+import { forkflowConnectionOptions } from '../../client/connection-options';
 import { temporalSettings } from '../../client/settings';
 import { forkflowSettings, hostQueueOf, modelQueueSettings, workspaceRootsOf } from '../../worker/config';
 import { InvalidConsentError, operatorConsent } from '../../worker/consent';
@@ -183,7 +183,7 @@ export function registerServeCommands(program: Command, globals: () => GlobalOpt
       const logLevel = (envSetting(process.env, 'FORKFLOW_LOG_LEVEL') as LogLevel | undefined) ?? 'INFO';
       const { metricsUrl } = await withMetricsErrors(() => Promise.resolve(installRuntime({ logLevel, metricsAddress: flags.metrics ?? settings.metricsAddress })));
       if (metricsUrl) process.stdout.write(`metrics: ${metricsUrl}\n`);
-      const connection = await Connection.connect(closeSafeConnectionOptions(temporal.connectionOptions));
+      const connection = await Connection.connect(forkflowConnectionOptions(temporal.connectionOptions));
       const added = await ensureSearchAttributes(connection, temporal.namespace);
       if (added.length) process.stdout.write(`registered search attributes: ${added.join(', ')}\n`);
       const nativeConnection = await NativeConnection.connect(temporal.connectionOptions);

@@ -16,7 +16,7 @@ import { agentQuerySchema, agentsQuerySchema, parseQuery, resumeSeq, streamQuery
 import { startWebView, WebViewConfigError, type WebView } from '../../../src/cli/web/server';
 import { SCRIPTS, WEB_DIR } from '../../../src/cli/web/static';
 import { hostAllowed, hostNamesFor } from '../../../src/payloads/endpoint-guard';
-import { closeSafeConnectionOptions } from '../../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../../src/client/connection-options';
 
 const q = (s: string) => new URLSearchParams(s);
 
@@ -93,7 +93,7 @@ describe('the server refuses bad requests before asking Temporal', () => {
   let port: number;
   beforeAll(async () => {
     // Nothing listens on port 1: a request that got past validation would fail, not pass.
-    connection = Connection.lazy(closeSafeConnectionOptions({ address: '127.0.0.1:1' }));
+    connection = Connection.lazy(forkflowConnectionOptions({ address: '127.0.0.1:1' }));
     view = await startWebView({ forkflow: new ForkflowClient(new Client({ connection }), { outage: { deadlineMs: 0 } }), token: TOKEN });
     port = Number(new URL(view.url).port);
   });

@@ -13,14 +13,14 @@ import { ForkflowClient, InvalidForkInputError } from '../../../src/client';
 import { forkflowDataConverter } from '../../../src/payloads/data-converter';
 import { fsDriverFor } from '../../../src/payloads/storage';
 import { MAX_PROMPT_CHARS } from '../../../src/shared/wire/limits';
-import { closeSafeConnectionOptions } from '../../../src/client/closed-connection';
+import { forkflowConnectionOptions } from '../../../src/client/connection-options';
 
 const blobs = mkdtempSync(join(tmpdir(), 'forkflow-limits-'));
 let connection: Connection;
 let forkflow: ForkflowClient;
 beforeAll(() => {
   // Nothing listens on port 1: a request that got past the client's checks would fail, not pass.
-  connection = Connection.lazy(closeSafeConnectionOptions({ address: '127.0.0.1:1' }));
+  connection = Connection.lazy(forkflowConnectionOptions({ address: '127.0.0.1:1' }));
   const dataConverter = forkflowDataConverter({ env: { FORKFLOW_BLOB_DIR: blobs, FORKFLOW_STORAGE_THRESHOLD: '1024' } });
   forkflow = new ForkflowClient(new Client({ connection, dataConverter }), { outage: { deadlineMs: 0 } });
 });

@@ -1,5 +1,8 @@
 /**
- * Closing a Temporal `Connection` without crashing the process. The SDK's retry interceptor
+ * How forkflow makes a Temporal `Connection` (`forkflowConnectionOptions`): closed without
+ * crashing the process, and able to read a large tree's history.
+ *
+ * Closing without crashing. The SDK's retry interceptor
  * answers a failed call (UNAVAILABLE, RESOURCE_EXHAUSTED, ...) by arming a timer that starts
  * the next attempt; when the connection is closed before that timer fires, the attempt asks
  * the closed gRPC channel for a call, which throws "Channel has been shut down" from inside
@@ -55,10 +58,22 @@ export const closedConnectionGuard: Interceptor = (options, nextCall) => {
 };
 
 /**
- * Connection options with the guard after the caller's interceptors (the SDK's retry
- * interceptor with its defaults when none are given). Every `Connection` forkflow makes is
- * made from these.
+ * The largest response a forkflow connection takes. The SDK means to allow 128 MB, but names
+ * the channel option without its `grpc.` prefix, so grpc-js keeps its 4 MB default: a page
+ * of a large tree's root history (its thousand child starts, about 8 KB each) was refused
+ * with RESOURCE_EXHAUSTED "Received message larger than max".
  */
-export function closeSafeConnectionOptions<T extends ConnectionOptions>(options: T): T {
-  return { ...options, interceptors: [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), closedConnectionGuard] };
+export const MAX_RECEIVE_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Connection options as forkflow makes every `Connection`: the guard after the caller's
+ * interceptors (the SDK's retry interceptor with its defaults when none are given), and
+ * responses up to MAX_RECEIVE_BYTES (unless the caller set a limit of its own).
+ */
+export function forkflowConnectionOptions<T extends ConnectionOptions>(options: T): T {
+  return {
+    ...options,
+    channelArgs: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES, ...options.channelArgs },
+    interceptors: [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), closedConnectionGuard],
+  };
 }

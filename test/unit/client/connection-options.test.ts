@@ -1,5 +1,5 @@
 /**
- * Closing a connection while a call waits to be retried (src/client/closed-connection.ts).
+ * Closing a connection while a call waits to be retried (src/client/connection-options.ts).
  * With the SDK's defaults alone the retry timer throws "Channel has been shut down" from
  * nowhere and the process ends (how two temporal test files failed after all their tests had
  * passed: a call still retrying when their harness closed its client). Built as forkflow
