@@ -15,6 +15,7 @@ import { admit } from '../../shared/tree/tree-ledger-rules';
 import { admissionShare, lendsShares, withdrawShare } from '../../shared/tree/tree-shares';
 import { undecodableReason } from '../../shared/wire/undecodable';
 import type { ForkAgent } from './agent';
+import { quietOnCancel } from './signal-cancel';
 import { deliver, registerAnswerHandler } from './tree-shares';
 
 /** How long an agent waits for its root's answer before it gives up on the request. */
@@ -78,7 +79,7 @@ export async function routeByRoot(agent: ForkAgent, req: RouteRequest): Promise<
 
 /** The root takes requests (validated, with the tree's capability) and answers each by signal. */
 export function registerRequestHandler(agent: ForkAgent): void {
-  setHandler(treeRequestSignal, async (raw: unknown) => {
+  setHandler(treeRequestSignal, quietOnCancel('treeRequest', async (raw: unknown) => {
     const undecodable = undecodableReason(raw);
     if (undecodable) return agent.rejectSignal('treeRequest', [undecodable]);
     const p = treeRequestSchema.safeParse(raw);
@@ -101,5 +102,5 @@ export function registerRequestHandler(agent: ForkAgent): void {
       log.info('treeAnswer not delivered', { agentId: agent.agentId, to: req.from.slice(0, 200) });
       if (req.kind === 'admit' && answer.kind === 'admit' && answer.result.ok) await deliver(agent, withdrawShare(book, req.request.agentId));
     }
-  });
+  }));
 }

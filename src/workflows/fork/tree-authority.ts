@@ -22,6 +22,7 @@ import { charge, ended, withdraw, reserve } from '../../shared/tree/tree-ledger-
 import { endedShare, lendsShares, withdrawShare } from '../../shared/tree/tree-shares';
 import { tree } from '../activities';
 import type { ForkAgent } from './agent';
+import { quietOnCancel } from './signal-cancel';
 import { admitByRoot, admitHere, registerRequestHandler } from './root-calls';
 import { deliver, lendSharesIfNew, registerShareHandlers } from './tree-shares';
 
@@ -112,7 +113,7 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
   const prices = (provider: string | undefined, model: string) => priceOf(catalogue, provider ?? agent.input.subAgents?.provider ?? DEFAULT_PROVIDER, model);
   setHandler(chargeTokensUpdate, (req) => charge(book(), req, prices), { validator: validatorOf(agent, chargeRequestSchema, 'treeChargeTokens') });
   setHandler(routeMessageUpdate, (req) => routeMessage(book(), req), { validator: validatorOf(agent, routeRequestSchema, 'treeRouteMessage') });
-  setHandler(agentEndedSignal, (raw: unknown) => {
+  setHandler(agentEndedSignal, quietOnCancel('treeAgentEnded', (raw: unknown) => {
     const undecodable = undecodableReason(raw);
     if (undecodable) return dropSignal(agent, 'treeAgentEnded', [undecodable]);
     const p = agentEndedSchema.safeParse(raw);
@@ -122,7 +123,7 @@ export function registerLedgerHandlers(agent: ForkAgent): void {
     if (lendsShares(book())) return endedHere(agent, p.data.agentId, p.data.started !== false);
     if (p.data.started === false) withdraw(book(), p.data.agentId);
     else ended(book(), p.data.agentId);
-  });
+  }));
   // A tree that lends shares takes its members' reports, asks and requests by signal.
   if (lendsShares(book())) {
     registerShareHandlers(agent);

@@ -30,6 +30,7 @@ import { lendsShares, SHARE_SHORT_FAILURE, shareMessageSchema, startLending, tak
 import { treeAnswerSchema } from '../../shared/tree/tree-calls';
 import { undecodableReason } from '../../shared/wire/undecodable';
 import type { ForkAgent } from './agent';
+import { quietOnCancel } from './signal-cancel';
 import { ShareBook, type CarriedShare } from './share-book';
 
 /** Trees whose root started before this patch reserve and charge every call at the root. */
@@ -134,7 +135,7 @@ async function answerHere(agent: ForkAgent, answer: ShareEffect['answer']): Prom
 
 /** The root takes a member's message (validated, with the tree's capability) and answers. */
 export function registerShareHandlers(agent: ForkAgent): void {
-  setHandler(treeShareSignal, async (raw: unknown) => {
+  setHandler(treeShareSignal, quietOnCancel('treeShare', async (raw: unknown) => {
     const undecodable = undecodableReason(raw);
     if (undecodable) return agent.rejectSignal('treeShare', [undecodable]);
     const p = shareMessageSchema.safeParse(raw);
@@ -145,14 +146,14 @@ export function registerShareHandlers(agent: ForkAgent): void {
       return agent.rejectSignal('treeShare', [refused ?? `${p.data.agentId.slice(0, 200)} is not an agent of tree ${agent.agentId}`]);
     }
     await deliver(agent, takeShareMessage(agent.book!, p.data, ledgerPrices(agent)));
-  });
+  }));
 }
 
 // ---- every agent ----
 
 /** The tree's answers, at any agent of a tree that lends shares (share answers here; requests' answers in root-calls.ts). */
 export function registerAnswerHandler(agent: ForkAgent, onRequestAnswer: (answer: TreeAnswer) => void): void {
-  setHandler(treeAnswerSignal, async (raw: unknown) => {
+  setHandler(treeAnswerSignal, quietOnCancel('treeAnswer', async (raw: unknown) => {
     const undecodable = undecodableReason(raw);
     if (undecodable) return agent.rejectSignal('treeAnswer', [undecodable]);
     const p = treeAnswerSchema.safeParse(raw);
@@ -162,7 +163,7 @@ export function registerAnswerHandler(agent: ForkAgent, onRequestAnswer: (answer
     const answer = p.data;
     if (answer.kind === 'admit' || answer.kind === 'route') return onRequestAnswer(answer);
     await answerHere(agent, answer);
-  });
+  }));
 }
 
 /**
