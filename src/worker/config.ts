@@ -19,6 +19,14 @@ export interface WorkerTuning {
   maxConcurrentWorkflowTaskExecutions?: number;
   /** FORKFLOW_MAX_CONCURRENT_ACTIVITIES: model and tool calls run at once. */
   maxConcurrentActivityTaskExecutions?: number;
+  /**
+   * FORKFLOW_STICKY_TIMEOUT_MS: how long a workflow task waits for the worker that holds its
+   * workflow in cache before any worker may take it (default 500 ms: after a crash, the dead
+   * worker's workflows move on quickly). A worker too busy to take it in time makes another
+   * worker replay the whole history: raise it (the SDK's default is 10,000) where big trees'
+   * roots share busy workers (docs/guides/scale.md).
+   */
+  stickyQueueScheduleToStartTimeout?: number;
 }
 
 const count = (name: string) =>
@@ -33,6 +41,7 @@ const tuningSchema = z.object({
   FORKFLOW_MAX_CACHED_WORKFLOWS: count('FORKFLOW_MAX_CACHED_WORKFLOWS'),
   FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: count('FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS'),
   FORKFLOW_MAX_CONCURRENT_ACTIVITIES: count('FORKFLOW_MAX_CONCURRENT_ACTIVITIES'),
+  FORKFLOW_STICKY_TIMEOUT_MS: count('FORKFLOW_STICKY_TIMEOUT_MS'),
 });
 
 /** A tuning variable that is set but not a positive whole number: the message names it. */
@@ -50,6 +59,7 @@ export function workerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning
     ...(t.FORKFLOW_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: t.FORKFLOW_MAX_CACHED_WORKFLOWS } : {}),
     ...(t.FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined ? { maxConcurrentWorkflowTaskExecutions: t.FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
     ...(t.FORKFLOW_MAX_CONCURRENT_ACTIVITIES !== undefined ? { maxConcurrentActivityTaskExecutions: t.FORKFLOW_MAX_CONCURRENT_ACTIVITIES } : {}),
+    ...(t.FORKFLOW_STICKY_TIMEOUT_MS !== undefined ? { stickyQueueScheduleToStartTimeout: t.FORKFLOW_STICKY_TIMEOUT_MS } : {}),
   };
 }
 
