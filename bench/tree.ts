@@ -23,6 +23,8 @@ const RECOMMENDED: Record<string, string> = {
   FORKFLOW_MAX_CACHED_WORKFLOWS: '200',
   FORKFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: '8',
   FORKFLOW_MAX_CONCURRENT_ACTIVITIES: '500',
+  // A busy worker's root task waits for it rather than being replayed whole by another (docs/guides/scale.md).
+  FORKFLOW_STICKY_TIMEOUT_MS: '10000',
 };
 
 /** Node ≥ 24 for the workers when this process is older and one is at hand in .tools/ (README "Performance"). */
@@ -52,6 +54,8 @@ function rows(f: TreeFigures): [string, string][] {
     ['root: updates / signals received', `${f.root.updates} / ${f.root.signals}`],
     ['root history: events / bytes (runs)', `${f.root.events} / ${(f.root.bytes / 1024 / 1024).toFixed(2)} MB (${f.root.runs} run${f.root.runs > 1 ? 's' : ''})`],
     ['root history events per member', f.root.eventsPerMember.toFixed(1)],
+    ['root workflow tasks: started / timed out waiting (sticky) / timed out running / moved to another worker', `${f.root.tasks.started} / ${f.root.tasks.scheduleToStart} / ${f.root.tasks.startToClose} / ${f.root.tasks.moved}`],
+    ['root workflow task, longest', ms(f.root.tasks.longestMs)],
     ['member gap response → next request p50 / p95: tree', p(f.tree.gapsMs)],
     ...(f.forks ? ([['… independent forks', p(f.forks.gapsMs)]] as [string, string][]) : []),
     ['errors: failed agents (tree / forks)', `${f.tree.failed} / ${f.forks?.failed ?? '—'}${f.tree.failures[0] ? ` (first: ${f.tree.failures[0]})` : ''}`],

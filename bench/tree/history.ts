@@ -18,8 +18,55 @@ export interface RootHistory {
   signals: number;
   events: number;
   bytes: number;
+  /** The root's workflow tasks: see {@link rootTasks}. */
+  tasks: RootTasks;
   /** Every run's events, oldest run first. */
   all: HistoryEvent[];
+}
+
+/**
+ * How the root's workflow tasks went. A task that waits on a busy worker's sticky queue past
+ * its schedule-to-start timeout goes to the shared queue, where any worker may take it: one
+ * that does not hold the root in its cache replays its whole history first (`moved`). A task
+ * whose completion comes after its start-to-close timeout is the worker's "Workflow task not
+ * found" (`startToClose`).
+ */
+export interface RootTasks {
+  started: number;
+  /** Timed out waiting to be taken (a sticky queue's timeout: the task goes to the shared queue). */
+  scheduleToStart: number;
+  /** Timed out while a worker had it. */
+  startToClose: number;
+  /** Tasks started by another worker than the run's previous task. */
+  moved: number;
+  /** The longest a task ran (started → completed or timed out), ms. */
+  longestMs: number;
+}
+
+export function rootTasks(all: HistoryEvent[]): RootTasks {
+  const t: RootTasks = { started: 0, scheduleToStart: 0, startToClose: 0, moved: 0, longestMs: 0 };
+  let lastIdentity: string | undefined;
+  let startedAt = 0;
+  for (const e of all) {
+    if (e.eventType === EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) lastIdentity = undefined;
+    if (e.eventType === EVENT.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
+      t.started += 1;
+      const identity = e.workflowTaskStartedEventAttributes?.identity ?? '';
+      if (lastIdentity !== undefined && identity !== lastIdentity) t.moved += 1;
+      lastIdentity = identity;
+      startedAt = eventMs(e);
+    }
+    if (e.eventType === EVENT.EVENT_TYPE_WORKFLOW_TASK_COMPLETED || e.eventType === EVENT.EVENT_TYPE_WORKFLOW_TASK_FAILED) t.longestMs = Math.max(t.longestMs, eventMs(e) - startedAt);
+    if (e.eventType === EVENT.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT) {
+      const kind = e.workflowTaskTimedOutEventAttributes?.timeoutType;
+      if (kind === temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START) t.scheduleToStart += 1;
+      else {
+        t.startToClose += 1;
+        t.longestMs = Math.max(t.longestMs, eventMs(e) - startedAt);
+      }
+    }
+  }
+  return t;
 }
 
 /** Milliseconds since the epoch of an event. */
@@ -58,6 +105,7 @@ export async function rootHistory(client: Client, rootId: string): Promise<RootH
     signals: all.filter((e) => e.eventType === EVENT.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED).length,
     events: all.length,
     bytes,
+    tasks: rootTasks(all),
     all,
   };
 }

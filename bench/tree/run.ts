@@ -23,7 +23,7 @@ import { forkflowDataConverter } from '../../src/payloads/data-converter';
 import { addUsage, ZERO_USAGE, type Usage } from '../../src/shared/messages-api/anthropic';
 import { tokensCharged } from '../../src/shared/tree/budget';
 import { percentile } from '../kit';
-import { rootHistory, shareWaits, type ShareWaits } from './history';
+import { rootHistory, shareWaits, type RootTasks, type ShareWaits } from './history';
 import { forkflowConnectionOptions } from '../../src/client/connection-options';
 
 export interface TreeBenchOptions {
@@ -61,7 +61,7 @@ export interface TreeFigures {
   tree: { wallMs: number; completed: number; failed: number; failures: string[]; gapsMs: GapFigures };
   forks?: { wallMs: number; completed: number; failed: number; failures: string[]; gapsMs: GapFigures };
   ratio?: number;
-  root: { runs: number; updates: number; signals: number; events: number; bytes: number; eventsPerMember: number };
+  root: { runs: number; updates: number; signals: number; events: number; bytes: number; eventsPerMember: number; tasks: RootTasks };
   modelRequests: number;
   modelErrors: number;
   workerErrors: { taskNotFound: number; resourceExhausted: number; other: number; patchQueryWarnings: number; samples: string[] };
@@ -292,7 +292,7 @@ export async function runTree(o: TreeBenchOptions): Promise<TreeFigures> {
       workers: o.workers,
       tree: { wallMs: treeWall, completed: treeDone.completed, failed: treeDone.failures.length, failures: treeDone.failures.slice(0, 10), gapsMs: gaps(treeEntries, new RegExp(`${treeTag} (\\d+)\\.`)) },
       ...(forks ? { forks, ratio: treeWall / forks.wallMs } : {}),
-      root: { runs: history.runs, updates: history.updates, signals: history.signals, events: history.events, bytes: history.bytes, eventsPerMember: history.events / n },
+      root: { runs: history.runs, updates: history.updates, signals: history.signals, events: history.events, bytes: history.bytes, eventsPerMember: history.events / n, tasks: history.tasks },
       modelRequests: all.length,
       modelErrors: all.filter((e) => e.outcome !== 'completed').length,
       workerErrors: { taskNotFound: scan.taskNotFound, resourceExhausted: scan.resourceExhausted, other: scan.other, patchQueryWarnings: scan.patchQueryWarnings, samples: scan.samples },
