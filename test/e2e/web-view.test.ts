@@ -329,7 +329,13 @@ test('a 30-agent tree: a graph whose edges say how each child started, a timelin
   const branched = await branch.result();
   expect(branched).toMatchObject({ status: 'completed', text: 'branched' });
   // What `forkflow tree` prints (--json): the tree, and the forks from points of its agents.
-  const [done, forks] = await Promise.all([h.forkflow.tree(treeId), h.forkflow.forksOf([treeId])]);
+  // The fork's row comes from visibility, which may still say running just after its result:
+  // wait until it records the end the result already told (the page reads the same record).
+  const forks = await waitFor(async () => {
+    const f = await h.forkflow.forksOf([treeId]);
+    return f[0]?.state === 'completed' ? f : undefined;
+  }, 'the branch\'s visibility record to say it completed');
+  const done = await h.forkflow.tree(treeId);
   expect(forks.map((f) => [f.agentId, f.parentTurn])).toEqual([[branch.agentId, 1]]);
   const finalLedger = new Map(done.usage!.perAgent.map((n) => [n.agentId, n]));
   const wantDone = [

@@ -59,7 +59,9 @@ test.each(['plaintext', 'codec server'] as const)('forgeries carrying a capabili
   const childId = `${rootId}.worker-1`;
   const child = script('Child.', '@sleep 4000 @reply the real result');
   const root = await h.forkflow.startAgent({ agentId: rootId, prompt: script('Root.', agentStep({ description: 'worker', name: 'worker', prompt: child, run_in_background: true }), '@reply waiting', '@reply done') });
-  await waitFor(async () => (await h.forkflow.status(rootId)).perAgent?.some((a) => a.agentId === childId && a.state === 'running'), 'the child to be admitted and running');
+  // Admitted (the ledger's row) comes before started: its history exists only once it started.
+  const started = () => h.client.workflow.getHandle(childId).describe().then(() => true, () => false);
+  await waitFor(async () => ((await h.forkflow.status(rootId)).perAgent?.some((a) => a.agentId === childId && a.state === 'running') && (await started())) || undefined, 'the child to be admitted and started');
   const token = await liftedCapability(childId);
   const rootHandle = forger(kind).workflow.getHandle(rootId);
 
